@@ -1,0 +1,171 @@
+// Package apierr is the one error type every Sigil API returns to its callers and the one place that turns it into
+// an HTTP response: a google.rpc.Status body {code, message, details} with the gRPC code mapped to an HTTP status,
+// exactly as the reference's SDKs expect.
+package apierr
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Code is a gRPC status code.
+type Code int
+
+// The gRPC codes Sigil uses.
+const (
+	OK                 Code = 0
+	Canceled           Code = 1
+	Unknown            Code = 2
+	InvalidArgument    Code = 3
+	DeadlineExceeded   Code = 4
+	NotFound           Code = 5
+	AlreadyExists      Code = 6
+	PermissionDenied   Code = 7
+	ResourceExhausted  Code = 8
+	FailedPrecondition Code = 9
+	Aborted            Code = 10
+	Internal           Code = 13
+	Unavailable        Code = 14
+	Unauthenticated    Code = 16
+)
+
+// HTTPStatus is the standard grpc-gateway mapping of a code to an HTTP status.
+func (c Code) HTTPStatus() int {
+	switch c {
+	case OK:
+		return http.StatusOK
+	case InvalidArgument, FailedPrecondition:
+		return http.StatusBadRequest
+	case NotFound:
+		return http.StatusNotFound
+	case AlreadyExists, Aborted:
+		return http.StatusConflict
+	case PermissionDenied:
+		return http.StatusForbidden
+	case Unauthenticated:
+		return http.StatusUnauthorized
+	case ResourceExhausted:
+		return http.StatusTooManyRequests
+	case Unavailable:
+		return http.StatusServiceUnavailable
+	case DeadlineExceeded:
+		return http.StatusGatewayTimeout
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// Error is an API error: a code, a message a person can act on, and machine-readable details.
+type Error struct {
+	Code    Code
+	Message string
+	// Detail is the reference's turnkeyErrorCode (for example SIGNATURE_INVALID); empty for none.
+	Detail string
+	// Extra details appended after the error-code detail (for example a policy engine permission error).
+	Extra []any
+	// HTTP overrides the status derived from Code (for example 413 for an oversized body); 0 for the default.
+	HTTP int
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", codeName(e.Code), e.Message) }
+
+// Status is the HTTP status of the error.
+func (e *Error) Status() int {
+	if e.HTTP != 0 {
+		return e.HTTP
+	}
+	return e.Code.HTTPStatus()
+}
+
+// New returns an error with a code, a detail code and a formatted message.
+func New(code Code, detail, format string, args ...any) *Error {
+	return &Error{Code: code, Detail: detail, Message: fmt.Sprintf(format, args...)}
+}
+
+// Shorthands for the common kinds, each with the reference's detail code.
+func Invalid(format string, args ...any) *Error {
+	return New(InvalidArgument, "REQUEST_INVALID", format, args...)
+}
+func NotFoundf(format string, args ...any) *Error { return New(NotFound, "NOT_FOUND", format, args...) }
+func Denied(format string, args ...any) *Error {
+	return New(PermissionDenied, "REQUEST_NOT_AUTHORIZED", format, args...)
+}
+func Unauth(detail, format string, args ...any) *Error {
+	return New(Unauthenticated, detail, format, args...)
+}
+func Conflict(format string, args ...any) *Error {
+	return New(AlreadyExists, "CREDENTIAL_CONFLICT", format, args...)
+}
+
+// As returns err as an *Error; any other error becomes an opaque internal error, so internal texts never reach a caller.
+func As(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: Internal, Detail: "INTERNAL", Message: "internal error"}
+}
+
+// Body is the wire form of an error (google.rpc.Status).
+type Body struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+	Details []any  `json:"details"`
+}
+
+// ErrorDetail is the reference's error detail object.
+type ErrorDetail struct {
+	Type             string `json:"@type"`
+	TurnkeyErrorCode string `json:"turnkeyErrorCode"`
+}
+
+// Body returns the wire form.
+func (e *Error) Body() Body {
+	details := []any{}
+	if e.Detail != "" {
+		details = append(details, ErrorDetail{Type: "type.googleapis.com/errors.v1.TurnkeyErrorDetail", TurnkeyErrorCode: e.Detail})
+	}
+	details = append(details, e.Extra...)
+	return Body{Code: e.Code, Message: e.Message, Details: details}
+}
+
+// FromBody rebuilds an error from its wire form (used by clients and for stored activity failures).
+func FromBody(status int, b Body) *Error {
+	e := &Error{Code: b.Code, Message: b.Message}
+	if status != 0 && status != b.Code.HTTPStatus() {
+		e.HTTP = status
+	}
+	for _, d := range b.Details {
+		if m, ok := d.(map[string]any); ok {
+			if c, ok := m["turnkeyErrorCode"].(string); ok && e.Detail == "" {
+				e.Detail = c
+				continue
+			}
+		}
+		e.Extra = append(e.Extra, d)
+	}
+	return e
+}
+
+// Write sends err as a JSON error response.
+func Write(w http.ResponseWriter, err error) {
+	e := As(err)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(e.Status())
+	_ = json.NewEncoder(w).Encode(e.Body())
+}
+
+func codeName(c Code) string {
+	names := map[Code]string{
+		InvalidArgument: "invalid argument", NotFound: "not found", AlreadyExists: "already exists",
+		PermissionDenied: "permission denied", ResourceExhausted: "resource exhausted",
+		FailedPrecondition: "failed precondition", Internal: "internal", Unavailable: "unavailable",
+		Unauthenticated: "unauthenticated", Aborted: "aborted", DeadlineExceeded: "deadline exceeded",
+	}
+	if n, ok := names[c]; ok {
+		return n
+	}
+	return fmt.Sprintf("code %d", int(c))
+}
