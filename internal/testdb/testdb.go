@@ -1,0 +1,72 @@
+// Package testdb gives tests a fresh database of each backend: SQLite always, PostgreSQL when SIGIL_TEST_POSTGRES_URL
+// names a server (the README's test command starts one). Under CI a missing PostgreSQL is a failure, not a skip, so
+// both backends really are tested on every run.
+package testdb
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+)
+
+// Backend is a database a test may open with store.Open(ctx, URL, Dir).
+type Backend struct {
+	Name string // "sqlite" or "postgres"
+	URL  string
+	Dir  string
+}
+
+// Each runs fn once per backend, each with a database of its own.
+func Each(t *testing.T, fn func(t *testing.T, b Backend)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite(t)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t)) })
+}
+
+// SQLite returns a fresh SQLite database in a temporary directory.
+func SQLite(t testing.TB) Backend {
+	dir := t.TempDir()
+	return Backend{Name: "sqlite", URL: filepath.Join(dir, "sigil.db"), Dir: dir}
+}
+
+// Postgres creates a fresh PostgreSQL database, dropped when the test ends.
+func Postgres(t testing.TB) Backend {
+	admin := os.Getenv("SIGIL_TEST_POSTGRES_URL")
+	if admin == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("SIGIL_TEST_POSTGRES_URL is not set: under CI both database backends must be tested (run the README's test command)")
+		}
+		t.Skip("SIGIL_TEST_POSTGRES_URL is not set; run the README's test command to test PostgreSQL too")
+	}
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	buf := make([]byte, 6)
+	_, _ = rand.Read(buf)
+	name := "sigil_test_" + hex.EncodeToString(buf)
+	if _, err := db.ExecContext(context.Background(), "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		db, err := sql.Open("pgx", admin)
+		if err != nil {
+			return
+		}
+		defer db.Close()
+		_, _ = db.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	})
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return Backend{Name: "postgres", URL: u.String(), Dir: t.TempDir()}
+}

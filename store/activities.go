@@ -1,0 +1,131 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Activity is an activity's row. Record is the coordinator's JSON of the whole activity.
+type Activity struct {
+	ID          string
+	OrgID       string
+	Fingerprint string
+	Type        string
+	Status      string
+	Record      []byte
+	CreatedAt   int64 // unix nanoseconds
+	UpdatedAt   int64
+}
+
+const activityColumns = "id, org_id, fingerprint, type, status, record, created_at, updated_at"
+
+func scanActivity(row interface{ Scan(...any) error }) (Activity, error) {
+	var a Activity
+	var rec string
+	err := row.Scan(&a.ID, &a.OrgID, &a.Fingerprint, &a.Type, &a.Status, &rec, &a.CreatedAt, &a.UpdatedAt)
+	a.Record = []byte(rec)
+	return a, notFound(err)
+}
+
+// InsertActivity inserts a new activity unless one with the same organization and fingerprint exists. It reports
+// whether it inserted; when it did not, the caller reads the existing one. On PostgreSQL a racing insert of the same
+// fingerprint waits here until the other transaction ends, so the loser sees the winner's committed outcome.
+func (t *Tx) InsertActivity(ctx context.Context, a Activity) (bool, error) {
+	res, err := t.exec(ctx, "INSERT INTO activities ("+activityColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, fingerprint) DO NOTHING",
+		a.ID, a.OrgID, a.Fingerprint, a.Type, a.Status, string(a.Record), a.CreatedAt, a.UpdatedAt)
+	if err != nil {
+		return false, fmt.Errorf("store: insert activity: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// ActivityByFingerprint reads an activity inside the transaction.
+func (t *Tx) ActivityByFingerprint(ctx context.Context, orgID, fingerprint string) (Activity, error) {
+	return scanActivity(t.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE org_id = ? AND fingerprint = ?", orgID, fingerprint))
+}
+
+// LockActivity reads an activity by id and holds it for the rest of the transaction (votes on one activity run one
+// after the other).
+func (t *Tx) LockActivity(ctx context.Context, id string) (Activity, error) {
+	return scanActivity(t.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE id = ?"+t.d.forUpdate, id))
+}
+
+// UpdateActivity stores an activity's new status and record.
+func (t *Tx) UpdateActivity(ctx context.Context, a Activity) error {
+	_, err := t.exec(ctx, "UPDATE activities SET status = ?, record = ?, updated_at = ? WHERE id = ?", a.Status, string(a.Record), a.UpdatedAt, a.ID)
+	if err != nil {
+		return fmt.Errorf("store: update activity: %w", err)
+	}
+	return nil
+}
+
+// ActivityByID reads an activity.
+func (s *Store) ActivityByID(ctx context.Context, id string) (Activity, error) {
+	return scanActivity(s.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE id = ?", id))
+}
+
+// ActivityByFingerprint reads an activity by its organization and fingerprint.
+func (s *Store) ActivityByFingerprint(ctx context.Context, orgID, fingerprint string) (Activity, error) {
+	return scanActivity(s.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE org_id = ? AND fingerprint = ?", orgID, fingerprint))
+}
+
+// ActivityPage selects an organization's activities, newest first. After and Before are activity ids: After continues
+// to older activities than that one, Before to newer ones.
+type ActivityPage struct {
+	OrgID         string
+	Statuses      []string
+	Types         []string
+	After, Before string
+	Limit         int
+}
+
+// ListActivities lists activities.
+func (s *Store) ListActivities(ctx context.Context, p ActivityPage) ([]Activity, error) {
+	q := "SELECT " + activityColumns + " FROM activities WHERE org_id = ?"
+	args := []any{p.OrgID}
+	q, args = inList(q, args, "status", p.Statuses)
+	q, args = inList(q, args, "type", p.Types)
+	order := "DESC"
+	if p.After != "" {
+		q += " AND seq < (SELECT seq FROM activities WHERE id = ?)"
+		args = append(args, p.After)
+	}
+	if p.Before != "" {
+		q += " AND seq > (SELECT seq FROM activities WHERE id = ?)"
+		args = append(args, p.Before)
+		order = "ASC"
+	}
+	q += fmt.Sprintf(" ORDER BY seq %s LIMIT %d", order, p.Limit)
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Activity
+	for rows.Next() {
+		a, err := scanActivity(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	if order == "ASC" {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	return out, rows.Err()
+}
+
+func inList(q string, args []any, column string, values []string) (string, []any) {
+	if len(values) == 0 {
+		return q, args
+	}
+	q += " AND " + column + " IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(values)), ", ") + ")"
+	for _, v := range values {
+		args = append(args, v)
+	}
+	return q, args
+}

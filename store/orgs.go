@@ -1,0 +1,232 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// Org is an organization's row: its document and its version.
+type Org struct {
+	ID        string
+	ParentID  string // "" for a root organization
+	Version   int64
+	Data      []byte
+	CreatedAt int64 // unix nanoseconds
+}
+
+// IndexEntry makes an organization findable by a value of a kind (a credential's public key, a user's e-mail, ...).
+type IndexEntry struct {
+	Kind  string
+	Value string
+}
+
+// IndexHit is an organization found through the index.
+type IndexHit struct {
+	OrgID    string
+	ParentID string
+}
+
+const orgColumns = "id, parent_id, version, data, created_at"
+
+func scanOrg(row interface{ Scan(...any) error }) (Org, error) {
+	var o Org
+	var data string
+	err := row.Scan(&o.ID, &o.ParentID, &o.Version, &data, &o.CreatedAt)
+	o.Data = []byte(data)
+	return o, notFound(err)
+}
+
+// LockOrg reads an organization and holds it for the rest of the transaction, so concurrent activities of one
+// organization run one after the other.
+func (t *Tx) LockOrg(ctx context.Context, id string) (Org, error) {
+	return scanOrg(t.queryRow(ctx, "SELECT "+orgColumns+" FROM organizations WHERE id = ?"+t.d.forUpdate, id))
+}
+
+// GetOrg reads an organization inside the transaction without holding it.
+func (t *Tx) GetOrg(ctx context.Context, id string) (Org, error) {
+	return scanOrg(t.queryRow(ctx, "SELECT "+orgColumns+" FROM organizations WHERE id = ?", id))
+}
+
+// InsertOrg creates an organization with its index entries.
+func (t *Tx) InsertOrg(ctx context.Context, o Org, index []IndexEntry) error {
+	if _, err := t.exec(ctx, "INSERT INTO organizations ("+orgColumns+") VALUES (?, ?, ?, ?, ?)",
+		o.ID, o.ParentID, o.Version, string(o.Data), o.CreatedAt); err != nil {
+		return fmt.Errorf("store: insert organization: %w", err)
+	}
+	return t.setIndex(ctx, o, index)
+}
+
+// UpdateOrg writes a new version of an organization's document and brings its index entries in step. The version must
+// be the one read; the stored version becomes o.Version+1.
+func (t *Tx) UpdateOrg(ctx context.Context, o Org, index []IndexEntry) error {
+	res, err := t.exec(ctx, "UPDATE organizations SET data = ?, version = version + 1 WHERE id = ? AND version = ?",
+		string(o.Data), o.ID, o.Version)
+	if err != nil {
+		return fmt.Errorf("store: update organization: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("store: organization %s changed concurrently", o.ID)
+	}
+	return t.setIndex(ctx, o, index)
+}
+
+// DeleteOrg removes an organization, its index entries and its counters.
+func (t *Tx) DeleteOrg(ctx context.Context, id string) error {
+	for _, q := range []string{
+		"DELETE FROM org_index WHERE org_id = ?",
+		"DELETE FROM webauthn_counters WHERE org_id = ?",
+		"DELETE FROM organizations WHERE id = ?",
+	} {
+		if _, err := t.exec(ctx, q, id); err != nil {
+			return fmt.Errorf("store: delete organization: %w", err)
+		}
+	}
+	return nil
+}
+
+// setIndex replaces the organization's index entries with want, touching only the rows that differ.
+func (t *Tx) setIndex(ctx context.Context, o Org, want []IndexEntry) error {
+	rows, err := t.tx.QueryContext(ctx, t.d.rebind("SELECT kind, value FROM org_index WHERE org_id = ?"), o.ID)
+	if err != nil {
+		return err
+	}
+	have := map[IndexEntry]bool{}
+	for rows.Next() {
+		var e IndexEntry
+		if err := rows.Scan(&e.Kind, &e.Value); err != nil {
+			rows.Close()
+			return err
+		}
+		have[e] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	wanted := map[IndexEntry]bool{}
+	for _, e := range want {
+		wanted[e] = true
+		if !have[e] {
+			if _, err := t.exec(ctx, "INSERT INTO org_index (kind, value, org_id, parent_id) VALUES (?, ?, ?, ?)",
+				e.Kind, e.Value, o.ID, o.ParentID); err != nil {
+				return fmt.Errorf("store: index %s: %w", e.Kind, err)
+			}
+		}
+	}
+	for e := range have {
+		if !wanted[e] {
+			if _, err := t.exec(ctx, "DELETE FROM org_index WHERE kind = ? AND value = ? AND org_id = ?", e.Kind, e.Value, o.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// GetOrg reads an organization.
+func (s *Store) GetOrg(ctx context.Context, id string) (Org, error) {
+	return scanOrg(s.queryRow(ctx, "SELECT "+orgColumns+" FROM organizations WHERE id = ?", id))
+}
+
+// FindIndex lists the organizations indexed under a kind and value.
+func (s *Store) FindIndex(ctx context.Context, kind, value string) ([]IndexHit, error) {
+	rows, err := s.query(ctx, "SELECT org_id, parent_id FROM org_index WHERE kind = ? AND value = ? ORDER BY org_id", kind, value)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hits []IndexHit
+	for rows.Next() {
+		var h IndexHit
+		if err := rows.Scan(&h.OrgID, &h.ParentID); err != nil {
+			return nil, err
+		}
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+// SubOrgPage selects sub-organizations: all of a parent's, or those indexed under a kind and value; ordered by
+// creation; After/Before are organization ids (cursors).
+type SubOrgPage struct {
+	ParentID      string
+	Kind, Value   string
+	After, Before string
+	Limit         int
+}
+
+// ListSubOrgs lists sub-organization ids of a parent.
+func (s *Store) ListSubOrgs(ctx context.Context, p SubOrgPage) ([]string, error) {
+	q := "SELECT o.id FROM organizations o WHERE o.parent_id = ?"
+	args := []any{p.ParentID}
+	if p.Kind != "" {
+		q += " AND EXISTS (SELECT 1 FROM org_index i WHERE i.org_id = o.id AND i.kind = ? AND i.value = ?)"
+		args = append(args, p.Kind, p.Value)
+	}
+	order := "ASC"
+	if p.After != "" {
+		q += " AND (o.created_at, o.id) > (SELECT created_at, id FROM organizations WHERE id = ?)"
+		args = append(args, p.After)
+	}
+	if p.Before != "" {
+		q += " AND (o.created_at, o.id) < (SELECT created_at, id FROM organizations WHERE id = ?)"
+		args = append(args, p.Before)
+		order = "DESC"
+	}
+	q += fmt.Sprintf(" ORDER BY o.created_at %s, o.id %s LIMIT %d", order, order, p.Limit)
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	if order == "DESC" {
+		for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
+			ids[i], ids[j] = ids[j], ids[i]
+		}
+	}
+	return ids, rows.Err()
+}
+
+// AdvanceSignCount stores a passkey's new signature counter if it is greater than the stored one, and reports whether
+// it was (false means a replayed or cloned authenticator). Authenticators that keep no counter always send 0.
+func (s *Store) AdvanceSignCount(ctx context.Context, orgID, credentialID string, count uint32) (bool, error) {
+	ok := false
+	err := s.Write(ctx, func(tx *Tx) error {
+		var stored int64
+		err := tx.queryRow(ctx, "SELECT sign_count FROM webauthn_counters WHERE org_id = ? AND credential_id = ?", orgID, credentialID).Scan(&stored)
+		switch notFound(err) {
+		case nil:
+			if count == 0 && stored == 0 {
+				ok = true // the authenticator keeps no counter
+				return nil
+			}
+			if int64(count) <= stored {
+				return nil
+			}
+			_, err = tx.exec(ctx, "UPDATE webauthn_counters SET sign_count = ? WHERE org_id = ? AND credential_id = ?", count, orgID, credentialID)
+		case ErrNotFound:
+			_, err = tx.exec(ctx, "INSERT INTO webauthn_counters (org_id, credential_id, sign_count) VALUES (?, ?, ?)", orgID, credentialID, count)
+		}
+		ok = err == nil
+		return err
+	})
+	return ok, err
+}
+
+// SignCount reads a passkey's stored counter (0 when none is stored).
+func (s *Store) SignCount(ctx context.Context, orgID, credentialID string) (uint32, error) {
+	var n int64
+	err := s.queryRow(ctx, "SELECT sign_count FROM webauthn_counters WHERE org_id = ? AND credential_id = ?", orgID, credentialID).Scan(&n)
+	if notFound(err) == ErrNotFound {
+		return 0, nil
+	}
+	return uint32(n), err
+}

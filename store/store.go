@@ -1,0 +1,168 @@
+// Package store is Sigil's persistence: one interface over two real backends, embedded SQLite (the default: one file,
+// WAL, pure Go) and PostgreSQL (for several coordinator processes sharing one database), with one set of versioned,
+// embedded migrations.
+//
+// The store knows rows, not meaning: organizations are opaque JSON documents with a version, activities are opaque
+// records with a status. The coordinator owns what is inside them.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+)
+
+// ErrNotFound is returned when a row does not exist.
+var ErrNotFound = errors.New("store: not found")
+
+// Store is an open database.
+type Store struct {
+	write   *sql.DB // every write transaction; one connection on SQLite, which has one writer anyway
+	read    *sql.DB // reads
+	dialect dialect
+}
+
+// Open opens (and migrates) the database named by url: a postgres:// or postgresql:// URL, or else a SQLite file
+// path ("" means sigil.db in dataDir).
+func Open(ctx context.Context, url, dataDir string) (*Store, error) {
+	var s *Store
+	var err error
+	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
+		s, err = openPostgres(url)
+	} else {
+		if url == "" {
+			url = filepath.Join(dataDir, "sigil.db")
+		}
+		s, err = openSQLite(url)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func openSQLite(path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("store: create data directory: %w", err)
+		}
+	}
+	// synchronous(FULL): a COMPLETED activity must survive a power cut, not only a crash.
+	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+	write, err := sql.Open("sqlite", base+"&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
+	write.SetMaxOpenConns(1)
+	read, err := sql.Open("sqlite", base+"&_pragma=query_only(1)")
+	if err != nil {
+		write.Close()
+		return nil, err
+	}
+	read.SetMaxOpenConns(8)
+	if err := write.Ping(); err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	// Only the owner may read the database: it holds sealed key material and every organization's data.
+	_ = os.Chmod(path, 0o600)
+	return &Store{write: write, read: read, dialect: sqliteDialect}, nil
+}
+
+func openPostgres(url string) (*Store, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(16)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: connect to PostgreSQL: %w", err)
+	}
+	return &Store{write: db, read: db, dialect: postgresDialect}, nil
+}
+
+// Backend names the database kind: "sqlite" or "postgres".
+func (s *Store) Backend() string { return s.dialect.name }
+
+// Close closes the database.
+func (s *Store) Close() error {
+	err := s.write.Close()
+	if s.read != s.write {
+		err = errors.Join(err, s.read.Close())
+	}
+	return err
+}
+
+// Tx is a write transaction.
+type Tx struct {
+	tx *sql.Tx
+	d  dialect
+}
+
+// Write runs fn in one write transaction, committed when fn returns nil and rolled back otherwise.
+func (s *Store) Write(ctx context.Context, fn func(*Tx) error) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	if err := fn(&Tx{tx: tx, d: s.dialect}); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, t.d.rebind(q), args...)
+}
+
+func (t *Tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, t.d.rebind(q), args...)
+}
+
+// Savepoint marks a point the transaction can roll back to, keeping what came before it.
+func (t *Tx) Savepoint(ctx context.Context, name string) error {
+	_, err := t.exec(ctx, "SAVEPOINT "+name)
+	return err
+}
+
+// RollbackTo undoes everything since the savepoint.
+func (t *Tx) RollbackTo(ctx context.Context, name string) error {
+	_, err := t.exec(ctx, "ROLLBACK TO SAVEPOINT "+name)
+	return err
+}
+
+func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return s.read.QueryRowContext(ctx, s.dialect.rebind(q), args...)
+}
+
+func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return s.read.QueryContext(ctx, s.dialect.rebind(q), args...)
+}
+
+func notFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
