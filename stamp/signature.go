@@ -1,0 +1,76 @@
+package stamp
+
+import (
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"fmt"
+
+	k1ecdsa "github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
+	"golang.org/x/crypto/cryptobyte"
+	"golang.org/x/crypto/cryptobyte/asn1"
+)
+
+// checkSignatureEncoding rejects a signature that is not well formed for the key's curve, before any
+// verification, so a caller can tell "malformed" from "does not verify". ECDSA signatures must be strict DER
+// (minimal lengths and integers, no trailing bytes); low S is not required because the SDKs do not normalise it.
+func (k publicKey) checkSignatureEncoding(sig []byte) error {
+	switch k.curve {
+	case CurveEd25519:
+		if len(sig) != ed25519.SignatureSize {
+			return fmt.Errorf("%s signature must be %d bytes, got %d", k.curve, ed25519.SignatureSize, len(sig))
+		}
+	case CurveSecp256k1:
+		if _, err := k1ecdsa.ParseDERSignature(sig); err != nil {
+			return fmt.Errorf("%s signature is not a valid DER ECDSA signature", k.curve)
+		}
+	default:
+		if !isStrictDERSignature(sig) {
+			return fmt.Errorf("%s signature is not a valid DER ECDSA signature", k.curve)
+		}
+	}
+	return nil
+}
+
+// verify reports whether sig is the key's signature of body: ECDSA over SHA-256(body), Ed25519 over body itself.
+// The encoding must have passed checkSignatureEncoding.
+func (k publicKey) verify(body, sig []byte) bool {
+	switch k.curve {
+	case CurveEd25519:
+		return ed25519.Verify(k.ed, body, sig)
+	case CurveSecp256k1:
+		s, err := k1ecdsa.ParseDERSignature(sig)
+		if err != nil {
+			return false
+		}
+		digest := sha256.Sum256(body)
+		return s.Verify(digest[:], k.k1)
+	default:
+		digest := sha256.Sum256(body)
+		return ecdsa.VerifyASN1(k.p256, digest[:], sig)
+	}
+}
+
+// isStrictDERSignature reports whether sig is SEQUENCE { INTEGER r, INTEGER s } in DER with positive r and s and
+// nothing after it. cryptobyte enforces minimal lengths and minimal integer encodings.
+func isStrictDERSignature(sig []byte) bool {
+	var (
+		inner cryptobyte.String
+		r, s  []byte
+	)
+	input := cryptobyte.String(sig)
+	if !input.ReadASN1(&inner, asn1.SEQUENCE) || !input.Empty() ||
+		!inner.ReadASN1Integer(&r) || !inner.ReadASN1Integer(&s) || !inner.Empty() {
+		return false
+	}
+	return !isZero(r) && !isZero(s)
+}
+
+func isZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
