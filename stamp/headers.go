@@ -42,13 +42,26 @@ func FromHeaders(h http.Header) (Stamp, error) {
 	if strings.TrimSpace(value) == "" {
 		return nil, malformed("the %s header is empty", name)
 	}
+	// Each case checks err itself: returning a nil *T as a Stamp would make a non-nil interface.
 	switch name {
 	case HeaderAPIKey:
-		return ParseAPIKeyStamp(value)
+		s, err := ParseAPIKeyStamp(value)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
 	case HeaderWebAuthn:
-		return ParseWebAuthnStamp(value)
+		s, err := ParseWebAuthnStamp(value)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
 	default:
-		return ParseAttestedStamp(value)
+		s, err := ParseAttestedStamp(value)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
 }
 
