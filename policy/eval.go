@@ -1,0 +1,519 @@
+package policy
+
+// evaluator is one compiled node. Types were checked at compile time, so each node
+// knows the kinds of its operands; only dynamic (EIP-712 message) values are checked here.
+//
+// Logical nodes follow Kleene's three-valued logic when a clause fails: the error is
+// always returned (no short-circuit, an error anywhere is an error of the whole
+// expression), but when the other clauses already decide the result (false && error,
+// true || error) the returned value is that bool. Every other node returns an
+// invalid value with its error. Decide uses this to tell a failing DENY that cannot
+// apply from one that might.
+type evaluator interface {
+	eval(in *Input, vars []value) (value, error)
+}
+
+type constEval struct{ v value }
+
+func (e *constEval) eval(*Input, []value) (value, error) { return e.v, nil }
+
+type rootEval struct {
+	get func(*Input) (value, error)
+	src string
+}
+
+func (e *rootEval) eval(in *Input, _ []value) (value, error) {
+	v, err := e.get(in)
+	if err != nil {
+		return value{}, withClause(err, e.src)
+	}
+	return v, nil
+}
+
+type varEval struct{ slot int }
+
+func (e *varEval) eval(_ *Input, vars []value) (value, error) { return vars[e.slot], nil }
+
+type fieldEval struct {
+	x   evaluator
+	get getter
+	src string
+}
+
+func (e *fieldEval) eval(in *Input, vars []value) (value, error) {
+	x, err := e.x.eval(in, vars)
+	if err != nil {
+		return value{}, err
+	}
+	v, err := e.get(x.ref)
+	if err != nil {
+		return value{}, withClause(err, e.src)
+	}
+	return v, nil
+}
+
+// listLitEval builds a list literal whose elements are not all constants.
+type listLitEval struct{ elems []evaluator }
+
+func (e *listLitEval) eval(in *Input, vars []value) (value, error) {
+	l := make(valueList, len(e.elems))
+	var first error
+	for i, x := range e.elems {
+		v, err := x.eval(in, vars)
+		if err != nil && first == nil {
+			first = err
+		}
+		l[i] = v
+	}
+	if first != nil {
+		return value{}, first
+	}
+	return listValue(&l), nil
+}
+
+// evalIndex evaluates an index or slice bound as a non-negative int.
+func evalIndex(x evaluator, in *Input, vars []value) (int, error) {
+	v, err := x.eval(in, vars)
+	if err != nil {
+		return 0, err
+	}
+	if v.k == kindDyn {
+		if v, err = scalar(v); err == nil {
+			v, err = asInt(v, true)
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if !v.n.IsUint64() || v.n.Uint64() > 1<<31 {
+		return -1, nil // out of range for every list and string
+	}
+	return int(v.n.Uint64()), nil
+}
+
+func outOfRange(i, n int) error {
+	if i < 0 {
+		return evalErrorf(OutOfRange, "index is larger than any list or string")
+	}
+	return evalErrorf(OutOfRange, "index %d is out of range for length %d", i, n)
+}
+
+type indexEval struct {
+	x, index evaluator
+	src      string
+}
+
+func (e *indexEval) eval(in *Input, vars []value) (value, error) {
+	x, errX := e.x.eval(in, vars)
+	i, errI := evalIndex(e.index, in, vars)
+	if errX != nil {
+		return value{}, errX
+	}
+	if errI != nil {
+		return value{}, errI
+	}
+	switch x.k {
+	case kindString:
+		if i < 0 || i >= len(x.s) {
+			return value{}, withClause(outOfRange(i, len(x.s)), e.src)
+		}
+		return stringValue(x.s[i : i+1]), nil
+	case kindList:
+		if n := listLen(x); i < 0 || i >= n {
+			return value{}, withClause(outOfRange(i, n), e.src)
+		}
+		return listAt(x, i), nil
+	}
+	return dynIndex(x, i, e.src)
+}
+
+func dynIndex(x value, i int, src string) (value, error) {
+	switch d := x.ref.(type) {
+	case []any:
+		if i < 0 || i >= len(d) {
+			return value{}, withClause(outOfRange(i, len(d)), src)
+		}
+		return value{k: kindDyn, ref: d[i]}, nil
+	case string:
+		if i < 0 || i >= len(d) {
+			return value{}, withClause(outOfRange(i, len(d)), src)
+		}
+		return value{k: kindDyn, ref: d[i : i+1]}, nil
+	}
+	return value{}, withClause(evalErrorf(TypeMismatch, "value is not a list or a string, so it has no index"), src)
+}
+
+// keyEval reads a key of a dynamic map, m['k'], or indexes a dynamic list when the
+// key turns out to be a number.
+type keyEval struct {
+	x, key evaluator
+	src    string
+}
+
+func (e *keyEval) eval(in *Input, vars []value) (value, error) {
+	x, errX := e.x.eval(in, vars)
+	k, errK := e.key.eval(in, vars)
+	if errX != nil {
+		return value{}, errX
+	}
+	if errK != nil {
+		return value{}, errK
+	}
+	k, err := scalar(k)
+	if err != nil {
+		return value{}, withClause(err, e.src)
+	}
+	if k.k == kindInt {
+		i := -1
+		if k.n.IsUint64() && k.n.Uint64() <= 1<<31 {
+			i = int(k.n.Uint64())
+		}
+		return dynIndex(x, i, e.src)
+	}
+	m, ok := x.ref.(map[string]any)
+	if !ok {
+		return value{}, withClause(evalErrorf(TypeMismatch, "value is not an object, so it has no key %q", k.s), e.src)
+	}
+	v, ok := m[k.s]
+	if !ok {
+		return value{}, withClause(evalErrorf(MissingField, "no key %q", k.s), e.src)
+	}
+	return value{k: kindDyn, ref: v}, nil
+}
+
+type sliceEval struct {
+	x, lo, hi evaluator
+	src       string
+}
+
+func (e *sliceEval) eval(in *Input, vars []value) (value, error) {
+	x, errX := e.x.eval(in, vars)
+	lo, errLo := evalIndex(e.lo, in, vars)
+	hi, errHi := evalIndex(e.hi, in, vars)
+	for _, err := range [...]error{errX, errLo, errHi} {
+		if err != nil {
+			return value{}, err
+		}
+	}
+	n := 0
+	switch x.k {
+	case kindString:
+		n = len(x.s)
+	case kindList:
+		n = listLen(x)
+	case kindDyn:
+		switch d := x.ref.(type) {
+		case string:
+			n = len(d)
+		case []any:
+			n = len(d)
+		default:
+			return value{}, withClause(evalErrorf(TypeMismatch, "value is not a list or a string, so it cannot be sliced"), e.src)
+		}
+	}
+	if lo < 0 || hi < 0 || lo > hi || hi > n {
+		return value{}, withClause(evalErrorf(OutOfRange, "slice [%d..%d] is out of range for length %d", lo, hi, n), e.src)
+	}
+	switch x.k {
+	case kindString:
+		return stringValue(x.s[lo:hi]), nil
+	case kindList:
+		l := make(valueList, 0, hi-lo)
+		for i := lo; i < hi; i++ {
+			l = append(l, listAt(x, i))
+		}
+		return listValue(&l), nil
+	}
+	switch d := x.ref.(type) {
+	case string:
+		return value{k: kindDyn, ref: d[lo:hi]}, nil
+	default:
+		return value{k: kindDyn, ref: d.([]any)[lo:hi]}, nil
+	}
+}
+
+type andEval struct{ xs []evaluator }
+
+func (e *andEval) eval(in *Input, vars []value) (value, error) {
+	sawFalse := false
+	var first error
+	for _, x := range e.xs {
+		v, err := x.eval(in, vars)
+		if err != nil && first == nil {
+			first = err
+		}
+		if v.k == kindBool && !v.b {
+			sawFalse = true
+		}
+	}
+	return kleene(!sawFalse, sawFalse, first)
+}
+
+type orEval struct{ xs []evaluator }
+
+func (e *orEval) eval(in *Input, vars []value) (value, error) {
+	sawTrue := false
+	var first error
+	for _, x := range e.xs {
+		v, err := x.eval(in, vars)
+		if err != nil && first == nil {
+			first = err
+		}
+		if v.k == kindBool && v.b {
+			sawTrue = true
+		}
+	}
+	return kleene(sawTrue, sawTrue, first)
+}
+
+// kleene returns result, or with an error the result only when decided says it
+// does not depend on the failed clause.
+func kleene(result, decided bool, err error) (value, error) {
+	if err == nil {
+		return boolValue(result), nil
+	}
+	if decided {
+		return boolValue(result), err
+	}
+	return value{}, err
+}
+
+type notEval struct{ x evaluator }
+
+func (e *notEval) eval(in *Input, vars []value) (value, error) {
+	v, err := e.x.eval(in, vars)
+	if v.k == kindBool {
+		v.b = !v.b
+	}
+	return v, err
+}
+
+// truthEval reads a dynamic value where a bool is needed.
+type truthEval struct {
+	x   evaluator
+	src string
+}
+
+func (e *truthEval) eval(in *Input, vars []value) (value, error) {
+	v, err := e.x.eval(in, vars)
+	if err != nil {
+		return value{}, err
+	}
+	b, err := truth(v)
+	if err != nil {
+		return value{}, withClause(err, e.src)
+	}
+	return boolValue(b), nil
+}
+
+// stringEqEval is == or != on two static strings, the common case.
+type stringEqEval struct {
+	l, r evaluator
+	neg  bool
+}
+
+func (e *stringEqEval) eval(in *Input, vars []value) (value, error) {
+	l, errL := e.l.eval(in, vars)
+	r, errR := e.r.eval(in, vars)
+	if errL != nil {
+		return value{}, errL
+	}
+	if errR != nil {
+		return value{}, errR
+	}
+	return boolValue(hexEqual(l.s, r.s) != e.neg), nil
+}
+
+type eqEval struct {
+	l, r evaluator
+	neg  bool
+	src  string
+}
+
+func (e *eqEval) eval(in *Input, vars []value) (value, error) {
+	l, errL := e.l.eval(in, vars)
+	r, errR := e.r.eval(in, vars)
+	if errL != nil {
+		return value{}, errL
+	}
+	if errR != nil {
+		return value{}, errR
+	}
+	eq, err := equal(l, r)
+	if err != nil {
+		return value{}, withClause(err, e.src)
+	}
+	return boolValue(eq != e.neg), nil
+}
+
+type orderEval struct {
+	l, r evaluator
+	op   tokenKind
+	src  string
+}
+
+func (e *orderEval) eval(in *Input, vars []value) (value, error) {
+	l, errL := e.l.eval(in, vars)
+	r, errR := e.r.eval(in, vars)
+	if errL != nil {
+		return value{}, errL
+	}
+	if errR != nil {
+		return value{}, errR
+	}
+	c, err := compareInts(l, r)
+	if err != nil {
+		return value{}, withClause(err, e.src)
+	}
+	switch e.op {
+	case tokLt:
+		return boolValue(c < 0), nil
+	case tokGt:
+		return boolValue(c > 0), nil
+	case tokLe:
+		return boolValue(c <= 0), nil
+	}
+	return boolValue(c >= 0), nil
+}
+
+// seqLen returns the length of a list or of a dynamic JSON array.
+func seqLen(v value) (int, error) {
+	if v.k == kindList {
+		return listLen(v), nil
+	}
+	if d, ok := v.ref.([]any); ok {
+		return len(d), nil
+	}
+	return 0, evalErrorf(TypeMismatch, "value is not a list")
+}
+
+func seqAt(v value, i int) value {
+	if v.k == kindList {
+		return listAt(v, i)
+	}
+	return value{k: kindDyn, ref: v.ref.([]any)[i]}
+}
+
+// memberEval is "x in xs" and "xs.contains(x)".
+type memberEval struct {
+	x, xs evaluator
+	src   string
+}
+
+func (e *memberEval) eval(in *Input, vars []value) (value, error) {
+	x, errX := e.x.eval(in, vars)
+	xs, errXs := e.xs.eval(in, vars)
+	if errX != nil {
+		return value{}, errX
+	}
+	if errXs != nil {
+		return value{}, errXs
+	}
+	n, err := seqLen(xs)
+	if err != nil {
+		return value{}, withClause(err, e.src)
+	}
+	found := false
+	for i := 0; i < n; i++ {
+		eq, err := equal(x, seqAt(xs, i))
+		if err != nil {
+			return value{}, withClause(err, e.src)
+		}
+		found = found || eq
+	}
+	return boolValue(found), nil
+}
+
+type countEval struct {
+	x   evaluator
+	src string
+}
+
+func (e *countEval) eval(in *Input, vars []value) (value, error) {
+	x, err := e.x.eval(in, vars)
+	if err != nil {
+		return value{}, err
+	}
+	if m, ok := x.ref.(map[string]any); ok && x.k == kindDyn {
+		return uintValue(uint64(len(m))), nil
+	}
+	n, err := seqLen(x)
+	if err != nil {
+		return value{}, withClause(err, e.src)
+	}
+	return uintValue(uint64(n)), nil
+}
+
+// quantEval is xs.any(v, pred) (all=false) or xs.all(v, pred) (all=true). Every element
+// is evaluated; the result combines them like || or &&.
+type quantEval struct {
+	x    evaluator
+	slot int
+	pred evaluator
+	all  bool
+	src  string
+}
+
+func (e *quantEval) eval(in *Input, vars []value) (value, error) {
+	xs, err := e.x.eval(in, vars)
+	if err != nil {
+		return value{}, err
+	}
+	n, err := seqLen(xs)
+	if err != nil {
+		return value{}, withClause(err, e.src)
+	}
+	decided := false // some element is false (all) or true (any)
+	var first error
+	for i := 0; i < n; i++ {
+		vars[e.slot] = seqAt(xs, i)
+		v, err := e.pred.eval(in, vars)
+		if err != nil && first == nil {
+			first = err
+		}
+		if v.k == kindBool && v.b != e.all {
+			decided = true
+		}
+	}
+	vars[e.slot] = value{}
+	if e.all {
+		return kleene(!decided, decided, first)
+	}
+	return kleene(decided, decided, first)
+}
+
+type filterEval struct {
+	x    evaluator
+	slot int
+	pred evaluator
+	src  string
+}
+
+func (e *filterEval) eval(in *Input, vars []value) (value, error) {
+	xs, err := e.x.eval(in, vars)
+	if err != nil {
+		return value{}, err
+	}
+	n, err := seqLen(xs)
+	if err != nil {
+		return value{}, withClause(err, e.src)
+	}
+	var kept valueList
+	var first error
+	for i := 0; i < n; i++ {
+		el := seqAt(xs, i)
+		vars[e.slot] = el
+		v, err := e.pred.eval(in, vars)
+		if err != nil && first == nil {
+			first = err
+		}
+		if err == nil && v.b {
+			kept = append(kept, el)
+		}
+	}
+	vars[e.slot] = value{}
+	if first != nil {
+		return value{}, first
+	}
+	return listValue(&kept), nil
+}

@@ -1,0 +1,123 @@
+package policy
+
+import "math/big"
+
+// Input is everything an expression can read about one request. The coordinator fills
+// it once per decision; expressions only read it, so one Input may be shared by
+// concurrent evaluations.
+//
+// A nil pointer (or a nil Wallets slice) means the keyword does not apply to this
+// request: reading it is an evaluation error, never a zero value.
+type Input struct {
+	Activity Activity
+
+	// Approvers are the users whose approval votes count, the submitter first.
+	// Credentials are the credentials those votes were made with. Both feed the
+	// consensus keywords; nil means none.
+	Approvers   []User
+	Credentials []Credential
+
+	EthTx                *EthTx                // an Ethereum transaction being signed
+	EIP712               *EIP712               // an EIP-712 typed-data payload being signed
+	EIP7702Authorization *EIP7702Authorization // an EIP-7702 authorization being signed
+	Wallet               *Wallet               // the wallet the request acts on or signs with
+	Wallets              []Wallet              // the wallets an activity acts on; nil when it acts on none
+	WalletAccount        *WalletAccount        // the wallet account that signs or is exported
+	PrivateKey           *PrivateKey           // the private key the request acts on or signs with
+}
+
+// Activity holds the facts about the activity itself. Resource, Action and Kind come
+// from ActivityInfo. Params holds the parameters listed for the type in ActivityInfo,
+// with Go values of type string, []string, bool, int, int64, uint64 or *big.Int.
+type Activity struct {
+	Type     string
+	Kind     string
+	Resource string
+	Action   string
+	Params   map[string]any
+}
+
+// User is one approver.
+type User struct {
+	ID    string
+	Email string
+	Alias string
+	Tags  []string // user-tag IDs
+}
+
+// Credential is the credential an approval vote was made with.
+type Credential struct {
+	ID           string
+	UserID       string
+	PublicKey    string
+	CredentialID string // WebAuthn credential ID, passkeys only
+	Type         string // CREDENTIAL_TYPE_...
+}
+
+// EthTx is a decoded unsigned Ethereum transaction. Addresses and Data are hex with
+// the 0x prefix. A nil integer means the transaction type has no such field (for
+// example MaxFeePerBlobGas on a legacy transaction); reading it is an evaluation error.
+type EthTx struct {
+	From string
+	To   string
+	Data string
+	Type string // LEGACY, TYPE_1, TYPE_2, TYPE_3 or TYPE_4
+
+	Value                *big.Int
+	Gas                  *big.Int
+	GasPrice             *big.Int // equals MaxFeePerGas on EIP-1559 transactions
+	ChainID              *big.Int
+	Nonce                *big.Int
+	MaxFeePerGas         *big.Int
+	MaxPriorityFeePerGas *big.Int
+	MaxFeePerBlobGas     *big.Int
+}
+
+// EIP712 is a typed-data payload. Message is the message as decoded JSON
+// (map[string]any, []any, string, bool, nil, json.Number or float64); decode it with
+// json.Decoder.UseNumber so large integers keep every digit.
+type EIP712 struct {
+	PrimaryType string
+	Domain      EIP712Domain
+	Message     map[string]any
+}
+
+// EIP712Domain is the EIP-712 domain separator's fields. ChainID is nil when absent.
+type EIP712Domain struct {
+	Name              string
+	Version           string
+	ChainID           *big.Int
+	VerifyingContract string
+}
+
+// EIP7702Authorization is an EIP-7702 authorization tuple being signed.
+type EIP7702Authorization struct {
+	Address string
+	ChainID *big.Int
+	Nonce   *big.Int
+}
+
+// Wallet is an HD wallet.
+type Wallet struct {
+	ID       string
+	Label    string
+	Imported bool
+	Exported bool
+}
+
+// WalletAccount is one derived account. PathIndexes are the derivation indexes without
+// the hardened bit; PathHardened says which of them are hardened.
+type WalletAccount struct {
+	Address      string
+	PathIndexes  []uint32
+	PathHardened []bool
+}
+
+// PrivateKey is a standalone private key.
+type PrivateKey struct {
+	ID       string
+	Label    string
+	Tags     []string
+	Imported bool
+	Exported bool
+}
