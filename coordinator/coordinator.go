@@ -1,0 +1,64 @@
+// Package coordinator is Sigil's signing and key-management service: the public HTTP API (/public/v1/submit/... and
+// /public/v1/query/...), the activity engine that authenticates, fingerprints, decides, executes and records each
+// activity, and the queries.
+//
+// The path of one activity: body (size-capped) → stamp parsed → envelope decoded strictly → type looked up in the
+// registry → parameters decoded strictly and validated → credential found in the organization or its parent and the
+// stamp verified → fingerprint = SHA-256 of the body → in one database transaction: insert-or-get by fingerprint
+// (an identical body is one activity, executed once, in every process), decide, execute, record → respond.
+package coordinator
+
+import (
+	"log/slog"
+	"time"
+
+	"sigil/store"
+)
+
+// Config tunes the coordinator. The zero value of each field means its default.
+type Config struct {
+	// MaxBodyBytes caps request bodies (default 1 MiB).
+	MaxBodyBytes int64
+	// MaxTimestampAge is how old an activity's timestampMs may be (default 1 hour).
+	MaxTimestampAge time.Duration
+	// MaxTimestampSkew is how far in the future an activity's timestampMs may be (default 5 minutes).
+	MaxTimestampSkew time.Duration
+	// AllowedOrigins lists the browser origins allowed to call the API ("*" allows any).
+	AllowedOrigins []string
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Logger receives one line per request (default slog.Default()).
+	Logger *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = 1 << 20
+	}
+	if c.MaxTimestampAge == 0 {
+		c.MaxTimestampAge = time.Hour
+	}
+	if c.MaxTimestampSkew == 0 {
+		c.MaxTimestampSkew = 5 * time.Minute
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// Coordinator is the service. It is safe for concurrent use.
+type Coordinator struct {
+	cfg   Config
+	store *store.Store
+}
+
+// New returns a coordinator over a store.
+func New(s *store.Store, cfg Config) *Coordinator {
+	return &Coordinator{cfg: cfg.withDefaults(), store: s}
+}
+
+func (c *Coordinator) now() time.Time { return c.cfg.Now().UTC() }

@@ -1,0 +1,234 @@
+package coordinator
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"sigil/api"
+	"sigil/apierr"
+	"sigil/jsonstrict"
+	"sigil/stamp"
+	"sigil/store"
+)
+
+// submission is a request that passed every check that needs no database write: parsed, validated, authenticated.
+type submission struct {
+	def         activityDef
+	env         api.SubmitRequest
+	params      any
+	body        []byte
+	fingerprint string
+	org         *Org // the request's organization, as read before the transaction
+	who         *principal
+}
+
+// Submit runs one activity request (the body of POST /public/v1/submit/<path>) and returns the activity record, or
+// an error for a request that is refused (the error of a FAILED activity, every time the same body is submitted).
+func (c *Coordinator) Submit(ctx context.Context, path string, header http.Header, body []byte) (*api.ActivityResponse, error) {
+	sub, err := c.prepare(ctx, path, header, body)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := c.run(ctx, sub)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Status == api.StatusFailed {
+		return nil, rec.failure()
+	}
+	return &api.ActivityResponse{Activity: rec.render(sub.who.User.ID)}, nil
+}
+
+func (c *Coordinator) prepare(ctx context.Context, path string, header http.Header, body []byte) (*submission, error) {
+	st, err := stamp.FromHeaders(header)
+	if err != nil {
+		return nil, stampError(err)
+	}
+	sub := &submission{body: body}
+	if err := jsonstrict.Decode(body, &sub.env, "request"); err != nil {
+		return nil, apierr.Invalid("bad request body: %s", err.Error())
+	}
+	def, ok := registry[sub.env.Type]
+	if !ok {
+		return nil, apierr.Invalid("unknown activity type %q", sub.env.Type)
+	}
+	if def.spec.Path != path {
+		return nil, apierr.Invalid("activity type %s is submitted at /public/v1/submit/%s, not /public/v1/submit/%s", sub.env.Type, def.spec.Path, path)
+	}
+	sub.def = def
+	if err := c.checkTimestamp(sub.env.TimestampMs); err != nil {
+		return nil, err
+	}
+	if sub.env.GenerateAppProofs != nil && *sub.env.GenerateAppProofs {
+		return nil, apierr.Invalid("generateAppProofs is not supported yet by this server; send false or leave it out")
+	}
+	sub.params = def.spec.NewParams()
+	if err := jsonstrict.Decode(sub.env.Parameters, sub.params, "parameters"); err != nil {
+		return nil, apierr.Invalid("%s", err.Error())
+	}
+	if err := def.validate(sub.params); err != nil {
+		return nil, err
+	}
+	if sub.org, err = c.loadOrg(ctx, sub.env.OrganizationID); err != nil {
+		return nil, err
+	}
+	if sub.who, err = c.authenticate(ctx, sub.org, st, body); err != nil {
+		return nil, err
+	}
+	if sub.who.ViaParent && !def.parentMayAct {
+		return nil, apierr.Denied("%s in a sub-organization must be submitted by one of its own users; the parent organization's credentials may only read and log users in", sub.env.Type)
+	}
+	sum := sha256.Sum256(body)
+	sub.fingerprint = hex.EncodeToString(sum[:])
+	return sub, nil
+}
+
+// checkTimestamp refuses requests whose timestampMs is outside the configured window around server time.
+func (c *Coordinator) checkTimestamp(ms string) error {
+	v, err := strconv.ParseInt(ms, 10, 64)
+	if err != nil || v <= 0 {
+		return apierr.Invalid("timestampMs must be milliseconds since the epoch as a decimal string, got %q", ms)
+	}
+	t := time.UnixMilli(v)
+	now := c.now()
+	if age := now.Sub(t); age > c.cfg.MaxTimestampAge {
+		return apierr.Invalid("timestampMs is %s old; requests older than %s are refused (check the client's clock or send a fresh request)", age.Round(time.Second), c.cfg.MaxTimestampAge)
+	}
+	if ahead := t.Sub(now); ahead > c.cfg.MaxTimestampSkew {
+		return apierr.Invalid("timestampMs is %s in the future; at most %s of clock skew is accepted", ahead.Round(time.Second), c.cfg.MaxTimestampSkew)
+	}
+	return nil
+}
+
+// run records and, when allowed, executes the activity, all in one database transaction. An identical body already
+// recorded is returned as it is, never executed again.
+func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error) {
+	var rec *record
+	err := c.store.Write(ctx, func(tx *store.Tx) error {
+		rec = c.newRecord(sub)
+		row, err := rec.row()
+		if err != nil {
+			return err
+		}
+		inserted, err := tx.InsertActivity(ctx, row)
+		if err != nil {
+			return err
+		}
+		if !inserted {
+			existing, err := tx.ActivityByFingerprint(ctx, sub.org.ID, sub.fingerprint)
+			if err != nil {
+				return err
+			}
+			rec, err = decodeRecord(existing)
+			return err
+		}
+		if err := c.decideAndExecute(ctx, tx, sub, rec); err != nil {
+			return err
+		}
+		if row, err = rec.row(); err != nil {
+			return err
+		}
+		return tx.UpdateActivity(ctx, row)
+	})
+	return rec, err
+}
+
+func (c *Coordinator) newRecord(sub *submission) *record {
+	now := c.now()
+	intent, _ := json.Marshal(sub.params)
+	id := uuid.NewString()
+	return &record{
+		ID: id, OrganizationID: sub.org.ID, Type: sub.env.Type, Status: api.StatusPending,
+		TimestampMs: sub.env.TimestampMs, Fingerprint: sub.fingerprint, Intent: intent,
+		Votes:     []api.Vote{c.approval(id, sub.who, now)},
+		CreatedAt: now, UpdatedAt: now,
+	}
+}
+
+// approval is the submitter's vote: submitting an activity approves it.
+func (c *Coordinator) approval(activityID string, who *principal, now time.Time) api.Vote {
+	return api.Vote{
+		ID: uuid.NewString(), UserID: who.User.ID, User: renderUser(who.User), ActivityID: activityID,
+		Selection: api.VoteApproved, Message: "", PublicKey: who.PublicKey, Signature: who.Signature,
+		Scheme: who.Scheme, CreatedAt: api.NewTimestamp(now),
+	}
+}
+
+// decideAndExecute locks the organization, decides, and executes an allowed activity. Failures of the activity itself
+// (denied, invalid for the current state) are recorded on rec; only storage failures are returned.
+func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, sub *submission, rec *record) error {
+	row, err := tx.LockOrg(ctx, sub.org.ID)
+	if err != nil {
+		return err
+	}
+	org, err := decodeOrg(row)
+	if err != nil {
+		return err
+	}
+	who, err := sub.who.refresh(org)
+	if err != nil {
+		rec.fail(apierr.As(err), c.now())
+		return nil
+	}
+	switch d := decide(org, who, sub.def); d.outcome {
+	case outcomeDeny:
+		rec.fail(d.err, c.now())
+		return nil
+	case outcomeConsensusNeeded:
+		rec.Status = api.StatusConsensusNeeded
+		return nil
+	}
+	return c.execute(ctx, tx, org, who, sub, rec)
+}
+
+// execute runs an allowed activity. Its writes are undone if it fails, leaving only the FAILED record.
+func (c *Coordinator) execute(ctx context.Context, tx *store.Tx, org *Org, who *principal, sub *submission, rec *record) error {
+	if err := tx.Savepoint(ctx, "execute"); err != nil {
+		return err
+	}
+	x := &execution{ctx: ctx, tx: tx, org: org, who: who, now: c.now(), activityID: rec.ID}
+	result, err := sub.def.exec(x, sub.params)
+	if err == nil {
+		err = x.save()
+	}
+	var apiErr *apierr.Error
+	if errors.As(err, &apiErr) {
+		if rbErr := tx.RollbackTo(ctx, "execute"); rbErr != nil {
+			return rbErr
+		}
+		rec.fail(apiErr, x.now)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if rec.Result, err = json.Marshal(result); err != nil {
+		return err
+	}
+	rec.Status = api.StatusCompleted
+	rec.UpdatedAt = x.now
+	return nil
+}
+
+// refresh re-finds the principal's user in the locked document: a credential deleted while the request waited no
+// longer authenticates. Credentials of the parent organization were read from the parent and stay as read.
+func (p *principal) refresh(org *Org) (*principal, error) {
+	if p.ViaParent {
+		return p, nil
+	}
+	user := org.User(p.User.ID)
+	if user == nil {
+		return nil, errKeyNotFound
+	}
+	q := *p
+	q.Org, q.User = org, user
+	return &q, nil
+}

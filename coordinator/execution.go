@@ -1,0 +1,61 @@
+package coordinator
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"sigil/apierr"
+	"sigil/store"
+)
+
+// execution is what an activity's execute function works with: the locked organization document (changed in place
+// and saved when the function succeeds), the principal, and the transaction for the rare activity that touches another
+// organization (creating or deleting a sub-organization).
+type execution struct {
+	ctx        context.Context
+	tx         *store.Tx
+	org        *Org
+	who        *principal
+	now        time.Time
+	activityID string
+
+	created []*Org // sub-organizations created by this activity
+	deleted bool   // the organization itself was deleted
+}
+
+func newID() string { return uuid.NewString() }
+
+// save writes the organization and any organization the activity created.
+func (x *execution) save() error {
+	if x.deleted {
+		return x.tx.DeleteOrg(x.ctx, x.org.ID)
+	}
+	x.org.UpdatedAt = x.now
+	row, err := x.org.row()
+	if err != nil {
+		return err
+	}
+	if err := x.tx.UpdateOrg(x.ctx, row, x.org.indexEntries()); err != nil {
+		return err
+	}
+	for _, o := range x.created {
+		row, err := o.row()
+		if err != nil {
+			return err
+		}
+		if err := x.tx.InsertOrg(x.ctx, row, o.indexEntries()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// user finds a user of the organization or fails the activity.
+func (x *execution) user(id string) (*User, error) {
+	if u := x.org.User(id); u != nil {
+		return u, nil
+	}
+	return nil, apierr.NotFoundf("user %s not found in organization %s", id, x.org.ID)
+}

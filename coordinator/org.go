@@ -1,0 +1,211 @@
+package coordinator
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"sigil/store"
+)
+
+// Org is an organization's document: everything the coordinator knows about one organization, loaded whole for each
+// activity (decisions need the users, tags, quorum and policies together) and written back whole with a new version.
+type Org struct {
+	ID         string            `json:"id"`
+	Name       string            `json:"name"`
+	ParentID   string            `json:"parentId,omitempty"`
+	RootQuorum Quorum            `json:"rootQuorum"`
+	Users      []*User           `json:"users"`
+	Tags       []*Tag            `json:"tags"`
+	Features   map[string]string `json:"features,omitempty"`
+	CreatedAt  time.Time         `json:"createdAt"`
+	UpdatedAt  time.Time         `json:"updatedAt"`
+
+	version int64 // the stored version this document was read at
+}
+
+// Quorum is a set of users and how many of them must approve.
+type Quorum struct {
+	UserIDs   []string `json:"userIds"`
+	Threshold int32    `json:"threshold"`
+}
+
+// User is a user and its credentials.
+type User struct {
+	ID             string           `json:"id"`
+	Name           string           `json:"name"`
+	Email          string           `json:"email,omitempty"`
+	EmailVerified  bool             `json:"emailVerified,omitempty"`
+	Phone          string           `json:"phone,omitempty"`
+	PhoneVerified  bool             `json:"phoneVerified,omitempty"`
+	Tags           []string         `json:"tags"`
+	APIKeys        []*APIKey        `json:"apiKeys"`
+	Authenticators []*Authenticator `json:"authenticators"`
+	OAuthProviders []*OAuthProvider `json:"oauthProviders"`
+	CreatedAt      time.Time        `json:"createdAt"`
+	UpdatedAt      time.Time        `json:"updatedAt"`
+}
+
+// APIKey is an API key or a session key of a user.
+type APIKey struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	PublicKey  string `json:"publicKey"` // lower-case hex, as stamps carry it
+	Curve      string `json:"curve"`
+	Type       string `json:"type"` // CREDENTIAL_TYPE_*
+	Expiration string `json:"expirationSeconds,omitempty"`
+	// ExpiresAt is zero for a key that never expires.
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// Expired reports whether the key can no longer be used at now.
+func (k *APIKey) Expired(now time.Time) bool { return !k.ExpiresAt.IsZero() && !now.Before(k.ExpiresAt) }
+
+// Authenticator is a passkey.
+type Authenticator struct {
+	ID                string    `json:"id"`
+	Name              string    `json:"name"`
+	CredentialID      string    `json:"credentialId"` // base64url, no padding
+	PublicKeyCOSE     []byte    `json:"publicKeyCose"`
+	PublicKeyHex      string    `json:"publicKeyHex"`
+	Algorithm         int64     `json:"algorithm"`
+	AAGUID            string    `json:"aaguid"`
+	AttestationType   string    `json:"attestationType"`
+	AttestationFormat string    `json:"attestationFormat"`
+	RPIDHash          []byte    `json:"rpIdHash"`
+	Transports        []string  `json:"transports"`
+	CreatedAt         time.Time `json:"createdAt"`
+	UpdatedAt         time.Time `json:"updatedAt"`
+}
+
+// OAuthProvider is an OIDC identity (issuer, subject, audience) linked to a user.
+type OAuthProvider struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Issuer    string    `json:"issuer"`
+	Subject   string    `json:"subject"`
+	Audience  string    `json:"audience"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// Tag is a user tag.
+type Tag struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// Index kinds: how organizations are found without knowing their id. The sub-organization filters of list_suborgs
+// and the credential look-up of every stamp use the same entries.
+const (
+	indexName         = "NAME"
+	indexUsername     = "USERNAME"
+	indexEmail        = "EMAIL"
+	indexPhone        = "PHONE_NUMBER"
+	indexPublicKey    = "PUBLIC_KEY"
+	indexCredentialID = "CREDENTIAL_ID"
+	indexOIDC         = "OIDC_IDENTITY"
+)
+
+// oidcIdentity is the index value of an OIDC identity.
+func oidcIdentity(issuer, subject, audience string) string {
+	return issuer + "\x00" + subject + "\x00" + audience
+}
+
+// indexEntries derives the organization's index entries from its document; the store keeps them in step.
+func (o *Org) indexEntries() []store.IndexEntry {
+	var out []store.IndexEntry
+	add := func(kind, value string) {
+		if value != "" {
+			out = append(out, store.IndexEntry{Kind: kind, Value: value})
+		}
+	}
+	add(indexName, o.Name)
+	for _, u := range o.Users {
+		add(indexUsername, u.Name)
+		add(indexEmail, strings.ToLower(u.Email))
+		add(indexPhone, u.Phone)
+		for _, k := range u.APIKeys {
+			add(indexPublicKey, k.PublicKey)
+		}
+		for _, a := range u.Authenticators {
+			add(indexCredentialID, a.CredentialID)
+			add(indexPublicKey, a.PublicKeyHex)
+		}
+		for _, p := range u.OAuthProviders {
+			add(indexOIDC, oidcIdentity(p.Issuer, p.Subject, p.Audience))
+		}
+	}
+	slices.SortFunc(out, func(a, b store.IndexEntry) int { return strings.Compare(a.Kind+a.Value, b.Kind+b.Value) })
+	return slices.Compact(out)
+}
+
+func decodeOrg(row store.Org) (*Org, error) {
+	var o Org
+	if err := json.Unmarshal(row.Data, &o); err != nil {
+		return nil, fmt.Errorf("organization %s: corrupt document: %w", row.ID, err)
+	}
+	o.version = row.Version
+	return &o, nil
+}
+
+func (o *Org) row() (store.Org, error) {
+	data, err := json.Marshal(o)
+	if err != nil {
+		return store.Org{}, err
+	}
+	return store.Org{ID: o.ID, ParentID: o.ParentID, Version: o.version, Data: data, CreatedAt: o.CreatedAt.UnixNano()}, nil
+}
+
+// User finds a user by id.
+func (o *Org) User(id string) *User {
+	for _, u := range o.Users {
+		if u.ID == id {
+			return u
+		}
+	}
+	return nil
+}
+
+// Tag finds a tag by id.
+func (o *Org) Tag(id string) *Tag {
+	for _, t := range o.Tags {
+		if t.ID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+// IsRoot reports whether a user is in the root quorum.
+func (o *Org) IsRoot(userID string) bool { return slices.Contains(o.RootQuorum.UserIDs, userID) }
+
+// apiKeyByPublicKey finds the user and key registered under a public key.
+func (o *Org) apiKeyByPublicKey(pub string) (*User, *APIKey) {
+	for _, u := range o.Users {
+		for _, k := range u.APIKeys {
+			if k.PublicKey == pub {
+				return u, k
+			}
+		}
+	}
+	return nil, nil
+}
+
+// authenticatorByCredentialID finds the user and passkey registered under a credential id.
+func (o *Org) authenticatorByCredentialID(id string) (*User, *Authenticator) {
+	for _, u := range o.Users {
+		for _, a := range u.Authenticators {
+			if a.CredentialID == id {
+				return u, a
+			}
+		}
+	}
+	return nil, nil
+}

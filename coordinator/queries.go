@@ -1,0 +1,302 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"sigil/api"
+	"sigil/apierr"
+	"sigil/jsonstrict"
+	"sigil/stamp"
+	"sigil/store"
+)
+
+// reader is an authenticated query: the organization asked about and who asks.
+type reader struct {
+	ctx context.Context
+	c   *Coordinator
+	org *Org
+	who *principal
+}
+
+type queryFunc func(r *reader, req any) (any, error)
+
+var queries = map[string]queryFunc{
+	"whoami":             typedQuery(queryWhoami),
+	"get_activity":       typedQuery(queryGetActivity),
+	"list_activities":    typedQuery(queryListActivities),
+	"get_user":           typedQuery(queryGetUser),
+	"list_users":         typedQuery(queryListUsers),
+	"get_api_keys":       typedQuery(queryGetAPIKeys),
+	"get_authenticators": typedQuery(queryGetAuthenticators),
+	"list_user_tags":     typedQuery(queryListUserTags),
+	"get_organization":   typedQuery(queryGetOrganization),
+	"list_suborgs":       typedQuery(queryListSubOrgs),
+}
+
+func typedQuery[Q, R any](fn func(*reader, *Q) (*R, error)) queryFunc {
+	return func(r *reader, req any) (any, error) { return fn(r, req.(*Q)) }
+}
+
+// Query runs one query (the body of POST /public/v1/query/<path>). A caller reads its own organization and its
+// direct sub-organizations, nothing else.
+func (c *Coordinator) Query(ctx context.Context, path string, header http.Header, body []byte) (any, error) {
+	spec, ok := api.QueryByPath(path)
+	fn := queries[path]
+	if !ok || fn == nil {
+		return nil, apierr.NotFoundf("unknown query %q", path)
+	}
+	st, err := stamp.FromHeaders(header)
+	if err != nil {
+		return nil, stampError(err)
+	}
+	req := spec.NewRequest()
+	if err := jsonstrict.Decode(body, req, "request"); err != nil {
+		return nil, apierr.Invalid("bad request body: %s", err.Error())
+	}
+	org, err := c.loadOrg(ctx, organizationIDOf(req))
+	if err != nil {
+		return nil, err
+	}
+	who, err := c.authenticate(ctx, org, st, body)
+	if err != nil {
+		return nil, err
+	}
+	return fn(&reader{ctx: ctx, c: c, org: org, who: who}, req)
+}
+
+// organizationIDOf reads the organizationId every query request carries.
+func organizationIDOf(req any) string {
+	switch r := req.(type) {
+	case *api.OrganizationRequest:
+		return r.OrganizationID
+	case *api.GetActivityRequest:
+		return r.OrganizationID
+	case *api.ListActivitiesRequest:
+		return r.OrganizationID
+	case *api.GetUserRequest:
+		return r.OrganizationID
+	case *api.GetAPIKeysRequest:
+		return r.OrganizationID
+	case *api.GetAuthenticatorsRequest:
+		return r.OrganizationID
+	case *api.ListSubOrgsRequest:
+		return r.OrganizationID
+	}
+	return ""
+}
+
+func queryWhoami(r *reader, _ *api.OrganizationRequest) (*api.WhoamiResponse, error) {
+	return &api.WhoamiResponse{OrganizationID: r.who.Org.ID, OrganizationName: r.who.Org.Name,
+		UserID: r.who.User.ID, Username: r.who.User.Name}, nil
+}
+
+func queryGetActivity(r *reader, q *api.GetActivityRequest) (*api.ActivityResponse, error) {
+	if err := checkID("activityId", q.ActivityID); err != nil {
+		return nil, err
+	}
+	row, err := r.c.store.ActivityByID(r.ctx, q.ActivityID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && row.OrgID != r.org.ID) {
+		return nil, apierr.NotFoundf("no activity %s in organization %s", q.ActivityID, r.org.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rec, err := decodeRecord(row)
+	if err != nil {
+		return nil, err
+	}
+	return &api.ActivityResponse{Activity: rec.render(r.who.User.ID)}, nil
+}
+
+// pageLimit parses a pagination limit: "1" to "100", default 10.
+func pageLimit(p *api.Pagination) (limit int, after, before string, err error) {
+	if p == nil {
+		return 10, "", "", nil
+	}
+	limit = 10
+	if p.Limit != "" {
+		limit, err = strconv.Atoi(p.Limit)
+		if err != nil || limit < 1 || limit > 100 {
+			return 0, "", "", apierr.Invalid("paginationOptions.limit must be a whole number from 1 to 100, got %q", p.Limit)
+		}
+	}
+	if p.After != "" && p.Before != "" {
+		return 0, "", "", apierr.Invalid("paginationOptions: give before or after, not both")
+	}
+	return limit, p.After, p.Before, nil
+}
+
+var activityStatuses = []string{api.StatusCreated, api.StatusPending, api.StatusCompleted, api.StatusFailed,
+	api.StatusConsensusNeeded, api.StatusRejected, api.StatusAuthenticatorsNeeded}
+
+func queryListActivities(r *reader, q *api.ListActivitiesRequest) (*api.ListActivitiesResponse, error) {
+	limit, after, before, err := pageLimit(q.PaginationOptions)
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range q.FilterByStatus {
+		if !slices.Contains(activityStatuses, s) {
+			return nil, apierr.Invalid("filterByStatus[%d]: %q is not an ACTIVITY_STATUS_* value", i, s)
+		}
+	}
+	for i, t := range q.FilterByType {
+		if !strings.HasPrefix(t, "ACTIVITY_TYPE_") {
+			return nil, apierr.Invalid("filterByType[%d]: %q is not an ACTIVITY_TYPE_* value", i, t)
+		}
+	}
+	for _, cursor := range []string{after, before} {
+		if cursor != "" {
+			if err := checkID("paginationOptions cursor", cursor); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rows, err := r.c.store.ListActivities(r.ctx, store.ActivityPage{OrgID: r.org.ID, Statuses: q.FilterByStatus,
+		Types: q.FilterByType, After: after, Before: before, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	out := &api.ListActivitiesResponse{Activities: []api.Activity{}}
+	for _, row := range rows {
+		rec, err := decodeRecord(row)
+		if err != nil {
+			return nil, err
+		}
+		out.Activities = append(out.Activities, rec.render(r.who.User.ID))
+	}
+	return out, nil
+}
+
+func (r *reader) user(id string) (*User, error) {
+	if err := checkID("userId", id); err != nil {
+		return nil, err
+	}
+	if u := r.org.User(id); u != nil {
+		return u, nil
+	}
+	return nil, apierr.NotFoundf("user %s not found in organization %s", id, r.org.ID)
+}
+
+func queryGetUser(r *reader, q *api.GetUserRequest) (*api.GetUserResponse, error) {
+	u, err := r.user(q.UserID)
+	if err != nil {
+		return nil, err
+	}
+	return &api.GetUserResponse{User: renderUser(u)}, nil
+}
+
+func queryListUsers(r *reader, _ *api.OrganizationRequest) (*api.ListUsersResponse, error) {
+	out := &api.ListUsersResponse{Users: []api.User{}}
+	for _, u := range r.org.Users {
+		out.Users = append(out.Users, renderUser(u))
+	}
+	return out, nil
+}
+
+// queryGetAPIKeys lists a user's API keys; without userId, the caller's own (when the caller is a user of this
+// organization) or every key of the organization (when a parent organization asks).
+func queryGetAPIKeys(r *reader, q *api.GetAPIKeysRequest) (*api.GetAPIKeysResponse, error) {
+	var users []*User
+	switch {
+	case q.UserID != "":
+		u, err := r.user(q.UserID)
+		if err != nil {
+			return nil, err
+		}
+		users = []*User{u}
+	case r.who.ViaParent:
+		users = r.org.Users
+	default:
+		users = []*User{r.who.User}
+	}
+	out := &api.GetAPIKeysResponse{APIKeys: []api.APIKey{}}
+	for _, u := range users {
+		for _, k := range u.APIKeys {
+			out.APIKeys = append(out.APIKeys, renderAPIKey(k))
+		}
+	}
+	return out, nil
+}
+
+func queryGetAuthenticators(r *reader, q *api.GetAuthenticatorsRequest) (*api.GetAuthenticatorsResponse, error) {
+	u, err := r.user(q.UserID)
+	if err != nil {
+		return nil, err
+	}
+	out := &api.GetAuthenticatorsResponse{Authenticators: []api.Authenticator{}}
+	for _, a := range u.Authenticators {
+		out.Authenticators = append(out.Authenticators, renderAuthenticator(a))
+	}
+	return out, nil
+}
+
+func queryListUserTags(r *reader, _ *api.OrganizationRequest) (*api.ListUserTagsResponse, error) {
+	out := &api.ListUserTagsResponse{UserTags: []api.Tag{}}
+	for _, t := range r.org.Tags {
+		out.UserTags = append(out.UserTags, renderTag(t))
+	}
+	return out, nil
+}
+
+func queryGetOrganization(r *reader, _ *api.OrganizationRequest) (*api.GetOrganizationResponse, error) {
+	data := renderOrg(r.org)
+	sort.Slice(data.Features, func(i, j int) bool { return data.Features[i].Name < data.Features[j].Name })
+	return &api.GetOrganizationResponse{OrganizationData: data}, nil
+}
+
+// subOrgFilters maps list_suborgs filter types to index kinds and normalizes their values.
+var subOrgFilters = map[string]struct {
+	kind      string
+	normalize func(string) (string, error)
+}{
+	api.FilterName:         {indexName, keep},
+	api.FilterUsername:     {indexUsername, keep},
+	api.FilterEmail:        {indexEmail, func(v string) (string, error) { return strings.ToLower(v), nil }},
+	api.FilterPhoneNumber:  {indexPhone, keep},
+	api.FilterPublicKey:    {indexPublicKey, func(v string) (string, error) { return strings.ToLower(v), nil }},
+	api.FilterCredentialID: {indexCredentialID, keep},
+	api.FilterOIDCToken: {indexOIDC, func(v string) (string, error) {
+		c, err := oidcClaims(v)
+		if err != nil {
+			return "", apierr.New(apierr.InvalidArgument, "INVALID_OIDC_TOKEN", "filterValue: %s", err.Error())
+		}
+		return oidcIdentity(c.Iss, c.Sub, c.Aud), nil
+	}},
+}
+
+func keep(v string) (string, error) { return v, nil }
+
+func queryListSubOrgs(r *reader, q *api.ListSubOrgsRequest) (*api.ListSubOrgsResponse, error) {
+	if r.who.ViaParent {
+		return nil, apierr.Denied("list_suborgs lists the sub-organizations of the caller's own organization")
+	}
+	limit, after, before, err := pageLimit(q.PaginationOptions)
+	if err != nil {
+		return nil, err
+	}
+	page := store.SubOrgPage{ParentID: r.org.ID, After: after, Before: before, Limit: limit}
+	if q.FilterType != "" {
+		f, ok := subOrgFilters[q.FilterType]
+		if !ok {
+			return nil, apierr.Invalid("filterType %q is not supported; use one of NAME, USERNAME, EMAIL, PHONE_NUMBER, PUBLIC_KEY, CREDENTIAL_ID, OIDC_TOKEN", q.FilterType)
+		}
+		if q.FilterValue == "" {
+			return nil, apierr.Invalid("filterValue is required with filterType %s", q.FilterType)
+		}
+		if page.Value, err = f.normalize(q.FilterValue); err != nil {
+			return nil, err
+		}
+		page.Kind = f.kind
+	}
+	ids, err := r.c.store.ListSubOrgs(r.ctx, page)
+	if err != nil {
+		return nil, err
+	}
+	return &api.ListSubOrgsResponse{OrganizationIDs: ids}, nil
+}

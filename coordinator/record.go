@@ -1,0 +1,109 @@
+package coordinator
+
+import (
+	"encoding/json"
+	"time"
+
+	"sigil/api"
+	"sigil/apierr"
+	"sigil/store"
+)
+
+// record is an activity as the coordinator stores it. The wire form (api.Activity) is rendered from it per request,
+// because canApprove and canReject depend on who is asking.
+type record struct {
+	ID             string          `json:"id"`
+	OrganizationID string          `json:"organizationId"`
+	Type           string          `json:"type"`
+	Status         string          `json:"status"`
+	TimestampMs    string          `json:"timestampMs"`
+	Fingerprint    string          `json:"fingerprint"`
+	Intent         json.RawMessage `json:"intent"`
+	Result         json.RawMessage `json:"result,omitempty"`
+	Votes          []api.Vote      `json:"votes"`
+	Failure        *api.Status     `json:"failure,omitempty"`
+	AppProofs      []api.AppProof  `json:"appProofs,omitempty"`
+	CreatedAt      time.Time       `json:"createdAt"`
+	UpdatedAt      time.Time       `json:"updatedAt"`
+}
+
+func (r *record) row() (store.Activity, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return store.Activity{}, err
+	}
+	return store.Activity{
+		ID: r.ID, OrgID: r.OrganizationID, Fingerprint: r.Fingerprint, Type: r.Type, Status: r.Status,
+		Record: data, CreatedAt: r.CreatedAt.UnixNano(), UpdatedAt: r.UpdatedAt.UnixNano(),
+	}, nil
+}
+
+func decodeRecord(row store.Activity) (*record, error) {
+	var r record
+	if err := json.Unmarshal(row.Record, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// fail marks the activity FAILED with the error a caller will see.
+func (r *record) fail(err *apierr.Error, now time.Time) {
+	b := err.Body()
+	r.Status = api.StatusFailed
+	r.Failure = &api.Status{Code: int(b.Code), Message: b.Message, Details: b.Details}
+	r.Result = nil
+	r.UpdatedAt = now
+}
+
+// failure is the error a FAILED activity answers with, every time it is asked for.
+func (r *record) failure() *apierr.Error {
+	if r.Failure == nil {
+		return nil
+	}
+	return apierr.FromBody(0, apierr.Body{Code: apierr.Code(r.Failure.Code), Message: r.Failure.Message, Details: r.Failure.Details})
+}
+
+// render builds the wire form for a viewer (the user asking; "" when unknown).
+func (r *record) render(viewerUserID string) api.Activity {
+	spec, _ := api.ActivityByType(r.Type)
+	intent := map[string]json.RawMessage{spec.IntentKey: r.Intent}
+	nestedResult := map[string]json.RawMessage{}
+	if r.Status == api.StatusCompleted && r.Result != nil {
+		nestedResult[spec.ResultKey] = r.Result
+	}
+	canVote := r.Status == api.StatusConsensusNeeded && viewerUserID != "" && !r.votedBy(viewerUserID)
+	nested := api.NestedActivity{
+		ID: r.ID, OrganizationID: r.OrganizationID, Status: r.Status, Type: r.Type, Intent: intent,
+		Result: nestedResult, Votes: r.votes(), Fingerprint: r.Fingerprint, CanApprove: canVote, CanReject: canVote,
+		CreatedAt: r.CreatedAt.Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.Format(time.RFC3339Nano),
+	}
+	result := map[string]json.RawMessage{}
+	if len(nestedResult) > 0 {
+		for k, v := range nestedResult {
+			result[k] = v
+		}
+		result["activity"], _ = json.Marshal(nested)
+	}
+	return api.Activity{
+		ID: r.ID, OrganizationID: r.OrganizationID, Status: r.Status, Type: r.Type, TimestampMs: r.TimestampMs,
+		Intent: intent, Result: result, Votes: r.votes(), AppProofs: r.AppProofs, Fingerprint: r.Fingerprint,
+		CanApprove: canVote, CanReject: canVote, CreatedAt: api.NewTimestamp(r.CreatedAt),
+		UpdatedAt: api.NewTimestamp(r.UpdatedAt), Failure: r.Failure,
+	}
+}
+
+func (r *record) votes() []api.Vote {
+	if r.Votes == nil {
+		return []api.Vote{}
+	}
+	return r.Votes
+}
+
+func (r *record) votedBy(userID string) bool {
+	for _, v := range r.Votes {
+		if v.UserID == userID {
+			return true
+		}
+	}
+	return false
+}
