@@ -1,0 +1,154 @@
+// Package contracts holds the Solidity fixtures of the Sigil dev chain: their compiled ABIs and
+// bytecode (embedded, so building Sigil needs no Node.js), the names under which they are deployed,
+// and the deployment itself. Nothing here assumes the embedded node: every function takes the
+// go-ethereum interfaces any JSON-RPC client satisfies.
+//
+// The sources are in src/ and are compiled by build.sh; the artifacts in artifacts/ are committed
+// and TestArtifactsMatchSources checks that they are what build.sh produces.
+package contracts
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// Names of the compiled contracts (artifacts).
+const (
+	TestToken           = "TestToken"
+	WrappedEther        = "WrappedEther"
+	SimpleVault         = "SimpleVault"
+	AllocatorVault      = "AllocatorVault"
+	ConstantProductPool = "ConstantProductPool"
+	FeeWrapper          = "FeeWrapper"
+	LendingPool         = "LendingPool"
+	InterestToken       = "InterestToken"
+	NativeStaking       = "NativeStaking"
+	ProviderStaking     = "ProviderStaking"
+	LiquidStakingToken  = "LiquidStakingToken"
+)
+
+//go:embed artifacts/*.abi artifacts/*.bin
+var artifactFiles embed.FS
+
+// Artifact is one compiled contract: its ABI and its creation bytecode.
+type Artifact struct {
+	Name     string
+	ABI      abi.ABI
+	Bytecode []byte
+}
+
+var (
+	loadOnce  sync.Once
+	loaded    map[string]*Artifact
+	loadError error
+)
+
+// Load returns the artifact named name (one of the constants above).
+func Load(name string) (*Artifact, error) {
+	loadOnce.Do(func() { loaded, loadError = loadAll() })
+	if loadError != nil {
+		return nil, loadError
+	}
+	a, ok := loaded[name]
+	if !ok {
+		return nil, fmt.Errorf("contracts: no artifact named %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return a, nil
+}
+
+// MustLoad is Load for names known at compile time; it panics on an unknown name.
+func MustLoad(name string) *Artifact {
+	a, err := Load(name)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// Names lists the embedded artifacts, sorted.
+func Names() []string {
+	entries, _ := artifactFiles.ReadDir("artifacts")
+	var names []string
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".abi"); ok {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func loadAll() (map[string]*Artifact, error) {
+	all := make(map[string]*Artifact)
+	for _, name := range Names() {
+		abiJSON, err := artifactFiles.ReadFile("artifacts/" + name + ".abi")
+		if err != nil {
+			return nil, err
+		}
+		parsed, err := abi.JSON(bytes.NewReader(abiJSON))
+		if err != nil {
+			return nil, fmt.Errorf("contracts: parse ABI of %s: %w", name, err)
+		}
+		binHex, err := artifactFiles.ReadFile("artifacts/" + name + ".bin")
+		if err != nil {
+			return nil, err
+		}
+		code, err := hex.DecodeString(strings.TrimSpace(string(binHex)))
+		if err != nil {
+			return nil, fmt.Errorf("contracts: decode bytecode of %s: %w", name, err)
+		}
+		all[name] = &Artifact{Name: name, ABI: parsed, Bytecode: code}
+	}
+	return all, nil
+}
+
+// Pack builds the calldata of a call to method.
+func (a *Artifact) Pack(method string, args ...any) ([]byte, error) {
+	data, err := a.ABI.Pack(method, args...)
+	if err != nil {
+		return nil, fmt.Errorf("contracts: pack %s.%s: %w", a.Name, method, err)
+	}
+	return data, nil
+}
+
+// DeployData is the data of a contract-creation transaction: bytecode then constructor arguments.
+func (a *Artifact) DeployData(args ...any) ([]byte, error) {
+	ctorArgs, err := a.ABI.Pack("", args...)
+	if err != nil {
+		return nil, fmt.Errorf("contracts: pack constructor of %s: %w", a.Name, err)
+	}
+	return append(append([]byte{}, a.Bytecode...), ctorArgs...), nil
+}
+
+// Call runs a read-only call (eth_call at the latest block) and returns the decoded outputs.
+func (a *Artifact) Call(ctx context.Context, caller bind.ContractCaller, to common.Address, method string, args ...any) ([]any, error) {
+	data, err := a.Pack(method, args...)
+	if err != nil {
+		return nil, err
+	}
+	out, err := caller.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("contracts: call %s.%s at %s: %w", a.Name, method, to, err)
+	}
+	values, err := a.ABI.Unpack(method, out)
+	if err != nil {
+		return nil, fmt.Errorf("contracts: decode %s.%s from %s: %w", a.Name, method, to, err)
+	}
+	return values, nil
+}
+
+// Bind returns a go-ethereum bound contract at address for calls, transactions and logs.
+func (a *Artifact) Bind(address common.Address, backend bind.ContractBackend) *bind.BoundContract {
+	return bind.NewBoundContract(address, a.ABI, backend, backend, backend)
+}

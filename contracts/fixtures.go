@@ -1,0 +1,74 @@
+package contracts
+
+// Names under which the fixtures are deployed: the keys of Addresses and of bootstrap.json's
+// `contracts`. Tokens use their symbol; everything else is lower-case.
+const (
+	USDC      = "USDC"
+	USDT      = "USDT"
+	DAI       = "DAI"
+	Incentive = "INCENTIVE"
+	WETH      = "weth"
+
+	VaultUSDC = "vault-usdc"
+	VaultDAI  = "vault-dai"
+	VaultWETH = "vault-weth"
+
+	// OAV10USDC and OAV20USDC are the two pre-configured Optimized Allocator Vault sets (10% and
+	// 20% performance fee), both over VaultUSDC.
+	OAV10USDC = "oav10-usdc"
+	OAV20USDC = "oav20-usdc"
+
+	FeeWrapperName = "fee-wrapper"
+	Pool           = "pool"
+
+	Lending      = "lending-pool"
+	LendingAUSDC = "lending-ausdc"
+	LendingAUSDT = "lending-ausdt"
+
+	Staking       = "staking"
+	ProviderStake = "provider-staking"
+	ProviderLST   = "provider-lst"
+)
+
+// Fixture describes one deployed contract.
+type Fixture struct {
+	Name     string // key in Addresses
+	Artifact string // the artifact whose ABI talks to it
+	Asset    string // the fixture it takes deposits in; "" for native ETH or when not a deposit target
+	Decimals uint8  // decimals of the token it is, or of its shares; 0 when it is not a token
+}
+
+// Fixtures lists every deployed contract in deployment order.
+var Fixtures = []Fixture{
+	{USDC, TestToken, "", 6},
+	{USDT, TestToken, "", 6},
+	{DAI, TestToken, "", 18},
+	{Incentive, TestToken, "", 18},
+	{WETH, WrappedEther, "", 18},
+	{VaultUSDC, SimpleVault, USDC, 6},
+	{VaultDAI, SimpleVault, DAI, 18},
+	{VaultWETH, SimpleVault, WETH, 18},
+	{Pool, ConstantProductPool, "", 18},
+	{OAV10USDC, AllocatorVault, USDC, 6},
+	{OAV20USDC, AllocatorVault, USDC, 6},
+	{FeeWrapperName, FeeWrapper, "", 0},
+	{Lending, LendingPool, "", 0},
+	{LendingAUSDC, InterestToken, USDC, 6},
+	{LendingAUSDT, InterestToken, USDT, 6},
+	{Staking, NativeStaking, "", 0},
+	{ProviderStake, ProviderStaking, "", 0},
+	{ProviderLST, LiquidStakingToken, "", 18},
+}
+
+// FixtureNamed returns the fixture with that name.
+func FixtureNamed(name string) (Fixture, bool) {
+	for _, f := range Fixtures {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Fixture{}, false
+}
+
+// Tokens lists the ERC-20 test tokens the faucet can mint, by fixture name.
+func Tokens() []string { return []string{USDC, USDT, DAI, Incentive} }

@@ -1,0 +1,189 @@
+package contracts_test
+
+import (
+	"math/big"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/params"
+
+	"sigil/contracts"
+)
+
+func ether(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), big.NewInt(params.Ether)) }
+
+func TestFeeWrapperTakesTheFeeAtomically(t *testing.T) {
+	c := newTestChain(t)
+	alice, wrapper := c.alice.addr, c.addr(contracts.FeeWrapperName)
+	bps := c.uint(contracts.FeeWrapperName, "feeBps")
+	wantEq(t, "fee wrapper bps", bps, big.NewInt(50))
+
+	t.Run("vault deposit", func(t *testing.T) {
+		c := c.with(t)
+		amount := big.NewInt(1_234_567_891) // 1234.567891 USDC
+		c.mintTo(contracts.USDC, alice, amount)
+		c.alice.send(contracts.USDC, "approve", wrapper, amount)
+		fee := mulDiv(amount, bps, big.NewInt(10_000))
+		wantShares := c.uint(contracts.VaultUSDC, "previewDeposit", sub(amount, fee))
+		recipient := c.balance(contracts.USDC, c.feeTo)
+		c.alice.send(contracts.FeeWrapperName, "deposit", c.addr(contracts.VaultUSDC), amount, alice)
+		wantEq(t, "fee paid", sub(c.balance(contracts.USDC, c.feeTo), recipient), fee)
+		wantEq(t, "fee", fee, big.NewInt(6_172_839))
+		wantEq(t, "shares to the depositor", c.balance(contracts.VaultUSDC, alice), wantShares)
+		wantEq(t, "nothing left in the wrapper", c.balance(contracts.USDC, wrapper), new(big.Int))
+	})
+	t.Run("native stake", func(t *testing.T) {
+		c := c.with(t)
+		value := ether(3)
+		fee := mulDiv(value, bps, big.NewInt(10_000))
+		recipient := c.ethBalance(c.feeTo)
+		c.alice.sendValue(value, contracts.FeeWrapperName, "stake", c.addr(contracts.Staking), alice)
+		wantEq(t, "fee paid", sub(c.ethBalance(c.feeTo), recipient), fee)
+		wantEq(t, "stake credited", c.uint(contracts.Staking, "stakedOf", alice), sub(value, fee))
+	})
+	t.Run("unapproved deposit", func(t *testing.T) {
+		c := c.with(t)
+		c.mintTo(contracts.USDC, c.bob.addr, big.NewInt(1000))
+		_, err := c.bob.trySend(nil, contracts.FeeWrapperName, "deposit", c.addr(contracts.VaultUSDC), big.NewInt(1000), c.bob.addr)
+		wantRevert(t, err, contracts.TestToken, "ERC20InsufficientAllowance")
+	})
+}
+
+func TestLendingPoolSupplyInterestWithdraw(t *testing.T) {
+	c := newTestChain(t)
+	alice, pool := c.alice.addr, c.addr(contracts.Lending)
+	supply := tokens(1_000, 6)
+	c.mintTo(contracts.USDT, alice, supply)
+	_, err := c.alice.trySend(nil, contracts.Lending, "supply", c.addr(contracts.USDT), supply, alice, uint16(0))
+	wantRevert(t, err, contracts.TestToken, "ERC20InsufficientAllowance")
+
+	c.alice.send(contracts.USDT, "approve", pool, supply)
+	c.alice.send(contracts.Lending, "supply", c.addr(contracts.USDT), supply, alice, uint16(0))
+	wantEq(t, "receipt balance", c.balance(contracts.LendingAUSDT, alice), supply)
+
+	// Interest: 50 USDT sent to the pool and accrued raise the receipt balance by 50 USDT.
+	c.mintTo(contracts.USDT, pool, tokens(50, 6))
+	c.alice.send(contracts.Lending, "accrueInterest", c.addr(contracts.USDT))
+	wantEq(t, "receipt balance with interest", c.balance(contracts.LendingAUSDT, alice), tokens(1_050, 6))
+	index := c.uint(contracts.Lending, "getReserveNormalizedIncome", c.addr(contracts.USDT))
+	wantEq(t, "liquidity index", index, new(big.Int).Mul(big.NewInt(105), new(big.Int).Exp(big.NewInt(10), big.NewInt(25), nil)))
+
+	c.alice.send(contracts.Lending, "withdraw", c.addr(contracts.USDT), tokens(50, 6), c.bob.addr)
+	wantEq(t, "withdrawn to bob", c.balance(contracts.USDT, c.bob.addr), tokens(50, 6))
+	_, err = c.alice.trySend(nil, contracts.Lending, "withdraw", c.addr(contracts.USDT), tokens(1_001, 6), alice)
+	wantRevert(t, err, contracts.LendingPool, "InsufficientSupply")
+	// Burning rounds the scaled amount up, so after the partial withdrawal one unit is lost.
+	remaining := c.balance(contracts.LendingAUSDT, alice)
+	wantEq(t, "receipt after partial withdrawal", remaining, sub(tokens(1_000, 6), big.NewInt(1)))
+	c.alice.send(contracts.Lending, "withdraw", c.addr(contracts.USDT), maxUint256, alice)
+	wantEq(t, "withdrawn all", c.balance(contracts.USDT, alice), remaining)
+	wantEq(t, "receipt left", c.balance(contracts.LendingAUSDT, alice), new(big.Int))
+
+	_, err = c.alice.trySend(nil, contracts.Lending, "supply", c.addr(contracts.DAI), supply, alice, uint16(0))
+	wantRevert(t, err, contracts.LendingPool, "ReserveNotListed")
+}
+
+func TestLendingPoolSelectorsMatchAaveV3(t *testing.T) {
+	pool := contracts.MustLoad(contracts.LendingPool).ABI
+	for method, selector := range map[string]string{
+		"supply":                     "0x617ba037", // supply(address,uint256,address,uint16)
+		"withdraw":                   "0x69328dec", // withdraw(address,uint256,address)
+		"getReserveNormalizedIncome": "0xd15e0053",
+	} {
+		if got := common.Bytes2Hex(pool.Methods[method].ID); "0x"+got != selector {
+			t.Errorf("%s selector = 0x%s, want %s", method, got, selector)
+		}
+	}
+}
+
+func TestNativeStakingCooldownAndRewards(t *testing.T) {
+	c := newTestChain(t)
+	alice, bob := c.alice.addr, c.bob.addr
+	c.alice.sendValue(ether(30), contracts.Staking, "stake")
+	c.bob.sendValue(ether(10), contracts.Staking, "stakeFor", bob)
+
+	c.owner.sendValue(ether(4), contracts.Staking, "distributeRewards")
+	wantEq(t, "alice rewards", c.uint(contracts.Staking, "claimableRewards", alice), ether(3))
+	wantEq(t, "bob rewards", c.uint(contracts.Staking, "claimableRewards", bob), ether(1))
+
+	before := c.ethBalance(bob)
+	r := c.bob.send(contracts.Staking, "claimRewards")
+	gas := new(big.Int).Mul(new(big.Int).SetUint64(r.GasUsed), r.EffectiveGasPrice)
+	wantEq(t, "bob claimed", sub(add(c.ethBalance(bob), gas), before), ether(1))
+
+	c.alice.send(contracts.Staking, "requestUnstake", ether(20))
+	wantEq(t, "alice still staked", c.uint(contracts.Staking, "stakedOf", alice), ether(10))
+	_, err := c.alice.trySend(nil, contracts.Staking, "withdraw")
+	wantRevert(t, err, contracts.NativeStaking, "CooldownNotElapsed")
+
+	c.advance(contracts.DefaultStakingCooldown)
+	before = c.ethBalance(alice)
+	r = c.alice.send(contracts.Staking, "withdraw")
+	gas = new(big.Int).Mul(new(big.Int).SetUint64(r.GasUsed), r.EffectiveGasPrice)
+	wantEq(t, "alice withdrew", sub(add(c.ethBalance(alice), gas), before), ether(20))
+	_, err = c.alice.trySend(nil, contracts.Staking, "withdraw")
+	wantRevert(t, err, contracts.NativeStaking, "NoPendingUnstake")
+	// Rewards earned before the unstake stay claimable.
+	wantEq(t, "alice rewards kept", c.uint(contracts.Staking, "claimableRewards", alice), ether(3))
+}
+
+func TestProviderStakingRevenueShare(t *testing.T) {
+	c := newTestChain(t)
+	alice := c.alice.addr
+	c.alice.sendValue(ether(32), contracts.ProviderStake, "stake")
+	wantEq(t, "liquid staking tokens", c.balance(contracts.ProviderLST, alice), ether(32))
+
+	c.owner.sendValue(ether(1), contracts.ProviderStake, "distributeRewards")
+	// 10% validator fee = 0.1 ETH, of which the integrator gets 70%.
+	wantEq(t, "integrator fee", c.uint(contracts.ProviderStake, "feesOwed", c.feeTo), big.NewInt(7e16))
+	wantEq(t, "provider fee", c.uint(contracts.ProviderStake, "feesOwed", c.provider), big.NewInt(3e16))
+	wantEq(t, "pooled ether", c.uint(contracts.ProviderStake, "totalPooledEther"), add(ether(32), big.NewInt(9e17)))
+
+	shares := c.balance(contracts.ProviderLST, alice)
+	worth := c.uint(contracts.ProviderStake, "convertToEther", shares)
+	c.alice.send(contracts.ProviderStake, "requestUnstake", shares)
+	_, err := c.alice.trySend(nil, contracts.ProviderStake, "withdraw")
+	wantRevert(t, err, contracts.ProviderStaking, "CooldownNotElapsed")
+	c.advance(contracts.DefaultStakingCooldown)
+	before := c.ethBalance(alice)
+	r := c.alice.send(contracts.ProviderStake, "withdraw")
+	gas := new(big.Int).Mul(new(big.Int).SetUint64(r.GasUsed), r.EffectiveGasPrice)
+	wantEq(t, "withdrawn", sub(add(c.ethBalance(alice), gas), before), worth)
+
+	for _, share := range []int64{4999, 8501} {
+		data, err := contracts.MustLoad(contracts.ProviderStaking).DeployData(c.provider, c.feeTo,
+			big.NewInt(1000), big.NewInt(share), big.NewInt(600), "x", "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.owner.Transact(t.Context(), nil, nil, data)
+		wantRevert(t, err, contracts.ProviderStaking, "RevenueShareOutOfRange")
+	}
+}
+
+// TestArtifactsMatchSources rebuilds the contracts with build.sh and compares the result with the
+// committed artifacts, so a source change without a rebuild cannot go unnoticed.
+func TestArtifactsMatchSources(t *testing.T) {
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: cannot rebuild the contracts to compare them with the artifacts", tool)
+		}
+	}
+	out := t.TempDir()
+	cmd := exec.Command("bash", "build.sh", out)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build.sh: %v\n%s", err, msg)
+	}
+	for _, name := range contracts.Names() {
+		for _, ext := range []string{".abi", ".bin"} {
+			built := readFile(t, filepath.Join(out, name+ext))
+			committed := readFile(t, filepath.Join("artifacts", name+ext))
+			if built != committed {
+				t.Errorf("artifacts/%s%s differs from what build.sh produces from src/: run contracts/build.sh and commit", name, ext)
+			}
+		}
+	}
+}
+
