@@ -485,8 +485,8 @@ func (c *compiler) compileBinary(n *binaryNode) (evaluator, *typ, error) {
 			elem = tDyn
 		}
 		if !comparable(lt, elem) {
-			return nil, nil, c.errorf(n.pos, literalHint(n.l, elem), "cannot look for %s (%s) in %s, a list of %s",
-				quote(n.l), lt.a(), quote(n.r), describeElem(elem))
+			return nil, nil, c.errorf(n.pos, literalHint(n.l, elem), "cannot look for %s (%s) in %s (%s)",
+				quote(n.l), lt.a(), quote(n.r), rt.a())
 		}
 		return &memberEval{x: l, xs: r, src: src}, tBool, nil
 	}
@@ -576,7 +576,7 @@ func quote(n node) string {
 		s = s[:57] + "..."
 	}
 	switch n.(type) {
-	case *stringNode, *intNode, *boolNode:
+	case *stringNode, *intNode, *boolNode, *listNode:
 		return s
 	}
 	return "'" + s + "'"

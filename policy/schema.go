@@ -246,12 +246,12 @@ func paramValue(raw any, t *typ) (value, bool) {
 
 // unsupportedRoots are keywords of the reference that Sigil cannot evaluate yet.
 var unsupportedRoots = map[string]string{
-	"solana": "'solana.tx' is not supported yet: Sigil does not parse Solana transactions",
-	"tron":   "'tron.tx' is not supported yet: Sigil does not parse Tron transactions",
+	"solana":  "'solana.tx' is not supported yet: Sigil does not parse Solana transactions",
+	"tron":    "'tron.tx' is not supported yet: Sigil does not parse Tron transactions",
 	"bitcoin": "'bitcoin.tx' is not supported yet: Sigil does not parse Bitcoin transactions",
-	"tempo":  "'tempo.tx' is not supported yet: Sigil does not parse Tempo transactions",
-	"secret": "'secret' is not supported yet: Sigil has no secrets",
-	"time":   "'time' is not supported yet: Sigil has no time field on policies",
+	"tempo":   "'tempo.tx' is not supported yet: Sigil does not parse Tempo transactions",
+	"secret":  "'secret' is not supported yet: Sigil has no secrets",
+	"time":    "'time' is not supported yet: Sigil has no time field on policies",
 }
 
 var unsupportedFuncs = map[string]string{

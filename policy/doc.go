@@ -1,0 +1,84 @@
+// Package policy implements Sigil's policy language and the decision that applies an
+// organization's policies to an activity. It is pure: no I/O and no mutable globals.
+//
+// # Expressions
+//
+// A policy has two optional expressions. The condition says what the policy covers
+// (keywords activity, eth.tx, eth.eip_712, eth.eip_7702_authorization, wallet,
+// wallets, wallet_account, private_key); the consensus says who may act (approvers,
+// credentials). Compile parses and type-checks one expression for its field, once;
+// the compiled Expr is evaluated for every request with Eval.
+//
+// Grammar (EBNF; whitespace separates tokens and is otherwise ignored):
+//
+//	expr       = and { "||" and } .
+//	and        = comparison { "&&" comparison } .
+//	comparison = unary [ ( "==" | "!=" | "<" | ">" | "<=" | ">=" | "in" ) unary ] .
+//	unary      = "!" unary | postfix .
+//	postfix    = primary { "." name [ "(" [ args ] ")" ] | "[" expr [ ".." expr ] "]" } .
+//	primary    = int | string | "true" | "false" | list | name [ "(" [ args ] ")" ] | "(" expr ")" .
+//	list       = "[" [ args ] "]" .
+//	args       = expr { "," expr } .
+//	name       = ( letter | "_" ) { letter | digit | "_" } .
+//	int        = digit { digit } .                       (decimal, 0 ..= 2^256-1)
+//	string     = "'" { any character except "'" } "'" .  (no escapes; double quotes are an error)
+//
+// Precedence, tightest first: postfix (field, method, index, slice); "!"; the
+// comparisons and "in", which do not chain; "&&"; "||". "&&" and "||" associate to
+// the left. So "!a == b" is "(!a) == b", and "a || b && c" is "a || (b && c)";
+// write the parentheses anyway, as every reference example does.
+//
+// Types: bool, int (unsigned 256-bit), string, list<T>, the structs of the schema
+// (User, Credential, Wallet, ...), and dynamic values (eth.eip_712.message, decoded
+// JSON), which are checked at evaluation. Operations:
+//
+//	a == b, a != b       strings, ints or bools of the same type
+//	a < b, <=, >, >=     ints
+//	x in xs              x of the list's element type
+//	s[i], s[lo..hi]      a one-byte string; a substring, end-exclusive, in bytes
+//	xs[i], xs[lo..hi]    an element; a sub-list, end-exclusive
+//	m['k']               a key of eth.eip_712.message (chainable) or of activity.params
+//	xs.any(v, p)         true if p holds for some element, bound to v
+//	xs.all(v, p)         true if p holds for every element
+//	xs.filter(v, p)      the elements for which p holds
+//	xs.contains(x)       x in xs
+//	xs.count()           the number of elements
+//
+// An index or slice outside the value is an evaluation error, so eth.tx.data[0..10]
+// (the 0x prefix and the 4-byte selector) fails on calldata shorter than a selector.
+//
+// Equality of strings: two strings that both start with "0x" (addresses, calldata,
+// hashes) compare case-insensitively (ASCII letters only), so a checksummed address
+// equals its lower-case form. Other strings, including hex written without the 0x
+// prefix, compare exactly; the coordinator fills hex fields in lower case. The same
+// rule applies to "in" and contains.
+//
+// Dynamic values compare loosely: a JSON string holding a decimal or 0x-hex integer
+// compares with an int, and a JSON number with a string by its decimal text.
+//
+// Compile refuses, with the column and an actionable message: syntax errors, unknown
+// keywords and fields (suggesting the closest name), keywords of the other field,
+// type mismatches such as eth.tx.chain_id == '1', methods on the wrong type or with
+// the wrong number of arguments, and bound variables that shadow a keyword or an
+// enclosing bound variable. Fields of the reference that need what Sigil lacks
+// (eth.tx.function_name, function_signature and contract_call_args, solana.tx,
+// tron.tx, bitcoin.tx, tempo.tx, secret, time, Timestamp, CronSpan) are refused as
+// "not supported yet".
+//
+// Evaluation does not short-circuit: every clause is evaluated, and an error anywhere
+// (an *EvalError: a keyword that does not apply to the request, a missing
+// activity.params key, an index out of range, a dynamic value of the wrong type) is
+// an error of the whole expression. For the decision only, the logical operators
+// follow Kleene's three-valued logic, so "false && <error>" is known to be false;
+// see Decide.
+//
+// # Decision
+//
+// Decide applies the root quorum, the root-only rule, deny-wins policies, consensus
+// and implicit permissions in the order documented on it, and reports each policy's
+// outcome with the messages of the reference ("No policies evaluated to outcome:
+// Allow", "The following policies denied this action: <ids>").
+//
+// ActivityInfo gives, for every activity type, its resource, action, kind,
+// root-only flag and the activity.params it exposes (ACTIVITIES.md lists them).
+package policy
