@@ -1,0 +1,184 @@
+// Package client is Sigil's Go SDK for the coordinator: a stamped HTTP client with a typed method for every activity
+// and query, polling until an activity reaches a terminal status, and errors that keep the server's code and message.
+//
+//	key, _ := stamp.ParseAPIKey(stamp.CurveP256, privateHex)
+//	c := client.New("http://127.0.0.1:8081", key)
+//	res, _, err := c.CreateUsers(ctx, orgID, api.CreateUsersIntentV4{Users: ...})
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigil/api"
+	"sigil/apierr"
+	"sigil/stamp"
+)
+
+// Client talks to one coordinator with one credential.
+type Client struct {
+	BaseURL string
+	Stamper stamp.Stamper
+	HTTP    *http.Client
+	// PollInterval is the wait between get_activity calls while an activity is pending (default 250 ms).
+	PollInterval time.Duration
+	// Now stamps timestampMs (default time.Now).
+	Now func() time.Time
+}
+
+// New returns a client for the coordinator at baseURL that stamps with stamper.
+func New(baseURL string, stamper stamp.Stamper) *Client {
+	return &Client{BaseURL: strings.TrimSuffix(baseURL, "/"), Stamper: stamper, HTTP: &http.Client{Timeout: 30 * time.Second}}
+}
+
+// ActivityError is an activity that ended without completing: FAILED, REJECTED, or waiting for more approvals
+// (CONSENSUS_NEEDED). Activity holds the record, for example to find its fingerprint for approvals.
+type ActivityError struct {
+	Activity api.Activity
+}
+
+func (e *ActivityError) Error() string {
+	switch e.Activity.Status {
+	case api.StatusConsensusNeeded:
+		return fmt.Sprintf("activity %s needs more approvals (fingerprint %s)", e.Activity.ID, e.Activity.Fingerprint)
+	case api.StatusFailed:
+		if f := e.Activity.Failure; f != nil {
+			return fmt.Sprintf("activity %s failed: %s", e.Activity.ID, f.Message)
+		}
+	}
+	return fmt.Sprintf("activity %s ended %s", e.Activity.ID, e.Activity.Status)
+}
+
+// Submit sends an activity and waits until it is terminal. The result is the activity record; errors are
+// *apierr.Error for refused requests and *ActivityError for activities that did not complete.
+func (c *Client) Submit(ctx context.Context, orgID, activityType string, params any) (*api.Activity, error) {
+	spec, ok := api.ActivityByType(activityType)
+	if !ok {
+		return nil, fmt.Errorf("client: unknown activity type %s", activityType)
+	}
+	rawParams, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	req := api.SubmitRequest{Type: activityType, TimestampMs: strconv.FormatInt(now().UnixMilli(), 10),
+		OrganizationID: orgID, Parameters: rawParams}
+	var res api.ActivityResponse
+	if err := c.post(ctx, "/public/v1/submit/"+spec.Path, req, &res); err != nil {
+		return nil, err
+	}
+	return c.wait(ctx, res.Activity)
+}
+
+// wait polls get_activity until the activity is terminal or needs approvals.
+func (c *Client) wait(ctx context.Context, a api.Activity) (*api.Activity, error) {
+	interval := c.PollInterval
+	if interval == 0 {
+		interval = 250 * time.Millisecond
+	}
+	for a.Status == api.StatusPending || a.Status == api.StatusCreated {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(interval):
+		}
+		res, err := c.GetActivity(ctx, a.OrganizationID, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		a = res.Activity
+	}
+	if a.Status != api.StatusCompleted {
+		return &a, &ActivityError{Activity: a}
+	}
+	return &a, nil
+}
+
+// Query runs a query: path is the name under /public/v1/query/ and resp receives the response.
+func (c *Client) Query(ctx context.Context, path string, req, resp any) error {
+	return c.post(ctx, "/public/v1/query/"+path, req, resp)
+}
+
+func (c *Client) post(ctx context.Context, path string, body, out any) error {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+path, bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	name, value, err := c.Stamper.Stamp(raw)
+	if err != nil {
+		return fmt.Errorf("client: stamp: %w", err)
+	}
+	req.Header.Set(name, value)
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		var b apierr.Body
+		if json.Unmarshal(data, &b) != nil || b.Message == "" {
+			return &apierr.Error{Code: apierr.Unknown, HTTP: resp.StatusCode, Message: resp.Status}
+		}
+		return apierr.FromBody(resp.StatusCode, b)
+	}
+	return json.Unmarshal(data, out)
+}
+
+// Result decodes an activity's result object into out.
+func Result(a *api.Activity, out any) error {
+	spec, ok := api.ActivityByType(a.Type)
+	if !ok {
+		return fmt.Errorf("client: unknown activity type %s", a.Type)
+	}
+	raw, ok := a.Result[spec.ResultKey]
+	if !ok {
+		return fmt.Errorf("client: activity %s has no %s", a.ID, spec.ResultKey)
+	}
+	return json.Unmarshal(raw, out)
+}
+
+// IsCode reports whether err is an API error with the gRPC code.
+func IsCode(err error, code apierr.Code) bool {
+	var e *apierr.Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+func submit[R any](ctx context.Context, c *Client, orgID, typ string, params any) (*R, *api.Activity, error) {
+	a, err := c.Submit(ctx, orgID, "ACTIVITY_TYPE_"+typ, params)
+	if err != nil {
+		return nil, a, err
+	}
+	var r R
+	if err := Result(a, &r); err != nil {
+		return nil, a, err
+	}
+	return &r, a, nil
+}
+
+func query[R any](ctx context.Context, c *Client, path string, req any) (*R, error) {
+	var r R
+	if err := c.Query(ctx, path, req, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}

@@ -1,0 +1,139 @@
+package coordinator_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"sigil/api"
+	"sigil/client"
+	"sigil/coordinator"
+	"sigil/internal/testdb"
+	"sigil/stamp"
+	"sigil/store"
+)
+
+// stack is a coordinator on a real HTTP server over a real database, with a root organization.
+type stack struct {
+	t     *testing.T
+	store *store.Store
+	coord *coordinator.Coordinator
+	srv   *httptest.Server
+	boot  *coordinator.Bootstrap
+	root  *client.Client
+	now   time.Time
+}
+
+func newStack(t *testing.T, b testdb.Backend) *stack {
+	t.Helper()
+	s, err := store.Open(context.Background(), b.URL, b.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	st := &stack{t: t, store: s}
+	st.coord = coordinator.New(s, coordinator.Config{
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), AllowedOrigins: []string{"http://app.example"},
+	})
+	st.srv = httptest.NewServer(st.coord.Handler())
+	t.Cleanup(st.srv.Close)
+	st.boot, err = st.coord.CreateRootOrganization(context.Background(), "Acme", "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.root = st.client(st.boot.APIKey)
+	return st
+}
+
+func (s *stack) client(st stamp.Stamper) *client.Client {
+	c := client.New(s.srv.URL, st)
+	c.PollInterval = 10 * time.Millisecond
+	return c
+}
+
+// newKey makes an API key and its registration parameters.
+func newKey(t *testing.T, curve stamp.Curve) (*stamp.APIKey, api.APIKeyParamsV2) {
+	t.Helper()
+	k, err := stamp.GenerateAPIKey(curve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, api.APIKeyParamsV2{APIKeyName: "key", PublicKey: k.PublicKeyHex(), CurveType: string(curve)}
+}
+
+// createUser creates a user with one P-256 API key and returns the user id and a client stamping as that user.
+func (s *stack) createUser(orgID string, root *client.Client, name string) (string, *client.Client) {
+	s.t.Helper()
+	key, params := newKey(s.t, stamp.CurveP256)
+	res, _, err := root.CreateUsers(context.Background(), orgID, api.CreateUsersIntentV4{Users: []api.UserParamsV4{{
+		UserName: name, APIKeys: []api.APIKeyParamsV2{params}, Authenticators: []api.AuthenticatorParamsV2{},
+		OauthProviders: []api.OauthProviderParamsV2{}, UserTags: []string{},
+	}}})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return res.UserIDs[0], s.client(key)
+}
+
+// envelope builds a submit body.
+func envelope(typ, orgID string, params any, ts time.Time) []byte {
+	p, _ := json.Marshal(params)
+	b, _ := json.Marshal(api.SubmitRequest{Type: typ, TimestampMs: strconv.FormatInt(ts.UnixMilli(), 10), OrganizationID: orgID, Parameters: p})
+	return b
+}
+
+type response struct {
+	status int
+	body   map[string]any
+	raw    []byte
+}
+
+// post sends body with the given headers and decodes the answer.
+func (s *stack) post(path string, body []byte, header http.Header) response {
+	s.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, s.srv.URL+path, bytes.NewReader(body))
+	req.Header = header
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	r := response{status: resp.StatusCode, raw: raw}
+	_ = json.Unmarshal(raw, &r.body)
+	return r
+}
+
+// stamped sends body stamped by key.
+func (s *stack) stamped(path string, body []byte, key stamp.Stamper) response {
+	s.t.Helper()
+	name, value, err := key.Stamp(body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	h := http.Header{}
+	h.Set(name, value)
+	return s.post(path, body, h)
+}
+
+func (s *stack) activityCount(orgID string) int {
+	s.t.Helper()
+	res, err := s.root.ListActivities(context.Background(), api.ListActivitiesRequest{OrganizationID: orgID, PaginationOptions: &api.Pagination{Limit: "100"}})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return len(res.Activities)
+}
+
+func (r response) message() string {
+	m, _ := r.body["message"].(string)
+	return m
+}
