@@ -75,7 +75,9 @@ func newError(kind Kind, cause error, format string, args ...any) *Error {
 	return &Error{Kind: kind, Msg: kind.Message() + ": " + fmt.Sprintf(format, args...), Err: cause}
 }
 
-func malformed(format string, args ...any) *Error { return newError(KindMalformed, nil, format, args...) }
+func malformed(format string, args ...any) *Error {
+	return newError(KindMalformed, nil, format, args...)
+}
 
 func invalidSignature(format string, args ...any) *Error {
 	return newError(KindInvalidSignature, nil, format, args...)

@@ -64,7 +64,9 @@ func NewChallenge() string {
 }
 
 // CredentialID is the credential id in base64url without padding.
-func (a *Authenticator) CredentialID() string { return base64.RawURLEncoding.EncodeToString(a.credentialID) }
+func (a *Authenticator) CredentialID() string {
+	return base64.RawURLEncoding.EncodeToString(a.credentialID)
+}
 
 // RPID is the relying party id the credential is bound to.
 func (a *Authenticator) RPID() string { return a.rpID }
