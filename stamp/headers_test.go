@@ -189,3 +189,13 @@ func TestAttestedStamp(t *testing.T) {
 		})
 	}
 }
+
+func TestZeroValueStampsVerifyNothing(t *testing.T) {
+	_, cred := registered(t)
+	body := []byte(testBody)
+	wantKind(t, (&stamp.APIKeyStamp{Curve: stamp.CurveP256, Signature: []byte{0x30, 0}}).Verify(body), stamp.ErrInvalidSignature)
+	wantKind(t, (&stamp.APIKeyStamp{Curve: stamp.CurveEd25519, Signature: make([]byte, 64)}).Verify(body), stamp.ErrInvalidSignature)
+	wantKind(t, (&stamp.AttestedStamp{}).Verify(body), stamp.ErrInvalidSignature)
+	_, err := (&stamp.WebAuthnStamp{CredentialID: cred.CredentialID}).Verify(body, cred)
+	wantKind(t, err, stamp.ErrInvalidSignature)
+}

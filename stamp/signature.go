@@ -24,30 +24,34 @@ func (k publicKey) checkSignatureEncoding(sig []byte) error {
 		if _, err := k1ecdsa.ParseDERSignature(sig); err != nil {
 			return fmt.Errorf("%s signature is not a valid DER ECDSA signature", k.curve)
 		}
-	default:
+	case CurveP256:
 		if !isStrictDERSignature(sig) {
 			return fmt.Errorf("%s signature is not a valid DER ECDSA signature", k.curve)
 		}
+	default:
+		return fmt.Errorf("unknown API key curve %q", k.curve)
 	}
 	return nil
 }
 
 // verify reports whether sig is the key's signature of body: ECDSA over SHA-256(body), Ed25519 over body itself.
-// The encoding must have passed checkSignatureEncoding.
+// A zero publicKey (a stamp struct not made by a parser) verifies nothing.
 func (k publicKey) verify(body, sig []byte) bool {
-	switch k.curve {
-	case CurveEd25519:
-		return ed25519.Verify(k.ed, body, sig)
-	case CurveSecp256k1:
+	switch {
+	case k.curve == CurveEd25519 && len(k.ed) == ed25519.PublicKeySize:
+		return len(sig) == ed25519.SignatureSize && ed25519.Verify(k.ed, body, sig)
+	case k.curve == CurveSecp256k1 && k.k1 != nil:
 		s, err := k1ecdsa.ParseDERSignature(sig)
 		if err != nil {
 			return false
 		}
 		digest := sha256.Sum256(body)
 		return s.Verify(digest[:], k.k1)
-	default:
+	case k.curve == CurveP256 && k.p256 != nil:
 		digest := sha256.Sum256(body)
 		return ecdsa.VerifyASN1(k.p256, digest[:], sig)
+	default:
+		return false
 	}
 }
 

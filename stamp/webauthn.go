@@ -76,8 +76,7 @@ func ParseWebAuthnStamp(value string) (*WebAuthnStamp, error) {
 		return nil, malformed("%s: clientDataJson is not a JSON object of client data", HeaderWebAuthn)
 	}
 	if err := s.authData.Unmarshal(s.AuthenticatorData); err != nil {
-		return nil, &Error{Kind: KindMalformed, Err: err,
-			Msg: fmt.Sprintf("%s: %s: authenticatorData is malformed", KindMalformed.Message(), HeaderWebAuthn)}
+		return nil, newError(KindMalformed, err, "%s: authenticatorData is malformed", HeaderWebAuthn)
 	}
 	return s, nil
 }
@@ -107,36 +106,34 @@ type Assertion struct {
 // Errors are KindInvalidSignature. On success store Assertion.SignCount on the credential.
 func (s *WebAuthnStamp) Verify(body []byte, cred *WebAuthnCredential) (*Assertion, error) {
 	if cred == nil {
-		return nil, invalidWebAuthn("no stored credential to verify against")
+		return nil, invalidWebAuthn(nil, "no stored credential to verify against")
 	}
 	if subtle.ConstantTimeCompare([]byte(s.CredentialID), []byte(cred.CredentialID)) != 1 {
-		return nil, invalidWebAuthn("the stamp's credential id is not the stored credential's")
+		return nil, invalidWebAuthn(nil, "the stamp's credential id is not the stored credential's")
 	}
 	if s.clientData.Type != protocol.AssertCeremony {
-		return nil, invalidWebAuthn("clientDataJson type is %q, want %q", truncate(string(s.clientData.Type), 40), protocol.AssertCeremony)
+		return nil, invalidWebAuthn(nil, "clientDataJson type is %q, want %q", truncate(string(s.clientData.Type), 40), protocol.AssertCeremony)
 	}
 	if !bytes.Equal(decodeOrNil(s.clientData.Challenge), BodyChallenge(body)) {
-		return nil, invalidWebAuthn("the clientDataJson challenge is not the SHA-256 of the request body")
+		return nil, invalidWebAuthn(nil, "the clientDataJson challenge is not the SHA-256 of the request body")
 	}
 	if len(cred.RPIDHash) != sha256.Size || subtle.ConstantTimeCompare(s.authData.RPIDHash, cred.RPIDHash) != 1 {
-		return nil, invalidWebAuthn("the assertion is for a different relying party (rpIdHash) than the credential was registered with")
+		return nil, invalidWebAuthn(nil, "the assertion is for a different relying party (rpIdHash) than the credential was registered with")
 	}
 	if !s.authData.Flags.HasUserPresent() {
-		return nil, invalidWebAuthn("the authenticator did not set the user-present flag")
+		return nil, invalidWebAuthn(nil, "the authenticator did not set the user-present flag")
 	}
 	key, err := webauthncose.ParsePublicKey(cred.PublicKey)
 	if err != nil {
-		return nil, &Error{Kind: KindInvalidSignature, Err: err,
-			Msg: webAuthnPrefix + ": the stored credential public key cannot be parsed"}
+		return nil, invalidWebAuthn(err, "the stored credential public key cannot be parsed")
 	}
 	clientDataHash := sha256.Sum256(s.ClientDataJSON)
 	signed := slices.Concat(s.AuthenticatorData, clientDataHash[:])
 	if ok, err := webauthncose.VerifySignature(key, signed, s.Signature); !ok || err != nil {
-		return nil, &Error{Kind: KindInvalidSignature, Err: err,
-			Msg: webAuthnPrefix + ": the assertion signature does not verify with the credential's public key"}
+		return nil, invalidWebAuthn(err, "the assertion signature does not verify with the credential's public key")
 	}
 	if newCount := s.authData.Counter; (newCount != 0 || cred.SignCount != 0) && newCount <= cred.SignCount {
-		return nil, invalidWebAuthn("signature counter %d is not greater than the stored %d (replayed or cloned authenticator)",
+		return nil, invalidWebAuthn(nil, "signature counter %d is not greater than the stored %d (replayed or cloned authenticator)",
 			newCount, cred.SignCount)
 	}
 	return &Assertion{
@@ -166,6 +163,7 @@ func decodeOrNil(c string) []byte {
 
 const webAuthnPrefix = "could not verify webauthn signature"
 
-func invalidWebAuthn(format string, args ...any) *Error {
-	return &Error{Kind: KindInvalidSignature, Msg: webAuthnPrefix + ": " + fmt.Sprintf(format, args...)}
+// invalidWebAuthn is KindInvalidSignature with a message that names passkeys rather than API keys.
+func invalidWebAuthn(cause error, format string, args ...any) *Error {
+	return &Error{Kind: KindInvalidSignature, Msg: webAuthnPrefix + ": " + fmt.Sprintf(format, args...), Err: cause}
 }
