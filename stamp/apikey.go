@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	k1ecdsa "github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
@@ -107,6 +108,25 @@ func ParseAPIKey(curve Curve, privateHex string) (*APIKey, error) {
 	default:
 		return nil, fmt.Errorf("unknown API key curve %q", curve)
 	}
+}
+
+// ParseAPIKeyString reads a private key in the Go SDK's stored form: hex, optionally followed by ":secp256k1" or
+// ":ed25519" (or ":p256"); without a suffix the key is P-256. The hex part is read as ParseAPIKey reads it.
+func ParseAPIKeyString(s string) (*APIKey, error) {
+	privateHex, suffix, found := strings.Cut(s, ":")
+	curve := CurveP256
+	if found {
+		switch strings.ToLower(suffix) {
+		case "p256":
+		case "secp256k1":
+			curve = CurveSecp256k1
+		case "ed25519":
+			curve = CurveEd25519
+		default:
+			return nil, fmt.Errorf("unknown API key curve suffix %q: want p256, secp256k1 or ed25519", truncate(suffix, 20))
+		}
+	}
+	return ParseAPIKey(curve, privateHex)
 }
 
 func newP256Key(k *ecdsa.PrivateKey) (*APIKey, error) {

@@ -497,3 +497,24 @@ func TestAPIKeyStampAcceptsHighSAndUpperCase(t *testing.T) {
 		t.Fatalf("high-S signature rejected: %v", err)
 	}
 }
+
+func TestParseAPIKeyString(t *testing.T) {
+	for _, tt := range []struct {
+		suffix string
+		curve  stamp.Curve
+	}{{"", stamp.CurveP256}, {":p256", stamp.CurveP256}, {":secp256k1", stamp.CurveSecp256k1}, {":ed25519", stamp.CurveEd25519}, {":ED25519", stamp.CurveEd25519}} {
+		want := fixedKey(t, tt.curve, "suffix")
+		got, err := stamp.ParseAPIKeyString(want.PrivateKeyHex() + tt.suffix)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.suffix, err)
+		}
+		if got.Curve() != tt.curve || got.PublicKeyHex() != want.PublicKeyHex() {
+			t.Fatalf("%q: got %s %s", tt.suffix, got.Curve(), got.PublicKeyHex())
+		}
+	}
+	for _, bad := range []string{strings.Repeat("11", 32) + ":rsa", strings.Repeat("11", 32) + ":", "zz"} {
+		if _, err := stamp.ParseAPIKeyString(bad); err == nil {
+			t.Fatalf("ParseAPIKeyString(%q) accepted", bad)
+		}
+	}
+}
