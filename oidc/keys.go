@@ -17,6 +17,8 @@ import (
 // at most one attempt (successful or not) per refresh interval, whether it
 // is due to an expired cache or to a key id the cache does not know. That
 // bounds the traffic a flood of forged tokens with random kids can cause.
+// Expired keys are never used: when the refresh fails, verification fails
+// with ErrDiscovery, because a key removed from the JWKS may be a revoked one.
 type issuerKeys struct {
 	issuer       string
 	discoveryURL string // empty when the JWKS location is configured
