@@ -30,6 +30,9 @@ type Issuer struct {
 	AnyAudience bool
 	// JWKSURL, when set, is used instead of the discovery document.
 	JWKSURL string
+	// JWKS, when set, is a JWKS document used as is: nothing is fetched.
+	// It suits an issuer whose keys are at hand, such as our own.
+	JWKS []byte
 }
 
 // Google is Google's issuer, accepting tokens issued to the given client ids.
@@ -67,6 +70,9 @@ func (iss Issuer) validate() error {
 		if aud == "" {
 			return fmt.Errorf("issuer %q: empty audience", iss.URL)
 		}
+	}
+	if iss.JWKSURL != "" && iss.JWKS != nil {
+		return fmt.Errorf("issuer %q: set JWKSURL or JWKS, not both", iss.URL)
 	}
 	if iss.JWKSURL != "" {
 		u, err := url.Parse(iss.JWKSURL)

@@ -45,6 +45,9 @@ type keySet struct {
 // kid is accepted only when the set has exactly one key for its algorithm,
 // so that no key is ever guessed.
 func (s *keySet) find(kid, alg string) (verificationKey, bool) {
+	if s == nil {
+		return verificationKey{}, false
+	}
 	if kid != "" {
 		for _, k := range s.byID[kid] {
 			if k.alg == alg {

@@ -26,6 +26,8 @@ type issuerKeys struct {
 	clock        func() time.Time
 	timing       cacheTiming
 
+	static bool // keys configured, never fetched
+
 	cached atomic.Pointer[cachedKeys]
 	fetch  chan struct{} // a one-slot semaphore; waiting for it honours the context
 
@@ -38,7 +40,14 @@ type issuerKeys struct {
 
 type cachedKeys struct {
 	set     *keySet
-	expires time.Time
+	expires time.Time // unused for static keys
+}
+
+func (c *cachedKeys) setOrNil() *keySet {
+	if c == nil {
+		return nil
+	}
+	return c.set
 }
 
 // cacheTiming bounds how often an issuer is asked and how long answers live.
@@ -57,7 +66,7 @@ func (t cacheTiming) lifetime(f fetched) time.Duration {
 	return min(max(age, t.refreshInterval), t.maxAge)
 }
 
-func newIssuerKeys(iss Issuer, client *http.Client, clock func() time.Time, timing cacheTiming) *issuerKeys {
+func newIssuerKeys(iss Issuer, client *http.Client, clock func() time.Time, timing cacheTiming) (*issuerKeys, error) {
 	k := &issuerKeys{
 		issuer: iss.URL,
 		client: client,
@@ -65,12 +74,20 @@ func newIssuerKeys(iss Issuer, client *http.Client, clock func() time.Time, timi
 		timing: timing,
 		fetch:  make(chan struct{}, 1),
 	}
-	if iss.JWKSURL != "" {
+	switch {
+	case iss.JWKS != nil:
+		set, err := parseJWKS(iss.JWKS)
+		if err != nil {
+			return nil, fmt.Errorf("issuer %q: %w", iss.URL, err)
+		}
+		k.static = true
+		k.cached.Store(&cachedKeys{set: set})
+	case iss.JWKSURL != "":
 		k.jwksURL = iss.JWKSURL
-	} else {
+	default:
 		k.discoveryURL = strings.TrimSuffix(iss.URL, "/") + "/.well-known/openid-configuration"
 	}
-	return k
+	return k, nil
 }
 
 // key returns the verification key for a token header's kid and alg,
@@ -78,14 +95,17 @@ func newIssuerKeys(iss Issuer, client *http.Client, clock func() time.Time, timi
 // know the kid.
 func (k *issuerKeys) key(ctx context.Context, kid, alg string) (verificationKey, error) {
 	cur := k.cached.Load()
-	if cur != nil && k.clock().Before(cur.expires) {
+	if cur != nil && (k.static || k.clock().Before(cur.expires)) {
 		if key, ok := cur.set.find(kid, alg); ok {
 			return key, nil
 		}
 	}
-	set, err := k.refresh(ctx, cur)
-	if err != nil {
-		return verificationKey{}, err
+	set := cur.setOrNil()
+	if !k.static {
+		var err error
+		if set, err = k.refresh(ctx, cur); err != nil {
+			return verificationKey{}, err
+		}
 	}
 	if key, ok := set.find(kid, alg); ok {
 		return key, nil

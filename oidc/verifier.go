@@ -57,6 +57,8 @@ type trustedIssuer struct {
 
 // NewVerifier checks the configuration and returns a Verifier. It makes no
 // network call: keys are fetched when the first token of an issuer arrives.
+// Issuers are fixed for the Verifier's life; to change them (or a static
+// JWKS), build a new Verifier.
 func NewVerifier(cfg Config) (*Verifier, error) {
 	if len(cfg.Issuers) == 0 {
 		return nil, errors.New("oidc: no trusted issuers configured")
@@ -96,10 +98,14 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 		if err := iss.validate(); err != nil {
 			return nil, fmt.Errorf("oidc: %w", err)
 		}
+		keys, err := newIssuerKeys(iss, client, clock, timing)
+		if err != nil {
+			return nil, fmt.Errorf("oidc: %w", err)
+		}
 		t := &trustedIssuer{
 			Issuer:    iss,
 			audiences: make(map[string]bool, len(iss.Audiences)),
-			keys:      newIssuerKeys(iss, client, clock, timing),
+			keys:      keys,
 		}
 		for _, aud := range iss.Audiences {
 			t.audiences[aud] = true

@@ -3,6 +3,7 @@ package oidc_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -298,6 +299,34 @@ func TestIssuerOptions(t *testing.T) {
 			t.Errorf("discovery requested %d times", n)
 		}
 	})
+	t.Run("static JWKS is never fetched", func(t *testing.T) {
+		p := oidctest.New()
+		defer p.Close()
+		resp, err := http.Get(p.JWKSURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		jwks, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := oidc.NewVerifier(oidc.Config{Issuers: []oidc.Issuer{{URL: p.Issuer(), JWKS: jwks, Audiences: []string{oidctest.ClientID}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, alg := range []string{oidctest.AlgRS256, oidctest.AlgES256} {
+			if _, err := v.Verify(context.Background(), p.IDToken(nil, oidctest.WithAlg(alg)), oidc.VerifyOptions{}); err != nil {
+				t.Fatalf("%s: %v", alg, err)
+			}
+		}
+		if _, err := v.Verify(context.Background(), p.IDToken(nil, oidctest.WithHeader("kid", "rotated")), oidc.VerifyOptions{}); !errors.Is(err, oidc.ErrUnknownKey) {
+			t.Fatalf("unknown kid: err = %v, want ErrUnknownKey", err)
+		}
+		if n := p.Requests(""); n != 1 {
+			t.Errorf("%d requests, want only the test's own", n)
+		}
+	})
 	t.Run("alias is reported as the issuer URL", func(t *testing.T) {
 		f := newFixture(t)
 		f2, err := oidc.NewVerifier(oidc.Config{Clock: f.clock.Now, Issuers: []oidc.Issuer{{URL: f.provider.Issuer(), Aliases: []string{"test-alias"}, AnyAudience: true}}})
@@ -397,6 +426,8 @@ func TestNewVerifierRefusesBadConfiguration(t *testing.T) {
 		{"query in issuer", oidc.Config{Issuers: []oidc.Issuer{{URL: "https://issuer.example?x=1", AnyAudience: true}}}},
 		{"plain http JWKS", oidc.Config{Issuers: []oidc.Issuer{{URL: "https://issuer.example", JWKSURL: "http://keys.example", AnyAudience: true}}}},
 		{"issuer twice", oidc.Config{Issuers: []oidc.Issuer{oidc.Google("a"), {URL: "https://other.example", Aliases: []string{"accounts.google.com"}, AnyAudience: true}}}},
+		{"static JWKS without usable key", oidc.Config{Issuers: []oidc.Issuer{{URL: "https://issuer.example", JWKS: []byte(`{"keys":[]}`), AnyAudience: true}}}},
+		{"static JWKS and JWKS URL", oidc.Config{Issuers: []oidc.Issuer{{URL: "https://issuer.example", JWKS: []byte(`{}`), JWKSURL: "https://issuer.example/jwks", AnyAudience: true}}}},
 		{"negative skew", oidc.Config{Issuers: []oidc.Issuer{oidc.Facebook("app")}, ClockSkew: -time.Second}},
 	}
 	for _, tt := range tests {
