@@ -518,3 +518,21 @@ func TestParseAPIKeyString(t *testing.T) {
 		}
 	}
 }
+
+func TestSecp256k1AcceptsHighS(t *testing.T) {
+	// decred signs with low S; a high-S signature is as valid and the SDKs may send one.
+	k := fixedKey(t, stamp.CurveSecp256k1, "high s")
+	_, value := mustStamp(t, k, testBody)
+	m := decodeStamp(t, value)
+	der, _ := hex.DecodeString(m["signature"].(string))
+	for name, sig := range map[string][]byte{"low S": der, "high S": negateSMod(t, der, secp256k1N)} {
+		s, err := stamp.ParseAPIKeyStamp(stampJSON(t, with(m, "signature", hex.EncodeToString(sig))))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := s.Verify([]byte(testBody)); err != nil {
+			t.Fatalf("%s rejected: %v", name, err)
+		}
+		wantKind(t, s.Verify([]byte(testBody+"!")), stamp.ErrInvalidSignature)
+	}
+}

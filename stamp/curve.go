@@ -90,7 +90,7 @@ func NormalizePublicKey(curve Curve, publicKeyHex string) (string, error) {
 type publicKey struct {
 	curve Curve
 	p256  *ecdsa.PublicKey
-	k1    *secp256k1.PublicKey
+	k1    []byte // validated SEC1 compressed point, the form libsecp256k1 takes
 	ed    ed25519.PublicKey
 }
 
@@ -148,15 +148,14 @@ func parseP256Compressed(raw []byte) (*ecdsa.PublicKey, error) {
 	return k, nil
 }
 
-func parseSecp256k1Compressed(raw []byte) (*secp256k1.PublicKey, error) {
+func parseSecp256k1Compressed(raw []byte) ([]byte, error) {
 	if err := checkCompressedLength(CurveSecp256k1, raw); err != nil {
 		return nil, err
 	}
-	k, err := secp256k1.ParsePubKey(raw)
-	if err != nil {
+	if _, err := secp256k1.ParsePubKey(raw); err != nil {
 		return nil, fmt.Errorf("%s public key is not a point on the curve", CurveSecp256k1)
 	}
-	return k, nil
+	return raw, nil
 }
 
 func parseEd25519(raw []byte) (ed25519.PublicKey, error) {

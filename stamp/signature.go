@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	k1ecdsa "github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
+	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"golang.org/x/crypto/cryptobyte"
 	"golang.org/x/crypto/cryptobyte/asn1"
 )
@@ -41,18 +42,32 @@ func (k publicKey) verify(body, sig []byte) bool {
 	case k.curve == CurveEd25519 && len(k.ed) == ed25519.PublicKeySize:
 		return len(sig) == ed25519.SignatureSize && ed25519.Verify(k.ed, body, sig)
 	case k.curve == CurveSecp256k1 && k.k1 != nil:
-		s, err := k1ecdsa.ParseDERSignature(sig)
-		if err != nil {
-			return false
-		}
-		digest := sha256.Sum256(body)
-		return s.Verify(digest[:], k.k1)
+		return verifySecp256k1(k.k1, body, sig)
 	case k.curve == CurveP256 && k.p256 != nil:
 		digest := sha256.Sum256(body)
 		return ecdsa.VerifyASN1(k.p256, digest[:], sig)
 	default:
 		return false
 	}
+}
+
+// verifySecp256k1 verifies a DER signature with libsecp256k1 (through go-ethereum; its pure-Go fallback without
+// cgo), about five times faster than the pure-Go verifier. libsecp256k1 accepts only low-S signatures, and the
+// SDKs do not normalise S, so a high S is replaced by n-S first: (r, s) is valid exactly when (r, n-s) is.
+func verifySecp256k1(compressedKey, body, der []byte) bool {
+	sig, err := k1ecdsa.ParseDERSignature(der) // strict DER, 0 < r, s < n
+	if err != nil {
+		return false
+	}
+	r, s := sig.R(), sig.S()
+	if s.IsOverHalfOrder() {
+		s.Negate()
+	}
+	var rs [64]byte
+	r.PutBytesUnchecked(rs[:32])
+	s.PutBytesUnchecked(rs[32:])
+	digest := sha256.Sum256(body)
+	return ethcrypto.VerifySignature(compressedKey, digest[:], rs[:])
 }
 
 // isStrictDERSignature reports whether sig is SEQUENCE { INTEGER r, INTEGER s } in DER with positive r and s and
