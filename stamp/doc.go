@@ -17,5 +17,6 @@
 // authenticator never counts (counter 0).
 //
 // The package is pure: no I/O, no clock, no mutable globals. The only randomness is key generation and the
-// nonces of P-256 signing, both from crypto/rand.
+// nonces of P-256 signing, both from crypto/rand. (go-webauthn, for attestations that carry certificates, checks
+// their validity period against the system clock.)
 package stamp
