@@ -64,3 +64,20 @@ func (e *ProviderError) Unwrap() error {
 	}
 	return ErrOAuth2Rejected
 }
+
+// truncate shortens attacker-controlled strings before they go into errors.
+func truncate(s string) string {
+	const limit = 120
+	if len(s) <= limit {
+		return s
+	}
+	return s[:limit] + "…"
+}
+
+func truncateAll(values []string) []string {
+	out := make([]string, len(values))
+	for i, s := range values {
+		out[i] = truncate(s)
+	}
+	return out
+}

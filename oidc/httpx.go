@@ -50,6 +50,15 @@ func NewHTTPClient() *http.Client {
 	}
 }
 
+// parseFetchURL parses a URL we are about to fetch and applies checkFetchURL.
+func parseFetchURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	return u, checkFetchURL(u)
+}
+
 // checkFetchURL accepts https URLs, and http URLs only on loopback so that
 // local test providers work while no metadata or key ever travels in clear
 // over a network.

@@ -1,10 +1,6 @@
 package oidc
 
-import (
-	"errors"
-	"fmt"
-	"net/url"
-)
+import "fmt"
 
 // Issuer identifiers of the providers configured by name.
 const (
@@ -53,11 +49,8 @@ func Facebook(audiences ...string) Issuer {
 }
 
 func (iss Issuer) validate() error {
-	u, err := url.Parse(iss.URL)
+	u, err := parseFetchURL(iss.URL)
 	if err != nil {
-		return fmt.Errorf("issuer %q: %w", iss.URL, err)
-	}
-	if err := checkFetchURL(u); err != nil {
 		return fmt.Errorf("issuer %q: %w", iss.URL, err)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
@@ -75,17 +68,13 @@ func (iss Issuer) validate() error {
 		return fmt.Errorf("issuer %q: set JWKSURL or JWKS, not both", iss.URL)
 	}
 	if iss.JWKSURL != "" {
-		u, err := url.Parse(iss.JWKSURL)
-		if err != nil {
-			return fmt.Errorf("issuer %q: JWKS URL: %w", iss.URL, err)
-		}
-		if err := checkFetchURL(u); err != nil {
+		if _, err := parseFetchURL(iss.JWKSURL); err != nil {
 			return fmt.Errorf("issuer %q: JWKS URL: %w", iss.URL, err)
 		}
 	}
 	for _, alias := range iss.Aliases {
 		if alias == "" {
-			return errors.New("issuer " + iss.URL + ": empty alias")
+			return fmt.Errorf("issuer %q: empty alias", iss.URL)
 		}
 	}
 	return nil

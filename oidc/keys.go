@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -209,21 +208,8 @@ func parseDiscovery(body []byte, issuer string) (string, error) {
 	if doc.JWKSURI == "" {
 		return "", fmt.Errorf("discovery document has no jwks_uri")
 	}
-	u, err := url.Parse(doc.JWKSURI)
-	if err != nil {
-		return "", fmt.Errorf("jwks_uri: %w", err)
-	}
-	if err := checkFetchURL(u); err != nil {
+	if _, err := parseFetchURL(doc.JWKSURI); err != nil {
 		return "", fmt.Errorf("jwks_uri: %w", err)
 	}
 	return doc.JWKSURI, nil
-}
-
-// truncate shortens attacker-controlled strings before they go into errors.
-func truncate(s string) string {
-	const limit = 120
-	if len(s) <= limit {
-		return s
-	}
-	return s[:limit] + "…"
 }

@@ -138,11 +138,7 @@ func (p Provider) validate() error {
 		return fmt.Errorf("%w: provider %q needs a name, a client id and a subject field", ErrOAuth2BadRequest, p.Name)
 	}
 	for _, endpoint := range []string{p.TokenURL, p.UserInfoURL} {
-		u, err := url.Parse(endpoint)
-		if err == nil {
-			err = checkFetchURL(u)
-		}
-		if err != nil {
+		if _, err := parseFetchURL(endpoint); err != nil {
 			return fmt.Errorf("%w: provider %s endpoint: %v", ErrOAuth2BadRequest, p.Name, err)
 		}
 	}

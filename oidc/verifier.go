@@ -299,11 +299,3 @@ func newClaims(issuer string, raw jwt.MapClaims) (*Claims, error) {
 	}
 	return c, nil
 }
-
-func truncateAll(values []string) []string {
-	out := make([]string, len(values))
-	for i, s := range values {
-		out[i] = truncate(s)
-	}
-	return out
-}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -182,13 +183,11 @@ func pkceMatches(challenge, verifier string) bool {
 // userInfo serves the user behind a bearer token in the given shape.
 func (p *Provider) userInfo(shape func(Authorization) any) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		const prefix = "Bearer "
-		header := r.Header.Get("Authorization")
 		var g grant
-		ok := len(header) > len(prefix) && header[:len(prefix)] == prefix
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if ok {
 			p.mu.Lock()
-			g, ok = p.tokens[header[len(prefix):]]
+			g, ok = p.tokens[token]
 			ok = ok && p.clock().Before(g.expires)
 			p.mu.Unlock()
 		}
