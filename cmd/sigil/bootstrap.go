@@ -1,0 +1,45 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// bootstrapFile is DIR/bootstrap.json: what the first start of the stack created and where each service listens.
+// Fields of parts that are not running are absent.
+type bootstrapFile struct {
+	OrganizationID string `json:"organizationId"`
+	UserID         string `json:"userId"`
+	APIPublicKey   string `json:"apiPublicKey"`
+	APIPrivateKey  string `json:"apiPrivateKey"`
+	CoordinatorURL string `json:"coordinatorUrl"`
+}
+
+func bootstrapPath(dir string) string { return filepath.Join(dir, "bootstrap.json") }
+
+func readBootstrap(dir string) (*bootstrapFile, error) {
+	data, err := os.ReadFile(bootstrapPath(dir))
+	if err != nil {
+		return nil, fmt.Errorf("read %s (has `sigil up --dir %s` run?): %w", bootstrapPath(dir), dir, err)
+	}
+	var b bootstrapFile
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%s is not valid JSON: %w", bootstrapPath(dir), err)
+	}
+	return &b, nil
+}
+
+// writeBootstrap writes the file readable by its owner only: it holds the root user's private key.
+func writeBootstrap(dir string, b *bootstrapFile) error {
+	data, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := bootstrapPath(dir) + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, bootstrapPath(dir))
+}

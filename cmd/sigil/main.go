@@ -1,0 +1,65 @@
+// Command sigil runs Sigil's services and talks to them.
+//
+//	sigil up [--dir DIR]                    run the whole stack with embedded defaults
+//	sigil keys new [--curve CURVE]          make an API key pair
+//	sigil api NAME --params JSON            submit an activity or run a query
+//	sigil bench                             measure the coordinator on this machine
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// command is one subcommand: a few lines that parse flags and call into a package.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string) error
+}
+
+var commands = map[string]command{
+	"up":    {"run the coordinator with embedded defaults (SQLite in --dir)", runUp},
+	"keys":  {"manage API keys: keys new [--curve p256|secp256k1|ed25519] [--out FILE]", runKeys},
+	"api":   {"submit an activity or run a query: api NAME --params JSON [--key FILE --org ID | --dir DIR]", runAPI},
+	"bench": {"measure stamped activity and query throughput against a server on loopback", runBench},
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if len(os.Args) < 2 {
+		usage()
+		os.Exit(2)
+	}
+	cmd, ok := commands[os.Args[1]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "sigil: unknown command %q\n\n", os.Args[1])
+		usage()
+		os.Exit(2)
+	}
+	if err := cmd.run(ctx, os.Args[2:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
+		fmt.Fprintln(os.Stderr, "sigil:", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: sigil COMMAND [flags]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(os.Stderr, "  %-6s %s\n", n, commands[n].summary)
+	}
+}

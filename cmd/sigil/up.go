@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"sigil/coordinator"
+	"sigil/store"
+)
+
+func runUp(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("up", flag.ContinueOnError)
+	dir := fs.String("dir", ".sigil", "data directory (SQLite database, bootstrap.json)")
+	listen := fs.String("listen", "127.0.0.1:8081", "coordinator listen address")
+	dbURL := fs.String("database-url", "", "PostgreSQL URL (postgres://...); default: SQLite in --dir")
+	origins := fs.String("allowed-origins", "http://127.0.0.1:8084,http://127.0.0.1:8085,http://localhost:8084,http://localhost:8085",
+		"comma-separated browser origins allowed to call the coordinator (* for any)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	if err := os.MkdirAll(*dir, 0o700); err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, *dbURL, *dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	coord := coordinator.New(st, coordinator.Config{Logger: logger, AllowedOrigins: strings.Split(*origins, ",")})
+
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	url := "http://" + ln.Addr().String()
+	if err := ensureBootstrap(ctx, coord, *dir, url); err != nil {
+		ln.Close()
+		return err
+	}
+	srv := &http.Server{Handler: coord.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	logger.Info("coordinator listening", "url", url, "database", st.Backend(), "bootstrap", bootstrapPath(*dir))
+	fmt.Fprintf(os.Stderr, "\nSigil is up.\n  coordinator  %s\n  bootstrap    %s\n\n", url, bootstrapPath(*dir))
+	return serve(ctx, srv, ln, logger)
+}
+
+// ensureBootstrap creates the root organization on the first start and records it; later starts reuse it.
+func ensureBootstrap(ctx context.Context, coord *coordinator.Coordinator, dir, url string) error {
+	b, err := readBootstrap(dir)
+	if err == nil {
+		b.CoordinatorURL = url
+		return writeBootstrap(dir, b)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	boot, err := coord.CreateRootOrganization(ctx, "Sigil", "root")
+	if err != nil {
+		return err
+	}
+	return writeBootstrap(dir, &bootstrapFile{
+		OrganizationID: boot.OrganizationID, UserID: boot.UserID, APIPublicKey: boot.APIKey.PublicKeyHex(),
+		APIPrivateKey: boot.APIKey.PrivateKeyHex(), CoordinatorURL: url,
+	})
+}
+
+// serve runs srv until ctx ends (SIGINT/SIGTERM), then shuts down gracefully, letting requests in flight finish.
+func serve(ctx context.Context, srv *http.Server, ln net.Listener, logger *slog.Logger) error {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}

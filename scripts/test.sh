@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The whole test suite, as the README's `make test` runs it: it installs and starts what the tests need by itself
+# (a throwaway PostgreSQL cluster, the conformance tests' npm packages), builds the sigil binary once, runs every Go
+# test on both database backends, then drives a freshly started stack with the official TypeScript SDKs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+work=$(mktemp -d /tmp/sigil-test.XXXXXX)
+chmod 755 "$work"
+pids=()
+cleanup() {
+  for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+  bash scripts/postgres.sh down "$work/pg" || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+echo "==> building sigil"
+go build -o bin/sigil ./cmd/sigil
+export SIGIL_BIN="$root/bin/sigil"
+
+echo "==> starting PostgreSQL"
+export SIGIL_TEST_POSTGRES_URL=$(bash scripts/postgres.sh up "$work/pg" "$(free_port)")
+
+echo "==> installing the conformance tests' npm packages"
+(cd tests/compat && npm ci --no-audit --no-fund --loglevel=error)
+
+echo "==> go test ./... (SQLite and PostgreSQL)"
+go test -count=1 ./...
+
+# compat BACKEND: start a stack on that backend and run the official SDKs against it.
+compat() {
+  local name=$1 dburl=$2 dir="$work/stack-$1" port
+  port=$(free_port)
+  "$SIGIL_BIN" up --dir "$dir" --listen "127.0.0.1:$port" ${dburl:+--database-url "$dburl"} >"$work/up-$name.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 100); do
+    curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  echo "==> conformance tests with the official SDKs ($name)"
+  (cd tests/compat && SIGIL_DIR="$dir" npm test --silent) || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
+}
+
+compat sqlite ""
+compat_url="${SIGIL_TEST_POSTGRES_URL%/postgres*}/sigil_compat?sslmode=disable"
+psql "$SIGIL_TEST_POSTGRES_URL" -qc "CREATE DATABASE sigil_compat" >/dev/null
+compat postgres "$compat_url"
+echo "==> all tests passed"
