@@ -144,7 +144,7 @@ func (c *Coordinator) logRequests(next http.Handler) http.Handler {
 		note := &requestNote{}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), noteKey{}, note)))
-		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status, "duration_ms", float64(time.Since(start).Microseconds())/1000}
+		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status, "duration_ms", float64(time.Since(start).Microseconds()) / 1000}
 		if note.activityID != "" {
 			attrs = append(attrs, "activity", note.activityID, "type", note.activityType)
 		}

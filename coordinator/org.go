@@ -63,7 +63,9 @@ type APIKey struct {
 }
 
 // Expired reports whether the key can no longer be used at now.
-func (k *APIKey) Expired(now time.Time) bool { return !k.ExpiresAt.IsZero() && !now.Before(k.ExpiresAt) }
+func (k *APIKey) Expired(now time.Time) bool {
+	return !k.ExpiresAt.IsZero() && !now.Before(k.ExpiresAt)
+}
 
 // Authenticator is a passkey.
 type Authenticator struct {

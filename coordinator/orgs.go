@@ -73,8 +73,12 @@ func validateSubOrg(s subOrgSpec) error {
 	return nil
 }
 
-func validateCreateSubOrgV7(p *api.CreateSubOrganizationIntentV7) error { return validateSubOrg(subOrgV7(p)) }
-func validateCreateSubOrgV8(p *api.CreateSubOrganizationIntentV8) error { return validateSubOrg(subOrgV8(p)) }
+func validateCreateSubOrgV7(p *api.CreateSubOrganizationIntentV7) error {
+	return validateSubOrg(subOrgV7(p))
+}
+func validateCreateSubOrgV8(p *api.CreateSubOrganizationIntentV8) error {
+	return validateSubOrg(subOrgV8(p))
+}
 
 func execCreateSubOrgV7(x *execution, p *api.CreateSubOrganizationIntentV7) (*api.CreateSubOrganizationResult, error) {
 	return x.createSubOrg(subOrgV7(p))
@@ -185,4 +189,3 @@ func (c *Coordinator) CreateRootOrganization(ctx context.Context, orgName, userN
 	}
 	return &Bootstrap{OrganizationID: org.ID, UserID: user.ID, APIKey: key}, nil
 }
-

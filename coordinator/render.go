@@ -73,4 +73,3 @@ func renderOrg(o *Org) api.OrganizationData {
 	}
 	return out
 }
-

@@ -236,7 +236,9 @@ func oidcClaims(token string) (*api.OidcClaims, error) {
 	return &api.OidcClaims{Iss: c.Iss, Sub: c.Sub, Aud: aud}, nil
 }
 
-func validateDeleteUsers(p *api.DeleteUsersIntent) error { return checkIDs("parameters.userIds", p.UserIDs, false) }
+func validateDeleteUsers(p *api.DeleteUsersIntent) error {
+	return checkIDs("parameters.userIds", p.UserIDs, false)
+}
 
 func execDeleteUsers(x *execution, p *api.DeleteUsersIntent) (*api.DeleteUsersResult, error) {
 	for _, id := range p.UserIDs {

@@ -228,7 +228,7 @@ func (c *compiler) compileField(n *fieldNode) (evaluator, *typ, error) {
 		if f.unsupported != "" {
 			return nil, nil, c.errorf(n.pos, "", "field '%s' is not supported yet: %s", displayPath(n), f.unsupported)
 		}
-		return &fieldEval{x: x, get: f.get, src: format(n)}, f.typ, nil
+		return &fieldEval{x: x, get: f.get, str: f.str, src: format(n)}, f.typ, nil
 	case kindDyn:
 		return nil, nil, c.errorf(n.pos, fmt.Sprintf("write %s['%s']", format(n.x), n.name),
 			"%s is a dynamic value, so its keys are read with ['...']", quote(n.x))
@@ -302,6 +302,9 @@ func (c *compiler) compileSlice(n *sliceNode) (evaluator, *typ, error) {
 		if hi, ok := n.hi.(*intNode); ok && lo.val.Gt(&hi.val) {
 			return nil, nil, c.errorf(n.pos, "", "slice [%s..%s] ends before it starts", lo.val.Dec(), hi.val.Dec())
 		}
+	}
+	if t.kind == kindString {
+		return newStringSlice(x, bounds[0], bounds[1], format(n)), t, nil
 	}
 	return &sliceEval{x: x, lo: bounds[0], hi: bounds[1], src: format(n)}, t, nil
 }
@@ -473,7 +476,7 @@ func (c *compiler) compileBinary(n *binaryNode) (evaluator, *typ, error) {
 			return nil, nil, c.mismatch(n, lt, rt)
 		}
 		if lt.kind == kindString && rt.kind == kindString {
-			return &stringEqEval{l: l, r: r, neg: n.op == tokNe}, tBool, nil
+			return &stringEqEval{l: asStringEval(l), r: asStringEval(r), neg: n.op == tokNe}, tBool, nil
 		}
 		return &eqEval{l: l, r: r, neg: n.op == tokNe, src: src}, tBool, nil
 	case tokIn:

@@ -37,7 +37,20 @@ func (e *varEval) eval(_ *Input, vars []value) (value, error) { return vars[e.sl
 type fieldEval struct {
 	x   evaluator
 	get getter
+	str func(ref any) string // non-nil for string fields
 	src string
+}
+
+func (e *fieldEval) evalString(in *Input, vars []value) (string, error) {
+	if e.str == nil {
+		v, err := e.eval(in, vars)
+		return v.s, err
+	}
+	x, err := e.x.eval(in, vars)
+	if err != nil {
+		return "", err
+	}
+	return e.str(x.ref), nil
 }
 
 func (e *fieldEval) eval(in *Input, vars []value) (value, error) {
@@ -306,22 +319,95 @@ func (e *truthEval) eval(in *Input, vars []value) (value, error) {
 	return boolValue(b), nil
 }
 
+// stringEvaluator is the fast path of nodes of static type string: comparing
+// strings passes two strings around instead of two values.
+type stringEvaluator interface {
+	evalString(in *Input, vars []value) (string, error)
+}
+
+func (e *constEval) evalString(*Input, []value) (string, error) { return e.v.s, nil }
+
+type stringAdapter struct{ evaluator }
+
+func (e stringAdapter) evalString(in *Input, vars []value) (string, error) {
+	v, err := e.eval(in, vars)
+	return v.s, err
+}
+
+func asStringEval(e evaluator) stringEvaluator {
+	if s, ok := e.(stringEvaluator); ok {
+		return s
+	}
+	return stringAdapter{e}
+}
+
+// stringSliceEval is s[lo..hi] on a string; constant bounds are resolved at compile time.
+type stringSliceEval struct {
+	x        stringEvaluator
+	lo, hi   evaluator
+	loC, hiC int // the constant bounds, or -1
+	src      string
+}
+
+func newStringSlice(x, lo, hi evaluator, src string) *stringSliceEval {
+	e := &stringSliceEval{x: asStringEval(x), lo: lo, hi: hi, loC: constIndex(lo), hiC: constIndex(hi), src: src}
+	return e
+}
+
+func constIndex(e evaluator) int {
+	c, ok := e.(*constEval)
+	if !ok || c.v.k != kindInt || !c.v.n.IsUint64() || c.v.n.Uint64() > 1<<31 {
+		return -1
+	}
+	return int(c.v.n.Uint64())
+}
+
+func (e *stringSliceEval) bound(c int, x evaluator, in *Input, vars []value) (int, error) {
+	if c >= 0 {
+		return c, nil
+	}
+	return evalIndex(x, in, vars)
+}
+
+func (e *stringSliceEval) evalString(in *Input, vars []value) (string, error) {
+	s, errX := e.x.evalString(in, vars)
+	lo, errLo := e.bound(e.loC, e.lo, in, vars)
+	hi, errHi := e.bound(e.hiC, e.hi, in, vars)
+	for _, err := range [...]error{errX, errLo, errHi} {
+		if err != nil {
+			return "", err
+		}
+	}
+	if lo < 0 || hi < 0 || lo > hi || hi > len(s) {
+		return "", withClause(evalErrorf(OutOfRange, "slice [%d..%d] is out of range for length %d", lo, hi, len(s)), e.src)
+	}
+	return s[lo:hi], nil
+}
+
+func (e *stringSliceEval) eval(in *Input, vars []value) (value, error) {
+	s, err := e.evalString(in, vars)
+	if err != nil {
+		return value{}, err
+	}
+	return stringValue(s), nil
+}
+
 // stringEqEval is == or != on two static strings, the common case.
 type stringEqEval struct {
-	l, r evaluator
+	l, r stringEvaluator
 	neg  bool
 }
 
 func (e *stringEqEval) eval(in *Input, vars []value) (value, error) {
-	l, errL := e.l.eval(in, vars)
-	r, errR := e.r.eval(in, vars)
+	l, errL := e.l.evalString(in, vars)
+	r, errR := e.r.evalString(in, vars)
 	if errL != nil {
 		return value{}, errL
 	}
 	if errR != nil {
 		return value{}, errR
 	}
-	return boolValue(hexEqual(l.s, r.s) != e.neg), nil
+	return boolValue(hexEqual(l, r) != e.neg), nil
 }
 
 type eqEval struct {

@@ -11,6 +11,7 @@ type getter func(ref any) (value, error)
 type fieldDef struct {
 	typ         *typ
 	get         getter
+	str         func(ref any) string // set for string fields: the fast path of string comparisons
 	unsupported string // non-empty: the field exists in the language but Sigil lacks what it needs
 }
 
@@ -45,7 +46,11 @@ func structOf(name string, fields map[string]*fieldDef) *typ {
 }
 
 func strField[T any](read func(*T) string) *fieldDef {
-	return &fieldDef{typ: tString, get: func(ref any) (value, error) { return stringValue(read(ref.(*T))), nil }}
+	return &fieldDef{
+		typ: tString,
+		get: func(ref any) (value, error) { return stringValue(read(ref.(*T))), nil },
+		str: func(ref any) string { return read(ref.(*T)) },
+	}
 }
 
 func boolField[T any](read func(*T) bool) *fieldDef {
