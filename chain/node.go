@@ -1,0 +1,316 @@
+package chain
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/eth"
+	"github.com/ethereum/go-ethereum/eth/catalyst"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/eth/filters"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/p2p"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"sigil/contracts"
+)
+
+// Node is a running dev chain. All methods are safe for concurrent use.
+type Node struct {
+	cfg       Config
+	log       *slog.Logger
+	stack     *node.Node
+	backend   *eth.Ethereum
+	beacon    *catalyst.SimulatedBeacon
+	rpc       *rpc.Client
+	client    *ethclient.Client
+	dev       *Account
+	addresses contracts.Addresses
+	faucet    *Faucet
+	simulator *Simulator
+
+	faucetReady chan struct{} // closed once the faucet can serve
+	stop        chan struct{}
+	background  sync.WaitGroup
+	closeOnce   sync.Once
+	closeErr    error
+}
+
+// Start starts the dev chain and, at the first start on a data directory (or every start of an
+// ephemeral chain), deploys the fixtures. It returns once JSON-RPC and the faucet are serving.
+func Start(ctx context.Context, cfg Config) (*Node, error) {
+	cfg = cfg.withDefaults()
+	host, port, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	key, err := loadOrCreateDevKey(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := readRecord(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	// Checked before go-ethereum opens the database: it would otherwise adopt the new chain id.
+	if rec != nil && rec.ChainID != cfg.ChainID {
+		return nil, fmt.Errorf("chain: data directory %q holds chain %d, config asks for %d; use another directory or the same chain id", cfg.DataDir, rec.ChainID, cfg.ChainID)
+	}
+	n := &Node{cfg: cfg, log: cfg.Logger, faucetReady: make(chan struct{}), stop: make(chan struct{})}
+	if err := n.startStack(host, port, key); err != nil {
+		return nil, err
+	}
+	if err := n.setUp(ctx, key, rec); err != nil {
+		n.Close()
+		return nil, err
+	}
+	n.startBackground()
+	n.log.Info("dev chain started", "rpc", n.RPCURL(), "chainId", cfg.ChainID, "dataDir", cfg.DataDir,
+		"devAccount", n.dev.Address())
+	return n, nil
+}
+
+func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
+	devAddress := addressOf(key)
+	stack, err := node.New(&node.Config{
+		Name:             "sigil-dev",
+		DataDir:          n.cfg.DataDir,
+		HTTPHost:         host,
+		HTTPPort:         port,
+		HTTPModules:      []string{"eth", "net", "web3", "txpool", "dev"},
+		HTTPVirtualHosts: []string{"localhost"},
+		HTTPTimeouts:     rpc.DefaultHTTPTimeouts,
+		P2P:              p2p.Config{NoDiscovery: true, NoDial: true, MaxPeers: 0},
+	})
+	if err != nil {
+		return fmt.Errorf("chain: create node (is another process using data directory %q?): %w", n.cfg.DataDir, err)
+	}
+	n.stack = stack
+
+	genesis := core.DeveloperGenesisBlock(DefaultGasLimit, &devAddress)
+	genesis.Config.ChainID = n.cfg.chainID()
+	ethCfg := ethconfig.Defaults
+	ethCfg.Genesis = genesis
+	ethCfg.NetworkId = uint64(n.cfg.ChainID)
+	ethCfg.SyncMode = ethconfig.FullSync
+	ethCfg.Miner.PendingFeeRecipient = devAddress
+	ethCfg.Miner.GasCeil = DefaultGasLimit
+	// A dev chain is small: keep the caches small so the node starts and stops quickly.
+	ethCfg.DatabaseCache, ethCfg.TrieCleanCache, ethCfg.TrieDirtyCache, ethCfg.SnapshotCache = 32, 16, 16, 16
+	backend, err := eth.New(stack, &ethCfg)
+	if err != nil {
+		stack.Close()
+		if strings.Contains(err.Error(), "genesis") {
+			return fmt.Errorf("chain: data directory %q holds another chain (different chain id or dev account?); use a new directory or delete it: %w", n.cfg.DataDir, err)
+		}
+		return fmt.Errorf("chain: start the Ethereum service: %w", err)
+	}
+	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
+	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)}})
+
+	beacon, err := catalyst.NewSimulatedBeacon(0, devAddress, backend)
+	if err != nil {
+		stack.Close()
+		return fmt.Errorf("chain: start the simulated beacon: %w", err)
+	}
+	n.backend = backend
+	catalyst.RegisterSimulatedBeaconAPIs(stack, beacon)
+	stack.RegisterLifecycle(beacon)
+	n.beacon = beacon
+	stack.RegisterHandler("Sigil dev faucet", FaucetPath, http.HandlerFunc(n.serveFaucet))
+
+	if err := stack.Start(); err != nil {
+		stack.Close()
+		return fmt.Errorf("chain: start node on %s: %w", n.cfg.ListenAddr, err)
+	}
+	n.rpc = stack.Attach()
+	n.client = ethclient.NewClient(n.rpc)
+	return nil
+}
+
+// setUp loads the deployment record, or deploys the fixtures when there is none.
+func (n *Node) setUp(ctx context.Context, key *ecdsa.PrivateKey, rec *record) error {
+	n.dev = NewAccount(n.client, key, n.cfg.chainID())
+	addresses, err := n.loadOrDeploy(ctx, rec)
+	if err != nil {
+		return err
+	}
+	n.addresses = addresses
+	faucet, err := NewFaucet(n.client, n.dev, addresses, n.cfg.Faucet)
+	if err != nil {
+		return err
+	}
+	faucet.log = n.log
+	n.faucet = faucet
+	close(n.faucetReady)
+	sim, err := NewSimulator(n.client, n.dev, addresses, n.cfg.Simulator)
+	if err != nil {
+		return err
+	}
+	n.simulator = sim
+	return nil
+}
+
+func (n *Node) loadOrDeploy(ctx context.Context, rec *record) (contracts.Addresses, error) {
+	if rec != nil {
+		if err := contracts.Verify(ctx, n.client, rec.Contracts); err == nil {
+			return rec.Contracts, nil
+		} else {
+			n.log.Warn("deployment record does not match the chain; deploying the fixtures again", "err", err)
+		}
+	}
+	started := time.Now()
+	addresses, err := contracts.Deploy(ctx, n.dev, n.client, n.cfg.Fixtures)
+	if err != nil {
+		return nil, fmt.Errorf("chain: deploy fixtures: %w", err)
+	}
+	if err := writeRecord(n.cfg.DataDir, record{ChainID: n.cfg.ChainID, Deployer: n.dev.Address(), Contracts: addresses}); err != nil {
+		return nil, err
+	}
+	n.log.Info("dev chain fixtures deployed", "contracts", len(addresses), "took", time.Since(started).Round(time.Millisecond))
+	return addresses, nil
+}
+
+func (n *Node) startBackground() {
+	if p := n.cfg.BlockPeriod; p > 0 {
+		n.every(p, n.sealEmptyBlock)
+	}
+	if p := n.cfg.Simulator.Period; p > 0 {
+		n.every(p, func(ctx context.Context) error {
+			_, err := n.simulator.Step(ctx)
+			return err
+		})
+	}
+}
+
+// every runs f on a period until Close; errors are logged, not fatal.
+func (n *Node) every(period time.Duration, f func(context.Context) error) {
+	n.background.Add(1)
+	go func() {
+		defer n.background.Done()
+		ticker := time.NewTicker(period)
+		defer ticker.Stop()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			<-n.stop
+			cancel()
+		}()
+		for {
+			select {
+			case <-n.stop:
+				return
+			case <-ticker.C:
+				if err := f(ctx); err != nil && ctx.Err() == nil {
+					n.log.Warn("dev chain periodic task failed", "err", err)
+				}
+			}
+		}
+	}()
+}
+
+// sealEmptyBlock asks the simulated beacon for a block through its dev API (a withdrawal of
+// nothing), which goes through the same queue as blocks triggered by transactions, so the two
+// never seal concurrently.
+func (n *Node) sealEmptyBlock(ctx context.Context) error {
+	return n.rpc.CallContext(ctx, nil, "dev_addWithdrawal", &types.Withdrawal{})
+}
+
+// Close stops the chain and releases the data directory. State is flushed to disk.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() {
+		close(n.stop)
+		n.background.Wait()
+		if n.rpc != nil {
+			n.rpc.Close()
+		}
+		n.closeErr = n.stack.Close()
+	})
+	return n.closeErr
+}
+
+// RPCURL is the JSON-RPC endpoint, e.g. "http://127.0.0.1:8545/".
+func (n *Node) RPCURL() string { return n.stack.HTTPEndpoint() + "/" }
+
+// FaucetURL is the faucet's endpoint, e.g. "http://127.0.0.1:8545/faucet".
+func (n *Node) FaucetURL() string { return n.stack.HTTPEndpoint() + FaucetPath }
+
+// ChainID is the chain id (EIP-155).
+func (n *Node) ChainID() *big.Int { return n.cfg.chainID() }
+
+// Contracts returns a copy of the deployed fixtures' addresses, keyed by fixture name.
+func (n *Node) Contracts() contracts.Addresses {
+	out := make(contracts.Addresses, len(n.addresses))
+	for k, v := range n.addresses {
+		out[k] = v
+	}
+	return out
+}
+
+// DevAccount is the genesis-funded account that owns the fixtures and funds the faucet.
+func (n *Node) DevAccount() common.Address { return n.dev.Address() }
+
+// Client is an in-process JSON-RPC client of the chain (no HTTP hop).
+func (n *Node) Client() *ethclient.Client { return n.client }
+
+// Faucet is the dev chain's faucet.
+func (n *Node) Faucet() *Faucet { return n.faucet }
+
+// Simulator is the yield simulator; Step drives it one step at a time.
+func (n *Node) Simulator() *Simulator { return n.simulator }
+
+// AdvanceTime seals an empty block whose timestamp is d later than the latest block's; later
+// blocks keep counting from there. It fails while transactions are pending.
+func (n *Node) AdvanceTime(d time.Duration) error {
+	if d < time.Second {
+		return errors.New("chain: advance time by at least one second")
+	}
+	// Mined transactions leave the pool asynchronously; wait for that before checking it is empty.
+	if err := n.backend.TxPool().Sync(); err != nil {
+		return fmt.Errorf("chain: advance time: %w", err)
+	}
+	if err := n.beacon.AdjustTime(d); err != nil {
+		return fmt.Errorf("chain: advance time: %w", err)
+	}
+	return nil
+}
+
+// Bootstrap is what bootstrap.json says about the dev chain.
+type Bootstrap struct {
+	NetworkID string            `json:"networkId"`
+	ChainID   int64             `json:"chainId"`
+	RPCURL    string            `json:"rpcUrl"`
+	FaucetURL string            `json:"faucetUrl"`
+	Contracts map[string]string `json:"contracts"`
+}
+
+// Bootstrap returns the chain's entry for bootstrap.json (addresses checksummed).
+func (n *Node) Bootstrap() Bootstrap {
+	b := Bootstrap{NetworkID: NetworkID, ChainID: n.cfg.ChainID, RPCURL: n.RPCURL(), FaucetURL: n.FaucetURL(),
+		Contracts: make(map[string]string, len(n.addresses))}
+	for name, addr := range n.addresses {
+		b.Contracts[name] = addr.Hex()
+	}
+	return b
+}
+
+func (n *Node) serveFaucet(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-n.faucetReady:
+		n.faucet.ServeHTTP(w, r)
+	default:
+		writeJSON(w, http.StatusServiceUnavailable, faucetErrorBody("not_ready", "the dev chain is still deploying its contracts; retry in a moment"))
+	}
+}

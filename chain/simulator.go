@@ -1,0 +1,227 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"sigil/contracts"
+)
+
+// SimulatorConfig sets the yield the simulator pays, as annual rates in basis points, and how
+// often it runs. Zero rates take the defaults; a negative rate turns that source off.
+type SimulatorConfig struct {
+	// Period between automatic steps; 0 runs no automatic step (Step still works).
+	Period time.Duration
+
+	VaultAPRBps     int64 // interest minted into the plain ERC-4626 vaults; default 500 (5%)
+	LendingAPRBps   int64 // interest of the lending market; default 400
+	StakingAPRBps   int64 // rewards of both staking contracts; default 350
+	IncentiveAPRBps int64 // incentive tokens given to the allocator vaults (sold on harvest); default 200
+}
+
+func (c SimulatorConfig) withDefaults() SimulatorConfig {
+	set := func(v *int64, def int64) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	set(&c.VaultAPRBps, 500)
+	set(&c.LendingAPRBps, 400)
+	set(&c.StakingAPRBps, 350)
+	set(&c.IncentiveAPRBps, 200)
+	return c
+}
+
+// Simulator makes yield happen on the dev chain. Each step pays, for the chain time elapsed since
+// the previous step, rate × balance × elapsed / year to every yield source: the asset minted into
+// the plain vaults, interest into the lending market, ether rewards to both staking contracts,
+// incentive tokens to the allocator vaults, which are then harvested. Share prices, receipt
+// balances and rewards therefore move the way APYs say they should.
+type Simulator struct {
+	client    *ethclient.Client
+	sender    *Account
+	addresses contracts.Addresses
+	cfg       SimulatorConfig
+
+	mu       sync.Mutex
+	lastTime uint64 // chain time of the last step
+}
+
+// StepReport tells what one step paid.
+type StepReport struct {
+	// Elapsed is the chain time the step paid for.
+	Elapsed time.Duration
+	// Paid maps a fixture name to what it received, in base units of what was paid: the vault's
+	// asset, the lending reserve's asset, wei for staking, incentive tokens for allocator vaults.
+	Paid map[string]*big.Int
+}
+
+// NewSimulator returns a simulator that pays from sender, the owner of the fixtures. Its first
+// step pays for the time since now (the latest block).
+func NewSimulator(client *ethclient.Client, sender *Account, addresses contracts.Addresses, cfg SimulatorConfig) (*Simulator, error) {
+	head, err := client.HeaderByNumber(context.Background(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("chain: simulator: read latest block: %w", err)
+	}
+	return &Simulator{client: client, sender: sender, addresses: addresses, cfg: cfg.withDefaults(), lastTime: head.Time}, nil
+}
+
+const secondsPerYear = 365 * 24 * 3600
+
+// Step pays the yield for the chain time elapsed since the previous step. Steps never overlap.
+func (s *Simulator) Step(ctx context.Context) (StepReport, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	head, err := s.client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return StepReport{}, fmt.Errorf("chain: simulator: read latest block: %w", err)
+	}
+	report := StepReport{Paid: map[string]*big.Int{}}
+	if head.Time <= s.lastTime {
+		return report, nil
+	}
+	elapsed := head.Time - s.lastTime
+	report.Elapsed = time.Duration(elapsed) * time.Second
+	st := &step{s: s, ctx: ctx, elapsed: new(big.Int).SetUint64(elapsed), report: report}
+	for _, pay := range []func(){st.vaults, st.lending, st.staking, st.allocators} {
+		pay()
+		if st.err != nil {
+			return report, fmt.Errorf("chain: simulator: %w", st.err)
+		}
+	}
+	s.lastTime = head.Time
+	return report, nil
+}
+
+// step is one simulator step; it keeps the first error so the payments read as a list.
+type step struct {
+	s       *Simulator
+	ctx     context.Context
+	elapsed *big.Int
+	report  StepReport
+	err     error
+}
+
+// accrual is base × rate × elapsed / (10000 × year), rounded down.
+func (st *step) accrual(base *big.Int, rateBps int64) *big.Int {
+	if rateBps <= 0 || base.Sign() <= 0 {
+		return new(big.Int)
+	}
+	n := new(big.Int).Mul(base, big.NewInt(rateBps))
+	n.Mul(n, st.elapsed)
+	return n.Div(n, big.NewInt(10_000*secondsPerYear))
+}
+
+func (st *step) read(fixture, method string, args ...any) *big.Int {
+	if st.err != nil {
+		return new(big.Int)
+	}
+	f, _ := contracts.FixtureNamed(fixture)
+	out, err := contracts.MustLoad(f.Artifact).Call(st.ctx, st.s.client, st.s.addresses[fixture], method, args...)
+	if err != nil {
+		st.err = err
+		return new(big.Int)
+	}
+	v, _ := out[0].(*big.Int)
+	if v == nil {
+		st.err = fmt.Errorf("%s.%s returned no number", fixture, method)
+		return new(big.Int)
+	}
+	return v
+}
+
+func (st *step) send(fixture string, value *big.Int, method string, args ...any) {
+	if st.err != nil {
+		return
+	}
+	f, _ := contracts.FixtureNamed(fixture)
+	data, err := contracts.MustLoad(f.Artifact).Pack(method, args...)
+	if err != nil {
+		st.err = err
+		return
+	}
+	to := st.s.addresses[fixture]
+	if _, err := st.s.sender.Transact(st.ctx, &to, value, data); err != nil {
+		st.err = fmt.Errorf("%s.%s: %w", fixture, method, err)
+	}
+}
+
+// giveToken puts amount of a token fixture in holder: minted for test tokens, wrapped for WETH.
+func (st *step) giveToken(token string, holder common.Address, amount *big.Int) {
+	if token == contracts.WETH {
+		st.send(contracts.WETH, amount, "deposit")
+		st.send(contracts.WETH, nil, "transfer", holder, amount)
+		return
+	}
+	st.send(token, nil, "mint", holder, amount)
+}
+
+func (st *step) vaults() {
+	for _, vault := range []string{contracts.VaultUSDC, contracts.VaultDAI, contracts.VaultWETH} {
+		interest := st.accrual(st.read(vault, "totalAssets"), st.s.cfg.VaultAPRBps)
+		if interest.Sign() == 0 {
+			continue
+		}
+		f, _ := contracts.FixtureNamed(vault)
+		st.giveToken(f.Asset, st.s.addresses[vault], interest)
+		st.report.Paid[vault] = interest
+	}
+}
+
+func (st *step) lending() {
+	for _, receipt := range []string{contracts.LendingAUSDC, contracts.LendingAUSDT} {
+		interest := st.accrual(st.read(receipt, "totalSupply"), st.s.cfg.LendingAPRBps)
+		if interest.Sign() == 0 {
+			continue
+		}
+		f, _ := contracts.FixtureNamed(receipt)
+		st.giveToken(f.Asset, st.s.addresses[contracts.Lending], interest)
+		st.send(contracts.Lending, nil, "accrueInterest", st.s.addresses[f.Asset])
+		st.report.Paid[receipt] = interest
+	}
+}
+
+func (st *step) staking() {
+	for fixture, base := range map[string]string{
+		contracts.Staking:       "totalStaked",
+		contracts.ProviderStake: "totalPooledEther",
+	} {
+		rewards := st.accrual(st.read(fixture, base), st.s.cfg.StakingAPRBps)
+		if rewards.Sign() == 0 {
+			continue
+		}
+		st.send(fixture, rewards, "distributeRewards")
+		st.report.Paid[fixture] = rewards
+	}
+}
+
+// allocators gives each allocator vault incentive tokens worth its incentive APR at the pool's
+// price, then harvests it (sell, reinvest, accrue fees).
+func (st *step) allocators() {
+	incentiveReserve := st.read(contracts.Pool, "reserve0")
+	usdcReserve := st.read(contracts.Pool, "reserve1")
+	for _, vault := range []string{contracts.OAV10USDC, contracts.OAV20USDC} {
+		assets := st.read(vault, "totalAssets")
+		if assets.Sign() == 0 || usdcReserve.Sign() == 0 {
+			continue
+		}
+		worth := st.accrual(assets, st.s.cfg.IncentiveAPRBps)
+		incentives := new(big.Int).Div(new(big.Int).Mul(worth, incentiveReserve), usdcReserve)
+		minOut := new(big.Int)
+		if incentives.Sign() > 0 {
+			st.send(contracts.Incentive, nil, "mint", st.s.addresses[vault], incentives)
+			st.report.Paid[vault] = incentives
+			// Accept up to 1% less than the quote, in case someone else traded in between.
+			held := st.read(contracts.Incentive, "balanceOf", st.s.addresses[vault])
+			quote := st.read(contracts.Pool, "getAmountOut", st.s.addresses[contracts.Incentive], held)
+			minOut.Div(new(big.Int).Mul(quote, big.NewInt(99)), big.NewInt(100))
+		}
+		st.send(vault, nil, "harvest", minOut)
+	}
+}

@@ -1,0 +1,122 @@
+package chain
+
+import (
+	"crypto/ecdsa"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"sigil/contracts"
+)
+
+// Files the dev chain keeps in its data directory next to go-ethereum's own.
+const (
+	devKeyFile = "dev-account.key" // hex private key of the dev account, mode 0600
+	recordFile = "deployment.json" // where the fixtures are
+)
+
+// loadOrCreateDevKey returns the dev account's key: the one saved in dataDir, or a new one (saved
+// there unless the chain is ephemeral). The genesis block funds that account.
+func loadOrCreateDevKey(dataDir string) (*ecdsa.PrivateKey, error) {
+	if dataDir == "" {
+		return crypto.GenerateKey()
+	}
+	path := filepath.Join(dataDir, devKeyFile)
+	text, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		key, err := crypto.HexToECDSA(strings.TrimSpace(string(text)))
+		if err != nil {
+			return nil, fmt.Errorf("chain: %s does not hold a hex secp256k1 key (delete the data directory to start a new chain)", path)
+		}
+		return key, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("chain: read dev key: %w", err)
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("chain: create data directory: %w", err)
+	}
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(path, []byte(hex.EncodeToString(crypto.FromECDSA(key))+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("chain: save dev key: %w", err)
+	}
+	return key, nil
+}
+
+func addressOf(key *ecdsa.PrivateKey) common.Address { return crypto.PubkeyToAddress(key.PublicKey) }
+
+// record is the deployment record: a restart on the same data directory reuses these addresses
+// instead of deploying again.
+type record struct {
+	ChainID   int64               `json:"chainId"`
+	Deployer  common.Address      `json:"deployer"`
+	Contracts contracts.Addresses `json:"contracts"`
+}
+
+func readRecord(dataDir string) (*record, error) {
+	if dataDir == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(filepath.Join(dataDir, recordFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("chain: read deployment record: %w", err)
+	}
+	var rec record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("chain: deployment record %s is not valid JSON (delete it to redeploy): %w", filepath.Join(dataDir, recordFile), err)
+	}
+	return &rec, nil
+}
+
+func writeRecord(dataDir string, rec record) error {
+	if dataDir == "" {
+		return nil
+	}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dataDir, recordFile), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("chain: save deployment record: %w", err)
+	}
+	return nil
+}
+
+// writeFileAtomic writes through a temporary file and a rename, so a crash never leaves half a file.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
