@@ -143,4 +143,3 @@ func bigString(s string) *big.Int {
 	v, _ := new(big.Int).SetString(s, 10)
 	return v
 }
-

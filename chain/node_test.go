@@ -339,4 +339,3 @@ func wantEq(t *testing.T, what string, got, want *big.Int) {
 		t.Fatalf("%s = %v, want %s", what, got, want)
 	}
 }
-

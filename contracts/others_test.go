@@ -186,4 +186,3 @@ func TestArtifactsMatchSources(t *testing.T) {
 		}
 	}
 }
-
