@@ -193,3 +193,24 @@ func TestAuthorizationMatchesGoEthereum(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseRawPayload(f *testing.F) {
+	f.Add("0x"+strings.Repeat("ab", 32), 0, 0)
+	f.Add(`{"address":"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC","chainId":1,"nonce":0}`, 3, 0)
+	f.Add(mailExample, 2, 2)
+	encodings := []PayloadEncoding{EncodingHexadecimal, EncodingTextUTF8, EncodingEIP712, EncodingEIP7702Authorization}
+	hashes := []HashFunction{HashNoOp, HashSHA256, HashKeccak256, HashNotApplicable}
+	curves := []keys.Curve{keys.CurveSecp256k1, keys.CurveP256, keys.CurveEd25519}
+	f.Fuzz(func(t *testing.T, payload string, enc, hash int) {
+		p, err := ParseRawPayload(payload, encodings[uint(enc)%4], hashes[uint(hash)%4])
+		if err != nil {
+			return
+		}
+		for _, c := range curves {
+			in, err := p.SigningInput(c)
+			if err == nil && c != keys.CurveEd25519 && len(in) != 32 {
+				t.Fatalf("%s signing input is %d bytes", c, len(in))
+			}
+		}
+	})
+}

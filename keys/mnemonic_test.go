@@ -151,3 +151,22 @@ func TestSeedNormalizesPassphrase(t *testing.T) {
 		t.Error("NFC and NFD spellings of the passphrase gave different seeds")
 	}
 }
+
+func FuzzEntropyFromMnemonic(f *testing.F) {
+	f.Add("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about")
+	f.Add("zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo vote")
+	f.Add("legal winner thank year wave sausage worth useful legal winner thank yellow yellow")
+	f.Fuzz(func(t *testing.T, m string) {
+		entropy, err := EntropyFromMnemonic([]byte(m))
+		if err != nil {
+			return
+		}
+		again, err := MnemonicFromEntropy(entropy)
+		if err != nil {
+			t.Fatalf("valid mnemonic %q gave entropy %x that does not encode: %v", m, entropy, err)
+		}
+		if string(again) != strings.Join(strings.Fields(m), " ") {
+			t.Fatalf("mnemonic %q round-tripped to %q", m, again)
+		}
+	})
+}
