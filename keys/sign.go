@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"math/big"
 
@@ -29,6 +30,12 @@ func (s Signature) Ethereum() []byte {
 	copy(out[32:], s.S[:])
 	out[64] = s.V
 	return out
+}
+
+// Hex returns r, s and v as the public API's sign_raw_payload result: hex
+// without 0x, v as one byte ("00" or "01").
+func (s Signature) Hex() (r, sHex, v string) {
+	return hex.EncodeToString(s.R[:]), hex.EncodeToString(s.S[:]), hex.EncodeToString([]byte{s.V})
 }
 
 // Sign signs with a 32-byte private key of the given curve. On secp256k1 and

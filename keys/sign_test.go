@@ -153,3 +153,12 @@ func BenchmarkDeriveEthereumAccount(b *testing.B) {
 		n.Zero()
 	}
 }
+
+func TestSignatureHex(t *testing.T) {
+	var sig Signature
+	sig.R[0], sig.S[31], sig.V = 0xab, 0x01, 1
+	r, s, v := sig.Hex()
+	if r != "ab"+strings.Repeat("0", 62) || s != strings.Repeat("0", 62)+"01" || v != "01" {
+		t.Errorf("Hex() = %s, %s, %s", r, s, v)
+	}
+}
