@@ -34,7 +34,7 @@ type Expr struct {
 	field Field
 	src   string
 	tree  node
-	root  evaluator
+	root  boolEvaluator
 	nvars int
 	vars  sync.Pool // *[]value of length nvars, for bound variables
 }
@@ -63,7 +63,7 @@ func Compile(src string, field Field) (*Expr, error) {
 	} else if t.kind != kindBool {
 		return nil, c.errorf(tree.position(), "", "the expression is %s; it must be a bool (true or false)", t.a())
 	}
-	e := &Expr{field: field, src: src, tree: tree, root: root, nvars: c.slots}
+	e := &Expr{field: field, src: src, tree: tree, root: asBoolEval(root), nvars: c.slots}
 	e.vars.New = func() any {
 		s := make([]value, e.nvars)
 		return &s
@@ -83,32 +83,32 @@ func (e *Expr) String() string { return format(e.tree) }
 // Eval evaluates the expression. Every clause is evaluated; if any fails, the result
 // is false with an *EvalError naming the failing clause.
 func (e *Expr) Eval(in *Input) (bool, error) {
-	v, err := e.run(in)
+	result, _, err := e.run(in)
 	if err != nil {
 		return false, err
 	}
-	return v.b, nil
+	return result, nil
 }
 
 // evalKleene is Eval that also says whether the result is decided despite an error:
 // "false && <error>" is decided false, "true || <error>" decided true.
 func (e *Expr) evalKleene(in *Input) (decided, result bool, err error) {
-	v, err := e.run(in)
-	return v.k == kindBool, v.b, err
+	result, decided, err = e.run(in)
+	return decided, result, err
 }
 
-func (e *Expr) run(in *Input) (value, error) {
+func (e *Expr) run(in *Input) (result, known bool, err error) {
 	if in == nil {
-		return value{}, errors.New("policy: nil Input")
+		return false, false, errors.New("policy: nil Input")
 	}
 	if e.nvars == 0 {
-		return e.root.eval(in, nil)
+		return e.root.evalBool(in, nil)
 	}
 	p := e.vars.Get().(*[]value)
-	v, err := e.root.eval(in, *p)
+	result, known, err = e.root.evalBool(in, *p)
 	clear(*p) // do not keep the Input reachable from the pool
 	e.vars.Put(p)
-	return v, err
+	return result, known, err
 }
 
 type binding struct {
@@ -167,7 +167,7 @@ func (c *compiler) compile(n node) (evaluator, *typ, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return &notEval{x}, tBool, nil
+		return &notEval{asBoolEval(x)}, tBool, nil
 	case *binaryNode:
 		return c.compileBinary(n)
 	}
@@ -197,7 +197,7 @@ func (c *compiler) compileIdent(n *identNode) (evaluator, *typ, error) {
 		if r.field != c.field {
 			return nil, nil, c.errorf(n.pos, "", "keyword '%s' can be used only in the %s field", n.name, r.field)
 		}
-		return &rootEval{get: r.get, src: n.name}, r.typ, nil
+		return &rootEval{get: r.get, ref: r.ref, src: n.name}, r.typ, nil
 	}
 	if why, ok := unsupportedRoots[n.name]; ok {
 		return nil, nil, c.errorf(n.pos, "", "%s", why)
@@ -228,7 +228,7 @@ func (c *compiler) compileField(n *fieldNode) (evaluator, *typ, error) {
 		if f.unsupported != "" {
 			return nil, nil, c.errorf(n.pos, "", "field '%s' is not supported yet: %s", displayPath(n), f.unsupported)
 		}
-		return &fieldEval{x: x, get: f.get, str: f.str, src: format(n)}, f.typ, nil
+		return &fieldEval{x: x, xr: asRefEval(x), get: f.get, str: f.str, ref: f.ref, src: format(n)}, f.typ, nil
 	case kindDyn:
 		return nil, nil, c.errorf(n.pos, fmt.Sprintf("write %s['%s']", format(n.x), n.name),
 			"%s is a dynamic value, so its keys are read with ['...']", quote(n.x))
@@ -400,11 +400,12 @@ func (c *compiler) compileMethod(n *methodNode) (evaluator, *typ, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	pred, err := c.compileBool(n.args[1])
+	predEval, err := c.compileBool(n.args[1])
 	c.scope = c.scope[:len(c.scope)-1]
 	if err != nil {
 		return nil, nil, err
 	}
+	pred := asBoolEval(predEval)
 	switch n.name {
 	case "filter":
 		return &filterEval{x: x, slot: slot, pred: pred, src: src}, &typ{kind: kindList, elem: elem}, nil
@@ -448,13 +449,13 @@ func (c *compiler) bind(n node, t *typ) (int, error) {
 func (c *compiler) compileBinary(n *binaryNode) (evaluator, *typ, error) {
 	switch n.op {
 	case tokAnd, tokOr:
-		var xs []evaluator
+		var xs []boolEvaluator
 		for _, operand := range flatten(n, n.op, nil) {
 			x, err := c.compileBool(operand)
 			if err != nil {
 				return nil, nil, err
 			}
-			xs = append(xs, x)
+			xs = append(xs, asBoolEval(x))
 		}
 		if n.op == tokAnd {
 			return &andEval{xs}, tBool, nil

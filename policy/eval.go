@@ -19,7 +19,20 @@ func (e *constEval) eval(*Input, []value) (value, error) { return e.v, nil }
 
 type rootEval struct {
 	get func(*Input) (value, error)
+	ref func(*Input) (any, error) // nil unless the keyword is a struct
 	src string
+}
+
+func (e *rootEval) evalRef(in *Input, vars []value) (any, error) {
+	if e.ref == nil {
+		v, err := e.eval(in, vars)
+		return v.ref, err
+	}
+	r, err := e.ref(in)
+	if err != nil {
+		return nil, withClause(err, e.src)
+	}
+	return r, nil
 }
 
 func (e *rootEval) eval(in *Input, _ []value) (value, error) {
@@ -32,12 +45,36 @@ func (e *rootEval) eval(in *Input, _ []value) (value, error) {
 
 type varEval struct{ slot int }
 
+func (e *varEval) evalRef(_ *Input, vars []value) (any, error) { return vars[e.slot].ref, nil }
+
 func (e *varEval) eval(_ *Input, vars []value) (value, error) { return vars[e.slot], nil }
+
+// refEvaluator is the fast path of nodes whose static type is a struct: walking a
+// path such as eth.tx.to passes the Go pointers along instead of values.
+type refEvaluator interface {
+	evalRef(in *Input, vars []value) (any, error)
+}
+
+type refAdapter struct{ evaluator }
+
+func (e refAdapter) evalRef(in *Input, vars []value) (any, error) {
+	v, err := e.eval(in, vars)
+	return v.ref, err
+}
+
+func asRefEval(e evaluator) refEvaluator {
+	if r, ok := e.(refEvaluator); ok {
+		return r
+	}
+	return refAdapter{e}
+}
 
 type fieldEval struct {
 	x   evaluator
+	xr  refEvaluator // x's fast path; x is always a struct
 	get getter
-	str func(ref any) string // non-nil for string fields
+	str func(ref any) string       // non-nil for string fields
+	ref func(ref any) (any, error) // non-nil for struct fields
 	src string
 }
 
@@ -46,19 +83,35 @@ func (e *fieldEval) evalString(in *Input, vars []value) (string, error) {
 		v, err := e.eval(in, vars)
 		return v.s, err
 	}
-	x, err := e.x.eval(in, vars)
+	x, err := e.xr.evalRef(in, vars)
 	if err != nil {
 		return "", err
 	}
-	return e.str(x.ref), nil
+	return e.str(x), nil
+}
+
+func (e *fieldEval) evalRef(in *Input, vars []value) (any, error) {
+	if e.ref == nil {
+		v, err := e.eval(in, vars)
+		return v.ref, err
+	}
+	x, err := e.xr.evalRef(in, vars)
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.ref(x)
+	if err != nil {
+		return nil, withClause(err, e.src)
+	}
+	return r, nil
 }
 
 func (e *fieldEval) eval(in *Input, vars []value) (value, error) {
-	x, err := e.x.eval(in, vars)
+	x, err := e.xr.evalRef(in, vars)
 	if err != nil {
 		return value{}, err
 	}
-	v, err := e.get(x.ref)
+	v, err := e.get(x)
 	if err != nil {
 		return value{}, withClause(err, e.src)
 	}
@@ -245,60 +298,94 @@ func (e *sliceEval) eval(in *Input, vars []value) (value, error) {
 	}
 }
 
-type andEval struct{ xs []evaluator }
+// boolEvaluator is the fast path of boolean nodes. known reports whether result is
+// decided; without an error it always is, and with one only when Kleene's logic
+// decides the result without the failed clause.
+type boolEvaluator interface {
+	evalBool(in *Input, vars []value) (result, known bool, err error)
+}
 
-func (e *andEval) eval(in *Input, vars []value) (value, error) {
+type boolAdapter struct{ evaluator }
+
+func (e boolAdapter) evalBool(in *Input, vars []value) (bool, bool, error) {
+	v, err := e.eval(in, vars)
+	return v.b, v.k == kindBool, err
+}
+
+func asBoolEval(e evaluator) boolEvaluator {
+	if b, ok := e.(boolEvaluator); ok {
+		return b
+	}
+	return boolAdapter{e}
+}
+
+// boolResult turns a three-valued result back into a value.
+func boolResult(result, known bool, err error) (value, error) {
+	if !known {
+		return value{}, err
+	}
+	return boolValue(result), err
+}
+
+func (e *constEval) evalBool(*Input, []value) (bool, bool, error) { return e.v.b, true, nil }
+
+type andEval struct{ xs []boolEvaluator }
+
+func (e *andEval) evalBool(in *Input, vars []value) (bool, bool, error) {
 	sawFalse := false
 	var first error
 	for _, x := range e.xs {
-		v, err := x.eval(in, vars)
+		r, known, err := x.evalBool(in, vars)
 		if err != nil && first == nil {
 			first = err
 		}
-		if v.k == kindBool && !v.b {
+		if known && !r {
 			sawFalse = true
 		}
 	}
-	return kleene(!sawFalse, sawFalse, first)
+	if first == nil {
+		return !sawFalse, true, nil
+	}
+	return false, sawFalse, first
 }
 
-type orEval struct{ xs []evaluator }
+func (e *andEval) eval(in *Input, vars []value) (value, error) {
+	return boolResult(e.evalBool(in, vars))
+}
 
-func (e *orEval) eval(in *Input, vars []value) (value, error) {
+type orEval struct{ xs []boolEvaluator }
+
+func (e *orEval) evalBool(in *Input, vars []value) (bool, bool, error) {
 	sawTrue := false
 	var first error
 	for _, x := range e.xs {
-		v, err := x.eval(in, vars)
+		r, known, err := x.evalBool(in, vars)
 		if err != nil && first == nil {
 			first = err
 		}
-		if v.k == kindBool && v.b {
+		if known && r {
 			sawTrue = true
 		}
 	}
-	return kleene(sawTrue, sawTrue, first)
+	if first == nil {
+		return sawTrue, true, nil
+	}
+	return sawTrue, sawTrue, first
 }
 
-// kleene returns result, or with an error the result only when decided says it
-// does not depend on the failed clause.
-func kleene(result, decided bool, err error) (value, error) {
-	if err == nil {
-		return boolValue(result), nil
-	}
-	if decided {
-		return boolValue(result), err
-	}
-	return value{}, err
+func (e *orEval) eval(in *Input, vars []value) (value, error) {
+	return boolResult(e.evalBool(in, vars))
 }
 
-type notEval struct{ x evaluator }
+type notEval struct{ x boolEvaluator }
+
+func (e *notEval) evalBool(in *Input, vars []value) (bool, bool, error) {
+	r, known, err := e.x.evalBool(in, vars)
+	return !r, known, err
+}
 
 func (e *notEval) eval(in *Input, vars []value) (value, error) {
-	v, err := e.x.eval(in, vars)
-	if v.k == kindBool {
-		v.b = !v.b
-	}
-	return v, err
+	return boolResult(e.evalBool(in, vars))
 }
 
 // truthEval reads a dynamic value where a bool is needed.
@@ -398,16 +485,20 @@ type stringEqEval struct {
 	neg  bool
 }
 
-func (e *stringEqEval) eval(in *Input, vars []value) (value, error) {
+func (e *stringEqEval) evalBool(in *Input, vars []value) (bool, bool, error) {
 	l, errL := e.l.evalString(in, vars)
 	r, errR := e.r.evalString(in, vars)
 	if errL != nil {
-		return value{}, errL
+		return false, false, errL
 	}
 	if errR != nil {
-		return value{}, errR
+		return false, false, errR
 	}
-	return boolValue(hexEqual(l, r) != e.neg), nil
+	return hexEqual(l, r) != e.neg, true, nil
+}
+
+func (e *stringEqEval) eval(in *Input, vars []value) (value, error) {
+	return boolResult(e.evalBool(in, vars))
 }
 
 type eqEval struct {
@@ -535,43 +626,48 @@ func (e *countEval) eval(in *Input, vars []value) (value, error) {
 type quantEval struct {
 	x    evaluator
 	slot int
-	pred evaluator
+	pred boolEvaluator
 	all  bool
 	src  string
 }
 
-func (e *quantEval) eval(in *Input, vars []value) (value, error) {
+func (e *quantEval) evalBool(in *Input, vars []value) (bool, bool, error) {
 	xs, err := e.x.eval(in, vars)
 	if err != nil {
-		return value{}, err
+		return false, false, err
 	}
 	n, err := seqLen(xs)
 	if err != nil {
-		return value{}, withClause(err, e.src)
+		return false, false, withClause(err, e.src)
 	}
 	decided := false // some element is false (all) or true (any)
 	var first error
 	for i := 0; i < n; i++ {
 		vars[e.slot] = seqAt(xs, i)
-		v, err := e.pred.eval(in, vars)
+		r, known, err := e.pred.evalBool(in, vars)
 		if err != nil && first == nil {
 			first = err
 		}
-		if v.k == kindBool && v.b != e.all {
+		if known && r != e.all {
 			decided = true
 		}
 	}
 	vars[e.slot] = value{}
-	if e.all {
-		return kleene(!decided, decided, first)
+	result := decided != e.all // any: some true; all: none false
+	if first == nil {
+		return result, true, nil
 	}
-	return kleene(decided, decided, first)
+	return result, decided, first
+}
+
+func (e *quantEval) eval(in *Input, vars []value) (value, error) {
+	return boolResult(e.evalBool(in, vars))
 }
 
 type filterEval struct {
 	x    evaluator
 	slot int
-	pred evaluator
+	pred boolEvaluator
 	src  string
 }
 
@@ -589,11 +685,11 @@ func (e *filterEval) eval(in *Input, vars []value) (value, error) {
 	for i := 0; i < n; i++ {
 		el := seqAt(xs, i)
 		vars[e.slot] = el
-		v, err := e.pred.eval(in, vars)
+		r, _, err := e.pred.evalBool(in, vars)
 		if err != nil && first == nil {
 			first = err
 		}
-		if err == nil && v.b {
+		if err == nil && r {
 			kept = append(kept, el)
 		}
 	}

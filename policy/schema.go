@@ -11,8 +11,9 @@ type getter func(ref any) (value, error)
 type fieldDef struct {
 	typ         *typ
 	get         getter
-	str         func(ref any) string // set for string fields: the fast path of string comparisons
-	unsupported string // non-empty: the field exists in the language but Sigil lacks what it needs
+	str         func(ref any) string       // set for string fields: the fast path of string comparisons
+	ref         func(ref any) (any, error) // set for struct fields: the fast path of paths
+	unsupported string                     // non-empty: the field exists in the language but Sigil lacks what it needs
 }
 
 type structType struct {
@@ -35,10 +36,31 @@ func (s *structType) fieldNames() []string {
 
 // rootDef is a keyword: the start of every path.
 type rootDef struct {
-	field       Field // the policy field it may appear in
-	typ         *typ
-	get         func(in *Input) (value, error)
-	unsupported string
+	field Field // the policy field it may appear in
+	typ   *typ
+	get   func(in *Input) (value, error)
+	ref   func(in *Input) (any, error) // set for struct keywords
+}
+
+func structRoot(field Field, t *typ, read func(in *Input) (any, error)) *rootDef {
+	return &rootDef{field: field, typ: t, ref: read, get: func(in *Input) (value, error) {
+		r, err := read(in)
+		if err != nil {
+			return value{}, err
+		}
+		return value{k: kindStruct, ref: r}, nil
+	}}
+}
+
+// structField is a field whose value is a struct, read as its Go pointer.
+func structField(t *typ, read func(ref any) (any, error)) *fieldDef {
+	return &fieldDef{typ: t, ref: read, get: func(x any) (value, error) {
+		r, err := read(x)
+		if err != nil {
+			return value{}, err
+		}
+		return value{k: kindStruct, ref: r}, nil
+	}}
 }
 
 func structOf(name string, fields map[string]*fieldDef) *typ {
@@ -132,9 +154,9 @@ var (
 	})
 	tEIP712 = structOf("eth.eip_712", map[string]*fieldDef{
 		"primary_type": strField(func(e *EIP712) string { return e.PrimaryType }),
-		"domain": {typ: tEIP712Domain, get: func(ref any) (value, error) {
-			return value{k: kindStruct, ref: &ref.(*EIP712).Domain}, nil
-		}},
+		"domain": structField(tEIP712Domain, func(ref any) (any, error) {
+			return &ref.(*EIP712).Domain, nil
+		}),
 		"message": {typ: tDyn, get: func(ref any) (value, error) {
 			return value{k: kindDyn, ref: ref.(*EIP712).Message}, nil
 		}},
@@ -146,15 +168,15 @@ var (
 	})
 	// eth is a namespace: its value is the Input, and each member checks presence.
 	tEth = structOf("eth", map[string]*fieldDef{
-		"tx": {typ: tEthTx, get: func(ref any) (value, error) {
-			return present(ref.(*Input).EthTx, "eth.tx")
-		}},
-		"eip_712": {typ: tEIP712, get: func(ref any) (value, error) {
-			return present(ref.(*Input).EIP712, "eth.eip_712")
-		}},
-		"eip_7702_authorization": {typ: tEIP7702, get: func(ref any) (value, error) {
-			return present(ref.(*Input).EIP7702Authorization, "eth.eip_7702_authorization")
-		}},
+		"tx": structField(tEthTx, func(ref any) (any, error) {
+			return present(ref.(*Input).EthTx)
+		}),
+		"eip_712": structField(tEIP712, func(ref any) (any, error) {
+			return present(ref.(*Input).EIP712)
+		}),
+		"eip_7702_authorization": structField(tEIP7702, func(ref any) (any, error) {
+			return present(ref.(*Input).EIP7702Authorization)
+		}),
 	})
 	tParams   = paramsType()
 	tActivity = structOf("activity", map[string]*fieldDef{
@@ -162,17 +184,18 @@ var (
 		"kind":     {typ: tString, get: activityKind},
 		"resource": strField(func(a *Activity) string { return a.Resource }),
 		"action":   strField(func(a *Activity) string { return a.Action }),
-		"params": {typ: tParams, get: func(ref any) (value, error) {
-			return value{k: kindStruct, ref: ref}, nil // params read the *Activity
-		}},
+		"params": structField(tParams, func(ref any) (any, error) {
+			return ref, nil // params read the *Activity
+		}),
 	})
 )
 
-func present[T any](p *T, name string) (value, error) {
+// present returns p, or NotApplicable when the request does not carry it.
+func present[T any](p *T) (any, error) {
 	if p == nil {
-		return value{}, notApplicable()
+		return nil, notApplicable()
 	}
-	return value{k: kindStruct, ref: p}, nil
+	return p, nil
 }
 
 // activityKind fails for activities without a kind (the root-only ones), so a policy
@@ -271,27 +294,17 @@ var roots = map[string]*rootDef{
 	"credentials": {field: Consensus, typ: listOf(tCredential), get: func(in *Input) (value, error) {
 		return listValue((*credList)(&in.Credentials)), nil
 	}},
-	"activity": {field: Condition, typ: tActivity, get: func(in *Input) (value, error) {
-		return value{k: kindStruct, ref: &in.Activity}, nil
-	}},
-	"eth": {field: Condition, typ: tEth, get: func(in *Input) (value, error) {
-		return value{k: kindStruct, ref: in}, nil
-	}},
-	"wallet": {field: Condition, typ: tWallet, get: func(in *Input) (value, error) {
-		return present(in.Wallet, "wallet")
-	}},
+	"activity": structRoot(Condition, tActivity, func(in *Input) (any, error) { return &in.Activity, nil }),
+	"eth":      structRoot(Condition, tEth, func(in *Input) (any, error) { return in, nil }),
+	"wallet":   structRoot(Condition, tWallet, func(in *Input) (any, error) { return present(in.Wallet) }),
 	"wallets": {field: Condition, typ: listOf(tWallet), get: func(in *Input) (value, error) {
 		if in.Wallets == nil {
 			return value{}, notApplicable()
 		}
 		return listValue((*walletList)(&in.Wallets)), nil
 	}},
-	"wallet_account": {field: Condition, typ: tWalletAccount, get: func(in *Input) (value, error) {
-		return present(in.WalletAccount, "wallet_account")
-	}},
-	"private_key": {field: Condition, typ: tPrivateKey, get: func(in *Input) (value, error) {
-		return present(in.PrivateKey, "private_key")
-	}},
+	"wallet_account": structRoot(Condition, tWalletAccount, func(in *Input) (any, error) { return present(in.WalletAccount) }),
+	"private_key":    structRoot(Condition, tPrivateKey, func(in *Input) (any, error) { return present(in.PrivateKey) }),
 }
 
 func rootNames(f Field) []string {

@@ -158,6 +158,9 @@ func listAt(v value, i int) value {
 // address equals its lower-case form; other strings compare exactly. Only ASCII
 // letters fold, so no Unicode look-alike can match a hex digit.
 func hexEqual(a, b string) bool {
+	if a == b {
+		return true
+	}
 	if len(a) != len(b) {
 		return false
 	}
