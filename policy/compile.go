@@ -36,7 +36,7 @@ type Expr struct {
 	tree  node
 	root  boolEvaluator
 	nvars int
-	vars  sync.Pool // *[]value of length nvars, for bound variables
+	pool  sync.Pool // *frame with nvars bound variables
 }
 
 // Compile parses and type-checks src for field. The error is a *CompileError that
@@ -64,10 +64,7 @@ func Compile(src string, field Field) (*Expr, error) {
 		return nil, c.errorf(tree.position(), "", "the expression is %s; it must be a bool (true or false)", t.a())
 	}
 	e := &Expr{field: field, src: src, tree: tree, root: asBoolEval(root), nvars: c.slots}
-	e.vars.New = func() any {
-		s := make([]value, e.nvars)
-		return &s
-	}
+	e.pool.New = func() any { return &frame{vars: make([]value, e.nvars)} }
 	return e, nil
 }
 
@@ -104,10 +101,11 @@ func (e *Expr) run(in *Input) (result, known bool, err error) {
 	if e.nvars == 0 {
 		return e.root.evalBool(in, nil)
 	}
-	p := e.vars.Get().(*[]value)
-	result, known, err = e.root.evalBool(in, *p)
-	clear(*p) // do not keep the Input reachable from the pool
-	e.vars.Put(p)
+	f := e.pool.Get().(*frame)
+	f.steps = maxSteps
+	result, known, err = e.root.evalBool(in, f)
+	clear(f.vars) // do not keep the Input reachable from the pool
+	e.pool.Put(f)
 	return result, known, err
 }
 

@@ -67,15 +67,16 @@
 //
 // Evaluation does not short-circuit: every clause is evaluated, and an error anywhere
 // (an *EvalError: a keyword that does not apply to the request, a missing
-// activity.params key, an index out of range, a dynamic value of the wrong type) is
-// an error of the whole expression. For the decision only, the logical operators
+// activity.params key, an index out of range, a dynamic value of the wrong type, or
+// more than 100,000 steps of nested methods) is an error of the whole expression. For the decision only, the logical operators
 // follow Kleene's three-valued logic, so "false && <error>" is known to be false;
 // see Decide.
 //
 // # Decision
 //
-// Decide applies the root quorum, the root-only rule, deny-wins policies, consensus
-// and implicit permissions in the order documented on it, and reports each policy's
+// Decide applies the root quorum, rejections, the root-only rule, deny-wins
+// policies, consensus and implicit permissions in the order documented on it. A DENY
+// that fails closes the door unless its failure cannot matter. It reports each policy's
 // outcome with the messages of the reference ("No policies evaluated to outcome:
 // Allow", "The following policies denied this action: <ids>").
 //

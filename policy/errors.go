@@ -63,6 +63,9 @@ const (
 	TypeMismatch EvalErrorKind = "TypeMismatch"
 	// Overflow: an integer outside 0 ..= 2^256-1.
 	Overflow EvalErrorKind = "Overflow"
+	// LimitExceeded: the expression needs more work than one evaluation may take,
+	// through methods nested over long lists.
+	LimitExceeded EvalErrorKind = "LimitExceeded"
 )
 
 // EvalError is a failure while evaluating an expression. Clause is the source text of

@@ -1,5 +1,7 @@
 package policy
 
+import "fmt"
+
 // evaluator is one compiled node. Types were checked at compile time, so each node
 // knows the kinds of its operands; only dynamic (EIP-712 message) values are checked here.
 //
@@ -9,13 +11,41 @@ package policy
 // true || error) the returned value is that bool. Every other node returns an
 // invalid value with its error. Decide uses this to tell a failing DENY that cannot
 // apply from one that might.
+// frame is the mutable state of one evaluation: the bound variables of any, all and
+// filter, and the steps left. Expressions without bound variables need none (nil).
+type frame struct {
+	vars  []value
+	steps int
+}
+
+// maxSteps bounds the predicate evaluations of one Eval. Nested methods multiply:
+// xs.any(a, ys.any(b, ...)) runs len(xs)*len(ys) predicates, so without a bound one
+// policy could stall every evaluation.
+const maxSteps = 100_000
+
+// step spends one predicate evaluation of the budget.
+func (f *frame) step(src string) error { return f.spend(1, src) }
+
+// spend spends n steps; membership tests spend one per element compared. Without
+// bound variables there is no frame and nothing can multiply.
+func (f *frame) spend(n int, src string) error {
+	if f == nil {
+		return nil
+	}
+	f.steps -= n
+	if f.steps < 0 {
+		return &EvalError{Kind: LimitExceeded, Clause: src, Msg: fmt.Sprintf("needs more than %d steps", maxSteps)}
+	}
+	return nil
+}
+
 type evaluator interface {
-	eval(in *Input, vars []value) (value, error)
+	eval(in *Input, f *frame) (value, error)
 }
 
 type constEval struct{ v value }
 
-func (e *constEval) eval(*Input, []value) (value, error) { return e.v, nil }
+func (e *constEval) eval(*Input, *frame) (value, error) { return e.v, nil }
 
 type rootEval struct {
 	get func(*Input) (value, error)
@@ -23,9 +53,9 @@ type rootEval struct {
 	src string
 }
 
-func (e *rootEval) evalRef(in *Input, vars []value) (any, error) {
+func (e *rootEval) evalRef(in *Input, f *frame) (any, error) {
 	if e.ref == nil {
-		v, err := e.eval(in, vars)
+		v, err := e.eval(in, f)
 		return v.ref, err
 	}
 	r, err := e.ref(in)
@@ -35,7 +65,7 @@ func (e *rootEval) evalRef(in *Input, vars []value) (any, error) {
 	return r, nil
 }
 
-func (e *rootEval) eval(in *Input, _ []value) (value, error) {
+func (e *rootEval) eval(in *Input, _ *frame) (value, error) {
 	v, err := e.get(in)
 	if err != nil {
 		return value{}, withClause(err, e.src)
@@ -45,20 +75,20 @@ func (e *rootEval) eval(in *Input, _ []value) (value, error) {
 
 type varEval struct{ slot int }
 
-func (e *varEval) evalRef(_ *Input, vars []value) (any, error) { return vars[e.slot].ref, nil }
+func (e *varEval) evalRef(_ *Input, f *frame) (any, error) { return f.vars[e.slot].ref, nil }
 
-func (e *varEval) eval(_ *Input, vars []value) (value, error) { return vars[e.slot], nil }
+func (e *varEval) eval(_ *Input, f *frame) (value, error) { return f.vars[e.slot], nil }
 
 // refEvaluator is the fast path of nodes whose static type is a struct: walking a
 // path such as eth.tx.to passes the Go pointers along instead of values.
 type refEvaluator interface {
-	evalRef(in *Input, vars []value) (any, error)
+	evalRef(in *Input, f *frame) (any, error)
 }
 
 type refAdapter struct{ evaluator }
 
-func (e refAdapter) evalRef(in *Input, vars []value) (any, error) {
-	v, err := e.eval(in, vars)
+func (e refAdapter) evalRef(in *Input, f *frame) (any, error) {
+	v, err := e.eval(in, f)
 	return v.ref, err
 }
 
@@ -78,24 +108,24 @@ type fieldEval struct {
 	src string
 }
 
-func (e *fieldEval) evalString(in *Input, vars []value) (string, error) {
+func (e *fieldEval) evalString(in *Input, f *frame) (string, error) {
 	if e.str == nil {
-		v, err := e.eval(in, vars)
+		v, err := e.eval(in, f)
 		return v.s, err
 	}
-	x, err := e.xr.evalRef(in, vars)
+	x, err := e.xr.evalRef(in, f)
 	if err != nil {
 		return "", err
 	}
 	return e.str(x), nil
 }
 
-func (e *fieldEval) evalRef(in *Input, vars []value) (any, error) {
+func (e *fieldEval) evalRef(in *Input, f *frame) (any, error) {
 	if e.ref == nil {
-		v, err := e.eval(in, vars)
+		v, err := e.eval(in, f)
 		return v.ref, err
 	}
-	x, err := e.xr.evalRef(in, vars)
+	x, err := e.xr.evalRef(in, f)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +136,8 @@ func (e *fieldEval) evalRef(in *Input, vars []value) (any, error) {
 	return r, nil
 }
 
-func (e *fieldEval) eval(in *Input, vars []value) (value, error) {
-	x, err := e.xr.evalRef(in, vars)
+func (e *fieldEval) eval(in *Input, f *frame) (value, error) {
+	x, err := e.xr.evalRef(in, f)
 	if err != nil {
 		return value{}, err
 	}
@@ -121,11 +151,11 @@ func (e *fieldEval) eval(in *Input, vars []value) (value, error) {
 // listLitEval builds a list literal whose elements are not all constants.
 type listLitEval struct{ elems []evaluator }
 
-func (e *listLitEval) eval(in *Input, vars []value) (value, error) {
+func (e *listLitEval) eval(in *Input, f *frame) (value, error) {
 	l := make(valueList, len(e.elems))
 	var first error
 	for i, x := range e.elems {
-		v, err := x.eval(in, vars)
+		v, err := x.eval(in, f)
 		if err != nil && first == nil {
 			first = err
 		}
@@ -138,8 +168,8 @@ func (e *listLitEval) eval(in *Input, vars []value) (value, error) {
 }
 
 // evalIndex evaluates an index or slice bound as a non-negative int.
-func evalIndex(x evaluator, in *Input, vars []value) (int, error) {
-	v, err := x.eval(in, vars)
+func evalIndex(x evaluator, in *Input, f *frame) (int, error) {
+	v, err := x.eval(in, f)
 	if err != nil {
 		return 0, err
 	}
@@ -169,9 +199,9 @@ type indexEval struct {
 	src      string
 }
 
-func (e *indexEval) eval(in *Input, vars []value) (value, error) {
-	x, errX := e.x.eval(in, vars)
-	i, errI := evalIndex(e.index, in, vars)
+func (e *indexEval) eval(in *Input, f *frame) (value, error) {
+	x, errX := e.x.eval(in, f)
+	i, errI := evalIndex(e.index, in, f)
 	if errX != nil {
 		return value{}, errX
 	}
@@ -216,9 +246,9 @@ type keyEval struct {
 	src    string
 }
 
-func (e *keyEval) eval(in *Input, vars []value) (value, error) {
-	x, errX := e.x.eval(in, vars)
-	k, errK := e.key.eval(in, vars)
+func (e *keyEval) eval(in *Input, f *frame) (value, error) {
+	x, errX := e.x.eval(in, f)
+	k, errK := e.key.eval(in, f)
 	if errX != nil {
 		return value{}, errX
 	}
@@ -252,10 +282,10 @@ type sliceEval struct {
 	src       string
 }
 
-func (e *sliceEval) eval(in *Input, vars []value) (value, error) {
-	x, errX := e.x.eval(in, vars)
-	lo, errLo := evalIndex(e.lo, in, vars)
-	hi, errHi := evalIndex(e.hi, in, vars)
+func (e *sliceEval) eval(in *Input, f *frame) (value, error) {
+	x, errX := e.x.eval(in, f)
+	lo, errLo := evalIndex(e.lo, in, f)
+	hi, errHi := evalIndex(e.hi, in, f)
 	for _, err := range [...]error{errX, errLo, errHi} {
 		if err != nil {
 			return value{}, err
@@ -302,13 +332,13 @@ func (e *sliceEval) eval(in *Input, vars []value) (value, error) {
 // decided; without an error it always is, and with one only when Kleene's logic
 // decides the result without the failed clause.
 type boolEvaluator interface {
-	evalBool(in *Input, vars []value) (result, known bool, err error)
+	evalBool(in *Input, f *frame) (result, known bool, err error)
 }
 
 type boolAdapter struct{ evaluator }
 
-func (e boolAdapter) evalBool(in *Input, vars []value) (bool, bool, error) {
-	v, err := e.eval(in, vars)
+func (e boolAdapter) evalBool(in *Input, f *frame) (bool, bool, error) {
+	v, err := e.eval(in, f)
 	return v.b, v.k == kindBool, err
 }
 
@@ -327,15 +357,15 @@ func boolResult(result, known bool, err error) (value, error) {
 	return boolValue(result), err
 }
 
-func (e *constEval) evalBool(*Input, []value) (bool, bool, error) { return e.v.b, true, nil }
+func (e *constEval) evalBool(*Input, *frame) (bool, bool, error) { return e.v.b, true, nil }
 
 type andEval struct{ xs []boolEvaluator }
 
-func (e *andEval) evalBool(in *Input, vars []value) (bool, bool, error) {
+func (e *andEval) evalBool(in *Input, f *frame) (bool, bool, error) {
 	sawFalse := false
 	var first error
 	for _, x := range e.xs {
-		r, known, err := x.evalBool(in, vars)
+		r, known, err := x.evalBool(in, f)
 		if err != nil && first == nil {
 			first = err
 		}
@@ -349,17 +379,17 @@ func (e *andEval) evalBool(in *Input, vars []value) (bool, bool, error) {
 	return false, sawFalse, first
 }
 
-func (e *andEval) eval(in *Input, vars []value) (value, error) {
-	return boolResult(e.evalBool(in, vars))
+func (e *andEval) eval(in *Input, f *frame) (value, error) {
+	return boolResult(e.evalBool(in, f))
 }
 
 type orEval struct{ xs []boolEvaluator }
 
-func (e *orEval) evalBool(in *Input, vars []value) (bool, bool, error) {
+func (e *orEval) evalBool(in *Input, f *frame) (bool, bool, error) {
 	sawTrue := false
 	var first error
 	for _, x := range e.xs {
-		r, known, err := x.evalBool(in, vars)
+		r, known, err := x.evalBool(in, f)
 		if err != nil && first == nil {
 			first = err
 		}
@@ -373,19 +403,19 @@ func (e *orEval) evalBool(in *Input, vars []value) (bool, bool, error) {
 	return sawTrue, sawTrue, first
 }
 
-func (e *orEval) eval(in *Input, vars []value) (value, error) {
-	return boolResult(e.evalBool(in, vars))
+func (e *orEval) eval(in *Input, f *frame) (value, error) {
+	return boolResult(e.evalBool(in, f))
 }
 
 type notEval struct{ x boolEvaluator }
 
-func (e *notEval) evalBool(in *Input, vars []value) (bool, bool, error) {
-	r, known, err := e.x.evalBool(in, vars)
+func (e *notEval) evalBool(in *Input, f *frame) (bool, bool, error) {
+	r, known, err := e.x.evalBool(in, f)
 	return !r, known, err
 }
 
-func (e *notEval) eval(in *Input, vars []value) (value, error) {
-	return boolResult(e.evalBool(in, vars))
+func (e *notEval) eval(in *Input, f *frame) (value, error) {
+	return boolResult(e.evalBool(in, f))
 }
 
 // truthEval reads a dynamic value where a bool is needed.
@@ -394,8 +424,8 @@ type truthEval struct {
 	src string
 }
 
-func (e *truthEval) eval(in *Input, vars []value) (value, error) {
-	v, err := e.x.eval(in, vars)
+func (e *truthEval) eval(in *Input, f *frame) (value, error) {
+	v, err := e.x.eval(in, f)
 	if err != nil {
 		return value{}, err
 	}
@@ -409,15 +439,15 @@ func (e *truthEval) eval(in *Input, vars []value) (value, error) {
 // stringEvaluator is the fast path of nodes of static type string: comparing
 // strings passes two strings around instead of two values.
 type stringEvaluator interface {
-	evalString(in *Input, vars []value) (string, error)
+	evalString(in *Input, f *frame) (string, error)
 }
 
-func (e *constEval) evalString(*Input, []value) (string, error) { return e.v.s, nil }
+func (e *constEval) evalString(*Input, *frame) (string, error) { return e.v.s, nil }
 
 type stringAdapter struct{ evaluator }
 
-func (e stringAdapter) evalString(in *Input, vars []value) (string, error) {
-	v, err := e.eval(in, vars)
+func (e stringAdapter) evalString(in *Input, f *frame) (string, error) {
+	v, err := e.eval(in, f)
 	return v.s, err
 }
 
@@ -449,17 +479,17 @@ func constIndex(e evaluator) int {
 	return int(c.v.n.Uint64())
 }
 
-func (e *stringSliceEval) bound(c int, x evaluator, in *Input, vars []value) (int, error) {
+func (e *stringSliceEval) bound(c int, x evaluator, in *Input, f *frame) (int, error) {
 	if c >= 0 {
 		return c, nil
 	}
-	return evalIndex(x, in, vars)
+	return evalIndex(x, in, f)
 }
 
-func (e *stringSliceEval) evalString(in *Input, vars []value) (string, error) {
-	s, errX := e.x.evalString(in, vars)
-	lo, errLo := e.bound(e.loC, e.lo, in, vars)
-	hi, errHi := e.bound(e.hiC, e.hi, in, vars)
+func (e *stringSliceEval) evalString(in *Input, f *frame) (string, error) {
+	s, errX := e.x.evalString(in, f)
+	lo, errLo := e.bound(e.loC, e.lo, in, f)
+	hi, errHi := e.bound(e.hiC, e.hi, in, f)
 	for _, err := range [...]error{errX, errLo, errHi} {
 		if err != nil {
 			return "", err
@@ -471,8 +501,8 @@ func (e *stringSliceEval) evalString(in *Input, vars []value) (string, error) {
 	return s[lo:hi], nil
 }
 
-func (e *stringSliceEval) eval(in *Input, vars []value) (value, error) {
-	s, err := e.evalString(in, vars)
+func (e *stringSliceEval) eval(in *Input, f *frame) (value, error) {
+	s, err := e.evalString(in, f)
 	if err != nil {
 		return value{}, err
 	}
@@ -485,9 +515,9 @@ type stringEqEval struct {
 	neg  bool
 }
 
-func (e *stringEqEval) evalBool(in *Input, vars []value) (bool, bool, error) {
-	l, errL := e.l.evalString(in, vars)
-	r, errR := e.r.evalString(in, vars)
+func (e *stringEqEval) evalBool(in *Input, f *frame) (bool, bool, error) {
+	l, errL := e.l.evalString(in, f)
+	r, errR := e.r.evalString(in, f)
 	if errL != nil {
 		return false, false, errL
 	}
@@ -497,8 +527,8 @@ func (e *stringEqEval) evalBool(in *Input, vars []value) (bool, bool, error) {
 	return hexEqual(l, r) != e.neg, true, nil
 }
 
-func (e *stringEqEval) eval(in *Input, vars []value) (value, error) {
-	return boolResult(e.evalBool(in, vars))
+func (e *stringEqEval) eval(in *Input, f *frame) (value, error) {
+	return boolResult(e.evalBool(in, f))
 }
 
 type eqEval struct {
@@ -507,9 +537,9 @@ type eqEval struct {
 	src  string
 }
 
-func (e *eqEval) eval(in *Input, vars []value) (value, error) {
-	l, errL := e.l.eval(in, vars)
-	r, errR := e.r.eval(in, vars)
+func (e *eqEval) eval(in *Input, f *frame) (value, error) {
+	l, errL := e.l.eval(in, f)
+	r, errR := e.r.eval(in, f)
 	if errL != nil {
 		return value{}, errL
 	}
@@ -529,9 +559,9 @@ type orderEval struct {
 	src  string
 }
 
-func (e *orderEval) eval(in *Input, vars []value) (value, error) {
-	l, errL := e.l.eval(in, vars)
-	r, errR := e.r.eval(in, vars)
+func (e *orderEval) eval(in *Input, f *frame) (value, error) {
+	l, errL := e.l.eval(in, f)
+	r, errR := e.r.eval(in, f)
 	if errL != nil {
 		return value{}, errL
 	}
@@ -577,9 +607,9 @@ type memberEval struct {
 	src   string
 }
 
-func (e *memberEval) eval(in *Input, vars []value) (value, error) {
-	x, errX := e.x.eval(in, vars)
-	xs, errXs := e.xs.eval(in, vars)
+func (e *memberEval) eval(in *Input, f *frame) (value, error) {
+	x, errX := e.x.eval(in, f)
+	xs, errXs := e.xs.eval(in, f)
 	if errX != nil {
 		return value{}, errX
 	}
@@ -589,6 +619,9 @@ func (e *memberEval) eval(in *Input, vars []value) (value, error) {
 	n, err := seqLen(xs)
 	if err != nil {
 		return value{}, withClause(err, e.src)
+	}
+	if err := f.spend(n, e.src); err != nil {
+		return value{}, err
 	}
 	found := false
 	for i := 0; i < n; i++ {
@@ -606,8 +639,8 @@ type countEval struct {
 	src string
 }
 
-func (e *countEval) eval(in *Input, vars []value) (value, error) {
-	x, err := e.x.eval(in, vars)
+func (e *countEval) eval(in *Input, f *frame) (value, error) {
+	x, err := e.x.eval(in, f)
 	if err != nil {
 		return value{}, err
 	}
@@ -631,8 +664,8 @@ type quantEval struct {
 	src  string
 }
 
-func (e *quantEval) evalBool(in *Input, vars []value) (bool, bool, error) {
-	xs, err := e.x.eval(in, vars)
+func (e *quantEval) evalBool(in *Input, f *frame) (bool, bool, error) {
+	xs, err := e.x.eval(in, f)
 	if err != nil {
 		return false, false, err
 	}
@@ -643,8 +676,12 @@ func (e *quantEval) evalBool(in *Input, vars []value) (bool, bool, error) {
 	decided := false // some element is false (all) or true (any)
 	var first error
 	for i := 0; i < n; i++ {
-		vars[e.slot] = seqAt(xs, i)
-		r, known, err := e.pred.evalBool(in, vars)
+		if err := f.step(e.src); err != nil {
+			f.vars[e.slot] = value{}
+			return false, false, err
+		}
+		f.vars[e.slot] = seqAt(xs, i)
+		r, known, err := e.pred.evalBool(in, f)
 		if err != nil && first == nil {
 			first = err
 		}
@@ -652,7 +689,7 @@ func (e *quantEval) evalBool(in *Input, vars []value) (bool, bool, error) {
 			decided = true
 		}
 	}
-	vars[e.slot] = value{}
+	f.vars[e.slot] = value{}
 	result := decided != e.all // any: some true; all: none false
 	if first == nil {
 		return result, true, nil
@@ -660,8 +697,8 @@ func (e *quantEval) evalBool(in *Input, vars []value) (bool, bool, error) {
 	return result, decided, first
 }
 
-func (e *quantEval) eval(in *Input, vars []value) (value, error) {
-	return boolResult(e.evalBool(in, vars))
+func (e *quantEval) eval(in *Input, f *frame) (value, error) {
+	return boolResult(e.evalBool(in, f))
 }
 
 type filterEval struct {
@@ -671,8 +708,8 @@ type filterEval struct {
 	src  string
 }
 
-func (e *filterEval) eval(in *Input, vars []value) (value, error) {
-	xs, err := e.x.eval(in, vars)
+func (e *filterEval) eval(in *Input, f *frame) (value, error) {
+	xs, err := e.x.eval(in, f)
 	if err != nil {
 		return value{}, err
 	}
@@ -683,9 +720,13 @@ func (e *filterEval) eval(in *Input, vars []value) (value, error) {
 	var kept valueList
 	var first error
 	for i := 0; i < n; i++ {
+		if err := f.step(e.src); err != nil {
+			f.vars[e.slot] = value{}
+			return value{}, err
+		}
 		el := seqAt(xs, i)
-		vars[e.slot] = el
-		r, _, err := e.pred.evalBool(in, vars)
+		f.vars[e.slot] = el
+		r, _, err := e.pred.evalBool(in, f)
 		if err != nil && first == nil {
 			first = err
 		}
@@ -693,7 +734,7 @@ func (e *filterEval) eval(in *Input, vars []value) (value, error) {
 			kept = append(kept, el)
 		}
 	}
-	vars[e.slot] = value{}
+	f.vars[e.slot] = value{}
 	if first != nil {
 		return value{}, first
 	}

@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/big"
 	"strings"
 	"testing"
@@ -378,5 +379,40 @@ func TestConcurrentEval(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+func TestEvalStepLimit(t *testing.T) {
+	many := make([]User, 400)
+	for i := range many {
+		many[i] = User{ID: fmt.Sprint(i)}
+	}
+	in := &Input{Approvers: many}
+	ids := "'" + strings.Repeat("x', '", 300) + "y'"
+	tests := []struct {
+		src  string
+		want EvalErrorKind
+	}{
+		{"approvers.any(a, approvers.any(b, approvers.any(c, a.id == b.id && b.id == c.id)))", LimitExceeded},
+		{"approvers.any(a, approvers.any(b, a.id in [" + ids + "]))", LimitExceeded},
+		{"approvers.filter(a, approvers.all(b, b.id != 'x')).count() == 400", LimitExceeded},
+		{"approvers.any(a, approvers.any(b, a.id == b.id))", ""}, // checked below with fewer approvers
+	}
+	for _, tt := range tests[:3] {
+		e := mustCompile(t, tt.src, Consensus)
+		_, err := e.Eval(in)
+		var ee *EvalError
+		if !errors.As(err, &ee) || ee.Kind != tt.want {
+			t.Errorf("%.60s: %v, want %s", tt.src, err, tt.want)
+		}
+	}
+	// Within the budget: 200 x 200 predicates.
+	e := mustCompile(t, tests[3].src, Consensus)
+	if ok, err := e.Eval(&Input{Approvers: many[:200]}); !ok || err != nil {
+		t.Errorf("200x200: %v, %v", ok, err)
+	}
+	// The budget is per evaluation, so a pooled frame starts afresh.
+	if ok, err := e.Eval(&Input{Approvers: many[:200]}); !ok || err != nil {
+		t.Errorf("second evaluation: %v, %v", ok, err)
 	}
 }
