@@ -37,6 +37,8 @@ type Expr struct {
 	root  boolEvaluator
 	nvars int
 	pool  sync.Pool // *frame with nvars bound variables
+
+	voters *voterSet // consensus only: who can count toward it, see Names
 }
 
 // Compile parses and type-checks src for field. The error is a *CompileError that
@@ -53,6 +55,19 @@ func Compile(src string, field Field) (*Expr, error) {
 		}
 		return nil, err
 	}
+	e, err := compileTree(tree, field, src)
+	if err != nil {
+		return nil, err
+	}
+	if field == Consensus {
+		if e.voters, err = voterTests(tree); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+func compileTree(tree node, field Field, src string) (*Expr, error) {
 	c := &compiler{field: field, src: src}
 	root, t, err := c.compile(tree)
 	if err != nil {
@@ -226,7 +241,7 @@ func (c *compiler) compileField(n *fieldNode) (evaluator, *typ, error) {
 		if f.unsupported != "" {
 			return nil, nil, c.errorf(n.pos, "", "field '%s' is not supported yet: %s", displayPath(n), f.unsupported)
 		}
-		return &fieldEval{x: x, xr: asRefEval(x), get: f.get, str: f.str, ref: f.ref, src: format(n)}, f.typ, nil
+		return &fieldEval{xr: asRefEval(x), get: f.get, str: f.str, ref: f.ref, src: format(n)}, f.typ, nil
 	case kindDyn:
 		return nil, nil, c.errorf(n.pos, fmt.Sprintf("write %s['%s']", format(n.x), n.name),
 			"%s is a dynamic value, so its keys are read with ['...']", quote(n.x))

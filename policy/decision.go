@@ -36,8 +36,8 @@ type Request struct {
 	// of those votes; Input.Activity the activity's facts from ActivityInfo.
 	Input *Input
 	// Rejections are the IDs of users who voted to reject. The coordinator accepts a
-	// reject vote only from a user allowed to vote (a root user, or a user the
-	// activity's consensus names); any accepted rejection rejects the activity.
+	// reject vote only from a user allowed to vote (CanVote); any accepted rejection
+	// rejects the activity.
 	Rejections []string
 	// RootOnly marks the activity root-only in addition to those ActivityInfo marks.
 	RootOnly bool
@@ -45,9 +45,8 @@ type Request struct {
 	// (creates or deletes its own API keys, passkeys or OAuth providers). It is
 	// implicitly allowed unless some policy applies to the activity.
 	OwnCredentialChange bool
-	// VoterInConsensus is true for APPROVE_ACTIVITY and REJECT_ACTIVITY when the target
-	// activity's consensus names the voter (or the voter is a root user): voting is
-	// then implicitly allowed.
+	// VoterInConsensus is true for APPROVE_ACTIVITY and REJECT_ACTIVITY when CanVote
+	// holds for the voter on the target activity: voting is then implicitly allowed.
 	VoterInConsensus bool
 	Policies         []Policy
 }
@@ -147,8 +146,8 @@ func Decide(r *Request) Decision {
 	}
 
 	d := Decision{Evaluations: make([]Evaluation, len(r.Policies))}
-	var denied, waiting []string
-	allowed, applied := false, false
+	var denied, waiting, allowed []string
+	applied := false
 	for i := range r.Policies {
 		p := &r.Policies[i]
 		ev, effect, applies := evaluate(p, in)
@@ -158,7 +157,7 @@ func Decide(r *Request) Decision {
 		case effectDeny:
 			denied = append(denied, p.ID)
 		case effectAllow:
-			allowed = true
+			allowed = append(allowed, p.ID)
 		case effectWait:
 			waiting = append(waiting, p.ID)
 		}
@@ -169,8 +168,8 @@ func Decide(r *Request) Decision {
 		d.Message = rootProgress(roots, threshold) + "; policies " + strings.Join(denied, ", ") + " deny it to everyone else"
 	case len(denied) > 0:
 		d.Outcome, d.Message = Deny, msgExplicitDeny+strings.Join(denied, ", ")
-	case allowed:
-		d.Outcome, d.Message = Allow, "Allowed by policy"
+	case len(allowed) > 0:
+		d.Outcome, d.Message = Allow, "Allowed by policies: "+strings.Join(allowed, ", ")
 	case len(waiting) > 0:
 		d.Outcome = ConsensusNeeded
 		d.Message = "Consensus needed: policies " + strings.Join(waiting, ", ") + " need more approvals"

@@ -2,15 +2,6 @@ package policy
 
 import "fmt"
 
-// evaluator is one compiled node. Types were checked at compile time, so each node
-// knows the kinds of its operands; only dynamic (EIP-712 message) values are checked here.
-//
-// Logical nodes follow Kleene's three-valued logic when a clause fails: the error is
-// always returned (no short-circuit, an error anywhere is an error of the whole
-// expression), but when the other clauses already decide the result (false && error,
-// true || error) the returned value is that bool. Every other node returns an
-// invalid value with its error. Decide uses this to tell a failing DENY that cannot
-// apply from one that might.
 // frame is the mutable state of one evaluation: the bound variables of any, all and
 // filter, and the steps left. Expressions without bound variables need none (nil).
 type frame struct {
@@ -39,6 +30,15 @@ func (f *frame) spend(n int, src string) error {
 	return nil
 }
 
+// evaluator is one compiled node. Types were checked at compile time, so each node
+// knows the kinds of its operands; only dynamic (EIP-712 message) values are checked here.
+//
+// Logical nodes follow Kleene's three-valued logic when a clause fails: the error is
+// always returned (no short-circuit, an error anywhere is an error of the whole
+// expression), but when the other clauses already decide the result (false && error,
+// true || error) the returned value is that bool. Every other node returns an
+// invalid value with its error. Decide uses this to tell a failing DENY that cannot
+// apply from one that might.
 type evaluator interface {
 	eval(in *Input, f *frame) (value, error)
 }
@@ -100,8 +100,7 @@ func asRefEval(e evaluator) refEvaluator {
 }
 
 type fieldEval struct {
-	x   evaluator
-	xr  refEvaluator // x's fast path; x is always a struct
+	xr  refEvaluator // the struct the field belongs to
 	get getter
 	str func(ref any) string       // non-nil for string fields
 	ref func(ref any) (any, error) // non-nil for struct fields
