@@ -39,6 +39,13 @@ var Activities = []ActivitySpec{
 	spec[DeleteSubOrganizationIntent, DeleteSubOrganizationResult]("DELETE_SUB_ORGANIZATION", "delete_sub_organization", "deleteSubOrganizationIntent", "deleteSubOrganizationResult"),
 	spec[UpdateRootQuorumIntent, UpdateRootQuorumResult]("UPDATE_ROOT_QUORUM", "update_root_quorum", "updateRootQuorumIntent", "updateRootQuorumResult"),
 	spec[UpdateOrganizationNameIntent, UpdateOrganizationNameResult]("UPDATE_ORGANIZATION_NAME", "update_organization_name", "updateOrganizationNameIntent", "updateOrganizationNameResult"),
+	spec[CreatePolicyIntentV3, CreatePolicyResult]("CREATE_POLICY_V3", "create_policy", "createPolicyIntentV3", "createPolicyResult"),
+	spec[CreatePoliciesIntent, CreatePoliciesResult]("CREATE_POLICIES", "create_policies", "createPoliciesIntent", "createPoliciesResult"),
+	spec[UpdatePolicyIntentV2, PolicyIDResult]("UPDATE_POLICY_V2", "update_policy", "updatePolicyIntentV2", "updatePolicyResultV2"),
+	spec[DeletePolicyIntent, PolicyIDResult]("DELETE_POLICY", "delete_policy", "deletePolicyIntent", "deletePolicyResult"),
+	spec[DeletePoliciesIntent, DeletePoliciesResult]("DELETE_POLICIES", "delete_policies", "deletePoliciesIntent", "deletePoliciesResult"),
+	spec[VoteIntent, VoteResult]("APPROVE_ACTIVITY", "approve_activity", "approveActivityIntent", "approveActivityResult"),
+	spec[VoteIntent, VoteResult]("REJECT_ACTIVITY", "reject_activity", "rejectActivityIntent", "rejectActivityResult"),
 }
 
 var activitiesByType = func() map[string]ActivitySpec {
@@ -78,6 +85,10 @@ var Queries = []QuerySpec{
 	query[OrganizationRequest, ListUserTagsResponse]("list_user_tags"),
 	query[OrganizationRequest, GetOrganizationResponse]("get_organization"),
 	query[ListSubOrgsRequest, ListSubOrgsResponse]("list_suborgs"),
+	query[GetPolicyRequest, GetPolicyResponse]("get_policy"),
+	query[OrganizationRequest, ListPoliciesResponse]("list_policies"),
+	query[GetActivityRequest, GetPolicyEvaluationsResponse]("get_policy_evaluations"),
+	query[EvaluateActivityRequest, EvaluateActivityResponse]("evaluate_activity"),
 }
 
 // QueryByPath finds the spec of a query.

@@ -2,6 +2,9 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
+	"time"
 
 	"sigil/api"
 )
@@ -124,4 +127,57 @@ func (c *Client) GetOrganization(ctx context.Context, orgID string) (*api.GetOrg
 
 func (c *Client) ListSubOrgs(ctx context.Context, req api.ListSubOrgsRequest) (*api.ListSubOrgsResponse, error) {
 	return query[api.ListSubOrgsResponse](ctx, c, "list_suborgs", req)
+}
+
+func (c *Client) CreatePolicy(ctx context.Context, orgID string, p api.CreatePolicyIntentV3) (*api.CreatePolicyResult, *api.Activity, error) {
+	return submit[api.CreatePolicyResult](ctx, c, orgID, "CREATE_POLICY_V3", p)
+}
+
+func (c *Client) CreatePolicies(ctx context.Context, orgID string, p api.CreatePoliciesIntent) (*api.CreatePoliciesResult, *api.Activity, error) {
+	return submit[api.CreatePoliciesResult](ctx, c, orgID, "CREATE_POLICIES", p)
+}
+
+func (c *Client) UpdatePolicy(ctx context.Context, orgID string, p api.UpdatePolicyIntentV2) (*api.PolicyIDResult, *api.Activity, error) {
+	return submit[api.PolicyIDResult](ctx, c, orgID, "UPDATE_POLICY_V2", p)
+}
+
+func (c *Client) DeletePolicy(ctx context.Context, orgID string, p api.DeletePolicyIntent) (*api.PolicyIDResult, *api.Activity, error) {
+	return submit[api.PolicyIDResult](ctx, c, orgID, "DELETE_POLICY", p)
+}
+
+func (c *Client) DeletePolicies(ctx context.Context, orgID string, p api.DeletePoliciesIntent) (*api.DeletePoliciesResult, *api.Activity, error) {
+	return submit[api.DeletePoliciesResult](ctx, c, orgID, "DELETE_POLICIES", p)
+}
+
+// ApproveActivity approves the activity with the fingerprint; the record returned is that activity's, COMPLETED once
+// this approval met its consensus.
+func (c *Client) ApproveActivity(ctx context.Context, orgID, fingerprint string) (*api.Activity, error) {
+	return c.Submit(ctx, orgID, "ACTIVITY_TYPE_APPROVE_ACTIVITY", api.VoteIntent{Fingerprint: fingerprint})
+}
+
+// RejectActivity rejects the activity with the fingerprint; the record returned is that activity's.
+func (c *Client) RejectActivity(ctx context.Context, orgID, fingerprint string) (*api.Activity, error) {
+	return c.Submit(ctx, orgID, "ACTIVITY_TYPE_REJECT_ACTIVITY", api.VoteIntent{Fingerprint: fingerprint})
+}
+
+func (c *Client) GetPolicy(ctx context.Context, orgID, policyID string) (*api.GetPolicyResponse, error) {
+	return query[api.GetPolicyResponse](ctx, c, "get_policy", api.GetPolicyRequest{OrganizationID: orgID, PolicyID: policyID})
+}
+
+func (c *Client) ListPolicies(ctx context.Context, orgID string) (*api.ListPoliciesResponse, error) {
+	return query[api.ListPoliciesResponse](ctx, c, "list_policies", api.OrganizationRequest{OrganizationID: orgID})
+}
+
+func (c *Client) GetPolicyEvaluations(ctx context.Context, orgID, activityID string) (*api.GetPolicyEvaluationsResponse, error) {
+	return query[api.GetPolicyEvaluationsResponse](ctx, c, "get_policy_evaluations", api.GetActivityRequest{OrganizationID: orgID, ActivityID: activityID})
+}
+
+// EvaluateActivity asks what submitting the activity now would decide, without executing or storing anything.
+func (c *Client) EvaluateActivity(ctx context.Context, orgID, activityType string, params any) (*api.EvaluateActivityResponse, error) {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	env := api.SubmitRequest{Type: activityType, TimestampMs: strconv.FormatInt(time.Now().UnixMilli(), 10), OrganizationID: orgID, Parameters: raw}
+	return query[api.EvaluateActivityResponse](ctx, c, "evaluate_activity", api.EvaluateActivityRequest{OrganizationID: orgID, Activity: env})
 }

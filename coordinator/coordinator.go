@@ -54,6 +54,7 @@ func (c Config) withDefaults() Config {
 type Coordinator struct {
 	cfg   Config
 	store *store.Store
+	exprs exprCache
 }
 
 // New returns a coordinator over a store.

@@ -1,35 +1,212 @@
 package coordinator
 
-import "sigil/apierr"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
 
-type outcome int
-
-const (
-	outcomeAllow outcome = iota
-	outcomeDeny
-	outcomeConsensusNeeded
+	"sigil/api"
+	"sigil/apierr"
+	"sigil/policy"
 )
 
-type decision struct {
-	outcome outcome
-	err     *apierr.Error // for a denial
+// decisionRequest is what the policy engine is asked about one activity.
+type decisionRequest struct {
+	org         *Org // the organization that decides: the parent, for a login submitted with its credential
+	typ         string
+	intent      json.RawMessage
+	votes       []api.Vote
+	submitterID string
+	// facts are the request's facts beyond the activity itself (eth.tx, wallet, ...); nil for none.
+	facts            *policy.Input
+	voterInConsensus bool
 }
 
-// decide says whether the principal may run the activity now. Until the policy engine lands, only the root quorum
-// decides: the submitter's approval allows an activity when it reaches the threshold, leaves it waiting for more root
-// approvals when it does not, and anyone outside the root quorum is denied. Logins into a sub-organization with a
-// parent organization's credential are decided by the parent's root quorum.
-func decide(org *Org, who *principal, def activityDef) decision {
-	deciding := org
-	if who.ViaParent {
-		deciding = who.Org
+// decide runs the policy engine: the root quorum, then the organization's policies, then implicit permissions.
+func (c *Coordinator) decide(r decisionRequest) policy.Decision {
+	in := policy.Input{}
+	if r.facts != nil {
+		in = *r.facts
 	}
-	if !deciding.IsRoot(who.User.ID) {
-		return decision{outcome: outcomeDeny, err: apierr.New(apierr.PermissionDenied, "REQUEST_NOT_AUTHORIZED",
-			"request not authorized: only the root quorum may run %s in this organization", def.spec.Type)}
+	info, _ := policy.ActivityInfo(r.typ)
+	in.Activity = policy.Activity{Type: r.typ, Kind: info.Kind, Resource: info.Resource, Action: info.Action, Params: activityParams(info, r.intent)}
+	var rejections []string
+	for _, v := range r.votes {
+		u := r.org.User(v.UserID)
+		if u == nil {
+			continue // a voter deleted since no longer counts
+		}
+		if v.Selection == api.VoteRejected {
+			rejections = append(rejections, u.ID)
+			continue
+		}
+		in.Approvers = append(in.Approvers, policy.User{ID: u.ID, Email: u.Email, Alias: u.Name, Tags: u.Tags})
+		in.Credentials = append(in.Credentials, credentialOf(u, v.PublicKey))
 	}
-	if deciding.RootQuorum.Threshold <= 1 {
-		return decision{outcome: outcomeAllow}
+	policies, err := c.compiledPolicies(r.org)
+	if err != nil {
+		return policy.Decision{Outcome: policy.Deny, Message: err.Error()}
 	}
-	return decision{outcome: outcomeConsensusNeeded}
+	d := policy.Decide(&policy.Request{
+		RootQuorum:          policy.RootQuorum{UserIDs: r.org.RootQuorum.UserIDs, Threshold: int(r.org.RootQuorum.Threshold)},
+		Input:               &in,
+		Rejections:          rejections,
+		OwnCredentialChange: ownCredentialChange(r.typ, r.intent, r.submitterID),
+		VoterInConsensus:    r.voterInConsensus,
+		Policies:            policies,
+	})
+	// A vote never waits for votes of its own: a root user's approval is one of the approvals the root quorum
+	// counts, not an activity that needs the quorum.
+	if r.voterInConsensus && d.Outcome == policy.ConsensusNeeded {
+		d.Outcome, d.Message = policy.Allow, "Allowed: the voter takes part in the activity's consensus"
+	}
+	return d
+}
+
+// credentialOf describes the credential a vote was made with.
+func credentialOf(u *User, publicKey string) policy.Credential {
+	for _, k := range u.APIKeys {
+		if k.PublicKey == publicKey {
+			return policy.Credential{ID: k.ID, UserID: u.ID, PublicKey: k.PublicKey, Type: k.Type}
+		}
+	}
+	for _, a := range u.Authenticators {
+		if a.PublicKeyHex == publicKey {
+			return policy.Credential{ID: a.ID, UserID: u.ID, PublicKey: a.PublicKeyHex, CredentialID: a.CredentialID, Type: api.CredentialWebAuthn}
+		}
+	}
+	return policy.Credential{UserID: u.ID, PublicKey: publicKey}
+}
+
+// activityParams exposes the parameters the policy language names (snake_case) from the intent (lowerCamelCase).
+func activityParams(info policy.Info, intent json.RawMessage) map[string]any {
+	if len(info.Params) == 0 {
+		return nil
+	}
+	var raw map[string]any
+	dec := json.NewDecoder(bytes.NewReader(intent))
+	dec.UseNumber()
+	if dec.Decode(&raw) != nil {
+		return nil
+	}
+	out := make(map[string]any, len(info.Params))
+	for _, p := range info.Params {
+		v, ok := raw[camel(p.Name)]
+		if !ok {
+			continue
+		}
+		switch x := v.(type) {
+		case string:
+			out[p.Name] = x
+		case json.Number:
+			if n, err := x.Int64(); err == nil {
+				out[p.Name] = n
+			}
+		case []any:
+			ss := make([]string, 0, len(x))
+			for _, e := range x {
+				if s, ok := e.(string); ok {
+					ss = append(ss, s)
+				}
+			}
+			out[p.Name] = ss
+		}
+	}
+	return out
+}
+
+func camel(snake string) string {
+	parts := strings.Split(snake, "_")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "")
+}
+
+var credentialActivities = []string{
+	"ACTIVITY_TYPE_CREATE_API_KEYS_V2", "ACTIVITY_TYPE_DELETE_API_KEYS",
+	"ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2", "ACTIVITY_TYPE_DELETE_AUTHENTICATORS",
+}
+
+// ownCredentialChange: the submitter creates or deletes its own credentials, which users may do implicitly.
+func ownCredentialChange(typ string, intent json.RawMessage, submitterID string) bool {
+	if !slices.Contains(credentialActivities, typ) {
+		return false
+	}
+	var p struct {
+		UserID string `json:"userId"`
+	}
+	return json.Unmarshal(intent, &p) == nil && p.UserID == submitterID
+}
+
+// compiledPolicies compiles the organization's policies, each source once per process.
+func (c *Coordinator) compiledPolicies(org *Org) ([]policy.Policy, error) {
+	out := make([]policy.Policy, 0, len(org.Policies))
+	for _, p := range org.Policies {
+		cond, err := c.compile(p.Condition, policy.Condition)
+		if err != nil {
+			return nil, fmt.Errorf("policy %s no longer compiles, so nothing is allowed until it is fixed: %v", p.ID, err)
+		}
+		cons, err := c.compile(p.Consensus, policy.Consensus)
+		if err != nil {
+			return nil, fmt.Errorf("policy %s no longer compiles, so nothing is allowed until it is fixed: %v", p.ID, err)
+		}
+		out = append(out, policy.Policy{ID: p.ID, Effect: policy.Effect(p.Effect), Condition: cond, Consensus: cons})
+	}
+	return out, nil
+}
+
+type exprKey struct {
+	src   string
+	field policy.Field
+}
+
+// exprCache holds compiled expressions by source: compiled once, evaluated for every request.
+type exprCache struct{ m sync.Map }
+
+func (c *Coordinator) compile(src string, field policy.Field) (*policy.Expr, error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, nil
+	}
+	key := exprKey{src, field}
+	if e, ok := c.exprs.m.Load(key); ok {
+		return e.(*policy.Expr), nil
+	}
+	e, err := policy.Compile(src, field)
+	if err != nil {
+		return nil, err
+	}
+	c.exprs.m.Store(key, e)
+	return e, nil
+}
+
+// permissionError is the denial of the reference: 403, code 7, and the policy engine's details.
+func permissionError(d policy.Decision) *apierr.Error {
+	evals := make([]map[string]string, 0, len(d.Evaluations))
+	for _, e := range d.Evaluations {
+		evals = append(evals, map[string]string{"policyId": e.PolicyID, "outcome": string(e.Outcome)})
+	}
+	err := apierr.New(apierr.PermissionDenied, "REQUEST_NOT_AUTHORIZED", "You don't have sufficient permissions to take this action: %s", d.Message)
+	err.Extra = []any{map[string]any{
+		"@type": "type.googleapis.com/errors.v1.PolicyEnginePermissionError", "message": d.Message, "policyEvaluations": evals,
+	}}
+	return err
+}
+
+// evaluationsWire is the stored and returned form of a decision's per-policy outcomes.
+func evaluationsWire(d policy.Decision) []api.PolicyEvaluation {
+	out := make([]api.PolicyEvaluation, 0, len(d.Evaluations))
+	for _, e := range d.Evaluations {
+		w := api.PolicyEvaluation{PolicyID: e.PolicyID, Outcome: string(e.Outcome)}
+		if e.Err != nil {
+			w.Error = e.Err.Error()
+		}
+		out = append(out, w)
+	}
+	return out
 }

@@ -15,6 +15,7 @@ import (
 	"sigil/api"
 	"sigil/apierr"
 	"sigil/jsonstrict"
+	"sigil/policy"
 	"sigil/stamp"
 	"sigil/store"
 )
@@ -44,7 +45,33 @@ func (c *Coordinator) Submit(ctx context.Context, path string, header http.Heade
 	if rec.Status == api.StatusFailed {
 		return nil, rec.failure()
 	}
+	if target, err := c.votedOn(ctx, rec); target != nil || err != nil {
+		return target, err
+	}
 	return &api.ActivityResponse{Activity: rec.render(sub.who.User.ID)}, nil
+}
+
+// votedOn answers a completed vote with the activity voted on, as the reference's SDKs expect.
+func (c *Coordinator) votedOn(ctx context.Context, rec *record) (*api.ActivityResponse, error) {
+	if rec.Status != api.StatusCompleted || (rec.Type != "ACTIVITY_TYPE_APPROVE_ACTIVITY" && rec.Type != "ACTIVITY_TYPE_REJECT_ACTIVITY") {
+		return nil, nil
+	}
+	var res api.VoteResult
+	if err := json.Unmarshal(rec.Result, &res); err != nil {
+		return nil, err
+	}
+	row, err := c.store.ActivityByID(ctx, res.ActivityID)
+	if err != nil {
+		return nil, err
+	}
+	target, err := decodeRecord(row)
+	if err != nil {
+		return nil, err
+	}
+	if target.Status == api.StatusFailed {
+		return nil, target.failure()
+	}
+	return &api.ActivityResponse{Activity: target.render(rec.Votes[0].UserID)}, nil
 }
 
 func (c *Coordinator) prepare(ctx context.Context, path string, header http.Header, body []byte) (*submission, error) {
@@ -178,37 +205,60 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, sub *s
 		rec.fail(apierr.As(err), c.now())
 		return nil
 	}
-	switch d := decide(org, who, sub.def); d.outcome {
-	case outcomeDeny:
-		rec.fail(d.err, c.now())
-		return nil
-	case outcomeConsensusNeeded:
+	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: rec.ID}
+	req := decisionRequest{org: org, typ: rec.Type, intent: rec.Intent, votes: rec.Votes, submitterID: who.User.ID}
+	if who.ViaParent {
+		req.org = who.Org
+	}
+	if sub.def.prepare != nil {
+		if err := sub.def.prepare(x, sub.params, &req); err != nil {
+			return failOrAbort(err, rec, x.now)
+		}
+	}
+	d := c.decide(req)
+	if err := x.recordEvaluation(rec.ID, rec.Votes[0].ID, d); err != nil {
+		return err
+	}
+	switch d.Outcome {
+	case policy.Allow:
+		return c.execute(x, sub.def, sub.params, rec)
+	case policy.ConsensusNeeded:
 		rec.Status = api.StatusConsensusNeeded
+	case policy.Rejected:
+		rec.Status = api.StatusRejected
+	default:
+		rec.fail(permissionError(d), x.now)
+	}
+	return nil
+}
+
+// failOrAbort records an activity's own failure on rec, or returns a storage failure to abort the transaction.
+func failOrAbort(err error, rec *record, now time.Time) error {
+	var apiErr *apierr.Error
+	if errors.As(err, &apiErr) {
+		rec.fail(apiErr, now)
 		return nil
 	}
-	return c.execute(ctx, tx, org, who, sub, rec)
+	return err
 }
 
 // execute runs an allowed activity. Its writes are undone if it fails, leaving only the FAILED record.
-func (c *Coordinator) execute(ctx context.Context, tx *store.Tx, org *Org, who *principal, sub *submission, rec *record) error {
-	if err := tx.Savepoint(ctx, "execute"); err != nil {
+func (c *Coordinator) execute(x *execution, def activityDef, params any, rec *record) error {
+	if err := x.tx.Savepoint(x.ctx, "execute"); err != nil {
 		return err
 	}
-	x := &execution{ctx: ctx, tx: tx, org: org, who: who, now: c.now(), activityID: rec.ID}
-	result, err := sub.def.exec(x, sub.params)
+	result, err := def.exec(x, params)
 	if err == nil {
 		err = x.save()
 	}
-	var apiErr *apierr.Error
-	if errors.As(err, &apiErr) {
-		if rbErr := tx.RollbackTo(ctx, "execute"); rbErr != nil {
-			return rbErr
-		}
-		rec.fail(apiErr, x.now)
-		return nil
-	}
 	if err != nil {
-		return err
+		var apiErr *apierr.Error
+		if errors.As(err, &apiErr) {
+			if rbErr := x.tx.RollbackTo(x.ctx, "execute"); rbErr != nil {
+				return rbErr
+			}
+		}
+		return failOrAbort(err, rec, x.now)
 	}
 	if rec.Result, err = json.Marshal(result); err != nil {
 		return err

@@ -2,11 +2,13 @@ package coordinator
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
 
 	"sigil/apierr"
+	"sigil/policy"
 	"sigil/store"
 )
 
@@ -15,6 +17,7 @@ import (
 // organization (creating or deleting a sub-organization).
 type execution struct {
 	ctx        context.Context
+	c          *Coordinator
 	tx         *store.Tx
 	org        *Org
 	who        *principal
@@ -50,6 +53,16 @@ func (x *execution) save() error {
 		}
 	}
 	return nil
+}
+
+// recordEvaluation stores the policy engine's verdict for one vote.
+func (x *execution) recordEvaluation(activityID, voteID string, d policy.Decision) error {
+	data, err := json.Marshal(evaluationsWire(d))
+	if err != nil {
+		return err
+	}
+	return x.tx.InsertEvaluation(x.ctx, store.Evaluation{ID: newID(), ActivityID: activityID, OrgID: x.org.ID,
+		VoteID: voteID, Evaluations: data, CreatedAt: x.now.UnixNano()})
 }
 
 // user finds a user of the organization or fails the activity.

@@ -19,6 +19,7 @@ type Org struct {
 	RootQuorum Quorum            `json:"rootQuorum"`
 	Users      []*User           `json:"users"`
 	Tags       []*Tag            `json:"tags"`
+	Policies   []*Policy         `json:"policies"`
 	Features   map[string]string `json:"features,omitempty"`
 	CreatedAt  time.Time         `json:"createdAt"`
 	UpdatedAt  time.Time         `json:"updatedAt"`
@@ -93,6 +94,37 @@ type OAuthProvider struct {
 	Audience  string    `json:"audience"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// Policy is a policy as stored: its expressions are sources, compiled (once per process) when decisions need them.
+type Policy struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Effect    string    `json:"effect"`
+	Condition string    `json:"condition,omitempty"`
+	Consensus string    `json:"consensus,omitempty"`
+	Notes     string    `json:"notes"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// Policy finds a policy by id.
+func (o *Org) Policy(id string) *Policy {
+	for _, p := range o.Policies {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// clone returns a deep copy, for running an activity whose changes may have to be thrown away.
+func (o *Org) clone() *Org {
+	data, _ := json.Marshal(o)
+	var c Org
+	_ = json.Unmarshal(data, &c)
+	c.version = o.version
+	return &c
 }
 
 // Tag is a user tag.

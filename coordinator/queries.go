@@ -27,16 +27,20 @@ type reader struct {
 type queryFunc func(r *reader, req any) (any, error)
 
 var queries = map[string]queryFunc{
-	"whoami":             typedQuery(queryWhoami),
-	"get_activity":       typedQuery(queryGetActivity),
-	"list_activities":    typedQuery(queryListActivities),
-	"get_user":           typedQuery(queryGetUser),
-	"list_users":         typedQuery(queryListUsers),
-	"get_api_keys":       typedQuery(queryGetAPIKeys),
-	"get_authenticators": typedQuery(queryGetAuthenticators),
-	"list_user_tags":     typedQuery(queryListUserTags),
-	"get_organization":   typedQuery(queryGetOrganization),
-	"list_suborgs":       typedQuery(queryListSubOrgs),
+	"whoami":                 typedQuery(queryWhoami),
+	"get_activity":           typedQuery(queryGetActivity),
+	"list_activities":        typedQuery(queryListActivities),
+	"get_user":               typedQuery(queryGetUser),
+	"list_users":             typedQuery(queryListUsers),
+	"get_api_keys":           typedQuery(queryGetAPIKeys),
+	"get_authenticators":     typedQuery(queryGetAuthenticators),
+	"list_user_tags":         typedQuery(queryListUserTags),
+	"get_organization":       typedQuery(queryGetOrganization),
+	"list_suborgs":           typedQuery(queryListSubOrgs),
+	"get_policy":             typedQuery(queryGetPolicy),
+	"list_policies":          typedQuery(queryListPolicies),
+	"get_policy_evaluations": typedQuery(queryPolicyEvaluations),
+	"evaluate_activity":      typedQuery(queryEvaluateActivity),
 }
 
 func typedQuery[Q, R any](fn func(*reader, *Q) (*R, error)) queryFunc {
@@ -86,6 +90,10 @@ func organizationIDOf(req any) string {
 	case *api.GetAuthenticatorsRequest:
 		return r.OrganizationID
 	case *api.ListSubOrgsRequest:
+		return r.OrganizationID
+	case *api.GetPolicyRequest:
+		return r.OrganizationID
+	case *api.EvaluateActivityRequest:
 		return r.OrganizationID
 	}
 	return ""

@@ -107,3 +107,10 @@ func (r *record) votedBy(userID string) bool {
 	}
 	return false
 }
+
+// decodeIntent reads a stored intent back into its parameter struct.
+func decodeIntent(intent json.RawMessage, params any) error {
+	return json.Unmarshal(intent, params)
+}
+
+func jsonMarshal(v any) (json.RawMessage, error) { return json.Marshal(v) }

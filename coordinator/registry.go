@@ -4,11 +4,13 @@ import (
 	"fmt"
 
 	"sigil/api"
+	"sigil/policy"
 )
 
 // activityDef is everything the engine knows about one activity type: its wire spec (path, intent and result keys,
 // parameter and result types), how to validate its parameters before anything is stored, how to execute it, and who
-// may submit it.
+// may submit it. Its resource, action, kind and root-only flag, which the policy engine decides on, are in
+// policy.ActivityInfo (published in docs/ACTIVITIES.md); the registry refuses a type missing there.
 type activityDef struct {
 	spec     api.ActivitySpec
 	validate func(params any) error
@@ -16,8 +18,9 @@ type activityDef struct {
 	// parentMayAct: a credential of the parent organization may submit this activity in a direct sub-organization
 	// (the login family), decided by the parent's root quorum and policies.
 	parentMayAct bool
-	// rootOnly: no policy can grant this activity; only the root quorum.
-	rootOnly bool
+	// prepare, when set, runs inside the transaction before the decision, to add what the policy engine needs
+	// beyond the activity itself (the target of a vote, the transaction being signed, ...).
+	prepare func(x *execution, params any, d *decisionRequest) error
 }
 
 // define binds typed validation and execution functions to an activity type.
@@ -37,10 +40,19 @@ func define[P, R any](typ string, validate func(*P) error, exec func(*execution,
 	return d
 }
 
-func (d activityDef) rootOnlyActivity() activityDef { d.rootOnly = true; return d }
+// withPrepare sets the typed prepare step of a definition.
+func withPrepare[P any](d activityDef, prepare func(*execution, *P, *decisionRequest) error) activityDef {
+	d.prepare = func(x *execution, p any, r *decisionRequest) error { return prepare(x, p.(*P), r) }
+	return d
+}
 
-// registry is every activity type the coordinator executes, by type.
-var registry = func() map[string]activityDef {
+// registry is every activity type the coordinator executes, by type. It is built in init because executing an
+// approval looks up the activity it completes here.
+var registry map[string]activityDef
+
+func init() { registry = buildRegistry() }
+
+func buildRegistry() map[string]activityDef {
 	defs := []activityDef{
 		define("CREATE_USERS_V3", validateCreateUsersV3, execCreateUsersV3),
 		define("CREATE_USERS_V4", validateCreateUsersV4, execCreateUsersV4),
@@ -59,12 +71,22 @@ var registry = func() map[string]activityDef {
 		define("CREATE_SUB_ORGANIZATION_V7", validateCreateSubOrgV7, execCreateSubOrgV7),
 		define("CREATE_SUB_ORGANIZATION_V8", validateCreateSubOrgV8, execCreateSubOrgV8),
 		define("DELETE_SUB_ORGANIZATION", nil, execDeleteSubOrg),
-		define("UPDATE_ROOT_QUORUM", validateUpdateRootQuorum, execUpdateRootQuorum).rootOnlyActivity(),
-		define("UPDATE_ORGANIZATION_NAME", validateUpdateOrgName, execUpdateOrgName).rootOnlyActivity(),
+		define("UPDATE_ROOT_QUORUM", validateUpdateRootQuorum, execUpdateRootQuorum),
+		define("UPDATE_ORGANIZATION_NAME", validateUpdateOrgName, execUpdateOrgName),
+		define("CREATE_POLICY_V3", validateCreatePolicy, execCreatePolicy),
+		define("CREATE_POLICIES", validateCreatePolicies, execCreatePolicies),
+		define("UPDATE_POLICY_V2", validateUpdatePolicy, execUpdatePolicy),
+		define("DELETE_POLICY", validateDeletePolicy, execDeletePolicy),
+		define("DELETE_POLICIES", validateDeletePolicies, execDeletePolicies),
+		withPrepare(define("APPROVE_ACTIVITY", validateVote, execApprove), prepareVote),
+		withPrepare(define("REJECT_ACTIVITY", validateVote, execReject), prepareVote),
 	}
 	m := make(map[string]activityDef, len(defs))
 	for _, d := range defs {
+		if _, ok := policy.ActivityInfo(d.spec.Type); !ok {
+			panic(fmt.Sprintf("coordinator: activity type %s has no resource, action and kind", d.spec.Type))
+		}
 		m[d.spec.Type] = d
 	}
 	return m
-}()
+}

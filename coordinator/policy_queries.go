@@ -1,0 +1,105 @@
+package coordinator
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"sigil/api"
+	"sigil/apierr"
+	"sigil/jsonstrict"
+	"sigil/policy"
+	"sigil/store"
+)
+
+// errDryRun rolls back the transaction of a dry run.
+var errDryRun = errors.New("dry run")
+
+func timeFromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+func queryGetPolicy(r *reader, q *api.GetPolicyRequest) (*api.GetPolicyResponse, error) {
+	if err := checkID("policyId", q.PolicyID); err != nil {
+		return nil, err
+	}
+	p := r.org.Policy(q.PolicyID)
+	if p == nil {
+		return nil, apierr.NotFoundf("policy %s not found in organization %s", q.PolicyID, r.org.ID)
+	}
+	return &api.GetPolicyResponse{Policy: renderPolicy(p)}, nil
+}
+
+func queryListPolicies(r *reader, _ *api.OrganizationRequest) (*api.ListPoliciesResponse, error) {
+	out := &api.ListPoliciesResponse{Policies: []api.Policy{}}
+	for _, p := range r.org.Policies {
+		out.Policies = append(out.Policies, renderPolicy(p))
+	}
+	return out, nil
+}
+
+func queryPolicyEvaluations(r *reader, q *api.GetActivityRequest) (*api.GetPolicyEvaluationsResponse, error) {
+	if _, err := queryGetActivity(r, q); err != nil {
+		return nil, err
+	}
+	rows, err := r.c.store.ListEvaluations(r.ctx, q.ActivityID)
+	if err != nil {
+		return nil, err
+	}
+	out := &api.GetPolicyEvaluationsResponse{PolicyEvaluations: []api.PolicyEvaluationRecord{}}
+	for _, row := range rows {
+		rec := api.PolicyEvaluationRecord{ID: row.ID, ActivityID: row.ActivityID, OrganizationID: row.OrgID, VoteID: row.VoteID,
+			CreatedAt: api.NewTimestamp(timeFromNanos(row.CreatedAt))}
+		if err := json.Unmarshal(row.Evaluations, &rec.PolicyEvaluations); err != nil {
+			return nil, err
+		}
+		out.PolicyEvaluations = append(out.PolicyEvaluations, rec)
+	}
+	return out, nil
+}
+
+// queryEvaluateActivity is a dry run: the decision the caller would get by submitting this activity now, with every
+// policy's outcome and, for an error, the failing clause. Nothing is executed or stored.
+func queryEvaluateActivity(r *reader, q *api.EvaluateActivityRequest) (*api.EvaluateActivityResponse, error) {
+	env := q.Activity
+	if env.OrganizationID != r.org.ID {
+		return nil, apierr.Invalid("activity.organizationId must be the organization the query is sent to")
+	}
+	def, ok := registry[env.Type]
+	if !ok {
+		return nil, apierr.Invalid("unknown activity type %q", env.Type)
+	}
+	params := def.spec.NewParams()
+	if err := jsonstrict.Decode(env.Parameters, params, "activity.parameters"); err != nil {
+		return nil, apierr.Invalid("%s", err.Error())
+	}
+	if err := def.validate(params); err != nil {
+		return nil, err
+	}
+	if r.who.ViaParent && !def.parentMayAct {
+		return decisionResponse(policy.Decision{Outcome: policy.Deny, Message: "a parent organization's credentials may not submit this activity here"}), nil
+	}
+	intent, _ := json.Marshal(params)
+	vote := r.c.approval("", r.who, r.c.now())
+	req := decisionRequest{org: r.org, typ: env.Type, intent: intent, votes: []api.Vote{vote}, submitterID: r.who.User.ID}
+	if r.who.ViaParent {
+		req.org = r.who.Org
+	}
+	if def.prepare != nil {
+		x := &execution{ctx: r.ctx, c: r.c, org: r.org.clone(), who: r.who, now: r.c.now()}
+		err := r.c.store.Write(r.ctx, func(tx *store.Tx) error {
+			x.tx = tx
+			if err := def.prepare(x, params, &req); err != nil {
+				return err
+			}
+			return errDryRun
+		})
+		if err != nil && !errors.Is(err, errDryRun) {
+			return nil, err
+		}
+	}
+	return decisionResponse(r.c.decide(req)), nil
+}
+
+func decisionResponse(d policy.Decision) *api.EvaluateActivityResponse {
+	names := map[policy.Outcome]string{policy.Allow: "ALLOW", policy.Deny: "DENY", policy.ConsensusNeeded: "CONSENSUS_NEEDED", policy.Rejected: "REJECTED"}
+	return &api.EvaluateActivityResponse{Decision: names[d.Outcome], Message: d.Message, PolicyEvaluations: evaluationsWire(d)}
+}
