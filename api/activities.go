@@ -1,5 +1,7 @@
 package api
 
+import "sync"
+
 // ActivitySpec is the wire contract of one activity type: where it is submitted, the keys its intent and result
 // carry in the activity record, and the Go types of its parameters and result.
 type ActivitySpec struct {
@@ -18,7 +20,8 @@ func spec[P, R any](typ, path, intentKey, resultKey string) ActivitySpec {
 	}
 }
 
-// Activities is every activity type Sigil implements.
+// Activities is every activity type Sigil implements. Each family of activities beyond the core ones adds its specs
+// from its own file's init.
 var Activities = []ActivitySpec{
 	spec[CreateUsersIntentV3, CreateUsersResult]("CREATE_USERS_V3", "create_users", "createUsersIntentV3", "createUsersResult"),
 	spec[CreateUsersIntentV4, CreateUsersResult]("CREATE_USERS_V4", "create_users", "createUsersIntentV4", "createUsersResult"),
@@ -48,17 +51,18 @@ var Activities = []ActivitySpec{
 	spec[VoteIntent, VoteResult]("REJECT_ACTIVITY", "reject_activity", "rejectActivityIntent", "rejectActivityResult"),
 }
 
-var activitiesByType = func() map[string]ActivitySpec {
+// activitiesByType indexes Activities once every init has run.
+var activitiesByType = sync.OnceValue(func() map[string]ActivitySpec {
 	m := make(map[string]ActivitySpec, len(Activities))
 	for _, a := range Activities {
 		m[a.Type] = a
 	}
 	return m
-}()
+})
 
 // ActivityByType finds the spec of an activity type.
 func ActivityByType(typ string) (ActivitySpec, bool) {
-	a, ok := activitiesByType[typ]
+	a, ok := activitiesByType()[typ]
 	return a, ok
 }
 
@@ -73,7 +77,7 @@ func query[Q, R any](path string) QuerySpec {
 	return QuerySpec{Path: path, NewRequest: func() any { return new(Q) }, NewResponse: func() any { return new(R) }}
 }
 
-// Queries is every query Sigil implements.
+// Queries is every query Sigil implements; families beyond the core add theirs from their own file's init.
 var Queries = []QuerySpec{
 	query[OrganizationRequest, WhoamiResponse]("whoami"),
 	query[GetActivityRequest, ActivityResponse]("get_activity"),

@@ -83,7 +83,7 @@ func (c *Coordinator) prepare(ctx context.Context, path string, header http.Head
 	if err := jsonstrict.Decode(body, &sub.env, "request"); err != nil {
 		return nil, apierr.Invalid("bad request body: %s", err.Error())
 	}
-	def, ok := registry[sub.env.Type]
+	def, ok := registry()[sub.env.Type]
 	if !ok {
 		return nil, apierr.Invalid("unknown activity type %q", sub.env.Type)
 	}

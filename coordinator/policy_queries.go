@@ -63,7 +63,7 @@ func queryEvaluateActivity(r *reader, q *api.EvaluateActivityRequest) (*api.Eval
 	if env.OrganizationID != r.org.ID {
 		return nil, apierr.Invalid("activity.organizationId must be the organization the query is sent to")
 	}
-	def, ok := registry[env.Type]
+	def, ok := registry()[env.Type]
 	if !ok {
 		return nil, apierr.Invalid("unknown activity type %q", env.Type)
 	}

@@ -26,6 +26,9 @@ type reader struct {
 
 type queryFunc func(r *reader, req any) (any, error)
 
+// registerQuery adds a family's query; call it from an init function.
+func registerQuery(path string, fn queryFunc) { queries[path] = fn }
+
 var queries = map[string]queryFunc{
 	"whoami":                 typedQuery(queryWhoami),
 	"get_activity":           typedQuery(queryGetActivity),

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"fmt"
+	"sync"
 
 	"sigil/api"
 	"sigil/policy"
@@ -46,11 +47,17 @@ func withPrepare[P any](d activityDef, prepare func(*execution, *P, *decisionReq
 	return d
 }
 
-// registry is every activity type the coordinator executes, by type. It is built in init because executing an
-// approval looks up the activity it completes here.
-var registry map[string]activityDef
+// registry is every activity type the coordinator executes, by type: the core ones of buildRegistry and the
+// families that add theirs with register from their own file's init. It is built on first use, after every init.
+var registry func() map[string]activityDef
 
-func init() { registry = buildRegistry() }
+func init() { registry = sync.OnceValue(buildRegistry) }
+
+// families holds the activity definitions registered by each family's file.
+var families [][]activityDef
+
+// register adds a family of activities to the registry; call it from an init function.
+func register(defs ...activityDef) { families = append(families, defs) }
 
 func buildRegistry() map[string]activityDef {
 	defs := []activityDef{
@@ -81,8 +88,14 @@ func buildRegistry() map[string]activityDef {
 		withPrepare(define("APPROVE_ACTIVITY", validateVote, execApprove), prepareVote),
 		withPrepare(define("REJECT_ACTIVITY", validateVote, execReject), prepareVote),
 	}
+	for _, f := range families {
+		defs = append(defs, f...)
+	}
 	m := make(map[string]activityDef, len(defs))
 	for _, d := range defs {
+		if _, dup := m[d.spec.Type]; dup {
+			panic(fmt.Sprintf("coordinator: activity type %s registered twice", d.spec.Type))
+		}
 		if _, ok := policy.ActivityInfo(d.spec.Type); !ok {
 			panic(fmt.Sprintf("coordinator: activity type %s has no resource, action and kind", d.spec.Type))
 		}

@@ -159,7 +159,7 @@ func (x *execution) vote(fingerprint, selection string) (*api.VoteResult, error)
 // executeTarget runs an activity whose consensus a vote just completed, on a copy of the organization that replaces
 // the voting activity's only if the target succeeds.
 func (x *execution) executeTarget(target *record) error {
-	def, ok := registry[target.Type]
+	def, ok := registry()[target.Type]
 	if !ok {
 		return apierr.Invalid("activity type %s can no longer be executed", target.Type)
 	}
