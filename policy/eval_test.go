@@ -236,7 +236,7 @@ func TestEvalSemantics(t *testing.T) {
 	msg := &Input{
 		Activity: activity(t, "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", map[string]any{"hash_function": "HASH_FUNCTION_NO_OP", "encoding": "PAYLOAD_ENCODING_EIP712"}),
 		EIP712: &EIP712{PrimaryType: "Permit", Domain: EIP712Domain{Name: "USD Coin", Version: "2"},
-			Message: decodeJSON(t, `{"owner":"0xAbC0000000000000000000000000000000000001","value":"1000","hexValue":"0x3e8","nonce":7,"flag":true,"nested":{"list":[1,2,3]},"none":null,"frac":1.5}`)},
+			Message: decodeJSON(t, `{"owner":"0xAbC0000000000000000000000000000000000001","value":"1000","hexValue":"0x3e8","nonce":7,"flag":true,"nested":{"list":[1,2,3]},"none":null,"frac":1.5,"word":"seven"}`)},
 	}
 	msg.EIP712.Message["float"] = float64(42)
 	wallets := &Input{Activity: activity(t, "ACTIVITY_TYPE_DELETE_WALLETS", nil), Wallets: []Wallet{{ID: "w1", Exported: true}, {ID: "w2"}}}
@@ -305,6 +305,22 @@ func TestEvalSemantics(t *testing.T) {
 		{"credential fields", Consensus, "credentials.all(c, c.id == 'c' && c.public_key == '02ab' && c.credential_id == 'x')", &Input{Credentials: []Credential{{ID: "c", PublicKey: "02ab", CredentialID: "x"}}}, true, ""},
 		{"no approvers", Consensus, "approvers.any(u, true)", &Input{}, false, ""},
 		{"private key flags", Condition, "private_key.imported == false && !private_key.exported && private_key.label == 'k'", &Input{PrivateKey: &PrivateKey{Label: "k"}}, true, ""},
+		{"bools as values", Condition, "(eth.tx.to == 'x') == false && (!(eth.tx.chain_id == 1)) == false && ([1].any(i, i == 1) == true) && (true && eth.tx.to != '') == true", tx, true, ""},
+		{"bool list", Condition, "(eth.tx.to == 'x') in [false] && (eth.tx.chain_id == 2 || false) in [false]", tx, true, ""},
+		{"string slice as a value", Condition, "eth.tx.data[0..2] in ['0x'] && eth.tx.data[0..eth.tx.nonce] == ''", tx, true, ""},
+		{"string slice with a dynamic bound", Condition, "eth.eip_712.message['owner'][0..eth.eip_712.message['nonce']] == '0xAbC00'", msg, true, ""},
+		{"param uint64", Condition, "activity.params.otp_length == 8", &Input{Activity: activity(t, "ACTIVITY_TYPE_INIT_OTP", map[string]any{"otp_length": uint64(8)})}, true, ""},
+		{"param big.Int", Condition, "activity.params.otp_length == 8", &Input{Activity: activity(t, "ACTIVITY_TYPE_INIT_OTP", map[string]any{"otp_length": big.NewInt(8)})}, true, ""},
+		{"param negative", Condition, "activity.params.otp_length == 8", &Input{Activity: activity(t, "ACTIVITY_TYPE_INIT_OTP", map[string]any{"otp_length": -8})}, false, TypeMismatch},
+		{"param bool for an int", Condition, "activity.params.otp_length == 8", &Input{Activity: activity(t, "ACTIVITY_TYPE_INIT_OTP", map[string]any{"otp_length": true})}, false, TypeMismatch},
+		{"param float for an int", Condition, "activity.params.otp_length == 8", &Input{Activity: activity(t, "ACTIVITY_TYPE_INIT_OTP", map[string]any{"otp_length": 8.0})}, false, TypeMismatch},
+		{"message bool against an int", Condition, "eth.eip_712.message['flag'] == 1", msg, false, TypeMismatch},
+		{"message list against a string", Condition, "eth.eip_712.message['nested']['list'] == 'x'", msg, false, TypeMismatch},
+		{"message hex string ordered", Condition, "eth.eip_712.message['owner'] > 1", msg, true, ""},
+		{"message word ordered", Condition, "eth.eip_712.message['word'] > 1", msg, false, TypeMismatch},
+		{"message bool ordered", Condition, "eth.eip_712.message['flag'] > 1", msg, false, TypeMismatch},
+		{"message index with a dynamic key", Condition, "eth.eip_712.message[eth.eip_712.message['owner'][0..0]] == 1", msg, false, MissingField},
+		{"message string index", Condition, "eth.eip_712.message['owner'][1] == 'x' && eth.eip_712.message['owner'][eth.eip_712.message['nonce']] == '0'", msg, true, ""},
 		{"wallet flags", Condition, "wallet.imported && wallet.exported == false", &Input{Wallet: &Wallet{Imported: true}}, true, ""},
 	})
 }
