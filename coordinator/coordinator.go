@@ -9,9 +9,12 @@
 package coordinator
 
 import (
+	"crypto/ecdsa"
 	"log/slog"
+	"sync"
 	"time"
 
+	"sigil/seal"
 	"sigil/store"
 )
 
@@ -29,6 +32,10 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives one line per request (default slog.Default()).
 	Logger *slog.Logger
+	// Keyring seals key material at rest. MasterKeyFile, when set, is where it was loaded from; the coordinator reads
+	// it again when it meets a blob sealed under a version it does not hold (a rotation by another process).
+	Keyring       *seal.Keyring
+	MasterKeyFile string
 }
 
 func (c Config) withDefaults() Config {
@@ -55,11 +62,17 @@ type Coordinator struct {
 	cfg   Config
 	store *store.Store
 	exprs exprCache
+	vault *vault
+
+	ownKeysMu sync.Mutex
+	ownKeys   map[string]*ecdsa.PrivateKey
 }
 
 // New returns a coordinator over a store.
 func New(s *store.Store, cfg Config) *Coordinator {
-	return &Coordinator{cfg: cfg.withDefaults(), store: s}
+	cfg = cfg.withDefaults()
+	return &Coordinator{cfg: cfg, store: s, vault: &vault{ring: cfg.Keyring, path: cfg.MasterKeyFile},
+		ownKeys: map[string]*ecdsa.PrivateKey{}}
 }
 
 func (c *Coordinator) now() time.Time { return c.cfg.Now().UTC() }

@@ -2,6 +2,7 @@ package coordinator_test
 
 import (
 	"bytes"
+	"crypto/rand"
 	"context"
 	"encoding/json"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"sigil/client"
 	"sigil/coordinator"
 	"sigil/internal/testdb"
+	"sigil/seal"
 	"sigil/stamp"
 	"sigil/store"
 )
@@ -41,6 +43,7 @@ func newStack(t *testing.T, b testdb.Backend) *stack {
 	st := &stack{t: t, store: s}
 	st.coord = coordinator.New(s, coordinator.Config{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), AllowedOrigins: []string{"http://app.example"},
+		Keyring: testKeyring(t),
 	})
 	st.srv = httptest.NewServer(st.coord.Handler())
 	t.Cleanup(st.srv.Close)
@@ -56,6 +59,17 @@ func (s *stack) client(st stamp.Stamper) *client.Client {
 	c := client.New(s.srv.URL, st)
 	c.PollInterval = 10 * time.Millisecond
 	return c
+}
+
+// testKeyring is a master keyring with one random key.
+func testKeyring(t *testing.T) *seal.Keyring {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	ring, err := seal.NewKeyring(1, seal.MasterKey{Version: 1, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ring
 }
 
 // newKey makes an API key and its registration parameters.

@@ -6,8 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
+	"sigil/coordinator"
+	"sigil/seal"
 	"sigil/stamp"
+	"sigil/store"
 )
 
 // keyFile is the file `sigil keys new` writes and `sigil api --key` reads.
@@ -19,9 +23,12 @@ type keyFile struct {
 
 var curves = map[string]stamp.Curve{"p256": stamp.CurveP256, "secp256k1": stamp.CurveSecp256k1, "ed25519": stamp.CurveEd25519}
 
-func runKeys(_ context.Context, args []string) error {
+func runKeys(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "rotate-master" {
+		return rotateMaster(ctx, args[1:])
+	}
 	if len(args) == 0 || args[0] != "new" {
-		return fmt.Errorf("usage: sigil keys new [--curve p256|secp256k1|ed25519] [--out FILE]")
+		return fmt.Errorf("usage: sigil keys new [--curve p256|secp256k1|ed25519] [--out FILE] | sigil keys rotate-master [--dir DIR]")
 	}
 	fs := flag.NewFlagSet("keys new", flag.ContinueOnError)
 	curveName := fs.String("curve", "p256", "p256, secp256k1 or ed25519")
@@ -59,4 +66,36 @@ func loadKeyFile(path string) (*stamp.APIKey, error) {
 		return nil, fmt.Errorf("%s: not a key file: %w", path, err)
 	}
 	return stamp.ParseAPIKey(stamp.Curve(kf.Curve), kf.PrivateKey)
+}
+
+// rotateMaster adds a new master key version, makes it active, and rewraps every sealed row under it. A running
+// coordinator keeps working throughout: it reads the key file again when it meets the new version.
+func rotateMaster(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("keys rotate-master", flag.ContinueOnError)
+	dir := fs.String("dir", ".sigil", "data directory")
+	masterKey := fs.String("master-key-file", "", "master key file (default DIR/master.key)")
+	dbURL := fs.String("database-url", "", "PostgreSQL URL, when the stack runs on PostgreSQL")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	path := firstNonEmpty(*masterKey, filepath.Join(*dir, "master.key"))
+	version, err := seal.AddVersion(path, true)
+	if err != nil {
+		return err
+	}
+	ring, err := seal.LoadKeyFile(path)
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, *dbURL, *dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	n, err := coordinator.New(st, coordinator.Config{Keyring: ring, MasterKeyFile: path}).RotateMasterKey(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("master key version %d is active; %d sealed secrets rewrapped\n", version, n)
+	return nil
 }

@@ -9,10 +9,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"sigil/coordinator"
+	"sigil/seal"
 	"sigil/store"
 )
 
@@ -21,6 +23,7 @@ func runUp(ctx context.Context, args []string) error {
 	dir := fs.String("dir", ".sigil", "data directory (SQLite database, bootstrap.json)")
 	listen := fs.String("listen", "127.0.0.1:8081", "coordinator listen address")
 	dbURL := fs.String("database-url", "", "PostgreSQL URL (postgres://...); default: SQLite in --dir")
+	masterKey := fs.String("master-key-file", "", "master key file sealing key material at rest (default DIR/master.key, created on first start)")
 	origins := fs.String("allowed-origins", "http://127.0.0.1:8084,http://127.0.0.1:8085,http://localhost:8084,http://localhost:8085",
 		"comma-separated browser origins allowed to call the coordinator (* for any)")
 	if err := fs.Parse(args); err != nil {
@@ -35,7 +38,13 @@ func runUp(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	coord := coordinator.New(st, coordinator.Config{Logger: logger, AllowedOrigins: strings.Split(*origins, ",")})
+	keyPath := firstNonEmpty(*masterKey, filepath.Join(*dir, "master.key"))
+	ring, err := openMasterKey(keyPath)
+	if err != nil {
+		return err
+	}
+	coord := coordinator.New(st, coordinator.Config{Logger: logger, AllowedOrigins: strings.Split(*origins, ","),
+		Keyring: ring, MasterKeyFile: keyPath})
 
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -50,6 +59,15 @@ func runUp(ctx context.Context, args []string) error {
 	logger.Info("coordinator listening", "url", url, "database", st.Backend(), "bootstrap", bootstrapPath(*dir))
 	fmt.Fprintf(os.Stderr, "\nSigil is up.\n  coordinator  %s\n  bootstrap    %s\n\n", url, bootstrapPath(*dir))
 	return serve(ctx, srv, ln, logger)
+}
+
+// openMasterKey loads the master key file, creating it (mode 0600) on the first start.
+func openMasterKey(path string) (*seal.Keyring, error) {
+	ring, err := seal.LoadKeyFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return seal.CreateKeyFile(path)
+	}
+	return ring, err
 }
 
 // ensureBootstrap creates the root organization on the first start and records it; later starts reuse it.

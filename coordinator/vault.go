@@ -1,0 +1,178 @@
+package coordinator
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+	"time"
+
+	"sigil/keys"
+	"sigil/seal"
+	"sigil/store"
+)
+
+// vault seals and opens key material with the master keyring. Every blob's associated data names its row
+// ("sigil/secret/<id>"), so a blob cannot be moved to another row. When a blob names a master key version the vault
+// does not hold, another process has rotated the master key: the key file is read again (at most once a second).
+type vault struct {
+	mu         sync.RWMutex
+	ring       *seal.Keyring
+	path       string
+	lastReload time.Time
+}
+
+func secretAAD(id string) []byte { return []byte("sigil/secret/" + id) }
+
+func (v *vault) keyring() *seal.Keyring {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.ring
+}
+
+func (v *vault) seal(id string, plaintext []byte) ([]byte, error) {
+	ring := v.keyring()
+	if ring == nil {
+		return nil, errors.New("no master key configured: key material cannot be stored")
+	}
+	return ring.Seal(plaintext, secretAAD(id))
+}
+
+func (v *vault) open(id string, blob []byte) ([]byte, error) {
+	ring := v.keyring()
+	if ring == nil {
+		return nil, errors.New("no master key configured: key material cannot be read")
+	}
+	pt, err := ring.Open(blob, secretAAD(id))
+	if errors.Is(err, seal.ErrUnknownVersion) && v.reload() {
+		pt, err = v.keyring().Open(blob, secretAAD(id))
+	}
+	return pt, err
+}
+
+// reload reads the key file again, reporting whether it did.
+func (v *vault) reload() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.path == "" || time.Since(v.lastReload) < time.Second {
+		return false
+	}
+	v.lastReload = time.Now()
+	ring, err := seal.LoadKeyFile(v.path)
+	if err != nil {
+		return false
+	}
+	v.ring = ring
+	return true
+}
+
+// putSecret seals plaintext into a new row of the execution's organization and returns its id.
+func (x *execution) putSecret(plaintext []byte) (string, error) {
+	id := newID()
+	blob, err := x.c.vault.seal(id, plaintext)
+	if err != nil {
+		return "", err
+	}
+	return id, x.tx.PutSecret(x.ctx, store.Secret{ID: id, OrgID: x.org.ID, Blob: blob, CreatedAt: x.now.UnixNano()})
+}
+
+// openSecret reads and opens a sealed row. The caller wipes the plaintext after use (keys.Zero).
+func (c *Coordinator) openSecret(ctx context.Context, id string) ([]byte, error) {
+	s, err := c.store.GetSecret(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("sealed secret %s: %w", id, err)
+	}
+	return c.vault.open(id, s.Blob)
+}
+
+// ownKey returns one of the coordinator's own P-256 keys (the token key, the app-proof key), generated and sealed on
+// first use, shared by every process on the database.
+func (c *Coordinator) ownKey(ctx context.Context, name string) (*ecdsa.PrivateKey, error) {
+	c.ownKeysMu.Lock()
+	defer c.ownKeysMu.Unlock()
+	if k, ok := c.ownKeys[name]; ok {
+		return k, nil
+	}
+	id := "coordinator/" + name
+	scalar, err := c.openSecret(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		scalar, err = c.createOwnKey(ctx, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer keys.Zero(scalar)
+	k, err := p256Key(scalar)
+	if err != nil {
+		return nil, err
+	}
+	c.ownKeys[name] = k
+	return k, nil
+}
+
+func (c *Coordinator) createOwnKey(ctx context.Context, id string) ([]byte, error) {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	scalar := k.D.FillBytes(make([]byte, 32))
+	blob, err := c.vault.seal(id, scalar)
+	if err != nil {
+		return nil, err
+	}
+	err = c.store.Write(ctx, func(tx *store.Tx) error {
+		return tx.PutSecret(ctx, store.Secret{ID: id, Blob: blob, CreatedAt: c.now().UnixNano()})
+	})
+	if err != nil {
+		// Another process created it first: use theirs.
+		return c.openSecret(ctx, id)
+	}
+	return scalar, nil
+}
+
+func p256Key(scalar []byte) (*ecdsa.PrivateKey, error) {
+	k := new(ecdsa.PrivateKey)
+	k.Curve = elliptic.P256()
+	k.D = new(big.Int).SetBytes(scalar)
+	k.X, k.Y = k.Curve.ScalarBaseMult(scalar)
+	if k.D.Sign() == 0 || k.D.Cmp(k.Curve.Params().N) >= 0 {
+		return nil, errors.New("stored key is not a valid P-256 scalar")
+	}
+	return k, nil
+}
+
+// RotateMasterKey rewraps every sealed row under the keyring's active master key, without decrypting any payload.
+// Rows a concurrent change replaced are left for the next run. It returns how many rows it rewrapped.
+func (c *Coordinator) RotateMasterKey(ctx context.Context) (int, error) {
+	ids, err := c.store.SecretIDs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	ring := c.vault.keyring()
+	n := 0
+	for _, id := range ids {
+		s, err := c.store.GetSecret(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		if !ring.NeedsRewrap(s.Blob) {
+			continue
+		}
+		blob, err := ring.Rewrap(s.Blob)
+		if err != nil {
+			return n, fmt.Errorf("rewrap %s: %w", id, err)
+		}
+		if err := c.store.ReplaceSecretBlob(ctx, id, s.Blob, blob); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}

@@ -1,0 +1,80 @@
+package store
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+)
+
+// Secret is a sealed blob. The store never sees plaintext key material.
+type Secret struct {
+	ID        string
+	OrgID     string // "" for the coordinator's own secrets
+	Blob      []byte
+	CreatedAt int64
+}
+
+// PutSecret stores a sealed blob.
+func (t *Tx) PutSecret(ctx context.Context, s Secret) error {
+	_, err := t.exec(ctx, "INSERT INTO sealed_secrets (id, org_id, blob, created_at) VALUES (?, ?, ?, ?)",
+		s.ID, s.OrgID, base64.StdEncoding.EncodeToString(s.Blob), s.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("store: put secret: %w", err)
+	}
+	return nil
+}
+
+// DeleteSecrets removes sealed blobs.
+func (t *Tx) DeleteSecrets(ctx context.Context, ids ...string) error {
+	for _, id := range ids {
+		if _, err := t.exec(ctx, "DELETE FROM sealed_secrets WHERE id = ?", id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteOrgSecrets removes every sealed blob of an organization.
+func (t *Tx) DeleteOrgSecrets(ctx context.Context, orgID string) error {
+	_, err := t.exec(ctx, "DELETE FROM sealed_secrets WHERE org_id = ?", orgID)
+	return err
+}
+
+// GetSecret reads a sealed blob.
+func (s *Store) GetSecret(ctx context.Context, id string) (Secret, error) {
+	var sec Secret
+	var blob string
+	err := s.queryRow(ctx, "SELECT id, org_id, blob, created_at FROM sealed_secrets WHERE id = ?", id).Scan(&sec.ID, &sec.OrgID, &blob, &sec.CreatedAt)
+	if err != nil {
+		return Secret{}, notFound(err)
+	}
+	sec.Blob, err = base64.StdEncoding.DecodeString(blob)
+	return sec, err
+}
+
+// SecretIDs lists the ids of every sealed blob, for master key rotation.
+func (s *Store) SecretIDs(ctx context.Context) ([]string, error) {
+	rows, err := s.query(ctx, "SELECT id FROM sealed_secrets ORDER BY id")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// ReplaceSecretBlob swaps a blob for its rewrapped form, if it is still the one read.
+func (s *Store) ReplaceSecretBlob(ctx context.Context, id string, old, blob []byte) error {
+	return s.Write(ctx, func(tx *Tx) error {
+		_, err := tx.exec(ctx, "UPDATE sealed_secrets SET blob = ? WHERE id = ? AND blob = ?",
+			base64.StdEncoding.EncodeToString(blob), id, base64.StdEncoding.EncodeToString(old))
+		return err
+	})
+}
