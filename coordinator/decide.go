@@ -27,6 +27,22 @@ type decisionRequest struct {
 
 // decide runs the policy engine: the root quorum, then the organization's policies, then implicit permissions.
 func (c *Coordinator) decide(r decisionRequest) policy.Decision {
+	req, err := c.policyRequest(r)
+	if err != nil {
+		return policy.Decision{Outcome: policy.Deny, Message: err.Error()}
+	}
+	d := policy.Decide(req)
+	// A vote never waits for votes of its own: a root user's approval is one of the approvals the root quorum
+	// counts, not an activity that needs the quorum.
+	if r.voterInConsensus && d.Outcome == policy.ConsensusNeeded {
+		d.Outcome, d.Message = policy.Allow, "Allowed: the voter takes part in the activity's consensus"
+	}
+	return d
+}
+
+// policyRequest gathers what the policy engine reads about an activity: its facts, its approvers and the credentials
+// they used, the rejections, and the organization's compiled policies.
+func (c *Coordinator) policyRequest(r decisionRequest) (*policy.Request, error) {
 	in := policy.Input{}
 	if r.facts != nil {
 		in = *r.facts
@@ -43,27 +59,25 @@ func (c *Coordinator) decide(r decisionRequest) policy.Decision {
 			rejections = append(rejections, u.ID)
 			continue
 		}
-		in.Approvers = append(in.Approvers, policy.User{ID: u.ID, Email: u.Email, Alias: u.Name, Tags: u.Tags})
+		in.Approvers = append(in.Approvers, policyUser(u))
 		in.Credentials = append(in.Credentials, credentialOf(u, v.PublicKey))
 	}
 	policies, err := c.compiledPolicies(r.org)
 	if err != nil {
-		return policy.Decision{Outcome: policy.Deny, Message: err.Error()}
+		return nil, err
 	}
-	d := policy.Decide(&policy.Request{
+	return &policy.Request{
 		RootQuorum:          policy.RootQuorum{UserIDs: r.org.RootQuorum.UserIDs, Threshold: int(r.org.RootQuorum.Threshold)},
 		Input:               &in,
 		Rejections:          rejections,
 		OwnCredentialChange: ownCredentialChange(r.typ, r.intent, r.submitterID),
 		VoterInConsensus:    r.voterInConsensus,
 		Policies:            policies,
-	})
-	// A vote never waits for votes of its own: a root user's approval is one of the approvals the root quorum
-	// counts, not an activity that needs the quorum.
-	if r.voterInConsensus && d.Outcome == policy.ConsensusNeeded {
-		d.Outcome, d.Message = policy.Allow, "Allowed: the voter takes part in the activity's consensus"
-	}
-	return d
+	}, nil
+}
+
+func policyUser(u *User) policy.User {
+	return policy.User{ID: u.ID, Email: u.Email, Alias: u.Name, Tags: u.Tags}
 }
 
 // credentialOf describes the credential a vote was made with.

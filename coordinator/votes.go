@@ -54,55 +54,18 @@ func prepareVote(x *execution, p *api.VoteIntent, d *decisionRequest) error {
 	if err != nil {
 		return err
 	}
-	d.voterInConsensus = x.c.inConsensus(x.org, target, x.who.User.ID, x.now)
+	d.voterInConsensus = x.c.inConsensus(x.org, target, x.who, x.now)
 	return nil
 }
 
-// inConsensus reports whether a user's approval can matter to an activity: the user is a root user, or adding the
-// user to some set of approvers (the current ones plus others of the organization) turns an applicable ALLOW policy's
-// consensus from unmet to met. Consensus expressions only grow more satisfied as approvers are added, so growing the
-// set one user at a time finds such a set when one exists.
-func (c *Coordinator) inConsensus(org *Org, target *record, userID string, now time.Time) bool {
-	if org.IsRoot(userID) {
-		return true
+// inConsensus reports whether a user's vote can matter to an activity: the user is a root user, or the consensus of a
+// policy that would allow the activity names the user.
+func (c *Coordinator) inConsensus(org *Org, target *record, who *principal, now time.Time) bool {
+	req, err := c.policyRequest(decisionRequest{org: org, typ: target.Type, intent: target.Intent, votes: liveVotes(target.Votes, now)})
+	if err != nil {
+		return false
 	}
-	votes := liveVotes(target.Votes, now)
-	met := func(vs []api.Vote) map[string]bool {
-		d := c.decide(decisionRequest{org: org, typ: target.Type, intent: target.Intent, votes: vs})
-		out := map[string]bool{}
-		for _, e := range d.Evaluations {
-			out[e.PolicyID] = e.Outcome == policy.OutcomeAllow
-		}
-		return out
-	}
-	candidates := []string{}
-	for _, u := range org.Users {
-		if u.ID != userID && !org.IsRoot(u.ID) && !voted(votes, u.ID) {
-			candidates = append(candidates, u.ID)
-		}
-	}
-	set := votes
-	for i := 0; i <= len(candidates); i++ {
-		without, with := met(set), met(append(append([]api.Vote{}, set...), api.Vote{UserID: userID, Selection: api.VoteApproved}))
-		for id, ok := range with {
-			if ok && !without[id] {
-				return true
-			}
-		}
-		if i < len(candidates) {
-			set = append(append([]api.Vote{}, set...), api.Vote{UserID: candidates[i], Selection: api.VoteApproved})
-		}
-	}
-	return false
-}
-
-func voted(votes []api.Vote, userID string) bool {
-	for _, v := range votes {
-		if v.UserID == userID {
-			return true
-		}
-	}
-	return false
+	return policy.CanVote(req, policyUser(who.User), []policy.Credential{credentialOf(who.User, who.PublicKey)})
 }
 
 // liveVotes drops approvals older than the approval window, counted from the first approval.

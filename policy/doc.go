@@ -81,5 +81,5 @@
 // Allow", "The following policies denied this action: <ids>").
 //
 // ActivityInfo gives, for every activity type, its resource, action, kind,
-// root-only flag and the activity.params it exposes (ACTIVITIES.md lists them).
+// root-only flag and the activity.params it exposes (docs/ACTIVITIES.md lists them).
 package policy
