@@ -27,10 +27,27 @@ func checkAddress(field, addr string) (string, error) {
 }
 
 func checkHeaderText(field, s string) error {
-	if strings.ContainsAny(s, "\r\n\x00") {
-		return fmt.Errorf("%w: %s contains a line break", ErrInvalidMessage, field)
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("%w: %s contains a line break or control character", ErrInvalidMessage, field)
+		}
 	}
 	return nil
+}
+
+// formatFrom writes the From header's value. A printable ASCII name is a
+// quoted string; any other is a base64 encoded-word, which, unlike Q
+// encoding, is safe for every character in a display name.
+func formatFrom(name, addr string) string {
+	if name == "" {
+		return "<" + addr + ">"
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < 0x20 || name[i] > 0x7e {
+			return mime.BEncoding.Encode("utf-8", name) + " <" + addr + ">"
+		}
+	}
+	return (&mail.Address{Name: name, Address: addr}).String()
 }
 
 // validate checks every field that ends up in a header, so no input can
@@ -82,9 +99,8 @@ func BuildMIME(m Message, date time.Time) ([]byte, error) {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	from := mail.Address{Name: m.FromName, Address: m.From}
 	header := []string{
-		"From: " + from.String(),
+		"From: " + formatFrom(m.FromName, m.From),
 		"To: " + (&mail.Address{Address: m.To}).String(),
 	}
 	if m.ReplyTo != "" {

@@ -1,7 +1,7 @@
 package notify
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,30 +53,30 @@ func OpenOutbox(dir string, log *slog.Logger, now func() time.Time) (*Outbox, er
 		now = time.Now
 	}
 	o := &Outbox{path: filepath.Join(dir, OutboxFile), log: log, now: now}
-	f, err := os.Open(o.path)
+	data, err := os.ReadFile(o.path)
 	if errors.Is(err, os.ErrNotExist) {
 		return o, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("dev outbox: %w", err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for line := 1; sc.Scan(); line++ {
-		if len(sc.Bytes()) == 0 {
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		var e OutboxEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			// A torn last line after a crash is skipped, not fatal.
-			log.Warn("dev outbox: skipping unreadable line", "file", o.path, "line", line, "err", err)
+		if err := json.Unmarshal(line, &e); err != nil {
+			// A line torn by a crash is skipped, not fatal.
+			log.Warn("dev outbox: skipping unreadable line", "file", o.path, "line", i+1, "err", err)
 			continue
 		}
 		o.entries = append(o.entries, e)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("dev outbox: reading %s: %w", o.path, err)
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		// End the torn line so the next message starts on its own line.
+		if err := o.appendLine(nil); err != nil {
+			return nil, err
+		}
 	}
 	return o, nil
 }
@@ -109,6 +109,15 @@ func (o *Outbox) add(e OutboxEntry) error {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if err := o.appendLine(line); err != nil {
+		return err
+	}
+	o.entries = append(o.entries, e)
+	o.log.Info("dev outbox: message", "kind", e.Kind, "to", e.To, "subject", e.Subject, "text", e.Text)
+	return nil
+}
+
+func (o *Outbox) appendLine(line []byte) error {
 	f, err := os.OpenFile(o.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		return fmt.Errorf("dev outbox: %w", err)
@@ -120,8 +129,6 @@ func (o *Outbox) add(e OutboxEntry) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("dev outbox: writing %s: %w", o.path, err)
 	}
-	o.entries = append(o.entries, e)
-	o.log.Info("dev outbox: message", "kind", e.Kind, "to", e.To, "subject", e.Subject, "text", e.Text)
 	return nil
 }
 
