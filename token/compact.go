@@ -172,11 +172,10 @@ func ParseP256PublicKey(hexKey string) (*ecdsa.PublicKey, error) {
 	}
 	switch len(raw) {
 	case 33:
-		x, y := elliptic.UnmarshalCompressed(elliptic.P256(), raw)
-		if x == nil {
+		var ok bool
+		if raw, ok = decompressP256(raw); !ok {
 			return nil, errors.New("public key is not a compressed P-256 point")
 		}
-		raw = elliptic.Marshal(elliptic.P256(), x, y) //nolint:staticcheck // only to re-encode an already validated point
 	case 65:
 	default:
 		return nil, fmt.Errorf("public key is %d bytes, want 33 (compressed) or 65 (uncompressed) P-256", len(raw))
@@ -216,4 +215,38 @@ func sameKeyHex(a, b string) bool {
 		return false
 	}
 	return pa.Equal(pb)
+}
+
+// decompressP256 expands a 33-byte SEC1 compressed P-256 point to its
+// 65-byte uncompressed form (crypto/ecdh and ecdsa.ParseUncompressedPublicKey
+// take only the latter). The result is checked on the curve by the caller's
+// parser.
+func decompressP256(raw []byte) ([]byte, bool) {
+	if len(raw) != 33 || (raw[0] != 2 && raw[0] != 3) {
+		return nil, false
+	}
+	params := elliptic.P256().Params()
+	p := params.P
+	x := new(big.Int).SetBytes(raw[1:])
+	if x.Cmp(p) >= 0 {
+		return nil, false
+	}
+	// y² = x³ - 3x + b (mod p)
+	y2 := new(big.Int).Mul(x, x)
+	y2.Mul(y2, x)
+	y2.Sub(y2, new(big.Int).Mul(x, big.NewInt(3)))
+	y2.Add(y2, params.B)
+	y2.Mod(y2, p)
+	y := new(big.Int).ModSqrt(y2, p)
+	if y == nil {
+		return nil, false
+	}
+	if y.Bit(0) != uint(raw[0]&1) {
+		y.Sub(p, y)
+	}
+	out := make([]byte, 65)
+	out[0] = 4
+	x.FillBytes(out[1:33])
+	y.FillBytes(out[33:])
+	return out, true
 }

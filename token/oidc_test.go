@@ -103,6 +103,17 @@ func TestNonceForPublicKey(t *testing.T) {
 }
 
 func TestParseP256PublicKey(t *testing.T) {
+	// Both parities of y decompress to the original point.
+	for i := range 16 {
+		k := testKey(t, fmt.Sprintf("key %d", i))
+		c, err := CompressedPublicKeyHex(&k.PublicKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pub, err := ParseP256PublicKey(c); err != nil || !pub.Equal(&k.PublicKey) {
+			t.Fatalf("%s: %v", c, err)
+		}
+	}
 	key := testKey(t, "client")
 	compressed, _ := CompressedPublicKeyHex(&key.PublicKey)
 	raw, _ := key.PublicKey.Bytes()
