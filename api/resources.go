@@ -30,7 +30,6 @@ const (
 	CredentialAPIKeyEd25519 = "CREDENTIAL_TYPE_API_KEY_ED25519"
 	CredentialOTPAuthP256   = "CREDENTIAL_TYPE_OTP_AUTH_KEY_P256"
 	CredentialOAuthP256     = "CREDENTIAL_TYPE_OAUTH_KEY_P256"
-	CredentialLogin         = "CREDENTIAL_TYPE_LOGIN"
 )
 
 // APIKey is an API key (or a session key) of a user.
@@ -97,16 +96,16 @@ type Feature struct {
 
 // OrganizationData is the organization as get_organization returns it.
 type OrganizationData struct {
-	OrganizationID string    `json:"organizationId,omitempty"`
-	Name           string    `json:"name,omitempty"`
-	Users          []User    `json:"users"`
-	Policies       []Policy  `json:"policies"`
-	PrivateKeys    []any     `json:"privateKeys"`
-	Invitations    []any     `json:"invitations"`
-	Tags           []Tag     `json:"tags"`
-	RootQuorum     *Quorum   `json:"rootQuorum,omitempty"`
-	Features       []Feature `json:"features"`
-	Wallets        []any     `json:"wallets"`
+	OrganizationID string       `json:"organizationId,omitempty"`
+	Name           string       `json:"name,omitempty"`
+	Users          []User       `json:"users"`
+	Policies       []Policy     `json:"policies"`
+	PrivateKeys    []PrivateKey `json:"privateKeys"`
+	Invitations    []any        `json:"invitations"`
+	Tags           []Tag        `json:"tags"`
+	RootQuorum     *Quorum      `json:"rootQuorum,omitempty"`
+	Features       []Feature    `json:"features"`
+	Wallets        []Wallet     `json:"wallets"`
 }
 
 // Policy is a policy as queries return it.
