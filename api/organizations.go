@@ -55,7 +55,7 @@ type CreateSubOrganizationIntentV7 struct {
 	SubOrganizationName  string             `json:"subOrganizationName"`
 	RootUsers            []RootUserParamsV4 `json:"rootUsers"`
 	RootQuorumThreshold  *int32             `json:"rootQuorumThreshold"`
-	Wallet               *WalletParams      `json:"wallet,omitempty" sigil:"unsupported"`
+	Wallet               *WalletParams      `json:"wallet,omitempty"`
 	DisableEmailRecovery *bool              `json:"disableEmailRecovery,omitempty"`
 	DisableEmailAuth     *bool              `json:"disableEmailAuth,omitempty"`
 	DisableSmsAuth       *bool              `json:"disableSmsAuth,omitempty"`
@@ -69,7 +69,7 @@ type CreateSubOrganizationIntentV8 struct {
 	SubOrganizationName  string             `json:"subOrganizationName"`
 	RootUsers            []RootUserParamsV5 `json:"rootUsers"`
 	RootQuorumThreshold  *int32             `json:"rootQuorumThreshold"`
-	Wallet               *WalletParams      `json:"wallet,omitempty" sigil:"unsupported"`
+	Wallet               *WalletParams      `json:"wallet,omitempty"`
 	DisableEmailRecovery *bool              `json:"disableEmailRecovery,omitempty"`
 	DisableEmailAuth     *bool              `json:"disableEmailAuth,omitempty"`
 	DisableSmsAuth       *bool              `json:"disableSmsAuth,omitempty"`

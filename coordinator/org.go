@@ -13,16 +13,18 @@ import (
 // Org is an organization's document: everything the coordinator knows about one organization, loaded whole for each
 // activity (decisions need the users, tags, quorum and policies together) and written back whole with a new version.
 type Org struct {
-	ID         string            `json:"id"`
-	Name       string            `json:"name"`
-	ParentID   string            `json:"parentId,omitempty"`
-	RootQuorum Quorum            `json:"rootQuorum"`
-	Users      []*User           `json:"users"`
-	Tags       []*Tag            `json:"tags"`
-	Policies   []*Policy         `json:"policies"`
-	Features   map[string]string `json:"features,omitempty"`
-	CreatedAt  time.Time         `json:"createdAt"`
-	UpdatedAt  time.Time         `json:"updatedAt"`
+	ID          string            `json:"id"`
+	Name        string            `json:"name"`
+	ParentID    string            `json:"parentId,omitempty"`
+	RootQuorum  Quorum            `json:"rootQuorum"`
+	Users       []*User           `json:"users"`
+	Tags        []*Tag            `json:"tags"`
+	Policies    []*Policy         `json:"policies"`
+	Wallets     []*Wallet         `json:"wallets"`
+	PrivateKeys []*PrivateKey     `json:"privateKeys"`
+	Features    map[string]string `json:"features,omitempty"`
+	CreatedAt   time.Time         `json:"createdAt"`
+	UpdatedAt   time.Time         `json:"updatedAt"`
 
 	version int64 // the stored version this document was read at
 }
@@ -145,6 +147,7 @@ const (
 	indexPublicKey    = "PUBLIC_KEY"
 	indexCredentialID = "CREDENTIAL_ID"
 	indexOIDC         = "OIDC_IDENTITY"
+	indexAddress      = "WALLET_ACCOUNT_ADDRESS"
 )
 
 // oidcIdentity is the index value of an OIDC identity.
@@ -174,6 +177,16 @@ func (o *Org) indexEntries() []store.IndexEntry {
 		}
 		for _, p := range u.OAuthProviders {
 			add(indexOIDC, oidcIdentity(p.Issuer, p.Subject, p.Audience))
+		}
+	}
+	for _, w := range o.Wallets {
+		for _, a := range w.Accounts {
+			add(indexAddress, addressKey(a.Address))
+		}
+	}
+	for _, k := range o.PrivateKeys {
+		for _, a := range k.Addresses {
+			add(indexAddress, addressKey(a.Address))
 		}
 	}
 	slices.SortFunc(out, func(a, b store.IndexEntry) int { return strings.Compare(a.Kind+a.Value, b.Kind+b.Value) })

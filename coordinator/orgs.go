@@ -14,13 +14,14 @@ import (
 // subOrgSpec is a sub-organization to create, whatever version of the parameters described it.
 type subOrgSpec struct {
 	Name      string
+	Wallet    *api.WalletParams
 	RootUsers []userSpec
 	Threshold *int32
 	Features  map[string]bool
 }
 
 func subOrgV7(p *api.CreateSubOrganizationIntentV7) subOrgSpec {
-	s := subOrgSpec{Name: p.SubOrganizationName, Threshold: p.RootQuorumThreshold}
+	s := subOrgSpec{Name: p.SubOrganizationName, Threshold: p.RootQuorumThreshold, Wallet: p.Wallet}
 	for i, u := range p.RootUsers {
 		s.RootUsers = append(s.RootUsers, userSpec{path: fmt.Sprintf("parameters.rootUsers[%d]", i), Name: u.UserName,
 			Email: u.UserEmail, Phone: u.UserPhoneNumber, APIKeys: u.APIKeys, Authenticators: u.Authenticators,
@@ -31,7 +32,7 @@ func subOrgV7(p *api.CreateSubOrganizationIntentV7) subOrgSpec {
 }
 
 func subOrgV8(p *api.CreateSubOrganizationIntentV8) subOrgSpec {
-	s := subOrgSpec{Name: p.SubOrganizationName, Threshold: p.RootQuorumThreshold}
+	s := subOrgSpec{Name: p.SubOrganizationName, Threshold: p.RootQuorumThreshold, Wallet: p.Wallet}
 	for i, u := range p.RootUsers {
 		s.RootUsers = append(s.RootUsers, userSpec{path: fmt.Sprintf("parameters.rootUsers[%d]", i), Name: u.UserName,
 			Email: u.UserEmail, Phone: u.UserPhoneNumber, APIKeys: u.APIKeys, Authenticators: u.Authenticators,
@@ -69,6 +70,15 @@ func validateSubOrg(s subOrgSpec) error {
 	}
 	if t := *s.Threshold; t < 1 || int(t) > len(s.RootUsers) {
 		return apierr.Invalid("parameters.rootQuorumThreshold must be between 1 and the number of root users (%d), got %d", len(s.RootUsers), t)
+	}
+	if w := s.Wallet; w != nil {
+		if err := checkName("parameters.wallet.walletName", w.WalletName); err != nil {
+			return err
+		}
+		if _, err := checkMnemonicLength("parameters.wallet.mnemonicLength", w.MnemonicLength); err != nil {
+			return err
+		}
+		return checkAccounts("parameters.wallet.accounts", w.Accounts)
 	}
 	return nil
 }
@@ -111,6 +121,13 @@ func (x *execution) createSubOrg(s subOrgSpec) (*api.CreateSubOrganizationResult
 		sub.RootQuorum.UserIDs = append(sub.RootQuorum.UserIDs, user.ID)
 		res.RootUserIDs = append(res.RootUserIDs, user.ID)
 	}
+	if s.Wallet != nil {
+		w, err := x.createWallet(sub, *s.Wallet)
+		if err != nil {
+			return nil, err
+		}
+		res.Wallet = &api.WalletResult{WalletID: w.WalletID, Addresses: w.Addresses}
+	}
 	x.created = append(x.created, sub)
 	return res, nil
 }
@@ -120,6 +137,9 @@ func execDeleteSubOrg(x *execution, p *api.DeleteSubOrganizationIntent) (*api.De
 		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "organization %s is not a sub-organization; only sub-organizations can be deleted", x.org.ID)
 	}
 	x.deleted = true
+	if err := x.tx.DeleteOrgSecrets(x.ctx, x.org.ID); err != nil {
+		return nil, err
+	}
 	return &api.DeleteSubOrganizationResult{SubOrganizationUUID: x.org.ID}, nil
 }
 

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -66,7 +67,7 @@ func (c *Coordinator) Query(ctx context.Context, path string, header http.Header
 	if err := jsonstrict.Decode(body, req, "request"); err != nil {
 		return nil, apierr.Invalid("bad request body: %s", err.Error())
 	}
-	org, err := c.loadOrg(ctx, organizationIDOf(req))
+	org, err := c.loadOrg(ctx, organizationIDOf(body))
 	if err != nil {
 		return nil, err
 	}
@@ -77,29 +78,13 @@ func (c *Coordinator) Query(ctx context.Context, path string, header http.Header
 	return fn(&reader{ctx: ctx, c: c, org: org, who: who}, req)
 }
 
-// organizationIDOf reads the organizationId every query request carries.
-func organizationIDOf(req any) string {
-	switch r := req.(type) {
-	case *api.OrganizationRequest:
-		return r.OrganizationID
-	case *api.GetActivityRequest:
-		return r.OrganizationID
-	case *api.ListActivitiesRequest:
-		return r.OrganizationID
-	case *api.GetUserRequest:
-		return r.OrganizationID
-	case *api.GetAPIKeysRequest:
-		return r.OrganizationID
-	case *api.GetAuthenticatorsRequest:
-		return r.OrganizationID
-	case *api.ListSubOrgsRequest:
-		return r.OrganizationID
-	case *api.GetPolicyRequest:
-		return r.OrganizationID
-	case *api.EvaluateActivityRequest:
-		return r.OrganizationID
+// organizationIDOf reads the organizationId every query body carries (the strict decode has checked the body).
+func organizationIDOf(body []byte) string {
+	var q struct {
+		OrganizationID string `json:"organizationId"`
 	}
-	return ""
+	_ = json.Unmarshal(body, &q)
+	return q.OrganizationID
 }
 
 func queryWhoami(r *reader, _ *api.OrganizationRequest) (*api.WhoamiResponse, error) {
@@ -266,12 +251,13 @@ var subOrgFilters = map[string]struct {
 	kind      string
 	normalize func(string) (string, error)
 }{
-	api.FilterName:         {indexName, keep},
-	api.FilterUsername:     {indexUsername, keep},
-	api.FilterEmail:        {indexEmail, func(v string) (string, error) { return strings.ToLower(v), nil }},
-	api.FilterPhoneNumber:  {indexPhone, keep},
-	api.FilterPublicKey:    {indexPublicKey, func(v string) (string, error) { return strings.ToLower(v), nil }},
-	api.FilterCredentialID: {indexCredentialID, keep},
+	api.FilterName:          {indexName, keep},
+	api.FilterUsername:      {indexUsername, keep},
+	api.FilterEmail:         {indexEmail, func(v string) (string, error) { return strings.ToLower(v), nil }},
+	api.FilterPhoneNumber:   {indexPhone, keep},
+	api.FilterPublicKey:     {indexPublicKey, func(v string) (string, error) { return strings.ToLower(v), nil }},
+	api.FilterCredentialID:  {indexCredentialID, keep},
+	api.FilterWalletAddress: {indexAddress, func(v string) (string, error) { return addressKey(v), nil }},
 	api.FilterOIDCToken: {indexOIDC, func(v string) (string, error) {
 		c, err := oidcClaims(v)
 		if err != nil {
@@ -295,7 +281,7 @@ func queryListSubOrgs(r *reader, q *api.ListSubOrgsRequest) (*api.ListSubOrgsRes
 	if q.FilterType != "" {
 		f, ok := subOrgFilters[q.FilterType]
 		if !ok {
-			return nil, apierr.Invalid("filterType %q is not supported; use one of NAME, USERNAME, EMAIL, PHONE_NUMBER, PUBLIC_KEY, CREDENTIAL_ID, OIDC_TOKEN", q.FilterType)
+			return nil, apierr.Invalid("filterType %q is not supported; use one of NAME, USERNAME, EMAIL, PHONE_NUMBER, PUBLIC_KEY, CREDENTIAL_ID, OIDC_TOKEN, WALLET_ACCOUNT_ADDRESS", q.FilterType)
 		}
 		if q.FilterValue == "" {
 			return nil, apierr.Invalid("filterValue is required with filterType %s", q.FilterType)

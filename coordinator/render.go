@@ -58,8 +58,8 @@ func renderTag(t *Tag) api.Tag {
 
 func renderOrg(o *Org) api.OrganizationData {
 	out := api.OrganizationData{
-		OrganizationID: o.ID, Name: o.Name, Users: []api.User{}, Policies: []api.Policy{}, PrivateKeys: []any{},
-		Invitations: []any{}, Tags: []api.Tag{}, Features: []api.Feature{}, Wallets: []any{},
+		OrganizationID: o.ID, Name: o.Name, Users: []api.User{}, Policies: []api.Policy{}, PrivateKeys: []api.PrivateKey{},
+		Invitations: []any{}, Tags: []api.Tag{}, Features: []api.Feature{}, Wallets: []api.Wallet{},
 		RootQuorum: &api.Quorum{Threshold: o.RootQuorum.Threshold, UserIDs: append([]string{}, o.RootQuorum.UserIDs...)},
 	}
 	for _, u := range o.Users {
@@ -67,6 +67,15 @@ func renderOrg(o *Org) api.OrganizationData {
 	}
 	for _, t := range o.Tags {
 		out.Tags = append(out.Tags, renderTag(t))
+	}
+	for _, p := range o.Policies {
+		out.Policies = append(out.Policies, renderPolicy(p))
+	}
+	for _, w := range o.Wallets {
+		out.Wallets = append(out.Wallets, renderWallet(w))
+	}
+	for _, k := range o.PrivateKeys {
+		out.PrivateKeys = append(out.PrivateKeys, renderPrivateKey(k))
 	}
 	for name, v := range o.Features {
 		out.Features = append(out.Features, api.Feature{Name: name, Value: v})

@@ -72,12 +72,17 @@ func (v *vault) reload() bool {
 
 // putSecret seals plaintext into a new row of the execution's organization and returns its id.
 func (x *execution) putSecret(plaintext []byte) (string, error) {
+	return x.putSecretIn(x.org, plaintext)
+}
+
+// putSecretIn seals plaintext into a new row belonging to org.
+func (x *execution) putSecretIn(org *Org, plaintext []byte) (string, error) {
 	id := newID()
 	blob, err := x.c.vault.seal(id, plaintext)
 	if err != nil {
 		return "", err
 	}
-	return id, x.tx.PutSecret(x.ctx, store.Secret{ID: id, OrgID: x.org.ID, Blob: blob, CreatedAt: x.now.UnixNano()})
+	return id, x.tx.PutSecret(x.ctx, store.Secret{ID: id, OrgID: org.ID, Blob: blob, CreatedAt: x.now.UnixNano()})
 }
 
 // openSecret reads and opens a sealed row. The caller wipes the plaintext after use (keys.Zero).

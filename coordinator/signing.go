@@ -1,0 +1,298 @@
+package coordinator
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"sigil/api"
+	"sigil/apierr"
+	"sigil/evm"
+	"sigil/keys"
+	"sigil/policy"
+)
+
+const maxPayloadsPerCall = 100
+
+func init() {
+	register(
+		withPrepare(define("SIGN_TRANSACTION_V2", validateSignTransaction, execSignTransaction), prepareSignTransaction),
+		withPrepare(define("SIGN_RAW_PAYLOAD_V2", validateSignRawPayload, execSignRawPayload), prepareSignRawPayload),
+		withPrepare(define("SIGN_RAW_PAYLOADS", validateSignRawPayloads, execSignRawPayloads), prepareSignRawPayloads),
+	)
+}
+
+// signer is the key a signing activity names with signWith: a wallet account (by address or id) or a private key (by
+// id or one of its addresses).
+type signer struct {
+	curve      keys.Curve
+	keySecret  string
+	publicKey  string
+	wallet     *Wallet
+	account    *WalletAccount
+	privateKey *PrivateKey
+}
+
+func (o *Org) signer(signWith string) (*signer, error) {
+	for _, w := range o.Wallets {
+		for _, a := range w.Accounts {
+			if a.ID == signWith || sameAddress(a.Address, signWith) {
+				return &signer{curve: keys.Curve(a.Curve), keySecret: a.KeySecret, publicKey: a.PublicKey, wallet: w, account: a}, nil
+			}
+		}
+	}
+	for _, k := range o.PrivateKeys {
+		if k.ID == signWith || k.matchesAddress(signWith) {
+			return &signer{curve: keys.Curve(k.Curve), keySecret: k.KeySecret, publicKey: k.PublicKey, privateKey: k}, nil
+		}
+	}
+	return nil, apierr.New(apierr.InvalidArgument, "REQUEST_INVALID", "parameters.signWith: no wallet account or private key %q in this organization", signWith)
+}
+
+func (k *PrivateKey) matchesAddress(a string) bool {
+	for _, addr := range k.Addresses {
+		if sameAddress(addr.Address, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// ethereumAddress is the signer's Ethereum address (secp256k1 keys only).
+func (s *signer) ethereumAddress() (string, error) {
+	if s.curve != keys.CurveSecp256k1 {
+		return "", apierr.Invalid("parameters.signWith: an Ethereum transaction needs a CURVE_SECP256K1 key, this one is %s", s.curve)
+	}
+	pub, err := hexBytes(s.publicKey)
+	if err != nil {
+		return "", err
+	}
+	return keys.Address(s.curve, keys.AddressFormat("ADDRESS_FORMAT_ETHEREUM"), pub)
+}
+
+// facts are what the policy keywords wallet, wallets, wallet_account and private_key read about the signer.
+func (s *signer) facts(in *policy.Input) {
+	if s.wallet != nil {
+		w := policy.Wallet{ID: s.wallet.ID, Label: s.wallet.Name, Imported: s.wallet.Imported, Exported: s.wallet.Exported}
+		in.Wallet, in.Wallets = &w, []policy.Wallet{w}
+		p, _ := keys.ParsePath(s.account.Path)
+		in.WalletAccount = &policy.WalletAccount{Address: s.account.Address, PathIndexes: p.Indexes(), PathHardened: p.Hardened()}
+	}
+	if s.privateKey != nil {
+		k := s.privateKey
+		in.PrivateKey = &policy.PrivateKey{ID: k.ID, Label: k.Name, Tags: k.Tags, Imported: k.Imported, Exported: k.Exported}
+	}
+}
+
+// sign opens the signer's sealed key for this one call, signs, and wipes the key.
+func (x *execution) sign(s *signer, fn func(key []byte) error) error {
+	key, err := x.c.openSecret(x.ctx, s.keySecret)
+	if err != nil {
+		return err
+	}
+	defer keys.Zero(key)
+	return fn(key)
+}
+
+func validateSignTransaction(p *api.SignTransactionIntentV2) error {
+	if p.SignWith == "" {
+		return apierr.Invalid("parameters.signWith must name a wallet account address or a private key")
+	}
+	if p.Type != api.TransactionTypeEthereum {
+		return apierr.New(apierr.InvalidArgument, "UNSUPPORTED_TRANSACTION_TYPE", "parameters.type: %q is not supported yet; this server signs TRANSACTION_TYPE_ETHEREUM", p.Type)
+	}
+	if _, err := evm.DecodeUnsignedTransaction(p.UnsignedTransaction); err != nil {
+		return apierr.New(apierr.InvalidArgument, "INVALID_TRANSACTION", "parameters.unsignedTransaction: %s", err.Error())
+	}
+	return nil
+}
+
+// ethTransaction resolves the signer and decodes the transaction with the signer as sender.
+func (o *Org) ethTransaction(p *api.SignTransactionIntentV2) (*signer, *evm.UnsignedTx, string, error) {
+	s, err := o.signer(p.SignWith)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	from, err := s.ethereumAddress()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	tx, err := evm.DecodeUnsignedTransaction(p.UnsignedTransaction)
+	if err != nil {
+		return nil, nil, "", apierr.New(apierr.InvalidArgument, "INVALID_TRANSACTION", "parameters.unsignedTransaction: %s", err.Error())
+	}
+	return s, tx, from, nil
+}
+
+func prepareSignTransaction(x *execution, p *api.SignTransactionIntentV2, d *decisionRequest) error {
+	s, tx, from, err := x.org.ethTransaction(p)
+	if err != nil {
+		return err
+	}
+	v := tx.View(strings.ToLower(from))
+	d.facts = &policy.Input{EthTx: &policy.EthTx{From: v.From, To: v.To, Data: v.Data, Type: v.Type, Value: v.Value, Gas: v.Gas,
+		GasPrice: v.GasPrice, ChainID: v.ChainID, Nonce: v.Nonce, MaxFeePerGas: v.MaxFeePerGas,
+		MaxPriorityFeePerGas: v.MaxPriorityFeePerGas, MaxFeePerBlobGas: v.MaxFeePerBlobGas}}
+	s.facts(d.facts)
+	return nil
+}
+
+func execSignTransaction(x *execution, p *api.SignTransactionIntentV2) (*api.SignTransactionResult, error) {
+	s, tx, _, err := x.org.ethTransaction(p)
+	if err != nil {
+		return nil, err
+	}
+	var signed string
+	err = x.sign(s, func(key []byte) error {
+		signed, err = tx.Sign(key)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &api.SignTransactionResult{SignedTransaction: signed}, nil
+}
+
+func checkSignWith(signWith string) error {
+	if signWith == "" {
+		return apierr.Invalid("parameters.signWith must name a wallet account address or a private key")
+	}
+	return nil
+}
+
+func parsePayload(path, payload, encoding, hash string) (*evm.RawPayload, error) {
+	rp, err := evm.ParseRawPayload(payload, evm.PayloadEncoding(encoding), evm.HashFunction(hash))
+	if err != nil {
+		return nil, apierr.Invalid("%s: %s", path, err.Error())
+	}
+	return rp, nil
+}
+
+func validateSignRawPayload(p *api.SignRawPayloadIntentV2) error {
+	if err := checkSignWith(p.SignWith); err != nil {
+		return err
+	}
+	_, err := parsePayload("parameters.payload", p.Payload, p.Encoding, p.HashFunction)
+	return err
+}
+
+func validateSignRawPayloads(p *api.SignRawPayloadsIntent) error {
+	if err := checkSignWith(p.SignWith); err != nil {
+		return err
+	}
+	if len(p.Payloads) == 0 || len(p.Payloads) > maxPayloadsPerCall {
+		return apierr.Invalid("parameters.payloads must list between 1 and %d payloads", maxPayloadsPerCall)
+	}
+	for i, pl := range p.Payloads {
+		if _, err := parsePayload(fmt.Sprintf("parameters.payloads[%d]", i), pl, p.Encoding, p.HashFunction); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// payloadFacts adds what the policy engine reads about raw payloads: the signer, and eth.eip_712 for typed data.
+func (x *execution) payloadFacts(signWith string, payloads []string, encoding, hash string, d *decisionRequest) error {
+	s, err := x.org.signer(signWith)
+	if err != nil {
+		return err
+	}
+	d.facts = &policy.Input{}
+	s.facts(d.facts)
+	if evm.PayloadEncoding(encoding) == evm.EncodingEIP712 && len(payloads) > 0 {
+		rp, err := parsePayload("parameters.payload", payloads[0], encoding, hash)
+		if err != nil {
+			return err
+		}
+		v := rp.TypedData.View()
+		d.facts.EIP712 = &policy.EIP712{PrimaryType: v.PrimaryType, Message: jsonNumbers(v.Message).(map[string]any),
+			Domain: policy.EIP712Domain{Name: v.Domain.Name, Version: v.Domain.Version, ChainID: v.Domain.ChainID, VerifyingContract: v.Domain.VerifyingContract}}
+	}
+	return nil
+}
+
+// jsonNumbers turns the *big.Int numbers of a decoded typed-data message into json.Number, the form policies read.
+func jsonNumbers(v any) any {
+	switch x := v.(type) {
+	case *big.Int:
+		return json.Number(x.String())
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonNumbers(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonNumbers(e)
+		}
+		return out
+	}
+	return v
+}
+
+func prepareSignRawPayload(x *execution, p *api.SignRawPayloadIntentV2, d *decisionRequest) error {
+	return x.payloadFacts(p.SignWith, []string{p.Payload}, p.Encoding, p.HashFunction, d)
+}
+
+func prepareSignRawPayloads(x *execution, p *api.SignRawPayloadsIntent, d *decisionRequest) error {
+	return x.payloadFacts(p.SignWith, p.Payloads, p.Encoding, p.HashFunction, d)
+}
+
+func execSignRawPayload(x *execution, p *api.SignRawPayloadIntentV2) (*api.SignRawPayloadResult, error) {
+	sigs, err := x.signPayloads(p.SignWith, []string{p.Payload}, p.Encoding, p.HashFunction)
+	if err != nil {
+		return nil, err
+	}
+	return &sigs[0], nil
+}
+
+func execSignRawPayloads(x *execution, p *api.SignRawPayloadsIntent) (*api.SignRawPayloadsResult, error) {
+	sigs, err := x.signPayloads(p.SignWith, p.Payloads, p.Encoding, p.HashFunction)
+	if err != nil {
+		return nil, err
+	}
+	return &api.SignRawPayloadsResult{Signatures: sigs}, nil
+}
+
+func (x *execution) signPayloads(signWith string, payloads []string, encoding, hash string) ([]api.SignRawPayloadResult, error) {
+	s, err := x.org.signer(signWith)
+	if err != nil {
+		return nil, err
+	}
+	inputs := make([][]byte, len(payloads))
+	for i, pl := range payloads {
+		rp, err := parsePayload(fmt.Sprintf("parameters.payloads[%d]", i), pl, encoding, hash)
+		if err != nil {
+			return nil, err
+		}
+		if inputs[i], err = rp.SigningInput(s.curve); err != nil {
+			return nil, apierr.Invalid("parameters: %s", err.Error())
+		}
+	}
+	out := make([]api.SignRawPayloadResult, 0, len(payloads))
+	err = x.sign(s, func(key []byte) error {
+		for _, in := range inputs {
+			sig, err := keys.Sign(s.curve, key, in)
+			if err != nil {
+				return err
+			}
+			r, sv, v := sig.Hex()
+			out = append(out, api.SignRawPayloadResult{R: r, S: sv, V: v})
+		}
+		return nil
+	})
+	return out, err
+}
+
+func hexBytes(h string) ([]byte, error) {
+	b, err := hex.DecodeString(h)
+	if err != nil {
+		return nil, errors.New("stored public key is not hex")
+	}
+	return b, nil
+}
