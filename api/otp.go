@@ -1,0 +1,194 @@
+package api
+
+import "encoding/json"
+
+// OTP types (initOtp otpType, verification token verification_type).
+const (
+	OtpTypeEmail = "OTP_TYPE_EMAIL"
+	OtpTypeSMS   = "OTP_TYPE_SMS"
+)
+
+// Credential types of session keys added by the login activities.
+const (
+	CredentialOTPAuthKeyP256 = "CREDENTIAL_TYPE_OTP_AUTH_KEY_P256"
+	CredentialLogin          = "CREDENTIAL_TYPE_LOGIN"
+)
+
+func init() {
+	Activities = append(Activities,
+		spec[InitOtpIntent, InitOtpResult]("INIT_OTP", "init_otp", "initOtpIntent", "initOtpResult"),
+		spec[InitOtpIntentV2, InitOtpResult]("INIT_OTP_V2", "init_otp", "initOtpIntentV2", "initOtpResult"),
+		spec[InitOtpIntentV3, InitOtpResultV2]("INIT_OTP_V3", "init_otp", "initOtpIntentV3", "initOtpResultV2"),
+		spec[VerifyOtpIntent, VerifyOtpResult]("VERIFY_OTP", "verify_otp", "verifyOtpIntent", "verifyOtpResult"),
+		spec[VerifyOtpIntentV2, VerifyOtpResult]("VERIFY_OTP_V2", "verify_otp", "verifyOtpIntentV2", "verifyOtpResult"),
+		spec[OtpLoginIntent, OtpLoginResult]("OTP_LOGIN", "otp_login", "otpLoginIntent", "otpLoginResult"),
+		spec[OtpLoginIntentV2, OtpLoginResult]("OTP_LOGIN_V2", "otp_login", "otpLoginIntentV2", "otpLoginResult"),
+		spec[StampLoginIntent, StampLoginResult]("STAMP_LOGIN", "stamp_login", "stampLoginIntent", "stampLoginResult"),
+	)
+}
+
+// EmailCustomizationParams is v1EmailCustomizationParams, the e-mail options of the legacy INIT_OTP.
+type EmailCustomizationParams struct {
+	AppName           string `json:"appName,omitempty"`
+	LogoURL           string `json:"logoUrl,omitempty"`
+	MagicLinkTemplate string `json:"magicLinkTemplate,omitempty"`
+	TemplateVariables string `json:"templateVariables,omitempty"`
+	TemplateID        string `json:"templateId,omitempty"`
+}
+
+// EmailCustomizationParamsV2 is v1EmailCustomizationParamsV2 (INIT_OTP_V2, INIT_OTP_V3): appName moved to the intent.
+type EmailCustomizationParamsV2 struct {
+	LogoURL           string `json:"logoUrl,omitempty"`
+	MagicLinkTemplate string `json:"magicLinkTemplate,omitempty"`
+	// TemplateVariables is a JSON object, as a string, filling the custom template named by TemplateID.
+	TemplateVariables string `json:"templateVariables,omitempty"`
+	TemplateID        string `json:"templateId,omitempty"`
+}
+
+// SmsCustomizationParams is v1SmsCustomizationParams: Template names the code as {{.OtpCode}}.
+type SmsCustomizationParams struct {
+	Template string `json:"template,omitempty"`
+}
+
+// InitOtpIntent is ACTIVITY_TYPE_INIT_OTP (legacy: the app name is part of the e-mail customization).
+type InitOtpIntent struct {
+	OtpType                 string                    `json:"otpType"`
+	Contact                 string                    `json:"contact"`
+	OtpLength               *int32                    `json:"otpLength,omitempty"`
+	EmailCustomization      *EmailCustomizationParams `json:"emailCustomization,omitempty"`
+	SmsCustomization        *SmsCustomizationParams   `json:"smsCustomization,omitempty"`
+	UserIdentifier          string                    `json:"userIdentifier,omitempty"`
+	SendFromEmailAddress    string                    `json:"sendFromEmailAddress,omitempty"`
+	Alphanumeric            *bool                     `json:"alphanumeric,omitempty"`
+	SendFromEmailSenderName string                    `json:"sendFromEmailSenderName,omitempty"`
+	ExpirationSeconds       string                    `json:"expirationSeconds,omitempty"`
+	ReplyToEmailAddress     string                    `json:"replyToEmailAddress,omitempty"`
+}
+
+// InitOtpIntentV2 is ACTIVITY_TYPE_INIT_OTP_V2 (first specification, section 2.5).
+type InitOtpIntentV2 struct {
+	OtpType                 string                      `json:"otpType"`
+	Contact                 string                      `json:"contact"`
+	OtpLength               *int32                      `json:"otpLength,omitempty"`
+	AppName                 string                      `json:"appName"`
+	EmailCustomization      *EmailCustomizationParamsV2 `json:"emailCustomization,omitempty"`
+	SmsCustomization        *SmsCustomizationParams     `json:"smsCustomization,omitempty"`
+	UserIdentifier          string                      `json:"userIdentifier,omitempty"`
+	SendFromEmailAddress    string                      `json:"sendFromEmailAddress,omitempty"`
+	Alphanumeric            *bool                       `json:"alphanumeric,omitempty"`
+	SendFromEmailSenderName string                      `json:"sendFromEmailSenderName,omitempty"`
+	ExpirationSeconds       string                      `json:"expirationSeconds,omitempty"`
+	ReplyToEmailAddress     string                      `json:"replyToEmailAddress,omitempty"`
+}
+
+// InitOtpIntentV3 is ACTIVITY_TYPE_INIT_OTP_V3: the fields of V2; the result adds the encryption target bundle that
+// VERIFY_OTP_V2 encrypts the code to.
+type InitOtpIntentV3 InitOtpIntentV2
+
+// InitOtpResult is the result of INIT_OTP and INIT_OTP_V2.
+type InitOtpResult struct {
+	OtpID string `json:"otpId"`
+}
+
+// InitOtpResultV2 is the result of INIT_OTP_V3 (result key initOtpResultV2).
+type InitOtpResultV2 struct {
+	OtpID string `json:"otpId"`
+	// OtpEncryptionTargetBundle is a signed bundle naming the one-time key the code is encrypted to.
+	OtpEncryptionTargetBundle string `json:"otpEncryptionTargetBundle"`
+}
+
+// Redacted is what activity records show in place of a secret parameter (an OTP code, a verification token): the
+// record echoes the intent, and neither may be stored or shown in clear.
+const Redacted = "<redacted>"
+
+// VerifyOtpIntent is ACTIVITY_TYPE_VERIFY_OTP: the code in clear, and optionally the client key to bind into the
+// verification token.
+//
+// Its JSON encoding hides the code (see Redacted), because the coordinator records the intent as it encodes it.
+// Clients send it with client.VerifyOtp, or encode the fields themselves.
+type VerifyOtpIntent struct {
+	OtpID             string `json:"otpId"`
+	OtpCode           string `json:"otpCode"`
+	ExpirationSeconds string `json:"expirationSeconds,omitempty"`
+	PublicKey         string `json:"publicKey,omitempty"`
+}
+
+// MarshalJSON encodes the intent with the code redacted.
+func (p VerifyOtpIntent) MarshalJSON() ([]byte, error) {
+	type plain VerifyOtpIntent
+	if p.OtpCode != "" {
+		p.OtpCode = Redacted
+	}
+	return json.Marshal(plain(p))
+}
+
+// VerifyOtpIntentV2 is ACTIVITY_TYPE_VERIFY_OTP_V2: the code and the client key, HPKE-encrypted to the target of
+// INIT_OTP_V3.
+type VerifyOtpIntentV2 struct {
+	OtpID              string `json:"otpId"`
+	EncryptedOtpBundle string `json:"encryptedOtpBundle"`
+	ExpirationSeconds  string `json:"expirationSeconds,omitempty"`
+}
+
+// VerifyOtpResult is the result of both VERIFY_OTP versions.
+type VerifyOtpResult struct {
+	VerificationToken string `json:"verificationToken"`
+}
+
+// OtpLoginIntent is ACTIVITY_TYPE_OTP_LOGIN (first specification, section 2.6). Its JSON encoding hides the
+// verification token (see Redacted); clients send it with client.OtpLogin.
+type OtpLoginIntent struct {
+	VerificationToken  string           `json:"verificationToken"`
+	PublicKey          string           `json:"publicKey"`
+	ExpirationSeconds  string           `json:"expirationSeconds,omitempty"`
+	InvalidateExisting *bool            `json:"invalidateExisting,omitempty"`
+	ClientSignature    *ClientSignature `json:"clientSignature,omitempty"`
+	SessionProfileID   string           `json:"sessionProfileId,omitempty" sigil:"unsupported"`
+}
+
+// MarshalJSON encodes the intent with the verification token redacted.
+func (p OtpLoginIntent) MarshalJSON() ([]byte, error) {
+	type plain OtpLoginIntent
+	if p.VerificationToken != "" {
+		p.VerificationToken = Redacted
+	}
+	return json.Marshal(plain(p))
+}
+
+// OtpLoginIntentV2 is ACTIVITY_TYPE_OTP_LOGIN_V2: clientSignature is required. Its JSON encoding hides the
+// verification token, as OtpLoginIntent's does.
+type OtpLoginIntentV2 struct {
+	VerificationToken  string           `json:"verificationToken"`
+	PublicKey          string           `json:"publicKey"`
+	ClientSignature    *ClientSignature `json:"clientSignature"`
+	ExpirationSeconds  string           `json:"expirationSeconds,omitempty"`
+	InvalidateExisting *bool            `json:"invalidateExisting,omitempty"`
+	SessionProfileID   string           `json:"sessionProfileId,omitempty" sigil:"unsupported"`
+}
+
+// MarshalJSON encodes the intent with the verification token redacted.
+func (p OtpLoginIntentV2) MarshalJSON() ([]byte, error) {
+	type plain OtpLoginIntentV2
+	if p.VerificationToken != "" {
+		p.VerificationToken = Redacted
+	}
+	return json.Marshal(plain(p))
+}
+
+// OtpLoginResult is the result of both OTP_LOGIN versions: a session JWT.
+type OtpLoginResult struct {
+	Session string `json:"session"`
+}
+
+// StampLoginIntent is ACTIVITY_TYPE_STAMP_LOGIN: the stamp authenticates the user, PublicKey becomes the session key.
+type StampLoginIntent struct {
+	PublicKey          string `json:"publicKey"`
+	ExpirationSeconds  string `json:"expirationSeconds,omitempty"`
+	InvalidateExisting *bool  `json:"invalidateExisting,omitempty"`
+	SessionProfileID   string `json:"sessionProfileId,omitempty" sigil:"unsupported"`
+}
+
+// StampLoginResult is the result of STAMP_LOGIN: a session JWT.
+type StampLoginResult struct {
+	Session string `json:"session"`
+}
