@@ -70,3 +70,50 @@ func Postgres(t testing.TB) Backend {
 	u.Path = "/" + name
 	return Backend{Name: "postgres", URL: u.String(), Dir: t.TempDir()}
 }
+
+// Dump returns every byte the database holds that a thief of its files or a database dump would see: the SQLite
+// files (with the write-ahead log), or every row of every table of the PostgreSQL database as text.
+func Dump(t testing.TB, b Backend) []byte {
+	t.Helper()
+	if b.Name == "sqlite" {
+		var out []byte
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			data, err := os.ReadFile(b.URL + suffix)
+			if err == nil {
+				out = append(out, data...)
+			}
+		}
+		return out
+	}
+	db, err := sql.Open("pgx", b.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		_ = rows.Scan(&name)
+		tables = append(tables, name)
+	}
+	rows.Close()
+	var out []byte
+	for _, table := range tables {
+		rows, err := db.Query("SELECT t::text FROM " + table + " t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var line string
+			_ = rows.Scan(&line)
+			out = append(out, line...)
+			out = append(out, '\n')
+		}
+		rows.Close()
+	}
+	return out
+}

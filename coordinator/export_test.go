@@ -1,0 +1,25 @@
+package coordinator
+
+import "context"
+
+// OpenSecret lets tests read sealed key material, to prove it appears nowhere in clear.
+func (c *Coordinator) OpenSecret(ctx context.Context, id string) ([]byte, error) { return c.openSecret(ctx, id) }
+
+// SecretIDs lists the sealed secrets of an organization's wallets and keys, for tests.
+func (c *Coordinator) SecretIDs(ctx context.Context, orgID string) ([]string, error) {
+	org, err := c.loadOrg(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, w := range org.Wallets {
+		ids = append(ids, w.MnemonicSecret)
+		for _, a := range w.Accounts {
+			ids = append(ids, a.KeySecret)
+		}
+	}
+	for _, k := range org.PrivateKeys {
+		ids = append(ids, k.KeySecret)
+	}
+	return ids, nil
+}
