@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/params"
 )
 
 // Account sends transactions signed by one private key through any JSON-RPC client. It hands out
@@ -30,6 +31,9 @@ type Account struct {
 	nextNonce uint64
 	haveNonce bool
 }
+
+// minTip is go-ethereum's default minimum miner tip (miner.DefaultConfig.GasPrice).
+var minTip = big.NewInt(params.GWei / 1000)
 
 // receiptPoll is how often Wait asks for a receipt: blocks of the dev chain take a few ms.
 const receiptPoll = 5 * time.Millisecond
@@ -65,6 +69,9 @@ func (a *Account) Send(ctx context.Context, to *common.Address, value *big.Int, 
 	tip, err := a.client.SuggestGasTipCap(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("suggest gas tip: %w", err)
+	}
+	if tip.Cmp(minTip) < 0 {
+		tip = new(big.Int).Set(minTip) // below a go-ethereum miner's default minimum it is never mined
 	}
 	head, err := a.client.HeaderByNumber(ctx, nil)
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/eth"
 	"github.com/ethereum/go-ethereum/eth/catalyst"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
@@ -32,8 +31,7 @@ type Node struct {
 	cfg       Config
 	log       *slog.Logger
 	stack     *node.Node
-	backend   *eth.Ethereum
-	beacon    *catalyst.SimulatedBeacon
+	sealer    *sealer
 	rpc       *rpc.Client
 	client    *ethclient.Client
 	dev       *Account
@@ -89,7 +87,7 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 		DataDir:          n.cfg.DataDir,
 		HTTPHost:         host,
 		HTTPPort:         port,
-		HTTPModules:      []string{"eth", "net", "web3", "txpool", "dev"},
+		HTTPModules:      []string{"eth", "net", "web3", "txpool"},
 		HTTPVirtualHosts: []string{"localhost"},
 		HTTPTimeouts:     rpc.DefaultHTTPTimeouts,
 		P2P:              p2p.Config{NoDiscovery: true, NoDial: true, MaxPeers: 0},
@@ -109,6 +107,9 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 	ethCfg.Miner.GasCeil = DefaultGasLimit
 	// A dev chain is small: keep the caches small so the node starts and stops quickly.
 	ethCfg.DatabaseCache, ethCfg.TrieCleanCache, ethCfg.TrieDirtyCache, ethCfg.SnapshotCache = 32, 16, 16, 16
+	// The log index costs most of a restart (it reloads its head snapshot) and a dev chain is
+	// small enough for eth_getLogs to scan block blooms instead.
+	ethCfg.LogNoHistory = true
 	backend, err := eth.New(stack, &ethCfg)
 	if err != nil {
 		stack.Close()
@@ -125,16 +126,14 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 		stack.Close()
 		return fmt.Errorf("chain: start the simulated beacon: %w", err)
 	}
-	n.backend = backend
-	catalyst.RegisterSimulatedBeaconAPIs(stack, beacon)
 	stack.RegisterLifecycle(beacon)
-	n.beacon = beacon
 	stack.RegisterHandler("Sigil dev faucet", FaucetPath, http.HandlerFunc(n.serveFaucet))
 
 	if err := stack.Start(); err != nil {
 		stack.Close()
 		return fmt.Errorf("chain: start node on %s: %w", n.cfg.ListenAddr, err)
 	}
+	n.sealer = startSealer(beacon, backend.TxPool(), n.cfg.BlockPeriod)
 	n.rpc = stack.Attach()
 	n.client = ethclient.NewClient(n.rpc)
 	return nil
@@ -184,9 +183,6 @@ func (n *Node) loadOrDeploy(ctx context.Context, rec *record) (contracts.Address
 }
 
 func (n *Node) startBackground() {
-	if p := n.cfg.BlockPeriod; p > 0 {
-		n.every(p, n.sealEmptyBlock)
-	}
 	if p := n.cfg.Simulator.Period; p > 0 {
 		n.every(p, func(ctx context.Context) error {
 			_, err := n.simulator.Step(ctx)
@@ -221,13 +217,6 @@ func (n *Node) every(period time.Duration, f func(context.Context) error) {
 	}()
 }
 
-// sealEmptyBlock asks the simulated beacon for a block through its dev API (a withdrawal of
-// nothing), which goes through the same queue as blocks triggered by transactions, so the two
-// never seal concurrently.
-func (n *Node) sealEmptyBlock(ctx context.Context) error {
-	return n.rpc.CallContext(ctx, nil, "dev_addWithdrawal", &types.Withdrawal{})
-}
-
 // Close stops the chain and releases the data directory. State is flushed to disk.
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
@@ -235,6 +224,9 @@ func (n *Node) Close() error {
 		n.background.Wait()
 		if n.rpc != nil {
 			n.rpc.Close()
+		}
+		if n.sealer != nil {
+			n.sealer.close()
 		}
 		n.closeErr = n.stack.Close()
 	})
@@ -271,20 +263,13 @@ func (n *Node) Faucet() *Faucet { return n.faucet }
 // Simulator is the yield simulator; Step drives it one step at a time.
 func (n *Node) Simulator() *Simulator { return n.simulator }
 
-// AdvanceTime seals an empty block whose timestamp is d later than the latest block's; later
-// blocks keep counting from there. It fails while transactions are pending.
+// AdvanceTime mines any pending transactions, then seals an empty block whose timestamp is d
+// later than the latest block's; later blocks keep counting from there.
 func (n *Node) AdvanceTime(d time.Duration) error {
 	if d < time.Second {
 		return errors.New("chain: advance time by at least one second")
 	}
-	// Mined transactions leave the pool asynchronously; wait for that before checking it is empty.
-	if err := n.backend.TxPool().Sync(); err != nil {
-		return fmt.Errorf("chain: advance time: %w", err)
-	}
-	if err := n.beacon.AdjustTime(d); err != nil {
-		return fmt.Errorf("chain: advance time: %w", err)
-	}
-	return nil
+	return n.sealer.advanceTime(d)
 }
 
 // Bootstrap is what bootstrap.json says about the dev chain.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
@@ -34,11 +35,8 @@ var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
 func sharedNode(t testing.TB) *Node {
 	t.Helper()
 	if shared == nil {
-		dir, err := os.MkdirTemp("", "sigil-chain-test-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := Start(context.Background(), Config{DataDir: dir, ListenAddr: "127.0.0.1:0", Logger: quietLog})
+		// Ephemeral (no data directory); TestRestartKeepsBalancesAndContracts covers persistence.
+		n, err := Start(context.Background(), Config{ListenAddr: "127.0.0.1:0", Logger: quietLog})
 		if err != nil {
 			t.Fatalf("start dev chain: %v", err)
 		}
@@ -128,6 +126,16 @@ func TestNodeServesJSONRPCWithTheFixtures(t *testing.T) {
 	got, err := client.BalanceAt(t.Context(), to, nil)
 	if err != nil || got.Cmp(big.NewInt(12345)) < 0 {
 		t.Fatalf("balance of recipient = %v, %v", got, err)
+	}
+	// eth_getLogs works without the log index: the pool's seeding emitted LiquidityAdded.
+	pool := contracts.MustLoad(contracts.ConstantProductPool).ABI
+	logs, err := client.FilterLogs(t.Context(), ethereum.FilterQuery{
+		FromBlock: big.NewInt(0),
+		Addresses: []common.Address{n.Contracts()[contracts.Pool]},
+		Topics:    [][]common.Hash{{pool.Events["LiquidityAdded"].ID}},
+	})
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("eth_getLogs for LiquidityAdded: %d logs, %v", len(logs), err)
 	}
 }
 
@@ -337,5 +345,16 @@ func wantEq(t *testing.T, what string, got, want *big.Int) {
 	t.Helper()
 	if got == nil || got.Cmp(want) != 0 {
 		t.Fatalf("%s = %v, want %s", what, got, want)
+	}
+}
+
+// BenchmarkTransact measures one transaction from send to mined (and visible at "latest").
+func BenchmarkTransact(b *testing.B) {
+	n := sharedNode(b)
+	to := common.HexToAddress("0x000000000000000000000000000000000000bEEF")
+	for b.Loop() {
+		if _, err := n.dev.Transact(context.Background(), &to, big.NewInt(1), nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -1,0 +1,126 @@
+package chain
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/txpool"
+	"github.com/ethereum/go-ethereum/eth/catalyst"
+)
+
+// sealer decides when the simulated beacon seals a block: as soon as transactions arrive, on the
+// block period if one is set, and when time is advanced. It does what the on-demand loop of
+// catalyst.RegisterSimulatedBeaconAPIs does, but every seal, time jump and pool sync happens on
+// this one goroutine: the beacon's sealing is not safe for concurrent use, and two concurrent
+// TxPool.Sync calls can leave one of them waiting forever, which stalls the chain.
+type sealer struct {
+	beacon  *catalyst.SimulatedBeacon
+	pool    *txpool.TxPool
+	period  time.Duration
+	advance chan advanceRequest
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+type advanceRequest struct {
+	by    time.Duration
+	reply chan error
+}
+
+// maxSealRounds bounds the blocks sealed for one burst of transactions, so a transaction the
+// miner never includes (say, a tip below its minimum) cannot keep the loop spinning.
+const maxSealRounds = 64
+
+func startSealer(beacon *catalyst.SimulatedBeacon, pool *txpool.TxPool, period time.Duration) *sealer {
+	s := &sealer{beacon: beacon, pool: pool, period: period,
+		advance: make(chan advanceRequest), stop: make(chan struct{}), done: make(chan struct{})}
+	txs := make(chan core.NewTxsEvent, 64)
+	sub := pool.SubscribeTransactions(txs, true)
+	go s.run(txs, func() { sub.Unsubscribe() })
+	return s
+}
+
+func (s *sealer) run(txs chan core.NewTxsEvent, unsubscribe func()) {
+	defer close(s.done)
+	defer unsubscribe()
+	var tick <-chan time.Time
+	if s.period > 0 {
+		ticker := time.NewTicker(s.period)
+		defer ticker.Stop()
+		tick = ticker.C
+	}
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-txs:
+			s.sealPending(txs)
+		case <-tick:
+			s.beacon.Commit()
+		case req := <-s.advance:
+			req.reply <- s.adjustTime(txs, req.by)
+		}
+	}
+}
+
+// sealPending seals blocks until no executable transaction is left.
+func (s *sealer) sealPending(txs chan core.NewTxsEvent) {
+	for range maxSealRounds {
+		drain(txs) // everything announced so far goes into this block
+		s.beacon.Commit()
+		if err := s.pool.Sync(); err != nil {
+			return
+		}
+		if executable, _ := s.pool.Stats(); executable == 0 {
+			return
+		}
+	}
+}
+
+// adjustTime mines what is pending, then seals an empty block `by` later than the head.
+func (s *sealer) adjustTime(txs chan core.NewTxsEvent, by time.Duration) error {
+	if err := s.pool.Sync(); err != nil {
+		return err
+	}
+	if executable, _ := s.pool.Stats(); executable > 0 {
+		s.sealPending(txs)
+	}
+	return s.beacon.AdjustTime(by)
+}
+
+func drain(txs chan core.NewTxsEvent) {
+	for {
+		select {
+		case <-txs:
+		default:
+			return
+		}
+	}
+}
+
+var errSealerStopped = errors.New("chain: the dev chain is stopped")
+
+// advanceTime asks the sealing goroutine for a time jump and waits for it.
+func (s *sealer) advanceTime(by time.Duration) error {
+	req := advanceRequest{by: by, reply: make(chan error, 1)}
+	select {
+	case s.advance <- req:
+	case <-s.done:
+		return errSealerStopped
+	}
+	if err := <-req.reply; err != nil {
+		return fmt.Errorf("chain: advance time: %w", err)
+	}
+	return nil
+}
+
+func (s *sealer) close() {
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	<-s.done
+}
