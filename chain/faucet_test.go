@@ -143,3 +143,19 @@ func bigString(s string) *big.Int {
 	v, _ := new(big.Int).SetString(s, 10)
 	return v
 }
+
+func TestRequestFunds(t *testing.T) {
+	n := sharedNode(t)
+	to := common.HexToAddress("0x00000000000000000000000000000000C0FFee00")
+	resp, err := RequestFunds(t.Context(), nil, n.FaucetURL(), FundRequest{Address: to.Hex(), Tokens: map[string]string{"INCENTIVE": "3"}})
+	if err != nil || resp.Transactions["INCENTIVE"] == "" {
+		t.Fatalf("RequestFunds = %+v, %v", resp, err)
+	}
+	wantEq(t, "INCENTIVE received", read(t, n, contracts.Incentive, "balanceOf", to), tokens(3, 18))
+
+	_, err = RequestFunds(t.Context(), nil, n.FaucetURL(), FundRequest{Address: to.Hex(), ETH: "1000"})
+	var refused *FaucetError
+	if !errors.As(err, &refused) || refused.Code != "above_cap" {
+		t.Fatalf("RequestFunds above the cap: %v", err)
+	}
+}

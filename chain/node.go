@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math/big"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -40,7 +39,8 @@ type Node struct {
 	simulator *Simulator
 
 	faucetReady chan struct{} // closed once the faucet can serve
-	stop        chan struct{}
+	ctx         context.Context
+	cancel      context.CancelFunc // stops the periodic tasks
 	background  sync.WaitGroup
 	closeOnce   sync.Once
 	closeErr    error
@@ -66,7 +66,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if rec != nil && rec.ChainID != cfg.ChainID {
 		return nil, fmt.Errorf("chain: data directory %q holds chain %d, config asks for %d; use another directory or the same chain id", cfg.DataDir, rec.ChainID, cfg.ChainID)
 	}
-	n := &Node{cfg: cfg, log: cfg.Logger, faucetReady: make(chan struct{}), stop: make(chan struct{})}
+	n := newNode(cfg)
 	if err := n.startStack(host, port, key); err != nil {
 		return nil, err
 	}
@@ -78,6 +78,11 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	n.log.Info("dev chain started", "rpc", n.RPCURL(), "chainId", cfg.ChainID, "dataDir", cfg.DataDir,
 		"devAccount", n.dev.Address())
 	return n, nil
+}
+
+func newNode(cfg Config) *Node {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Node{cfg: cfg, log: cfg.Logger, faucetReady: make(chan struct{}), ctx: ctx, cancel: cancel}
 }
 
 func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
@@ -113,7 +118,8 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 	backend, err := eth.New(stack, &ethCfg)
 	if err != nil {
 		stack.Close()
-		if strings.Contains(err.Error(), "genesis") {
+		var mismatch *core.GenesisMismatchError
+		if errors.As(err, &mismatch) {
 			return fmt.Errorf("chain: data directory %q holds another chain (different chain id or dev account?); use a new directory or delete it: %w", n.cfg.DataDir, err)
 		}
 		return fmt.Errorf("chain: start the Ethereum service: %w", err)
@@ -164,11 +170,11 @@ func (n *Node) setUp(ctx context.Context, key *ecdsa.PrivateKey, rec *record) er
 
 func (n *Node) loadOrDeploy(ctx context.Context, rec *record) (contracts.Addresses, error) {
 	if rec != nil {
-		if err := contracts.Verify(ctx, n.client, rec.Contracts); err == nil {
+		err := contracts.Verify(ctx, n.client, rec.Contracts)
+		if err == nil {
 			return rec.Contracts, nil
-		} else {
-			n.log.Warn("deployment record does not match the chain; deploying the fixtures again", "err", err)
 		}
+		n.log.Warn("deployment record does not match the chain; deploying the fixtures again", "err", err)
 	}
 	started := time.Now()
 	addresses, err := contracts.Deploy(ctx, n.dev, n.client, n.cfg.Fixtures)
@@ -191,25 +197,19 @@ func (n *Node) startBackground() {
 	}
 }
 
-// every runs f on a period until Close; errors are logged, not fatal.
+// every runs f on a period until Close, which cancels the context f gets; errors are logged.
 func (n *Node) every(period time.Duration, f func(context.Context) error) {
 	n.background.Add(1)
 	go func() {
 		defer n.background.Done()
 		ticker := time.NewTicker(period)
 		defer ticker.Stop()
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go func() {
-			<-n.stop
-			cancel()
-		}()
 		for {
 			select {
-			case <-n.stop:
+			case <-n.ctx.Done():
 				return
 			case <-ticker.C:
-				if err := f(ctx); err != nil && ctx.Err() == nil {
+				if err := f(n.ctx); err != nil && n.ctx.Err() == nil {
 					n.log.Warn("dev chain periodic task failed", "err", err)
 				}
 			}
@@ -220,7 +220,7 @@ func (n *Node) every(period time.Duration, f func(context.Context) error) {
 // Close stops the chain and releases the data directory. State is flushed to disk.
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
-		close(n.stop)
+		n.cancel()
 		n.background.Wait()
 		if n.rpc != nil {
 			n.rpc.Close()

@@ -358,3 +358,24 @@ func BenchmarkTransact(b *testing.B) {
 		}
 	}
 }
+
+func TestPeriodicTasksRunUntilClose(t *testing.T) {
+	n := newNode(Config{Logger: quietLog})
+	calls := make(chan struct{}, 100)
+	n.every(time.Millisecond, func(ctx context.Context) error {
+		calls <- struct{}{}
+		return nil
+	})
+	for range 3 {
+		select {
+		case <-calls:
+		case <-time.After(10 * time.Second):
+			t.Fatal("periodic task did not run")
+		}
+	}
+	n.cancel()
+	n.background.Wait() // returns only once the task's goroutine has stopped
+	if n.ctx.Err() == nil {
+		t.Fatal("context not cancelled")
+	}
+}
