@@ -2,8 +2,8 @@ package coordinator_test
 
 import (
 	"bytes"
-	"crypto/rand"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -45,6 +45,9 @@ func newStack(t *testing.T, b testdb.Backend) *stack {
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), AllowedOrigins: []string{"http://app.example"},
 		Keyring: testKeyring(t),
 	})
+	if err := st.coord.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	st.srv = httptest.NewServer(st.coord.Handler())
 	t.Cleanup(st.srv.Close)
 	st.boot, err = st.coord.CreateRootOrganization(context.Background(), "Acme", "root")

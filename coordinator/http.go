@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -21,6 +22,7 @@ func (c *Coordinator) Handler() http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
+	mux.HandleFunc("GET /.well-known/sigil-signer.json", c.serveSignerKey)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		apierr.Write(w, apierr.NotFoundf("no route for %s %s", r.Method, r.URL.Path))
 	})
@@ -150,4 +152,20 @@ func (c *Coordinator) logRequests(next http.Handler) http.Handler {
 		}
 		c.cfg.Logger.Info("request", attrs...)
 	})
+}
+
+// serveSignerKey publishes the public key that signs export and import bundles and app proofs, so clients can pin it
+// (for @turnkey/crypto, as dangerouslyOverrideSignerPublicKey).
+func (c *Coordinator) serveSignerKey(w http.ResponseWriter, r *http.Request) {
+	key, err := c.ownKey(r.Context(), signerKeyName)
+	if err != nil {
+		c.writeError(w, r, err)
+		return
+	}
+	pub, err := key.PublicKey.ECDH()
+	if err != nil {
+		c.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"publicKey": hex.EncodeToString(pub.Bytes())})
 }

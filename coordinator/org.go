@@ -47,8 +47,10 @@ type User struct {
 	APIKeys        []*APIKey        `json:"apiKeys"`
 	Authenticators []*Authenticator `json:"authenticators"`
 	OAuthProviders []*OAuthProvider `json:"oauthProviders"`
-	CreatedAt      time.Time        `json:"createdAt"`
-	UpdatedAt      time.Time        `json:"updatedAt"`
+	// ImportTarget is the sealed one-time key of the user's pending import (INIT_IMPORT_*), if any.
+	ImportTarget string    `json:"importTarget,omitempty"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
 }
 
 // APIKey is an API key or a session key of a user.

@@ -46,6 +46,9 @@ func runUp(ctx context.Context, args []string) error {
 	coord := coordinator.New(st, coordinator.Config{Logger: logger, AllowedOrigins: strings.Split(*origins, ","),
 		Keyring: ring, MasterKeyFile: keyPath})
 
+	if err := coord.Start(ctx); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return err
