@@ -32,6 +32,8 @@ type Client struct {
 	PollInterval time.Duration
 	// Now stamps timestampMs (default time.Now).
 	Now func() time.Time
+	// GenerateAppProofs asks for app proofs on every activity that produces them (signing, address derivation).
+	GenerateAppProofs bool
 }
 
 // New returns a client for the coordinator at baseURL that stamps with stamper.
@@ -74,6 +76,9 @@ func (c *Client) Submit(ctx context.Context, orgID, activityType string, params 
 	}
 	req := api.SubmitRequest{Type: activityType, TimestampMs: strconv.FormatInt(now().UnixMilli(), 10),
 		OrganizationID: orgID, Parameters: rawParams}
+	if c.GenerateAppProofs {
+		req.GenerateAppProofs = &c.GenerateAppProofs
+	}
 	var res api.ActivityResponse
 	if err := c.post(ctx, "/public/v1/submit/"+spec.Path, req, &res); err != nil {
 		return nil, err

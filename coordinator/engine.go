@@ -94,9 +94,6 @@ func (c *Coordinator) prepare(ctx context.Context, path string, header http.Head
 	if err := c.checkTimestamp(sub.env.TimestampMs); err != nil {
 		return nil, err
 	}
-	if sub.env.GenerateAppProofs != nil && *sub.env.GenerateAppProofs {
-		return nil, apierr.Invalid("generateAppProofs is not supported yet by this server; send false or leave it out")
-	}
 	sub.params = def.spec.NewParams()
 	if err := jsonstrict.Decode(sub.env.Parameters, sub.params, "parameters"); err != nil {
 		return nil, apierr.Invalid("%s", err.Error())
@@ -205,7 +202,8 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, sub *s
 		rec.fail(apierr.As(err), c.now())
 		return nil
 	}
-	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: rec.ID}
+	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: rec.ID,
+		wantProofs: sub.env.GenerateAppProofs != nil && *sub.env.GenerateAppProofs}
 	req := decisionRequest{org: org, typ: rec.Type, intent: rec.Intent, votes: rec.Votes, submitterID: who.User.ID}
 	if who.ViaParent {
 		req.org = who.Org
@@ -219,6 +217,7 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, sub *s
 	if err := x.recordEvaluation(rec.ID, rec.Votes[0].ID, d); err != nil {
 		return err
 	}
+	x.evaluations = evaluationsWire(d)
 	switch d.Outcome {
 	case policy.Allow:
 		return c.execute(x, sub.def, sub.params, rec)
@@ -247,7 +246,14 @@ func (c *Coordinator) execute(x *execution, def activityDef, params any, rec *re
 	if err := x.tx.Savepoint(x.ctx, "execute"); err != nil {
 		return err
 	}
+	var orgBefore []byte
+	if x.wantProofs {
+		orgBefore, _ = json.Marshal(x.org)
+	}
 	result, err := def.exec(x, params)
+	if err == nil {
+		err = x.proveOutcome(rec, orgBefore, x.evaluations)
+	}
 	if err == nil {
 		err = x.save()
 	}
@@ -264,6 +270,7 @@ func (c *Coordinator) execute(x *execution, def activityDef, params any, rec *re
 		return err
 	}
 	rec.Status = api.StatusCompleted
+	rec.AppProofs = x.proofs
 	rec.UpdatedAt = x.now
 	return nil
 }

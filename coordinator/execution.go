@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"sigil/api"
 	"sigil/apierr"
 	"sigil/policy"
 	"sigil/store"
@@ -26,6 +27,10 @@ type execution struct {
 
 	created []*Org // sub-organizations created by this activity
 	deleted bool   // the organization itself was deleted
+
+	wantProofs  bool                   // the request asked for app proofs (generateAppProofs)
+	proofs      []api.AppProof         // the app proofs this activity produced
+	evaluations []api.PolicyEvaluation // the decision's per-policy outcomes, for the policy-outcome proof
 }
 
 func newID() string { return uuid.NewString() }

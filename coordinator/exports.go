@@ -214,6 +214,9 @@ func execImportWallet(x *execution, p *api.ImportWalletIntent) (*api.ImportWalle
 	if err != nil {
 		return nil, err
 	}
+	if err := x.proveAddresses(x.org, w, w.Accounts); err != nil {
+		return nil, err
+	}
 	x.org.Wallets = append(x.org.Wallets, w)
 	return &api.ImportWalletResult{WalletID: w.ID, Addresses: addresses}, nil
 }

@@ -193,6 +193,9 @@ func (x *execution) createWallet(org *Org, p api.WalletParams) (*api.CreateWalle
 	if err != nil {
 		return nil, err
 	}
+	if err := x.proveAddresses(org, w, w.Accounts); err != nil {
+		return nil, err
+	}
 	org.Wallets = append(org.Wallets, w)
 	return &api.CreateWalletResult{WalletID: w.ID, Addresses: addresses}, nil
 }
@@ -268,8 +271,12 @@ func execCreateWalletAccounts(x *execution, p *api.CreateWalletAccountsIntent) (
 	}
 	defer keys.Zero(mnemonic)
 	persist := p.Persist == nil || *p.Persist
+	before := len(w.Accounts)
 	addresses, err := x.deriveAccounts(x.org, w, mnemonic, p.Accounts, persist)
 	if err != nil {
+		return nil, err
+	}
+	if err := x.proveAddresses(x.org, w, w.Accounts[before:]); err != nil {
 		return nil, err
 	}
 	w.UpdatedAt = x.now
