@@ -127,4 +127,3 @@ func queryListAppProofs(r *reader, q *api.GetActivityRequest) (*api.ListAppProof
 	out.AppProofs = append(out.AppProofs, rec.AppProofs...)
 	return out, nil
 }
-

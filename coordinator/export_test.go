@@ -3,7 +3,9 @@ package coordinator
 import "context"
 
 // OpenSecret lets tests read sealed key material, to prove it appears nowhere in clear.
-func (c *Coordinator) OpenSecret(ctx context.Context, id string) ([]byte, error) { return c.openSecret(ctx, id) }
+func (c *Coordinator) OpenSecret(ctx context.Context, id string) ([]byte, error) {
+	return c.openSecret(ctx, id)
+}
 
 // SecretIDs lists the sealed secrets of an organization's wallets and keys, for tests.
 func (c *Coordinator) SecretIDs(ctx context.Context, orgID string) ([]string, error) {
