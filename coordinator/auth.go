@@ -10,6 +10,7 @@ import (
 	"sigil/apierr"
 	"sigil/stamp"
 	"sigil/store"
+	"sigil/token"
 )
 
 // principal is who sent a request: the user and credential that signed it, found in the request's organization or its
@@ -23,6 +24,9 @@ type principal struct {
 	Scheme    string
 	Signature string // hex
 	ViaParent bool   // the credential belongs to the parent of the request's organization
+	// Attestation is the verification token of an X-Stamp-Attested stamp (auth_attested.go): the user is the one
+	// whose contact it verified.
+	Attestation *token.VerificationClaims
 }
 
 // The documented authentication failures.
@@ -85,7 +89,7 @@ func (c *Coordinator) authenticate(ctx context.Context, org *Org, st stamp.Stamp
 	case *stamp.WebAuthnStamp:
 		return c.authenticatePasskey(ctx, candidates, s, body)
 	case *stamp.AttestedStamp:
-		return nil, apierr.Unauth("UNAUTHENTICATED", "X-Stamp-Attested is not supported yet by this server; stamp with an API key or a passkey")
+		return c.authenticateAttested(ctx, org, s, body)
 	}
 	return nil, errNoStamp
 }

@@ -14,8 +14,12 @@ import (
 	"sync"
 	"time"
 
+	"sigil/notify"
+	"sigil/oidc"
+	"sigil/otp"
 	"sigil/seal"
 	"sigil/store"
+	"sigil/token"
 )
 
 // Config tunes the coordinator. The zero value of each field means its default.
@@ -36,6 +40,30 @@ type Config struct {
 	// it again when it meets a blob sealed under a version it does not hold (a rotation by another process).
 	Keyring       *seal.Keyring
 	MasterKeyFile string
+
+	// OTP and login (see docs/OTP.md).
+	//
+	// Email delivers OTP e-mail (nil refuses OTP_TYPE_EMAIL); EmailFrom is the sender address when a request names
+	// none. EmailTemplates holds the organizations' custom templates (emailCustomization.templateId). Logos fetches
+	// emailCustomization.logoUrl (default: a notify.LogoFetcher that refuses private networks).
+	Email          notify.EmailSender
+	EmailFrom      string
+	EmailTemplates *notify.Templates
+	Logos          *notify.LogoFetcher
+	// SMS delivers OTP text messages (nil refuses OTP_TYPE_SMS).
+	SMS notify.SMSSender
+	// OTPLimits are the attempts, live codes, SMS rate limit and code lifetimes (default otp.DefaultLimits()).
+	OTPLimits otp.Limits
+	// VerificationTokenTTL is the default lifetime of a verification token (1 hour), MaxVerificationTokenTTL the
+	// longest a VERIFY_OTP may ask for (24 hours).
+	VerificationTokenTTL    time.Duration
+	MaxVerificationTokenTTL time.Duration
+	// SessionTTL is the default lifetime of a login session (15 minutes), MaxSessionTTL the longest a login may ask
+	// for (30 days).
+	SessionTTL    time.Duration
+	MaxSessionTTL time.Duration
+	// OIDC verifies the OIDC tokens of X-Stamp-Attested with STAMP_ATTESTED_SCHEME_P256_OIDC (nil refuses them).
+	OIDC *oidc.Verifier
 }
 
 func (c Config) withDefaults() Config {
@@ -53,6 +81,24 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.Logos == nil {
+		c.Logos = &notify.LogoFetcher{}
+	}
+	if c.OTPLimits == (otp.Limits{}) {
+		c.OTPLimits = otp.DefaultLimits()
+	}
+	if c.VerificationTokenTTL == 0 {
+		c.VerificationTokenTTL = token.DefaultVerificationTTL
+	}
+	if c.MaxVerificationTokenTTL == 0 {
+		c.MaxVerificationTokenTTL = token.MaxVerificationTTL
+	}
+	if c.SessionTTL == 0 {
+		c.SessionTTL = token.DefaultSessionTTL
+	}
+	if c.MaxSessionTTL == 0 {
+		c.MaxSessionTTL = 30 * 24 * time.Hour
 	}
 	return c
 }

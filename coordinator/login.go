@@ -1,0 +1,281 @@
+package coordinator
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigil/api"
+	"sigil/apierr"
+	"sigil/otp"
+	"sigil/token"
+)
+
+// The login family: OTP_LOGIN turns a verification token into a session for the user whose contact it verified;
+// STAMP_LOGIN makes a session for whoever stamped the request. A session is a P-256 key registered as an API key of
+// the user that expires with the session, and a session JWT naming it.
+
+func init() {
+	register(
+		define("OTP_LOGIN", validateOtpLoginV1, execOtpLoginV1).byParent(),
+		define("OTP_LOGIN_V2", validateOtpLoginV2, execOtpLoginV2).byParent(),
+		define("STAMP_LOGIN", validateStampLogin, execStampLogin).byParent(),
+	)
+}
+
+// loginCredentialTypes are the credentials logins create; invalidateExisting removes a user's credentials of these
+// types, never its API keys or passkeys.
+var loginCredentialTypes = []string{api.CredentialLogin, api.CredentialOTPAuthKeyP256, "CREDENTIAL_TYPE_OAUTH_KEY_P256",
+	"CREDENTIAL_TYPE_EMAIL_AUTH_KEY_P256", "CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256"}
+
+// maxTokenLen bounds a verification token (a few hundred bytes in practice).
+const maxTokenLen = 4096
+
+// otpLogin is an OTP_LOGIN of either version.
+type otpLogin struct {
+	token             string
+	publicKey         string
+	expirationSeconds string
+	invalidate        bool
+	signature         *api.ClientSignature
+	signatureRequired bool // OTP_LOGIN_V2
+}
+
+func loginV1(p *api.OtpLoginIntent) otpLogin {
+	return otpLogin{token: p.VerificationToken, publicKey: p.PublicKey, expirationSeconds: p.ExpirationSeconds,
+		invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, signature: p.ClientSignature}
+}
+
+func loginV2(p *api.OtpLoginIntentV2) otpLogin {
+	return otpLogin{token: p.VerificationToken, publicKey: p.PublicKey, expirationSeconds: p.ExpirationSeconds,
+		invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, signature: p.ClientSignature, signatureRequired: true}
+}
+
+func validateOtpLoginV1(p *api.OtpLoginIntent) error { return loginV1(p).validate() }
+func validateOtpLoginV2(p *api.OtpLoginIntentV2) error {
+	return loginV2(p).validate()
+}
+
+func (l otpLogin) validate() error {
+	if l.token == "" || len(l.token) > maxTokenLen {
+		return apierr.Invalid("parameters.verificationToken must be the token VERIFY_OTP returned")
+	}
+	if _, err := sessionKeyHex("parameters.publicKey", l.publicKey); err != nil {
+		return err
+	}
+	if l.signatureRequired && l.signature == nil {
+		return apierr.Invalid("parameters.clientSignature is required by OTP_LOGIN_V2: sign the login message with the key the verification token binds")
+	}
+	if l.signature != nil && l.signature.Scheme != token.ClientSignatureSchemeP256 {
+		return apierr.Invalid("parameters.clientSignature.scheme must be %s, got %q", token.ClientSignatureSchemeP256, l.signature.Scheme)
+	}
+	return checkExpiration(l.expirationSeconds)
+}
+
+func checkExpiration(s string) error {
+	if s == "" {
+		return nil
+	}
+	if _, err := parseExpiration(s); err != nil {
+		return apierr.Invalid("parameters.expirationSeconds: %s", err.Error())
+	}
+	return nil
+}
+
+func execOtpLoginV1(x *execution, p *api.OtpLoginIntent) (*api.OtpLoginResult, error) {
+	return x.otpLogin(loginV1(p))
+}
+
+func execOtpLoginV2(x *execution, p *api.OtpLoginIntentV2) (*api.OtpLoginResult, error) {
+	return x.otpLogin(loginV2(p))
+}
+
+// otpLogin checks the token (signature, expiry, scope, client signature, single use), finds the user whose contact
+// it verified, marks the contact verified and opens a session for that user.
+func (x *execution) otpLogin(l otpLogin) (*api.OtpLoginResult, error) {
+	ttl, err := x.sessionTTL(l.expirationSeconds)
+	if err != nil {
+		return nil, err
+	}
+	sessionKey, err := sessionKeyHex("parameters.publicKey", l.publicKey)
+	if err != nil {
+		return nil, err
+	}
+	k, err := x.tokenKey()
+	if err != nil {
+		return nil, err
+	}
+	claims, err := token.VerifyVerificationToken(l.token, &k.PublicKey, x.now)
+	if err != nil {
+		return nil, verificationTokenError(err)
+	}
+	if err := tokenInScope(claims, x.org); err != nil {
+		return nil, err
+	}
+	if err := checkLoginSignature(l, claims); err != nil {
+		return nil, err
+	}
+	u, err := userByContact(x.org, claims.VerificationType, claims.Contact)
+	if err != nil {
+		return nil, err
+	}
+	fresh, err := x.tx.UseToken(x.ctx, claims.ID, x.org.ID, claims.ExpiresAt.UnixNano(), x.now.UnixNano())
+	if err != nil {
+		return nil, err
+	}
+	if !fresh {
+		return nil, apierr.New(apierr.InvalidArgument, "REQUEST_INVALID", "verificationToken %s has already been used; verify a new code to log in again", claims.ID)
+	}
+	markVerified(u, claims)
+	session, err := x.openSession(u, sessionKey, ttl, l.invalidate, api.CredentialOTPAuthKeyP256)
+	if err != nil {
+		return nil, err
+	}
+	return &api.OtpLoginResult{Session: session}, nil
+}
+
+func verificationTokenError(err error) error {
+	return apierr.New(apierr.InvalidArgument, "REQUEST_INVALID", "parameters.verificationToken: %s", err.Error())
+}
+
+// tokenInScope: a verification token is usable in the organization that issued it and in that organization's
+// sub-organizations.
+func tokenInScope(c token.VerificationClaims, org *Org) error {
+	if c.OrganizationID == org.ID || (org.ParentID != "" && c.OrganizationID == org.ParentID) {
+		return nil
+	}
+	return apierr.Denied("the verification token was issued by organization %s; it can be used only there and in its direct sub-organizations, not in %s", c.OrganizationID, org.ID)
+}
+
+// checkLoginSignature requires the clientSignature when the token binds a key (and always for OTP_LOGIN_V2), and
+// checks that it allows exactly this login.
+func checkLoginSignature(l otpLogin, c token.VerificationClaims) error {
+	if c.PublicKey == "" {
+		if l.signatureRequired {
+			return apierr.Invalid("OTP_LOGIN_V2 needs a verification token bound to a client key (VERIFY_OTP with publicKey, or VERIFY_OTP_V2)")
+		}
+		if l.signature != nil {
+			return apierr.Invalid("parameters.clientSignature was given, but the verification token binds no client key to check it with")
+		}
+		return nil
+	}
+	if l.signature == nil {
+		return apierr.Invalid("parameters.clientSignature is required: the verification token binds a client key, so sign the login message with it")
+	}
+	cs := token.ClientSignature{PublicKey: l.signature.PublicKey, Scheme: l.signature.Scheme, Message: l.signature.Message, Signature: l.signature.Signature}
+	if err := token.VerifyLoginSignature(cs, c, l.publicKey); err != nil {
+		return apierr.Invalid("parameters.clientSignature: %s", err.Error())
+	}
+	return nil
+}
+
+// userByContact finds the one user of org with the e-mail address (any case) or phone number a token verified.
+func userByContact(org *Org, verificationType, contact string) (*User, error) {
+	for _, u := range org.Users {
+		switch otp.Type(verificationType) {
+		case otp.TypeEmail:
+			if u.Email != "" && strings.EqualFold(u.Email, contact) {
+				return u, nil
+			}
+		case otp.TypeSMS:
+			if u.Phone != "" && u.Phone == contact {
+				return u, nil
+			}
+		}
+	}
+	what := "e-mail address"
+	if otp.Type(verificationType) == otp.TypeSMS {
+		what = "phone number"
+	}
+	return nil, apierr.NotFoundf("no user of organization %s has the %s %s that the verification token verified", org.ID, what, contact)
+}
+
+func markVerified(u *User, c token.VerificationClaims) {
+	if otp.Type(c.VerificationType) == otp.TypeSMS {
+		u.PhoneVerified = true
+	} else {
+		u.EmailVerified = true
+	}
+}
+
+func validateStampLogin(p *api.StampLoginIntent) error {
+	if _, err := sessionKeyHex("parameters.publicKey", p.PublicKey); err != nil {
+		return err
+	}
+	return checkExpiration(p.ExpirationSeconds)
+}
+
+// execStampLogin opens a session for the user that stamped the request, with an API key, a passkey, a session key or
+// an attested client key (X-Stamp-Attested, see auth.go).
+func execStampLogin(x *execution, p *api.StampLoginIntent) (*api.StampLoginResult, error) {
+	if x.who.ViaParent {
+		return nil, apierr.Denied("STAMP_LOGIN logs in the user that stamped the request, who must belong to organization %s; a parent organization's credential cannot", x.org.ID)
+	}
+	ttl, err := x.sessionTTL(p.ExpirationSeconds)
+	if err != nil {
+		return nil, err
+	}
+	sessionKey, err := sessionKeyHex("parameters.publicKey", p.PublicKey)
+	if err != nil {
+		return nil, err
+	}
+	if a := x.who.Attestation; a != nil {
+		markVerified(x.who.User, *a)
+	}
+	session, err := x.openSession(x.who.User, sessionKey, ttl, p.InvalidateExisting != nil && *p.InvalidateExisting, api.CredentialLogin)
+	if err != nil {
+		return nil, err
+	}
+	return &api.StampLoginResult{Session: session}, nil
+}
+
+func (x *execution) sessionTTL(expirationSeconds string) (time.Duration, error) {
+	if expirationSeconds == "" {
+		return x.c.cfg.SessionTTL, nil
+	}
+	secs, err := parseExpiration(expirationSeconds)
+	if err != nil {
+		return 0, apierr.Invalid("parameters.expirationSeconds: %s", err.Error())
+	}
+	ttl := time.Duration(secs) * time.Second
+	if ttl > x.c.cfg.MaxSessionTTL {
+		return 0, apierr.Invalid("parameters.expirationSeconds: %d seconds is more than the maximum session of %d", secs, int64(x.c.cfg.MaxSessionTTL/time.Second))
+	}
+	return ttl, nil
+}
+
+// openSession registers sessionKey as a credential of u expiring after ttl and returns the session JWT. Expired login
+// credentials of u are removed on the way, and with invalidate every other login credential too.
+func (x *execution) openSession(u *User, sessionKey string, ttl time.Duration, invalidate bool, credType string) (string, error) {
+	expires := x.now.Add(ttl)
+	u.APIKeys = slices.DeleteFunc(u.APIKeys, func(k *APIKey) bool {
+		return slices.Contains(loginCredentialTypes, k.Type) && (invalidate || k.Expired(x.now))
+	})
+	if owner, key := x.org.apiKeyByPublicKey(sessionKey); owner != nil {
+		if owner.ID != u.ID || !slices.Contains(loginCredentialTypes, key.Type) {
+			return "", apierr.Conflict("parameters.publicKey: this public key is already registered in the organization; generate a new key for each session")
+		}
+		// The same session key logging in again: its session is renewed.
+		u.APIKeys = slices.DeleteFunc(u.APIKeys, func(k *APIKey) bool { return k == key })
+	}
+	if len(u.APIKeys) >= maxCredsPerUser {
+		return "", apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "user %s has %d credentials; log in with invalidateExisting or delete some API keys", u.ID, len(u.APIKeys))
+	}
+	secs := int64(ttl / time.Second)
+	u.APIKeys = append(u.APIKeys, &APIKey{ID: newID(), Name: "session-" + strconv.FormatInt(x.now.UnixMilli(), 10),
+		PublicKey: sessionKey, Curve: api.CurveP256, Type: credType, Expiration: strconv.FormatInt(secs, 10),
+		ExpiresAt: expires, CreatedAt: x.now, UpdatedAt: x.now})
+	u.UpdatedAt = x.now
+	k, err := x.tokenKey()
+	if err != nil {
+		return "", err
+	}
+	session, err := token.IssueSession(k, token.SessionClaims{ExpiresAt: expires, PublicKey: sessionKey,
+		SessionType: token.SessionTypeReadWrite, UserID: u.ID, OrganizationID: x.org.ID})
+	if err != nil {
+		return "", errors.Join(errors.New("issue session"), err)
+	}
+	return session, nil
+}
