@@ -97,7 +97,9 @@ func validateInitOtpV2(p *api.InitOtpIntentV2) error {
 	return in.validate(p.ExpirationSeconds, true)
 }
 
-func validateInitOtpV3(p *api.InitOtpIntentV3) error { return validateInitOtpV2((*api.InitOtpIntentV2)(p)) }
+func validateInitOtpV3(p *api.InitOtpIntentV3) error {
+	return validateInitOtpV2((*api.InitOtpIntentV2)(p))
+}
 
 // validate checks what needs no configuration and normalizes the contact; the configured limits are applied when the
 // activity runs.

@@ -34,7 +34,9 @@ func jwkKey(k tokens.JWK) (*ecdsa.PublicKey, error) {
 	return &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}, nil
 }
 
-func hexScalar(k *ecdsa.PrivateKey) string { return hex.EncodeToString(k.D.FillBytes(make([]byte, 32))) }
+func hexScalar(k *ecdsa.PrivateKey) string {
+	return hex.EncodeToString(k.D.FillBytes(make([]byte, 32)))
+}
 
 // userVerified reads the stored user's verification flags.
 func (s *otpStack) userVerified(orgID, userID string) (email, phone bool) {
