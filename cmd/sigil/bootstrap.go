@@ -15,6 +15,18 @@ type bootstrapFile struct {
 	APIPublicKey   string `json:"apiPublicKey"`
 	APIPrivateKey  string `json:"apiPrivateKey"`
 	CoordinatorURL string `json:"coordinatorUrl"`
+	// DevOutboxURL lists the OTP messages the dev outbox received (sigil up only).
+	DevOutboxURL string `json:"devOutboxUrl,omitempty"`
+}
+
+// setDevOutboxURL records where the dev outbox is served.
+func setDevOutboxURL(dir, url string) error {
+	b, err := readBootstrap(dir)
+	if err != nil {
+		return err
+	}
+	b.DevOutboxURL = url
+	return writeBootstrap(dir, b)
 }
 
 func bootstrapPath(dir string) string { return filepath.Join(dir, "bootstrap.json") }

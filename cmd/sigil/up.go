@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"sigil/coordinator"
+	"sigil/notify"
 	"sigil/seal"
 	"sigil/store"
 )
@@ -43,10 +44,18 @@ func runUp(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// sigil up is dev mode: OTP e-mail and SMS go to the dev outbox (DIR/outbox), logged and listed at /dev/outbox.
+	outbox, err := notify.OpenOutbox(filepath.Join(*dir, "outbox"), logger, nil)
+	if err != nil {
+		return err
+	}
 	coord := coordinator.New(st, coordinator.Config{Logger: logger, AllowedOrigins: strings.Split(*origins, ","),
-		Keyring: ring, MasterKeyFile: keyPath})
+		Keyring: ring, MasterKeyFile: keyPath, Email: outbox, EmailFrom: "sigil@localhost", SMS: outbox})
 
 	if err := coord.Start(ctx); err != nil {
+		return err
+	}
+	if _, err := coord.JWKS(ctx); err != nil { // creates the token key on the first start
 		return err
 	}
 	ln, err := net.Listen("tcp", *listen)
@@ -58,10 +67,26 @@ func runUp(ctx context.Context, args []string) error {
 		ln.Close()
 		return err
 	}
-	srv := &http.Server{Handler: coord.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	if err := setDevOutboxURL(*dir, url+devOutboxPath); err != nil {
+		ln.Close()
+		return err
+	}
+	srv := &http.Server{Handler: devHandler(coord, outbox), ReadHeaderTimeout: 10 * time.Second}
 	logger.Info("coordinator listening", "url", url, "database", st.Backend(), "bootstrap", bootstrapPath(*dir))
 	fmt.Fprintf(os.Stderr, "\nSigil is up.\n  coordinator  %s\n  bootstrap    %s\n\n", url, bootstrapPath(*dir))
 	return serve(ctx, srv, ln, logger)
+}
+
+// devOutboxPath is where the dev outbox lists the messages it received.
+const devOutboxPath = "/dev/outbox"
+
+// devHandler serves the coordinator's API with, on the same listener, its JWKS and the dev outbox.
+func devHandler(coord *coordinator.Coordinator, outbox *notify.Outbox) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /.well-known/jwks.json", coord.JWKSHandler())
+	mux.Handle("GET "+devOutboxPath, outbox)
+	mux.Handle("/", coord.Handler())
+	return mux
 }
 
 // openMasterKey loads the master key file, creating it (mode 0600) on the first start.
