@@ -58,19 +58,33 @@ func stampError(err error) *apierr.Error {
 	}
 }
 
-// loadOrg reads an organization for a request, answering the documented errors for bad or unknown ids.
+// loadOrg reads an organization for a request, answering the documented errors for bad or unknown ids. The document
+// it returns may be shared with other requests: read it, never change it (activities change the one they lock).
 func (c *Coordinator) loadOrg(ctx context.Context, id string) (*Org, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return nil, apierr.New(apierr.InvalidArgument, "INVALID_ORGANIZATION_ID", "malformed organization ID provided")
 	}
-	row, err := c.store.GetOrg(ctx, id)
+	cached := c.orgs.get(id)
+	known := int64(-1)
+	if cached != nil {
+		known = cached.version
+	}
+	row, err := c.store.GetOrgIfChanged(ctx, id, known)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierr.New(apierr.NotFound, "ORGANIZATION_NOT_FOUND", "no organization found with the given ID")
 	}
 	if err != nil {
 		return nil, err
 	}
-	return decodeOrg(row)
+	if row.Version == known {
+		return cached, nil
+	}
+	org, err := decodeOrg(row)
+	if err != nil {
+		return nil, err
+	}
+	c.orgs.put(org)
+	return org, nil
 }
 
 // authenticate verifies the stamp over the exact body and finds its credential in org or org's parent.

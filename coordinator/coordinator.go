@@ -108,6 +108,7 @@ type Coordinator struct {
 	cfg   Config
 	store *store.Store
 	exprs exprCache
+	orgs  orgCache
 	vault *vault
 
 	ownKeysMu sync.Mutex

@@ -1,8 +1,10 @@
 package coordinator
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -40,12 +42,7 @@ func (x *execution) save() error {
 	if x.deleted {
 		return x.tx.DeleteOrg(x.ctx, x.org.ID)
 	}
-	x.org.UpdatedAt = x.now
-	row, err := x.org.row()
-	if err != nil {
-		return err
-	}
-	if err := x.tx.UpdateOrg(x.ctx, row, x.org.indexEntries()); err != nil {
+	if err := x.saveOrg(); err != nil {
 		return err
 	}
 	for _, o := range x.created {
@@ -58,6 +55,27 @@ func (x *execution) save() error {
 		}
 	}
 	return nil
+}
+
+// saveOrg writes the organization if the activity changed it (signing, for one, does not), and its index entries if
+// they changed.
+func (x *execution) saveOrg() error {
+	row, err := x.org.row()
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(row.Data, x.org.stored) {
+		return nil
+	}
+	x.org.UpdatedAt = x.now
+	if row, err = x.org.row(); err != nil {
+		return err
+	}
+	index := append([]store.IndexEntry{}, x.org.indexEntries()...) // non-nil: nil tells the store nothing changed
+	if slices.Equal(index, x.org.indexed) {
+		index = nil
+	}
+	return x.tx.UpdateOrg(x.ctx, row, index)
 }
 
 // recordEvaluation stores the policy engine's verdict for one vote.

@@ -26,7 +26,9 @@ type Org struct {
 	CreatedAt   time.Time         `json:"createdAt"`
 	UpdatedAt   time.Time         `json:"updatedAt"`
 
-	version int64 // the stored version this document was read at
+	version int64              // the stored version this document was read at
+	stored  []byte             // the document as read, to skip writing one that did not change
+	indexed []store.IndexEntry // its index entries as read, to skip rewriting unchanged ones
 }
 
 // Quorum is a set of users and how many of them must approve.
@@ -200,7 +202,8 @@ func decodeOrg(row store.Org) (*Org, error) {
 	if err := json.Unmarshal(row.Data, &o); err != nil {
 		return nil, fmt.Errorf("organization %s: corrupt document: %w", row.ID, err)
 	}
-	o.version = row.Version
+	o.version, o.stored = row.Version, row.Data
+	o.indexed = o.indexEntries()
 	return &o, nil
 }
 

@@ -56,8 +56,8 @@ func (t *Tx) InsertOrg(ctx context.Context, o Org, index []IndexEntry) error {
 	return t.setIndex(ctx, o, index)
 }
 
-// UpdateOrg writes a new version of an organization's document and brings its index entries in step. The version must
-// be the one read; the stored version becomes o.Version+1.
+// UpdateOrg writes a new version of an organization's document and brings its index entries in step (nil index: the
+// entries did not change). The version must be the one read; the stored version becomes o.Version+1.
 func (t *Tx) UpdateOrg(ctx context.Context, o Org, index []IndexEntry) error {
 	res, err := t.exec(ctx, "UPDATE organizations SET data = ?, version = version + 1 WHERE id = ? AND version = ?",
 		string(o.Data), o.ID, o.Version)
@@ -66,6 +66,9 @@ func (t *Tx) UpdateOrg(ctx context.Context, o Org, index []IndexEntry) error {
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
 		return fmt.Errorf("store: organization %s changed concurrently", o.ID)
+	}
+	if index == nil {
+		return nil
 	}
 	return t.setIndex(ctx, o, index)
 }
@@ -126,6 +129,12 @@ func (t *Tx) setIndex(ctx context.Context, o Org, want []IndexEntry) error {
 // GetOrg reads an organization.
 func (s *Store) GetOrg(ctx context.Context, id string) (Org, error) {
 	return scanOrg(s.queryRow(ctx, "SELECT "+orgColumns+" FROM organizations WHERE id = ?", id))
+}
+
+// GetOrgIfChanged reads an organization unless its stored version is still known: then Data is nil, and only the
+// small columns crossed the connection.
+func (s *Store) GetOrgIfChanged(ctx context.Context, id string, known int64) (Org, error) {
+	return scanOrg(s.queryRow(ctx, "SELECT id, parent_id, version, CASE WHEN version = ? THEN '' ELSE data END, created_at FROM organizations WHERE id = ?", known, id))
 }
 
 // FindIndex lists the organizations indexed under a kind and value.
