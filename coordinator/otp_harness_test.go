@@ -19,6 +19,7 @@ import (
 	"sigil/coordinator"
 	"sigil/internal/testdb"
 	"sigil/notify"
+	"sigil/seal"
 	"sigil/stamp"
 	"sigil/store"
 	tokens "sigil/token"
@@ -54,27 +55,31 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// otpStack is a stack whose coordinator delivers OTPs: to a dev outbox unless cfg names other senders.
-type otpStack struct {
-	*stack
+// otpEnv is a coordinator configured by a test, served together with its JWKS and the dev outbox as `sigil up`
+// serves them, with a root organization and its client.
+type otpEnv struct {
+	store  *store.Store
+	coord  *coordinator.Coordinator
+	srv    *httptest.Server
+	boot   *coordinator.Bootstrap
+	root   *client.Client
 	clock  *clock
 	outbox *notify.Outbox
 }
 
-// newOTPStack starts a coordinator configured by cfg (Email defaults to a dev outbox), served together with its JWKS
-// and the outbox as `sigil up` serves them.
-func newOTPStack(t *testing.T, b testdb.Backend, cfg coordinator.Config) *otpStack {
-	t.Helper()
+// startOTPEnv starts an otpEnv; e-mail and SMS go to a dev outbox unless cfg names other senders.
+func startOTPEnv(tb testing.TB, b testdb.Backend, cfg coordinator.Config) *otpEnv {
+	tb.Helper()
 	s, err := store.Open(context.Background(), b.URL, b.Dir)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
+	tb.Cleanup(func() { s.Close() })
 	clk := newClock()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	outbox, err := notify.OpenOutbox(t.TempDir(), quiet, clk.Now)
+	outbox, err := notify.OpenOutbox(tb.TempDir(), quiet, clk.Now)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if cfg.Email == nil {
 		cfg.Email = outbox
@@ -82,7 +87,13 @@ func newOTPStack(t *testing.T, b testdb.Backend, cfg coordinator.Config) *otpSta
 	if cfg.SMS == nil {
 		cfg.SMS = outbox
 	}
-	cfg.Logger, cfg.Keyring, cfg.Now = quiet, testKeyring(t), clk.Now
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	ring, err := seal.NewKeyring(1, seal.MasterKey{Version: 1, Key: key})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg.Logger, cfg.Keyring, cfg.Now = quiet, ring, clk.Now
 	cfg.EmailFrom = "otp@sigil.test"
 	coord := coordinator.New(s, cfg)
 	mux := http.NewServeMux()
@@ -90,38 +101,77 @@ func newOTPStack(t *testing.T, b testdb.Backend, cfg coordinator.Config) *otpSta
 	mux.Handle("GET /dev/outbox", outbox)
 	mux.Handle("/", coord.Handler())
 	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	tb.Cleanup(srv.Close)
 	boot, err := coord.CreateRootOrganization(context.Background(), "Acme", "root")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	st := &stack{t: t, store: s, coord: coord, srv: srv, boot: boot}
-	st.root = st.client(boot.APIKey)
-	st.root.Now = clk.Stamp
-	return &otpStack{stack: st, clock: clk, outbox: outbox}
-}
-
-func (s *otpStack) clientFor(st stamp.Stamper) *client.Client {
-	c := s.client(st)
-	c.Now = s.clock.Stamp
-	return c
+	root := client.New(srv.URL, boot.APIKey)
+	root.PollInterval, root.Now = 10*time.Millisecond, clk.Stamp
+	return &otpEnv{store: s, coord: coord, srv: srv, boot: boot, root: root, clock: clk, outbox: outbox}
 }
 
 // subOrgWithUser creates a sub-organization whose root user has the e-mail address and phone number, and returns
 // the sub-organization's and the user's ids.
-func (s *otpStack) subOrgWithUser(email, phone string) (string, string) {
-	s.t.Helper()
-	_, params := newKey(s.t, stamp.CurveP256)
+func (e *otpEnv) subOrgWithUser(tb testing.TB, email, phone string) (string, string) {
+	tb.Helper()
+	k, err := stamp.GenerateAPIKey(stamp.CurveP256)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	params := api.APIKeyParamsV2{APIKeyName: "key", PublicKey: k.PublicKeyHex(), CurveType: string(stamp.CurveP256)}
 	one := int32(1)
-	res, _, err := s.root.CreateSubOrganization(context.Background(), s.boot.OrganizationID, api.CreateSubOrganizationIntentV8{
+	res, _, err := e.root.CreateSubOrganization(context.Background(), e.boot.OrganizationID, api.CreateSubOrganizationIntentV8{
 		SubOrganizationName: "sub " + email, RootQuorumThreshold: &one,
 		RootUsers: []api.RootUserParamsV5{{UserName: "end user", UserEmail: email, UserPhoneNumber: phone,
 			APIKeys: []api.APIKeyParamsV2{params}, Authenticators: []api.AuthenticatorParamsV2{}, OauthProviders: []api.OauthProviderParamsV2{}}},
 	})
 	if err != nil {
-		s.t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return res.SubOrganizationID, res.RootUserIDs[0]
+}
+
+// tokenKey is the coordinator's published token key, read from its JWKS.
+func (e *otpEnv) tokenKey(tb testing.TB) *ecdsa.PublicKey {
+	tb.Helper()
+	set, err := e.coord.JWKS(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pub, err := jwkKey(set.Keys[0])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pub
+}
+
+// otpStack is an otpEnv with the coordinator tests' stack helpers.
+type otpStack struct {
+	*stack
+	env    *otpEnv
+	clock  *clock
+	outbox *notify.Outbox
+}
+
+func newOTPStack(t *testing.T, b testdb.Backend, cfg coordinator.Config) *otpStack {
+	t.Helper()
+	e := startOTPEnv(t, b, cfg)
+	st := &stack{t: t, store: e.store, coord: e.coord, srv: e.srv, boot: e.boot, root: e.root}
+	return &otpStack{stack: st, env: e, clock: e.clock, outbox: e.outbox}
+}
+
+func (s *otpStack) subOrgWithUser(email, phone string) (string, string) {
+	s.t.Helper()
+	return s.env.subOrgWithUser(s.t, email, phone)
+}
+
+func (s *otpStack) tokenKey() *ecdsa.PublicKey { return s.env.tokenKey(s.t) }
+
+func (s *otpStack) clientFor(st stamp.Stamper) *client.Client {
+	c := s.client(st)
+	c.Now = s.clock.Stamp
+	return c
 }
 
 var codePattern = regexp.MustCompile(`verification code is ([0-9A-Z]+)`)
@@ -148,20 +198,6 @@ func (s *otpStack) lastCode(to string) string {
 	}
 	s.t.Fatalf("no code sent to %s (outbox has %d messages)", to, len(entries))
 	return ""
-}
-
-// tokenKey is the coordinator's published token key, read from its JWKS.
-func (s *otpStack) tokenKey() *ecdsa.PublicKey {
-	s.t.Helper()
-	set, err := s.coord.JWKS(context.Background())
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	pub, err := jwkKey(set.Keys[0])
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return pub
 }
 
 func newP256(t testing.TB) (*ecdsa.PrivateKey, string) {
