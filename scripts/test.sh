@@ -34,10 +34,11 @@ go test -count=1 ./...
 compat() {
   local name=$1 dburl=$2 dir="$work/stack-$1" port
   port=$(free_port)
-  "$SIGIL_BIN" up --dir "$dir" --listen "127.0.0.1:$port" ${dburl:+--database-url "$dburl"} >"$work/up-$name.log" 2>&1 &
+  "$SIGIL_BIN" up --dir "$dir" --listen "127.0.0.1:$port" --chain-listen "127.0.0.1:$(free_port)" \
+    ${dburl:+--database-url "$dburl"} >"$work/up-$name.log" 2>&1 &
   pids+=($!)
-  for _ in $(seq 1 100); do
-    curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  for _ in $(seq 1 600); do
+    curl -fsS --max-time 5 "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
     sleep 0.1
   done
   echo "==> conformance tests with the official SDKs ($name)"

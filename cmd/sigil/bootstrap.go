@@ -17,6 +17,13 @@ type bootstrapFile struct {
 	CoordinatorURL string `json:"coordinatorUrl"`
 	// DevOutboxURL lists the OTP messages the dev outbox received (sigil up only).
 	DevOutboxURL string `json:"devOutboxUrl,omitempty"`
+	// The dev chain: its JSON-RPC URL and chain id, the faucet, the yield service's network id for it, and the
+	// deployed contracts by name.
+	ChainRPCURL string            `json:"chainRpcUrl,omitempty"`
+	ChainID     int64             `json:"chainId,omitempty"`
+	FaucetURL   string            `json:"faucetUrl,omitempty"`
+	Network     string            `json:"network,omitempty"`
+	Contracts   map[string]string `json:"contracts,omitempty"`
 }
 
 // setDevOutboxURL records where the dev outbox is served.

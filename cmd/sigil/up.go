@@ -25,6 +25,8 @@ func runUp(ctx context.Context, args []string) error {
 	listen := fs.String("listen", "127.0.0.1:8081", "coordinator listen address")
 	dbURL := fs.String("database-url", "", "PostgreSQL URL (postgres://...); default: SQLite in --dir")
 	masterKey := fs.String("master-key-file", "", "master key file sealing key material at rest (default DIR/master.key, created on first start)")
+	var cf chainFlags
+	cf.register(fs)
 	origins := fs.String("allowed-origins", "http://127.0.0.1:8084,http://127.0.0.1:8085,http://localhost:8084,http://localhost:8085",
 		"comma-separated browser origins allowed to call the coordinator (* for any)")
 	if err := fs.Parse(args); err != nil {
@@ -71,9 +73,19 @@ func runUp(ctx context.Context, args []string) error {
 		ln.Close()
 		return err
 	}
+	node, err := cf.start(ctx, *dir, logger)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("dev chain: %w", err)
+	}
+	defer node.Close()
+	if err := setChain(*dir, node.Bootstrap()); err != nil {
+		ln.Close()
+		return err
+	}
 	srv := &http.Server{Handler: devHandler(coord, outbox), ReadHeaderTimeout: 10 * time.Second}
 	logger.Info("coordinator listening", "url", url, "database", st.Backend(), "bootstrap", bootstrapPath(*dir))
-	fmt.Fprintf(os.Stderr, "\nSigil is up.\n  coordinator  %s\n  bootstrap    %s\n\n", url, bootstrapPath(*dir))
+	fmt.Fprintf(os.Stderr, "\nSigil is up.\n  coordinator  %s\n  dev chain    %s\n  bootstrap    %s\n\n", url, node.RPCURL(), bootstrapPath(*dir))
 	return serve(ctx, srv, ln, logger)
 }
 
