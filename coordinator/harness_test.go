@@ -24,7 +24,7 @@ import (
 
 // stack is a coordinator on a real HTTP server over a real database, with a root organization.
 type stack struct {
-	t     *testing.T
+	t     testing.TB
 	store *store.Store
 	coord *coordinator.Coordinator
 	srv   *httptest.Server
@@ -33,7 +33,7 @@ type stack struct {
 	now   time.Time
 }
 
-func newStack(t *testing.T, b testdb.Backend) *stack {
+func newStack(t testing.TB, b testdb.Backend) *stack {
 	t.Helper()
 	s, err := store.Open(context.Background(), b.URL, b.Dir)
 	if err != nil {
@@ -65,7 +65,7 @@ func (s *stack) client(st stamp.Stamper) *client.Client {
 }
 
 // testKeyring is a master keyring with one random key.
-func testKeyring(t *testing.T) *seal.Keyring {
+func testKeyring(t testing.TB) *seal.Keyring {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	ring, err := seal.NewKeyring(1, seal.MasterKey{Version: 1, Key: key})
@@ -76,7 +76,7 @@ func testKeyring(t *testing.T) *seal.Keyring {
 }
 
 // newKey makes an API key and its registration parameters.
-func newKey(t *testing.T, curve stamp.Curve) (*stamp.APIKey, api.APIKeyParamsV2) {
+func newKey(t testing.TB, curve stamp.Curve) (*stamp.APIKey, api.APIKeyParamsV2) {
 	t.Helper()
 	k, err := stamp.GenerateAPIKey(curve)
 	if err != nil {

@@ -31,7 +31,7 @@ const erc4626ABI = `[
  {"type":"function","name":"redeem","inputs":[{"name":"shares","type":"uint256"},{"name":"receiver","type":"address"},{"name":"owner","type":"address"}]}
 ]`
 
-func calldata(t *testing.T, method string, args ...any) []byte {
+func calldata(t testing.TB, method string, args ...any) []byte {
 	t.Helper()
 	parsed, err := abi.JSON(strings.NewReader(erc4626ABI))
 	if err != nil {
@@ -45,7 +45,7 @@ func calldata(t *testing.T, method string, args ...any) []byte {
 }
 
 // unsigned1559 encodes an unsigned EIP-1559 transaction the way viem serializes one: 0x02 || rlp(9 fields).
-func unsigned1559(t *testing.T, to common.Address, data []byte, nonce uint64) string {
+func unsigned1559(t testing.TB, to common.Address, data []byte, nonce uint64) string {
 	t.Helper()
 	fields := []any{big.NewInt(1337), nonce, big.NewInt(1e9), big.NewInt(2e9), uint64(100000), to, big.NewInt(0), data, types.AccessList{}}
 	enc, err := rlp.EncodeToBytes(fields)
