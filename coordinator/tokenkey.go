@@ -25,22 +25,27 @@ const tokenKeyName = "token"
 // because the transaction may still roll back.
 func (x *execution) tokenKey() (*ecdsa.PrivateKey, error) {
 	c := x.c
-	c.ownKeysMu.Lock()
-	k, ok := c.ownKeys[tokenKeyName]
-	c.ownKeysMu.Unlock()
-	if ok {
-		return k, nil
+	// Coordinator.ownKey holds the mutex while it creates a key with a write of its own, which on SQLite waits for
+	// this transaction: never wait for the mutex here, read the store instead.
+	if c.ownKeysMu.TryLock() {
+		k, ok := c.ownKeys[tokenKeyName]
+		c.ownKeysMu.Unlock()
+		if ok {
+			return k, nil
+		}
 	}
 	id := "coordinator/" + tokenKeyName
 	scalar, err := c.openSecret(x.ctx, id)
 	if err == nil {
 		defer keys.Zero(scalar)
-		if k, err = p256Key(scalar); err != nil {
+		k, err := p256Key(scalar)
+		if err != nil {
 			return nil, err
 		}
-		c.ownKeysMu.Lock()
-		c.ownKeys[tokenKeyName] = k
-		c.ownKeysMu.Unlock()
+		if c.ownKeysMu.TryLock() {
+			c.ownKeys[tokenKeyName] = k
+			c.ownKeysMu.Unlock()
+		}
 		return k, nil
 	}
 	if !errors.Is(err, store.ErrNotFound) {
