@@ -24,6 +24,10 @@ type bootstrapFile struct {
 	FaucetURL   string            `json:"faucetUrl,omitempty"`
 	Network     string            `json:"network,omitempty"`
 	Contracts   map[string]string `json:"contracts,omitempty"`
+	// The yield service, and API keys of two projects: one on the 10% fee set, one on the 20% set.
+	YieldURL      string `json:"yieldUrl,omitempty"`
+	YieldAPIKey   string `json:"yieldApiKey,omitempty"`
+	YieldAPIKey20 string `json:"yieldApiKey20,omitempty"`
 }
 
 // setDevOutboxURL records where the dev outbox is served.

@@ -1,0 +1,295 @@
+// Package yieldagent is the second specification's journey, written to be read and copied: an agent holding a
+// non-root user's API key earns yield in an ERC-4626 vault. The yield service builds the transactions; the coordinator
+// signs them, allowed only by three policies naming one token, one vault and three function selectors; the agent
+// broadcasts them in order and waits for each to be mined.
+//
+// It uses the public Go SDK (package client) for the coordinator and plain HTTP for the yield service and the chain.
+package yieldagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"sigil/api"
+	"sigil/apierr"
+	"sigil/client"
+	"sigil/stamp"
+)
+
+// Config is what the journey needs to know: where the services are and the root user's key.
+type Config struct {
+	CoordinatorURL string
+	OrganizationID string
+	RootKey        *stamp.APIKey // a root user's API key (bootstrap.json's apiPrivateKey)
+	YieldURL       string
+	YieldAPIKey    string
+	RPCURL         string
+	FaucetURL      string // empty on a real network: fund the wallet yourself
+	Network        string // the yield service's network id, "sigil-dev" for the dev chain
+	ChainID        int64
+	Amount         string // USDC to deposit, in token units
+}
+
+// Progress shows the journey as it goes.
+type Progress interface {
+	Start(step string)
+	Done(detail string)
+	Fail(err error)
+}
+
+// Summary is what the journey did.
+type Summary struct {
+	AgentUserID, WalletAddress, YieldID string
+	Deposited, BalanceAfterEnter        string
+	BalanceAfterExit                    string
+	Hashes                              []string
+	Denial                              string
+}
+
+// Run runs the whole journey. A failure says which step failed and why.
+func Run(ctx context.Context, cfg Config, p Progress) (*Summary, error) {
+	j := &journey{cfg: cfg, p: p, sum: &Summary{}}
+	j.root = client.New(cfg.CoordinatorURL, cfg.RootKey)
+	j.yield = &yieldAPI{base: cfg.YieldURL, key: cfg.YieldAPIKey}
+	j.chain = &rpc{url: cfg.RPCURL}
+	steps := []struct {
+		name string
+		fn   func(context.Context) (string, error)
+	}{
+		{"create the agent user, in the root quorum", j.createAgent},
+		{"create the agent's wallet", j.createWallet},
+		{"fund the wallet from the faucet", j.fund},
+		{"discover the USDC vault", j.discover},
+		{"create the three signing policies", j.createPolicies},
+		{"remove the agent from the root quorum", j.demoteAgent},
+		{"enter the vault (approve, deposit)", j.enter},
+		{"read the balance", j.balance(&j.sum.BalanceAfterEnter)},
+		{"exit the vault (redeem)", j.exit},
+		{"read the balance again", j.balance(&j.sum.BalanceAfterExit)},
+		{"try a transaction the policies do not allow", j.tryForbidden},
+	}
+	for _, s := range steps {
+		p.Start(s.name)
+		detail, err := s.fn(ctx)
+		if err != nil {
+			p.Fail(err)
+			return j.sum, fmt.Errorf("%s: %w", s.name, err)
+		}
+		p.Done(detail)
+	}
+	return j.sum, nil
+}
+
+type journey struct {
+	cfg   Config
+	p     Progress
+	sum   *Summary
+	root  *client.Client
+	agent *client.Client
+	yield *yieldAPI
+	chain *rpc
+
+	agentID, address string
+	yieldID          string
+	token, vault     string // contract addresses of the vault's deposit token and of the vault
+}
+
+func (j *journey) createAgent(ctx context.Context) (string, error) {
+	key, err := stamp.GenerateAPIKey(stamp.CurveP256)
+	if err != nil {
+		return "", err
+	}
+	res, _, err := j.root.CreateUsers(ctx, j.cfg.OrganizationID, api.CreateUsersIntentV4{Users: []api.UserParamsV4{{
+		UserName:       fmt.Sprintf("yield-agent-%d", time.Now().Unix()),
+		APIKeys:        []api.APIKeyParamsV2{{APIKeyName: "agent", PublicKey: key.PublicKeyHex(), CurveType: api.CurveP256}},
+		Authenticators: []api.AuthenticatorParamsV2{}, OauthProviders: []api.OauthProviderParamsV2{}, UserTags: []string{},
+	}}})
+	if err != nil {
+		return "", err
+	}
+	j.agentID, j.sum.AgentUserID = res.UserIDs[0], res.UserIDs[0]
+	j.agent = client.New(j.cfg.CoordinatorURL, key)
+	// As the specification has it, the signer starts in the root quorum (threshold 1: any one root user decides).
+	if err := j.setRootQuorum(ctx, true); err != nil {
+		return "", err
+	}
+	return "user " + j.agentID, nil
+}
+
+// setRootQuorum puts the agent in the root quorum or takes it out, keeping every other root user.
+func (j *journey) setRootQuorum(ctx context.Context, withAgent bool) error {
+	org, err := j.root.GetOrganization(ctx, j.cfg.OrganizationID)
+	if err != nil {
+		return err
+	}
+	ids := []string{}
+	for _, id := range org.OrganizationData.RootQuorum.UserIDs {
+		if id != j.agentID {
+			ids = append(ids, id)
+		}
+	}
+	if withAgent {
+		ids = append(ids, j.agentID)
+	}
+	one := int32(1)
+	_, _, err = j.root.UpdateRootQuorum(ctx, j.cfg.OrganizationID, api.UpdateRootQuorumIntent{Threshold: &one, UserIDs: ids})
+	return err
+}
+
+func (j *journey) createWallet(ctx context.Context) (string, error) {
+	w, _, err := j.agent.CreateWallet(ctx, j.cfg.OrganizationID, api.CreateWalletIntent{
+		WalletName: "yield agent " + j.agentID[:8],
+		Accounts: []api.WalletAccountParams{{Curve: "CURVE_SECP256K1", PathFormat: "PATH_FORMAT_BIP32",
+			Path: "m/44'/60'/0'/0/0", AddressFormat: "ADDRESS_FORMAT_ETHEREUM"}},
+	})
+	if err != nil {
+		return "", err
+	}
+	j.address, j.sum.WalletAddress = w.Addresses[0], w.Addresses[0]
+	return j.address, nil
+}
+
+func (j *journey) fund(ctx context.Context) (string, error) {
+	if j.cfg.FaucetURL == "" {
+		return "no faucet on this network: the wallet must hold ETH and USDC already", nil
+	}
+	amount := j.cfg.Amount
+	if err := postJSON(ctx, j.cfg.FaucetURL, map[string]any{"address": j.address, "eth": "1", "tokens": map[string]string{"USDC": amount}}, nil); err != nil {
+		return "", err
+	}
+	return "1 ETH and " + amount + " USDC", nil
+}
+
+func (j *journey) discover(ctx context.Context) (string, error) {
+	y, err := j.yield.usdcVault(ctx, j.cfg.Network)
+	if err != nil {
+		return "", err
+	}
+	j.yieldID, j.sum.YieldID = y.ID, y.ID
+	j.token, j.vault = y.Token.Address, y.vaultAddress()
+	if j.vault == "" {
+		return "", fmt.Errorf("yield %s names no vault contract", y.ID)
+	}
+	return fmt.Sprintf("%s (reward rate %.2f%%)", y.ID, y.RewardRate.Total*100), nil
+}
+
+// createPolicies creates the specification's three policies: each allows the agent exactly one function on one
+// contract, matched by the selector (eth.tx.data[0..10] is 0x and the 4-byte selector).
+func (j *journey) createPolicies(ctx context.Context) (string, error) {
+	consensus := "approvers.any(user, user.id == '" + j.agentID + "')"
+	policy := func(name, contract, selector string) api.CreatePolicyIntentV3 {
+		return api.CreatePolicyIntentV3{PolicyName: name + " " + j.agentID[:8], Effect: api.EffectAllow, Consensus: consensus, Notes: "",
+			Condition: "eth.tx.to == '" + contract + "' && eth.tx.data[0..10] == '" + selector + "'"}
+	}
+	res, _, err := j.root.CreatePolicies(ctx, j.cfg.OrganizationID, api.CreatePoliciesIntent{Policies: []api.CreatePolicyIntentV3{
+		policy("approve USDC for the vault", j.token, "0x095ea7b3"), // approve(address,uint256)
+		policy("deposit into the vault", j.vault, "0x6e553f65"),     // deposit(uint256,address)
+		policy("withdraw from the vault", j.vault, "0xba087652"),    // redeem(uint256,address,address)
+	}})
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(res.PolicyIDs, ", "), nil
+}
+
+func (j *journey) demoteAgent(ctx context.Context) (string, error) {
+	if err := j.setRootQuorum(ctx, false); err != nil {
+		return "", err
+	}
+	return "from here on the agent is bound by the policies", nil
+}
+
+func (j *journey) enter(ctx context.Context) (string, error) {
+	action, err := j.yield.action(ctx, "enter", j.yieldID, j.address, j.cfg.Amount)
+	if err != nil {
+		return "", err
+	}
+	j.sum.Deposited = j.cfg.Amount
+	return j.execute(ctx, action)
+}
+
+func (j *journey) exit(ctx context.Context) (string, error) {
+	action, err := j.yield.action(ctx, "exit", j.yieldID, j.address, j.cfg.Amount)
+	if err != nil {
+		return "", err
+	}
+	return j.execute(ctx, action)
+}
+
+// execute signs, broadcasts and confirms an action's transactions in order, each mined before the next is sent, and
+// reports each hash to the yield service.
+func (j *journey) execute(ctx context.Context, a *action) (string, error) {
+	var done []string
+	for _, tx := range a.Transactions {
+		unsigned, err := client.UnsignedTransaction(tx.UnsignedTransaction)
+		if err != nil {
+			return "", err
+		}
+		signed, _, err := j.agent.SignTransaction(ctx, j.cfg.OrganizationID, api.SignTransactionIntentV2{
+			SignWith: j.address, UnsignedTransaction: unsigned, Type: api.TransactionTypeEthereum})
+		if err != nil {
+			return "", fmt.Errorf("sign %s: %w", tx.Type, err)
+		}
+		hash, err := j.chain.sendRawTransaction(ctx, "0x"+signed.SignedTransaction)
+		if err != nil {
+			return "", fmt.Errorf("broadcast %s: %w", tx.Type, err)
+		}
+		if err := j.chain.waitMined(ctx, hash); err != nil {
+			return "", fmt.Errorf("%s %s: %w", tx.Type, hash, err)
+		}
+		if err := j.yield.submitHash(ctx, tx.ID, hash); err != nil {
+			return "", err
+		}
+		j.sum.Hashes = append(j.sum.Hashes, hash)
+		done = append(done, fmt.Sprintf("%s %s", strings.ToLower(tx.Type), hash))
+	}
+	return strings.Join(done, "; "), nil
+}
+
+func (j *journey) balance(out *string) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		b, err := j.yield.balances(ctx, j.yieldID, j.address)
+		if err != nil {
+			return "", err
+		}
+		*out = b
+		return b, nil
+	}
+}
+
+// tryForbidden asks the coordinator to sign an ERC-20 transfer to another contract: no policy allows it.
+func (j *journey) tryForbidden(ctx context.Context) (string, error) {
+	recipient := strings.TrimPrefix(strings.ToLower(j.vault), "0x")
+	data := "0xa9059cbb" + strings.Repeat("0", 24) + recipient + fmt.Sprintf("%064x", big.NewInt(1))
+	unsigned, err := client.UnsignedTransaction(fmt.Sprintf(`{"to":%q,"data":%q,"value":"0x0","gasLimit":"0x186a0","maxFeePerGas":"0x77359400","maxPriorityFeePerGas":"0x3b9aca00","nonce":0,"chainId":%d,"type":2}`,
+		"0x000000000000000000000000000000000000dEaD", data, j.cfg.ChainID))
+	if err != nil {
+		return "", err
+	}
+	_, _, err = j.agent.SignTransaction(ctx, j.cfg.OrganizationID, api.SignTransactionIntentV2{
+		SignWith: j.address, UnsignedTransaction: unsigned, Type: api.TransactionTypeEthereum})
+	var denied *apierr.Error
+	if !errors.As(err, &denied) || denied.Code != apierr.PermissionDenied {
+		return "", fmt.Errorf("the coordinator should have refused, got %v", err)
+	}
+	j.sum.Denial = denied.Message + " — " + describeOutcomes(denied)
+	return "refused: " + j.sum.Denial, nil
+}
+
+// describeOutcomes lists each evaluated policy and its outcome from a denial's details.
+func describeOutcomes(e *apierr.Error) string {
+	var parts []string
+	for _, d := range e.Extra {
+		m, _ := d.(map[string]any)
+		evals, _ := m["policyEvaluations"].([]any)
+		for _, ev := range evals {
+			em, _ := ev.(map[string]any)
+			parts = append(parts, fmt.Sprintf("%v: %v", em["policyId"], em["outcome"]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
