@@ -1,0 +1,145 @@
+package yield
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/math"
+)
+
+// builder builds the transactions of one kind of yield and reads its balances. Each method queues the chain reads it
+// needs on a batch shared with the service's own reads and returns a function that finishes the work once the batch
+// has run, so one action costs one round trip of reads.
+type builder interface {
+	enter(r *request, b *batch) plan
+	exit(r *request, b *batch) plan
+	// manage builds the follow-up named by r.manageAction (WITHDRAW after a cooldown, CLAIM_REWARDS).
+	manage(r *request, b *batch) plan
+	balances(r *request, b *batch) balancePlan
+	// sample reads the value of a fixed number of shares (or of the reserve index), for the reward rate.
+	sample(y *yieldEntry, b *batch) samplePlan
+}
+
+type (
+	plan        func() (built, error)
+	balancePlan func(ctx context.Context) ([]position, error)
+	samplePlan  func() (shares, assets *big.Int)
+)
+
+// built is what a builder produced: the steps in signing order and the action's amount in base units of the token
+// (which a "use max" exit only learns from the chain).
+type built struct {
+	steps  []step
+	amount *big.Int
+}
+
+// request is one enter, exit, manage or balance request, validated.
+type request struct {
+	y            *yieldEntry
+	from         common.Address
+	receiver     common.Address
+	amount       *big.Int // nil for a "use max" exit and for manage
+	useMax       bool
+	maxAllowance bool
+	manageAction string
+	head         *head // the latest block, filled when the batch has run
+}
+
+// position is one balance of an address in a yield.
+type position struct {
+	Type      string // active, entering, exiting, withdrawable, claimable
+	Amount    *big.Int
+	Token     Token
+	IsEarning bool
+	Pending   []pendingAction
+	Shares    *big.Int // vaults and liquid staking: the shares behind Amount
+	Date      int64    // unix seconds: when an exiting balance becomes withdrawable
+}
+
+type pendingAction struct {
+	Intent      string
+	Type        string
+	Passthrough string
+	Amount      *big.Int
+}
+
+// ray is the scale of index samples: the value of 10^27 shares is sampled, so that share prices of tokens with few
+// decimals keep their precision.
+var ray = new(big.Int).Exp(big.NewInt(10), big.NewInt(27), nil)
+
+// mustPack packs calldata for a method the ABI certainly has; an error is a programming error.
+func mustPack(a *abi.ABI, method string, args ...any) []byte {
+	data, err := a.Pack(method, args...)
+	if err != nil {
+		panic(fmt.Sprintf("yield: pack %s: %v", method, err))
+	}
+	return data
+}
+
+// approvalIfShort returns the approval step when the allowance does not cover the amount, and no step when it does.
+func approvalIfShort(r *request, token, spender common.Address, allowance *big.Int) []step {
+	if allowance.Cmp(r.amount) >= 0 {
+		return nil
+	}
+	amount := r.amount
+	if r.maxAllowance {
+		amount = math.MaxBig256
+	}
+	return []step{{
+		Type:       "APPROVAL",
+		Title:      fmt.Sprintf("Approve %s", r.y.cfg.Token.Symbol),
+		To:         token,
+		Data:       mustPack(&erc20ABI, "approve", spender, amount),
+		DefaultGas: 100_000,
+	}}
+}
+
+// checkCovered refuses an amount above what is available, naming the field.
+func checkCovered(r *request, available *big.Int, what string) error {
+	if r.amount.Cmp(available) > 0 {
+		t := r.y.cfg.Token
+		return fieldError("arguments.amount", "%s %s is more than %s of %s %s",
+			formatUnits(r.amount, t.Decimals), t.Symbol, what, formatUnits(available, t.Decimals), t.Symbol)
+	}
+	return nil
+}
+
+// noManage is the manage method of kinds without follow-up actions.
+func noManage(r *request) plan {
+	return func() (built, error) {
+		return built{}, fieldError("action", "%s has no manage actions; exit it with POST /v1/actions/exit", r.y.cfg.ID)
+	}
+}
+
+// passthrough is the opaque string of a pending action: it names the yield, address and action it was issued for,
+// and a manage request must come back with the same ones.
+type passthrough struct {
+	YieldID string `json:"y"`
+	Address string `json:"a"`
+	Action  string `json:"t"`
+}
+
+func encodePassthrough(p passthrough) string {
+	data, _ := json.Marshal(p)
+	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+func decodePassthrough(s string) (passthrough, error) {
+	var p passthrough
+	data, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(data, &p) != nil || p.YieldID == "" {
+		return p, fieldError("passthrough", "is not a passthrough issued in a balance's pendingActions")
+	}
+	return p, nil
+}
+
+func pendingOf(y *yieldEntry, from common.Address, action string, amount *big.Int) pendingAction {
+	return pendingAction{Intent: "manage", Type: action, Amount: amount,
+		Passthrough: encodePassthrough(passthrough{YieldID: y.cfg.ID, Address: strings.ToLower(from.Hex()), Action: action})}
+}

@@ -1,0 +1,151 @@
+package yield
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"sigil/chain"
+	"sigil/contracts"
+)
+
+// DevCatalogue describes the dev chain's fixtures as a catalogue, reading token metadata, fees and cooldowns from the
+// chain at b.RPCURL so that it matches however the fixtures were configured:
+//
+//   - the plain USDC and WETH vaults (ERC-4626, the seed's approve + deposit shape), for every fee set;
+//   - the DAI vault with the fee wrapper's deposit fee (approve and deposit name the wrapper), for every fee set;
+//   - the 10% and 20% allocator vaults over the USDC vault, one per fee set;
+//   - USDC and USDT lending (Aave v3 signatures), for every fee set;
+//   - native staking with the fee wrapper's deposit fee, and the provider's liquid staking (validator rebates).
+func DevCatalogue(ctx context.Context, b chain.Bootstrap) (Catalogue, error) {
+	addr := func(name string) (common.Address, error) {
+		s, ok := b.Contracts[name]
+		if !ok || !common.IsHexAddress(s) {
+			return common.Address{}, fmt.Errorf("yield: the dev chain has no %s contract", name)
+		}
+		return common.HexToAddress(s), nil
+	}
+	names := []string{contracts.USDC, contracts.USDT, contracts.DAI, contracts.WETH, contracts.VaultUSDC, contracts.VaultDAI,
+		contracts.VaultWETH, contracts.OAV10USDC, contracts.OAV20USDC, contracts.FeeWrapperName, contracts.Lending,
+		contracts.LendingAUSDC, contracts.LendingAUSDT, contracts.Staking, contracts.ProviderStake, contracts.ProviderLST}
+	a := map[string]common.Address{}
+	for _, n := range names {
+		v, err := addr(n)
+		if err != nil {
+			return Catalogue{}, err
+		}
+		a[n] = v
+	}
+	network := Network{ID: b.NetworkID, Name: "Sigil dev chain", ChainID: b.ChainID, RPCURL: b.RPCURL,
+		NativeToken: Token{Symbol: "ETH", Name: "Ether", Decimals: 18}}
+	client, err := dialNetwork(ctx, &network, &http.Client{Timeout: 10 * time.Second})
+	if err != nil {
+		return Catalogue{}, err
+	}
+	defer client.close()
+	r := client.newBatch()
+	tokens := map[string]*tokenRead{}
+	for _, n := range []string{contracts.USDC, contracts.USDT, contracts.DAI, contracts.WETH, contracts.VaultUSDC, contracts.VaultDAI,
+		contracts.VaultWETH, contracts.OAV10USDC, contracts.OAV20USDC, contracts.LendingAUSDC, contracts.LendingAUSDT, contracts.ProviderLST} {
+		tokens[n] = readToken(r, a[n])
+	}
+	oavFees := map[string][3]*big.Int{}
+	for _, n := range []string{contracts.OAV10USDC, contracts.OAV20USDC} {
+		oavFees[n] = [3]*big.Int{
+			r.uint(a[n], &allocatorABI, "depositFeeBps"),
+			r.uint(a[n], &allocatorABI, "performanceFeeBps"),
+			r.uint(a[n], &allocatorABI, "managementFeeBps"),
+		}
+	}
+	wrapperBps := r.uint(a[contracts.FeeWrapperName], &feeWrapperABI, "feeBps")
+	nativeCooldown := r.uint(a[contracts.Staking], &nativeStakingABI, "cooldown")
+	providerCooldown := r.uint(a[contracts.ProviderStake], &providerStakingABI, "cooldown")
+	if err := r.run(ctx); err != nil {
+		return Catalogue{}, fmt.Errorf("yield: read the dev chain's fixtures: %w", err)
+	}
+	tok := func(n string) Token { return tokens[n].token(a[n]) }
+	ptr := func(t Token) *Token { return &t }
+
+	c := Catalogue{
+		Networks: []Network{network},
+		Providers: []Provider{
+			{ID: "sigil", Name: "Sigil", Type: "protocol", Description: "The dev chain's vaults, allocator vaults and native staking"},
+			{ID: "sigillend", Name: "Sigil Lend", Type: "protocol", Description: "The dev chain's lending market (Aave v3 interface)"},
+			{ID: "sigil-validators", Name: "Sigil Validators", Type: "validator_provider",
+				Description: "The dev chain's staking provider, with a validator revenue share for the integrator"},
+		},
+	}
+	vault := func(name, title, desc string, fees Fees, wrapper string, sets []int, kind string) YieldConfig {
+		f, _ := contracts.FixtureNamed(name)
+		return YieldConfig{Kind: kind, Network: network.ID, Name: title, Description: desc, ProviderID: "sigil",
+			Token: tok(f.Asset), OutputToken: ptr(tok(name)), Contracts: Contracts{Vault: a[name].Hex(), FeeWrapper: wrapper},
+			Fees: fees, FeeSets: sets}
+	}
+	wrapped := Fees{DepositBps: wrapperBps.Int64()}
+	wrapper := a[contracts.FeeWrapperName].Hex()
+	c.Yields = append(c.Yields,
+		vault(contracts.VaultUSDC, "Sigil USDC Vault", "A plain ERC-4626 vault", Fees{}, "", nil, KindERC4626),
+		vault(contracts.VaultDAI, "Sigil DAI Vault", "A plain ERC-4626 vault; deposits pay a fee through the fee wrapper",
+			wrapped, wrapper, nil, KindERC4626),
+		vault(contracts.VaultWETH, "Sigil WETH Vault", "A plain ERC-4626 vault", Fees{}, "", nil, KindERC4626),
+	)
+	for _, set := range []struct {
+		name string
+		fee  int
+	}{{contracts.OAV10USDC, 10}, {contracts.OAV20USDC, 20}} {
+		f := oavFees[set.name]
+		fees := Fees{DepositBps: f[0].Int64(), PerformanceBps: f[1].Int64(), ManagementBps: f[2].Int64()}
+		c.Yields = append(c.Yields, vault(set.name, fmt.Sprintf("Sigil Allocator USDC (%d%% set)", set.fee),
+			"An allocator vault over the USDC vault that sells its incentives and reinvests them", fees, "", []int{set.fee}, KindAllocatorVault))
+	}
+	for _, l := range []struct{ asset, aToken string }{{contracts.USDC, contracts.LendingAUSDC}, {contracts.USDT, contracts.LendingAUSDT}} {
+		c.Yields = append(c.Yields, YieldConfig{Kind: KindLending, Network: network.ID, Name: "Sigil Lend " + tok(l.asset).Symbol,
+			Description: "Supply to the dev chain's lending market", ProviderID: "sigillend", Token: tok(l.asset),
+			OutputToken: ptr(tok(l.aToken)), Contracts: Contracts{Pool: a[contracts.Lending].Hex()}})
+	}
+	c.Yields = append(c.Yields,
+		YieldConfig{Kind: KindNativeStaking, Network: network.ID, Name: "Sigil native ETH staking",
+			Description: "Stake ETH; rewards are claimed; unstaking has a cooldown. Deposits pay a fee through the fee wrapper",
+			ProviderID:  "sigil", Token: network.NativeToken, Contracts: Contracts{Staking: a[contracts.Staking].Hex(), FeeWrapper: wrapper},
+			Fees: wrapped, CooldownSeconds: nativeCooldown.Int64()},
+		YieldConfig{Kind: KindProviderStaking, Network: network.ID, Name: "Sigil Validators staked ETH",
+			Description: "Liquid staking with a validator provider that shares its fee with the integrator",
+			ProviderID:  "sigil-validators", Token: network.NativeToken, OutputToken: ptr(tok(contracts.ProviderLST)),
+			Contracts: Contracts{Staking: a[contracts.ProviderStake].Hex()}, CooldownSeconds: providerCooldown.Int64()},
+	)
+	if err := c.Validate(); err != nil {
+		return Catalogue{}, errors.Join(errors.New("yield: the dev catalogue is not valid"), err)
+	}
+	return c, nil
+}
+
+// WriteDevCatalogue writes DevCatalogue(b) to path.
+func WriteDevCatalogue(ctx context.Context, path string, b chain.Bootstrap) (Catalogue, error) {
+	c, err := DevCatalogue(ctx, b)
+	if err != nil {
+		return Catalogue{}, err
+	}
+	return c, WriteCatalogue(path, c)
+}
+
+// tokenRead is a token's metadata read from the chain.
+type tokenRead struct {
+	symbol, name *[]any
+	decimals     *[]any
+}
+
+func readToken(b *batch, at common.Address) *tokenRead {
+	return &tokenRead{symbol: b.read(at, &erc20ABI, "symbol"), name: b.read(at, &erc20ABI, "name"), decimals: b.read(at, &erc20ABI, "decimals")}
+}
+
+func (t *tokenRead) token(at common.Address) Token {
+	s, _ := (*t.symbol)[0].(string)
+	n, _ := (*t.name)[0].(string)
+	d, _ := (*t.decimals)[0].(uint8)
+	return Token{Symbol: s, Name: n, Decimals: d, Address: at.Hex()}
+}

@@ -1,0 +1,104 @@
+package yield
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"sigil/store"
+)
+
+// keyPrefix starts every yield API key, so a leaked one is recognisable (secret scanners, logs).
+const keyPrefix = "sgy_"
+
+// keyInfo is what a valid key grants: its project and fee set. id is safe to log; the key never is.
+type keyInfo struct {
+	id      string
+	project string
+	feeSet  int
+}
+
+// NewAPIKey creates an API key for a project on a fee set (10 or 20), stores its hash and returns the key, which is
+// shown once and never stored.
+func NewAPIKey(ctx context.Context, st *store.Store, project string, feeSet int, now time.Time) (string, error) {
+	project = strings.TrimSpace(project)
+	if project == "" || len(project) > 128 {
+		return "", errors.New("yield: a key needs a project name of 1 to 128 characters")
+	}
+	if !slices.Contains(FeeSets, feeSet) {
+		return "", fmt.Errorf("yield: fee set %d is not 10 or 20", feeSet)
+	}
+	secret := make([]byte, 32)
+	idBytes := make([]byte, 8)
+	if _, err := rand.Read(secret); err != nil {
+		return "", err
+	}
+	if _, err := rand.Read(idBytes); err != nil {
+		return "", err
+	}
+	key := keyPrefix + base64.RawURLEncoding.EncodeToString(secret)
+	row := store.YieldAPIKey{ID: "yk_" + hex.EncodeToString(idBytes), KeyHash: hashKey(key), Project: project,
+		FeeSet: feeSet, CreatedAt: now.UnixMilli()}
+	if err := st.Write(ctx, func(tx *store.Tx) error { return tx.PutYieldAPIKey(ctx, row) }); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// CreateAPIKey is NewAPIKey on the service's store and clock.
+func (s *Service) CreateAPIKey(ctx context.Context, project string, feeSet int) (string, error) {
+	return NewAPIKey(ctx, s.store, project, feeSet, s.now())
+}
+
+// hashKey is the SHA-256 of the key. The key carries 256 random bits, so no salt or slow hash is needed; the
+// lookup by hash compares nothing secret in variable time.
+func hashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// keyCache remembers valid keys by hash: keys cannot be changed once created, so a hit never goes stale.
+type keyCache struct {
+	mu   sync.RWMutex
+	byHash map[string]*keyInfo
+}
+
+func newKeyCache() *keyCache { return &keyCache{byHash: map[string]*keyInfo{}} }
+
+// authenticate finds the key of a request. Unknown and malformed keys are the same 401 to the caller.
+func (s *Service) authenticate(ctx context.Context, key string) (*keyInfo, error) {
+	if key == "" {
+		return nil, &apiError{Status: 401, Message: "Missing API key: send it in the X-API-KEY header"}
+	}
+	invalid := &apiError{Status: 401, Message: "Invalid API key"}
+	if !strings.HasPrefix(key, keyPrefix) || len(key) > 128 {
+		return nil, invalid
+	}
+	h := hashKey(key)
+	s.keys.mu.RLock()
+	k := s.keys.byHash[h]
+	s.keys.mu.RUnlock()
+	if k != nil {
+		return k, nil
+	}
+	row, err := s.store.YieldAPIKeyByHash(ctx, h)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, invalid
+	}
+	if err != nil {
+		return nil, err
+	}
+	k = &keyInfo{id: row.ID, project: row.Project, feeSet: row.FeeSet}
+	s.keys.mu.Lock()
+	s.keys.byHash[h] = k
+	s.keys.mu.Unlock()
+	return k, nil
+}

@@ -1,0 +1,202 @@
+package yield
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"sync"
+	"time"
+
+	"sigil/store"
+)
+
+// Reward rates come from price-per-share samples: the value of a fixed number of shares (vaults, the liquid staking
+// token), of the reserve index (lending) or of a stake with its rewards (native staking), read at a block and stored
+// with the block's time. Over the window (7 days of block time by default):
+//
+//	g   = (assets_last / shares_last) / (assets_first / shares_first)
+//	APY = g^(year / Δt) − 1                (vaults, lending, provider staking: the growth compounds)
+//	APR = (g − 1) × year / Δt              (native staking: rewards are claimed, not compounded)
+//
+// where first is the oldest sample in the window, last the newest and Δt the block time between them; a year is 365
+// days. An allocator vault pays its performance and management fees by minting shares, so its share price, and the
+// rate, are already net of them. A deposit fee (taken by the allocator vault or the fee wrapper) is not in the share
+// price; it is deducted for a year's holding: net APY = (1 + APY) × (1 − deposit fee) − 1, net APR = APR − deposit fee.
+// Until two samples at least minRateSpan apart exist, the rate is 0.
+
+const (
+	year        = 365 * 24 * time.Hour
+	minRateSpan = time.Hour
+)
+
+// rate is a yield's computed reward rate and latest share price.
+type rate struct {
+	total    float64
+	known    bool
+	price    float64 // latest price per share in the token; 0 when never sampled
+	sampled  bool
+	rateType string
+}
+
+type rateBook struct {
+	mu    sync.RWMutex
+	rates map[string]rate
+}
+
+func newRateBook() *rateBook { return &rateBook{rates: map[string]rate{}} }
+
+func (r *rateBook) get(id string) rate {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.rates[id]
+}
+
+func (r *rateBook) set(id string, v rate) {
+	r.mu.Lock()
+	r.rates[id] = v
+	r.mu.Unlock()
+}
+
+func rateTypeOf(kind string) string {
+	if kind == KindNativeStaking {
+		return "APR"
+	}
+	return "APY"
+}
+
+// computeRate applies the formula above to samples sorted by block time.
+func computeRate(samples []store.YieldPriceSample, window time.Duration, rateType string, depositBps int64) (float64, bool) {
+	if len(samples) < 2 {
+		return 0, false
+	}
+	last := samples[len(samples)-1]
+	first := samples[0]
+	for _, s := range samples {
+		if s.BlockTime >= last.BlockTime-int64(window/time.Second) {
+			first = s
+			break
+		}
+	}
+	span := time.Duration(last.BlockTime-first.BlockTime) * time.Second
+	if span < minRateSpan {
+		return 0, false
+	}
+	growth, ok := ratio(last, first)
+	if !ok {
+		return 0, false
+	}
+	periods := float64(year) / float64(span)
+	fee := float64(depositBps) / 10_000
+	var r float64
+	if rateType == "APR" {
+		r = (growth-1)*periods - fee
+	} else {
+		r = math.Pow(growth, periods)*(1-fee) - 1
+	}
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return 0, false
+	}
+	return r, true
+}
+
+// ratio is (assets_a/shares_a) / (assets_b/shares_b), computed exactly and rounded to a float at the end.
+func ratio(a, b store.YieldPriceSample) (float64, bool) {
+	num, ok1 := new(big.Int).SetString(a.Assets, 10)
+	sa, ok2 := new(big.Int).SetString(a.Shares, 10)
+	den, ok3 := new(big.Int).SetString(b.Assets, 10)
+	sb, ok4 := new(big.Int).SetString(b.Shares, 10)
+	if !ok1 || !ok2 || !ok3 || !ok4 || den.Sign() <= 0 || sa.Sign() <= 0 {
+		return 0, false
+	}
+	r := new(big.Rat).SetFrac(new(big.Int).Mul(num, sb), new(big.Int).Mul(den, sa))
+	f, _ := r.Float64()
+	return f, true
+}
+
+// sharePrice is the latest sample's price of one whole share in whole tokens.
+func sharePrice(s store.YieldPriceSample, shareDecimals, tokenDecimals uint8) float64 {
+	assets, ok1 := new(big.Int).SetString(s.Assets, 10)
+	shares, ok2 := new(big.Int).SetString(s.Shares, 10)
+	if !ok1 || !ok2 || shares.Sign() == 0 {
+		return 0
+	}
+	r := new(big.Rat).SetFrac(assets, shares)
+	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(absDiff(shareDecimals, tokenDecimals))), nil)
+	if shareDecimals >= tokenDecimals {
+		r.Mul(r, new(big.Rat).SetInt(scale))
+	} else {
+		r.Quo(r, new(big.Rat).SetInt(scale))
+	}
+	f, _ := r.Float64()
+	return f
+}
+
+func absDiff(a, b uint8) uint8 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+// SampleNow reads every yield's share price (one batch per network), stores the samples and recomputes the rates.
+func (s *Service) SampleNow(ctx context.Context) error {
+	var errs []error
+	for id, c := range s.clients {
+		b := c.newBatch()
+		h := b.head()
+		type pending struct {
+			e    *yieldEntry
+			read samplePlan
+		}
+		var reads []pending
+		for _, e := range s.yields {
+			if e.network.ID == id {
+				reads = append(reads, pending{e, e.builder.sample(e, b)})
+			}
+		}
+		if err := b.run(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("sample network %s: %w", id, err))
+			continue
+		}
+		samples := make([]store.YieldPriceSample, 0, len(reads))
+		for _, p := range reads {
+			shares, assets := p.read()
+			samples = append(samples, store.YieldPriceSample{YieldID: p.e.cfg.ID, BlockNumber: int64(h.Number),
+				BlockTime: int64(h.Time), Shares: shares.String(), Assets: assets.String()})
+		}
+		keepFrom := int64(h.Time) - 2*int64(s.cfg.RateWindow/time.Second)
+		err := s.store.Write(ctx, func(tx *store.Tx) error {
+			if err := tx.PutYieldPriceSamples(ctx, samples...); err != nil {
+				return err
+			}
+			return tx.DeleteYieldPriceSamplesBefore(ctx, keepFrom)
+		})
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(append(errs, s.loadRates(ctx))...)
+}
+
+// loadRates recomputes every yield's rate from its stored samples.
+func (s *Service) loadRates(ctx context.Context) error {
+	for _, e := range s.yields {
+		samples, err := s.store.YieldPriceSamples(ctx, e.cfg.ID, 0)
+		if err != nil {
+			return fmt.Errorf("yield: read price samples: %w", err)
+		}
+		r := rate{rateType: rateTypeOf(e.cfg.Kind)}
+		r.total, r.known = computeRate(samples, s.cfg.RateWindow, r.rateType, e.cfg.Fees.DepositBps)
+		if n := len(samples); n > 0 {
+			shareDecimals := e.cfg.Token.Decimals
+			if e.cfg.OutputToken != nil {
+				shareDecimals = e.cfg.OutputToken.Decimals
+			}
+			r.price, r.sampled = sharePrice(samples[n-1], shareDecimals, e.cfg.Token.Decimals), true
+		}
+		s.rates.set(e.cfg.ID, r)
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+package yield
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"sigil/contracts"
+)
+
+// The ABIs the builders speak. The dev chain's fixtures implement the standard interfaces with the standard
+// signatures (OpenZeppelin's ERC-20 and ERC-4626, Aave v3's Pool), so the same calldata works against real
+// deployments; the allocator vault, fee wrapper and staking contracts are Sigil's own.
+var (
+	erc20ABI           = contracts.MustLoad(contracts.TestToken).ABI
+	erc4626ABI         = contracts.MustLoad(contracts.SimpleVault).ABI
+	allocatorABI       = contracts.MustLoad(contracts.AllocatorVault).ABI
+	aavePoolABI        = contracts.MustLoad(contracts.LendingPool).ABI
+	feeWrapperABI      = contracts.MustLoad(contracts.FeeWrapper).ABI
+	nativeStakingABI   = contracts.MustLoad(contracts.NativeStaking).ABI
+	providerStakingABI = contracts.MustLoad(contracts.ProviderStaking).ABI
+)
+
+// chainClient is one network's JSON-RPC endpoint. Every read of one request goes out in one batch (one HTTP round
+// trip); calls and roundTrips count what was sent, for the benchmark.
+type chainClient struct {
+	network *Network
+	rpc     *rpc.Client
+	// noSimulate is set once the node has answered that it has no eth_simulateV1; dependent steps then get the
+	// builders' default gas limits.
+	noSimulate atomic.Bool
+	calls      atomic.Int64
+	roundTrips atomic.Int64
+}
+
+func dialNetwork(ctx context.Context, n *Network, hc *http.Client) (*chainClient, error) {
+	c, err := rpc.DialOptions(ctx, n.RPCURL, rpc.WithHTTPClient(hc))
+	if err != nil {
+		return nil, fmt.Errorf("yield: network %s: %w", n.ID, err)
+	}
+	return &chainClient{network: n, rpc: c}, nil
+}
+
+// upstreamError is a failure to talk to a network's node: the caller may retry.
+type upstreamError struct {
+	network string
+	err     error
+}
+
+func (e *upstreamError) Error() string { return fmt.Sprintf("network %s: %v", e.network, e.err) }
+func (e *upstreamError) Unwrap() error { return e.err }
+
+// batch collects JSON-RPC calls, sends them in one request and then decodes the results in the order they were added.
+type batch struct {
+	c       *chainClient
+	elems   []rpc.BatchElem
+	decoded []func() error
+}
+
+func (c *chainClient) newBatch() *batch { return &batch{c: c} }
+
+// add queues a call whose result is decoded into result (a pointer) by the RPC client.
+func (b *batch) add(result any, method string, args ...any) {
+	b.elems = append(b.elems, rpc.BatchElem{Method: method, Args: args, Result: result})
+}
+
+// callMsg is the argument object of eth_call and eth_estimateGas.
+type callMsg struct {
+	From  *common.Address `json:"from,omitempty"`
+	To    common.Address  `json:"to"`
+	Data  hexutil.Bytes   `json:"input"`
+	Value *hexutil.Big    `json:"value,omitempty"`
+}
+
+// read queues a view call of method on contract to, decoded with the ABI into the returned values once run returns.
+func (b *batch) read(to common.Address, a *abi.ABI, method string, args ...any) *[]any {
+	data, err := a.Pack(method, args...)
+	out := new([]any)
+	if err != nil {
+		b.decoded = append(b.decoded, func() error { return fmt.Errorf("pack %s: %w", method, err) })
+		return out
+	}
+	var ret hexutil.Bytes
+	i := len(b.elems)
+	b.add(&ret, "eth_call", callMsg{To: to, Data: data}, "latest")
+	b.decoded = append(b.decoded, func() error {
+		if err := b.elems[i].Error; err != nil {
+			return fmt.Errorf("%s on %s: %w", method, to.Hex(), describeRevert(err))
+		}
+		values, err := a.Unpack(method, ret)
+		if err != nil {
+			return fmt.Errorf("%s on %s: decode %x: %w", method, to.Hex(), []byte(ret), err)
+		}
+		*out = values
+		return nil
+	})
+	return out
+}
+
+// uint queues a view call returning one unsigned integer.
+func (b *batch) uint(to common.Address, a *abi.ABI, method string, args ...any) *big.Int {
+	out := new(big.Int)
+	values := b.read(to, a, method, args...)
+	b.decoded = append(b.decoded, func() error {
+		if len(*values) == 0 {
+			return nil // the read failed; its own error is reported
+		}
+		switch v := (*values)[0].(type) {
+		case *big.Int:
+			out.Set(v)
+		case uint8:
+			out.SetUint64(uint64(v))
+		case uint16:
+			out.SetUint64(uint64(v))
+		case uint32:
+			out.SetUint64(uint64(v))
+		case uint64:
+			out.SetUint64(v)
+		default:
+			return fmt.Errorf("%s on %s did not return a number", method, to.Hex())
+		}
+		return nil
+	})
+	return out
+}
+
+// balance queues eth_getBalance at the latest block.
+func (b *batch) balance(addr common.Address) *big.Int {
+	out := new(big.Int)
+	var v hexutil.Big
+	i := len(b.elems)
+	b.add(&v, "eth_getBalance", addr, "latest")
+	b.decoded = append(b.decoded, func() error {
+		if err := b.elems[i].Error; err != nil {
+			return fmt.Errorf("eth_getBalance: %w", err)
+		}
+		out.Set(v.ToInt())
+		return nil
+	})
+	return out
+}
+
+// head is the part of the latest block the builders use.
+type head struct {
+	Number  hexutil.Uint64 `json:"number"`
+	Time    hexutil.Uint64 `json:"timestamp"`
+	BaseFee *hexutil.Big   `json:"baseFeePerGas"`
+}
+
+func (b *batch) head() *head {
+	out := new(head)
+	i := len(b.elems)
+	b.add(out, "eth_getBlockByNumber", "latest", false)
+	b.decoded = append(b.decoded, func() error {
+		if err := b.elems[i].Error; err != nil {
+			return fmt.Errorf("eth_getBlockByNumber: %w", err)
+		}
+		return nil
+	})
+	return out
+}
+
+// run sends the batch and decodes every result; the first failure is returned.
+func (b *batch) run(ctx context.Context) error {
+	if len(b.elems) > 0 {
+		b.c.calls.Add(int64(len(b.elems)))
+		b.c.roundTrips.Add(1)
+		if err := b.c.rpc.BatchCallContext(ctx, b.elems); err != nil {
+			return &upstreamError{network: b.c.network.ID, err: err}
+		}
+	}
+	var errs []error
+	for _, d := range b.decoded {
+		if err := d(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// describeRevert turns a node's revert error into the contract's error, decoded with the ABIs the service knows
+// ("ERC20InsufficientBalance(0x…, 1, 2)"), or the node's message when it cannot.
+func describeRevert(err error) error {
+	var de rpc.DataError
+	if !errors.As(err, &de) {
+		return err
+	}
+	s, ok := de.ErrorData().(string)
+	if !ok {
+		return err
+	}
+	data, decodeErr := hexutil.Decode(s)
+	if decodeErr != nil || len(data) < 4 {
+		return err
+	}
+	if reason, unpackErr := abi.UnpackRevert(data); unpackErr == nil {
+		return fmt.Errorf("reverted: %s", reason)
+	}
+	if name := decodeCustomError(data); name != "" {
+		return fmt.Errorf("reverted: %s", name)
+	}
+	return err
+}
+
+var knownABIs = []*abi.ABI{&erc20ABI, &erc4626ABI, &allocatorABI, &aavePoolABI, &feeWrapperABI, &nativeStakingABI, &providerStakingABI}
+
+func decodeCustomError(data []byte) string {
+	for _, a := range knownABIs {
+		for _, e := range a.Errors {
+			if string(e.ID[:4]) != string(data[:4]) {
+				continue
+			}
+			args, err := e.Inputs.Unpack(data[4:])
+			if err != nil {
+				return e.Name
+			}
+			s := e.Name + "("
+			for i, v := range args {
+				if i > 0 {
+					s += ", "
+				}
+				s += fmt.Sprint(v)
+			}
+			return s + ")"
+		}
+	}
+	return ""
+}
+
+func (c *chainClient) close() { c.rpc.Close() }

@@ -1,0 +1,253 @@
+package yield
+
+import (
+	"context"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"sigil/contracts"
+	"sigil/internal/testdb"
+)
+
+// The seed's flow on the plain USDC vault: approve the vault on USDC, deposit, then a second deposit that skips the
+// approval, an exit by amount (redeem of previewWithdraw's shares) and an exit of everything, on both databases.
+func TestERC4626EnterExit(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		e := newEnv(t, envOptions{backend: &b})
+		usdc, vault := e.addr(contracts.USDC), e.addr(contracts.VaultUSDC)
+		id := e.yieldID(KindERC4626, vault.Hex(), "USDC")
+		if want := "sigil-dev-usdc-svusdc-" + strings.ToLower(vault.Hex()) + "-4626-vault"; id != want {
+			t.Fatalf("yield id %s, want %s", id, want)
+		}
+		w := e.newWallet("1", map[string]string{"USDC": "1000"})
+		if got := e.balances(e.key10, id, w.addr); len(got) != 0 {
+			t.Fatalf("balances before entering: %+v", got)
+		}
+
+		a := w.act(e.key10, "enter", id, map[string]any{"amount": "100.5"})
+		if a.Intent != "enter" || a.Status != actionCreated || *a.Amount != "100.5" || *a.AmountRaw != "100500000" || len(a.Transactions) != 2 {
+			t.Fatalf("enter action: %+v", a)
+		}
+		approve, deposit := unsigned(t, a.Transactions[0]), unsigned(t, a.Transactions[1])
+		if a.Transactions[0].Type != "APPROVAL" || approve.To != usdc.Hex() || selector(approve.Data) != "0x095ea7b3" {
+			t.Fatalf("step 0: %s %+v", a.Transactions[0].Type, approve)
+		}
+		if a.Transactions[1].Type != "DEPOSIT" || deposit.To != vault.Hex() || selector(deposit.Data) != "0x6e553f65" {
+			t.Fatalf("step 1: %s %+v", a.Transactions[1].Type, deposit)
+		}
+		if approve.Value != "0x0" || deposit.Nonce != approve.Nonce+1 || approve.Type != 2 || approve.ChainID != e.chainID.Int64() {
+			t.Fatalf("unsigned fields: %+v %+v", approve, deposit)
+		}
+		for _, u := range []unsignedTxDTO{approve, deposit} {
+			for _, q := range []string{u.GasLimit, u.MaxFeePerGas, u.MaxPriorityFeePerGas, u.Value} {
+				if _, err := hexutil.DecodeBig(q); err != nil {
+					t.Fatalf("%q is not a 0x quantity: %+v", q, u)
+				}
+			}
+		}
+		if a.Transactions[0].GasEstimate == "" || !strings.Contains(a.Transactions[0].GasEstimate, `"gasLimit"`) {
+			t.Fatalf("gasEstimate %q", a.Transactions[0].GasEstimate)
+		}
+
+		usdcBefore := e.tokenBalance(usdc, w.addr)
+		w.execute(e.key10, a)
+		if d := new(big.Int).Sub(usdcBefore, e.tokenBalance(usdc, w.addr)); d.Cmp(units("100.5", 6)) != 0 {
+			t.Fatalf("USDC spent %s, want 100.5", d)
+		}
+		shares := e.read(vault, contracts.SimpleVault, "balanceOf", w.addr)
+		active := e.balances(e.key10, id, w.addr)["active"]
+		wantAssets := e.read(vault, contracts.SimpleVault, "convertToAssets", shares)
+		if active.AmountRaw != wantAssets.String() || *active.ShareAmountRaw != shares.String() || !active.IsEarning ||
+			active.ShareToken == nil || !strings.EqualFold(active.ShareToken.Address, vault.Hex()) {
+			t.Fatalf("active balance %+v, want %s assets for %s shares", active, wantAssets, shares)
+		}
+
+		// An allowance that covers the amount skips the approval.
+		a = w.act(e.key10, "enter", id, map[string]any{"amount": "10", "useMaxAllowance": true})
+		if len(a.Transactions) != 2 || !strings.HasSuffix(unsigned(t, a.Transactions[0]).Data, strings.Repeat("f", 64)) {
+			t.Fatalf("max approval: %+v", a.Transactions)
+		}
+		w.execute(e.key10, a)
+		a = w.act(e.key10, "enter", id, map[string]any{"amount": "5"})
+		if len(a.Transactions) != 1 || a.Transactions[0].Type != "DEPOSIT" || a.Transactions[0].StepIndex != 0 {
+			t.Fatalf("allowance skip: %+v", a.Transactions)
+		}
+		w.execute(e.key10, a)
+
+		// Exit by amount: redeem the shares previewWithdraw names; the wallet receives what they are worth.
+		exitAmount := units("40", 6)
+		redeemShares := e.read(vault, contracts.SimpleVault, "previewWithdraw", exitAmount)
+		worth := e.read(vault, contracts.SimpleVault, "previewRedeem", redeemShares)
+		a = w.act(e.key10, "exit", id, map[string]any{"amount": "40"})
+		ex := unsigned(t, a.Transactions[0])
+		if len(a.Transactions) != 1 || a.Transactions[0].Type != "WITHDRAW" || selector(ex.Data) != "0xba087652" || ex.To != vault.Hex() {
+			t.Fatalf("exit: %+v", a.Transactions)
+		}
+		if !strings.Contains(ex.Data, common.Bytes2Hex(common.LeftPadBytes(redeemShares.Bytes(), 32))) {
+			t.Fatalf("exit redeems other shares than previewWithdraw(40) = %s: %s", redeemShares, ex.Data)
+		}
+		usdcBefore = e.tokenBalance(usdc, w.addr)
+		w.execute(e.key10, a)
+		if d := new(big.Int).Sub(e.tokenBalance(usdc, w.addr), usdcBefore); d.Cmp(worth) != 0 || d.Cmp(exitAmount) < 0 {
+			t.Fatalf("exit paid %s, want %s (at least 40 USDC)", d, worth)
+		}
+
+		// Exit everything.
+		shares = e.read(vault, contracts.SimpleVault, "balanceOf", w.addr)
+		worth = e.read(vault, contracts.SimpleVault, "previewRedeem", shares)
+		a = w.act(e.key10, "exit", id, map[string]any{"useMaxAmount": true})
+		if *a.AmountRaw != worth.String() {
+			t.Fatalf("max exit amount %s, want %s", *a.AmountRaw, worth)
+		}
+		usdcBefore = e.tokenBalance(usdc, w.addr)
+		w.execute(e.key10, a)
+		if d := new(big.Int).Sub(e.tokenBalance(usdc, w.addr), usdcBefore); d.Cmp(worth) != 0 {
+			t.Fatalf("max exit paid %s, want %s", d, worth)
+		}
+		if got := e.balances(e.key10, id, w.addr); len(got) != 0 {
+			t.Fatalf("balances after exiting everything: %+v", got)
+		}
+
+		// The project's actions, newest first; another project sees none of them.
+		var list page[actionDTO]
+		e.mustCall(e.key10, "GET", "/v1/actions?address="+w.addr.Hex(), nil, 200, &list)
+		if list.Total != 5 || len(list.Items) != 5 || list.Items[0].Intent != "exit" || list.Items[4].Intent != "enter" {
+			t.Fatalf("actions: total %d, %d items", list.Total, len(list.Items))
+		}
+		e.mustCall(e.key20, "GET", "/v1/actions?address="+w.addr.Hex(), nil, 200, &list)
+		if list.Total != 0 {
+			t.Fatalf("another project sees %d actions", list.Total)
+		}
+		e.mustCall(e.key20, "GET", "/v1/actions/"+a.ID, nil, 404, nil)
+		e.mustCall(e.key20, "GET", "/v1/transactions/"+a.Transactions[0].ID, nil, 404, nil)
+	})
+}
+
+// A deposit fee outside an allocator vault goes through the fee wrapper: the approval and the deposit name it, the
+// fee recipient receives the fee and the wallet the vault's shares for the rest.
+func TestFeeWrappedVaultDeposit(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	dai, vault, wrapper := e.addr(contracts.DAI), e.addr(contracts.VaultDAI), e.addr(contracts.FeeWrapperName)
+	id := e.yieldID(KindERC4626, vault.Hex(), "DAI")
+	w := e.newWallet("1", map[string]string{"DAI": "500"})
+	a := w.act(e.key10, "enter", id, map[string]any{"amount": "200"})
+	approve, deposit := unsigned(t, a.Transactions[0]), unsigned(t, a.Transactions[1])
+	if approve.To != dai.Hex() || !strings.Contains(approve.Data, strings.ToLower(wrapper.Hex()[2:])) {
+		t.Fatalf("approval does not name the wrapper: %+v", approve)
+	}
+	if deposit.To != wrapper.Hex() || a.Transactions[1].Type != "DEPOSIT" {
+		t.Fatalf("deposit does not go through the wrapper: %+v", deposit)
+	}
+	feeTo := e.chain.DevAccount()
+	feeBefore := e.tokenBalance(dai, feeTo)
+	amount := units("200", 18)
+	fee := new(big.Int).Div(new(big.Int).Mul(amount, big.NewInt(e.yieldCfg(id).Fees.DepositBps)), big.NewInt(10_000))
+	wantShares := e.read(vault, contracts.SimpleVault, "previewDeposit", new(big.Int).Sub(amount, fee))
+	w.execute(e.key10, a)
+	if d := new(big.Int).Sub(e.tokenBalance(dai, feeTo), feeBefore); d.Cmp(fee) != 0 || fee.Sign() == 0 {
+		t.Fatalf("fee paid %s, want %s", d, fee)
+	}
+	if got := e.read(vault, contracts.SimpleVault, "balanceOf", w.addr); got.Cmp(wantShares) != 0 {
+		t.Fatalf("shares %s, want %s", got, wantShares)
+	}
+	var y yieldDTO
+	e.mustCall(e.key10, "GET", "/v1/yields/"+id, nil, 200, &y)
+	if y.Mechanics.Fee.Deposit != "0.50" || !y.Mechanics.PossibleFeeTakingMechanisms.DepositFee {
+		t.Fatalf("fee of the wrapped vault: %+v", y.Mechanics.Fee)
+	}
+	// The exit is the vault's own redeem.
+	a = w.act(e.key10, "exit", id, map[string]any{"useMaxAmount": true})
+	if u := unsigned(t, a.Transactions[0]); u.To != vault.Hex() || selector(u.Data) != "0xba087652" {
+		t.Fatalf("exit: %+v", u)
+	}
+	w.execute(e.key10, a)
+}
+
+// The allocator vault of a key's fee set: the seed's approve + deposit shape on the vault itself, which takes its
+// own deposit fee; each fee set sees its own vault and fees.
+func TestAllocatorVaultsPerFeeSet(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	usdc := e.addr(contracts.USDC)
+	id10 := e.yieldID(KindAllocatorVault, e.addr(contracts.OAV10USDC).Hex(), "USDC")
+	id20 := e.yieldID(KindAllocatorVault, e.addr(contracts.OAV20USDC).Hex(), "USDC")
+
+	for _, tc := range []struct {
+		key, visible, hidden, performance string
+		vault                             common.Address
+	}{
+		{e.key10, id10, id20, "10.00", e.addr(contracts.OAV10USDC)},
+		{e.key20, id20, id10, "20.00", e.addr(contracts.OAV20USDC)},
+	} {
+		var y yieldDTO
+		e.mustCall(tc.key, "GET", "/v1/yields/"+tc.visible, nil, 200, &y)
+		m := y.Mechanics
+		if m.Fee.Performance != tc.performance || m.Fee.Management != "1.00" || m.Fee.Deposit != "0.50" ||
+			!m.PossibleFeeTakingMechanisms.PerformanceFee || !m.PossibleFeeTakingMechanisms.ManagementFee {
+			t.Fatalf("%s fees: %+v %+v", tc.visible, m.Fee, m.PossibleFeeTakingMechanisms)
+		}
+		e.mustCall(tc.key, "GET", "/v1/yields/"+tc.hidden, nil, 404, nil)
+		var list page[yieldDTO]
+		e.mustCall(tc.key, "GET", "/v1/yields?type=vault&limit=100", nil, 200, &list)
+		for _, it := range list.Items {
+			if it.ID == tc.hidden {
+				t.Fatalf("key sees the other fee set's vault %s", tc.hidden)
+			}
+		}
+		r := e.call(tc.key, "POST", "/v1/actions/enter", map[string]any{"yieldId": tc.hidden, "address": e.chain.DevAccount().Hex(),
+			"arguments": map[string]any{"amount": "1"}})
+		if r.status != 400 || !strings.Contains(string(r.body), "yieldId") {
+			t.Fatalf("enter of the other set's vault: %d %s", r.status, r.body)
+		}
+
+		w := e.newWallet("1", map[string]string{"USDC": "300"})
+		a := w.act(tc.key, "enter", tc.visible, map[string]any{"amount": "250"})
+		if u := unsigned(t, a.Transactions[1]); u.To != tc.vault.Hex() || selector(u.Data) != "0x6e553f65" {
+			t.Fatalf("allocator deposit: %+v", u)
+		}
+		if u := unsigned(t, a.Transactions[0]); u.To != usdc.Hex() || !strings.Contains(u.Data, strings.ToLower(tc.vault.Hex()[2:])) {
+			t.Fatalf("allocator approval: %+v", u)
+		}
+		wantShares := e.read(tc.vault, contracts.AllocatorVault, "previewDeposit", units("250", 6))
+		w.execute(tc.key, a)
+		shares := e.read(tc.vault, contracts.AllocatorVault, "balanceOf", w.addr)
+		if shares.Cmp(wantShares) != 0 {
+			t.Fatalf("shares %s, want %s", shares, wantShares)
+		}
+		active := e.balances(tc.key, tc.visible, w.addr)["active"]
+		if want := e.read(tc.vault, contracts.AllocatorVault, "convertToAssets", shares); active.AmountRaw != want.String() {
+			t.Fatalf("active %s, want %s", active.AmountRaw, want)
+		}
+		before := e.tokenBalance(usdc, w.addr)
+		worth := e.read(tc.vault, contracts.AllocatorVault, "previewRedeem", shares)
+		a = w.act(tc.key, "exit", tc.visible, map[string]any{"useMaxAmount": true})
+		w.execute(tc.key, a)
+		if d := new(big.Int).Sub(e.tokenBalance(usdc, w.addr), before); d.Cmp(worth) != 0 {
+			t.Fatalf("exit paid %s, want %s", d, worth)
+		}
+	}
+}
+
+func TestERC4626DevCatalogueMatchesChain(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	// Start verified the catalogue; a catalogue that lies about a fee is refused.
+	cat := e.cat
+	cat.Yields = append([]YieldConfig(nil), e.cat.Yields...)
+	for i := range cat.Yields {
+		if cat.Yields[i].Kind == KindAllocatorVault {
+			cat.Yields[i].Fees.PerformanceBps = 3000
+			break
+		}
+	}
+	svc, err := New(Config{Catalogue: cat, Store: e.store, Logger: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	if err := svc.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "performance fee") {
+		t.Fatalf("a catalogue with the wrong fee started: %v", err)
+	}
+}
