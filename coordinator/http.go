@@ -23,6 +23,7 @@ func (c *Coordinator) Handler() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /.well-known/sigil-signer.json", c.serveSignerKey)
+	mux.Handle("GET /.well-known/jwks.json", c.JWKSHandler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		apierr.Write(w, apierr.NotFoundf("no route for %s %s", r.Method, r.URL.Path))
 	})

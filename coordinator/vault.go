@@ -185,6 +185,10 @@ func (c *Coordinator) RotateMasterKey(ctx context.Context) (int, error) {
 // Start prepares what activities need before the first request: the coordinator's own keys are created here, outside
 // any activity's transaction (on SQLite an activity's transaction holds the only write connection).
 func (c *Coordinator) Start(ctx context.Context) error {
-	_, err := c.ownKey(ctx, signerKeyName)
-	return err
+	for _, name := range []string{signerKeyName, tokenKeyName} {
+		if _, err := c.ownKey(ctx, name); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -57,9 +57,6 @@ func runUp(ctx context.Context, args []string) error {
 	if err := coord.Start(ctx); err != nil {
 		return err
 	}
-	if _, err := coord.JWKS(ctx); err != nil { // creates the token key on the first start
-		return err
-	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return err
@@ -92,10 +89,9 @@ func runUp(ctx context.Context, args []string) error {
 // devOutboxPath is where the dev outbox lists the messages it received.
 const devOutboxPath = "/dev/outbox"
 
-// devHandler serves the coordinator's API with, on the same listener, its JWKS and the dev outbox.
+// devHandler serves the coordinator's API with, on the same listener, the dev outbox.
 func devHandler(coord *coordinator.Coordinator, outbox *notify.Outbox) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /.well-known/jwks.json", coord.JWKSHandler())
 	mux.Handle("GET "+devOutboxPath, outbox)
 	mux.Handle("/", coord.Handler())
 	return mux
