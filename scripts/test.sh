@@ -30,6 +30,11 @@ echo "==> installing the conformance tests' npm packages"
 echo "==> go test ./... (SQLite and PostgreSQL)"
 go test -count=1 ./...
 
+echo "==> fuzzing the parsers briefly"
+for target in policy:FuzzParse policy:FuzzEval jsonstrict:FuzzDecode stamp:FuzzParseAPIKeyStamp; do
+  out=$(go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 3s "./${target%%:*}" 2>&1) || { echo "$out"; exit 1; }
+done
+
 # compat BACKEND: start a stack on that backend and run the official SDKs against it.
 compat() {
   local name=$1 dburl=$2 dir="$work/stack-$1" port
