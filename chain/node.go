@@ -13,11 +13,13 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
+	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/eth"
 	"github.com/ethereum/go-ethereum/eth/catalyst"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/eth/filters"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/p2p"
 	"github.com/ethereum/go-ethereum/rpc"
@@ -115,6 +117,11 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 	// The log index costs most of a restart (it reloads its head snapshot) and a dev chain is
 	// small enough for eth_getLogs to scan block blooms instead.
 	ethCfg.LogNoHistory = true
+	// Hash-based state in archive mode writes every block's state to disk as it is sealed, so
+	// killing the process loses nothing. The default (path-based) scheme keeps recent state in
+	// memory until a clean shutdown and, after a kill, reopens on a state it cannot serve.
+	ethCfg.StateScheme = rawdb.HashScheme
+	ethCfg.NoPruning = true
 	backend, err := eth.New(stack, &ethCfg)
 	if err != nil {
 		stack.Close()
@@ -139,11 +146,19 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 		stack.Close()
 		return fmt.Errorf("chain: start node on %s: %w", n.cfg.ListenAddr, err)
 	}
-	n.sealer = startSealer(beacon, backend.TxPool(), n.cfg.BlockPeriod)
+	var db ethdb.KeyValueSyncer
+	if n.cfg.DataDir != "" {
+		db = backend.ChainDb()
+	}
+	n.sealer = startSealer(beacon, backend.TxPool(), db, n.cfg.BlockPeriod)
 	n.rpc = stack.Attach()
 	n.client = ethclient.NewClient(n.rpc)
 	return nil
 }
+
+// deployTimeout bounds the first deployment (about a second normally), so a chain that does not
+// mine makes Start fail instead of hang.
+const deployTimeout = 2 * time.Minute
 
 // setUp loads the deployment record, or deploys the fixtures when there is none.
 func (n *Node) setUp(ctx context.Context, key *ecdsa.PrivateKey, rec *record) error {
@@ -177,6 +192,8 @@ func (n *Node) loadOrDeploy(ctx context.Context, rec *record) (contracts.Address
 		n.log.Warn("deployment record does not match the chain; deploying the fixtures again", "err", err)
 	}
 	started := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, deployTimeout)
+	defer cancel()
 	addresses, err := contracts.Deploy(ctx, n.dev, n.client, n.cfg.Fixtures)
 	if err != nil {
 		return nil, fmt.Errorf("chain: deploy fixtures: %w", err)

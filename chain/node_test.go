@@ -1,12 +1,17 @@
 package chain
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"crypto/ecdsa"
 	"io"
 	"log/slog"
 	"math/big"
 	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +28,9 @@ import (
 var shared *Node
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(childDirEnv); dir != "" {
+		runKilledChild(dir) // never returns: the parent test kills this process
+	}
 	code := m.Run()
 	if shared != nil {
 		shared.Close()
@@ -301,6 +309,20 @@ func TestConfigRefusesNonLoopbackListener(t *testing.T) {
 	}
 }
 
+// BenchmarkFirstStart measures a start on an empty data directory: genesis plus the deployment
+// of every fixture.
+func BenchmarkFirstStart(b *testing.B) {
+	for b.Loop() {
+		n, err := Start(context.Background(), Config{DataDir: b.TempDir(), ListenAddr: "127.0.0.1:0", Logger: quietLog})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		n.Close()
+		b.StartTimer()
+	}
+}
+
 // BenchmarkRestart measures starting the dev chain on an existing data directory (deployment
 // record present) and stopping it.
 func BenchmarkRestart(b *testing.B) {
@@ -348,15 +370,26 @@ func wantEq(t *testing.T, what string, got, want *big.Int) {
 	}
 }
 
-// BenchmarkTransact measures one transaction from send to mined (and visible at "latest").
+// BenchmarkTransact measures one transaction from send to mined (and visible at "latest"), on an
+// ephemeral chain and on one with a data directory (one fsync per block).
 func BenchmarkTransact(b *testing.B) {
-	n := sharedNode(b)
 	to := common.HexToAddress("0x000000000000000000000000000000000000bEEF")
-	for b.Loop() {
-		if _, err := n.dev.Transact(context.Background(), &to, big.NewInt(1), nil); err != nil {
-			b.Fatal(err)
+	run := func(b *testing.B, n *Node) {
+		for b.Loop() {
+			if _, err := n.dev.Transact(context.Background(), &to, big.NewInt(1), nil); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
+	b.Run("ephemeral", func(b *testing.B) { run(b, sharedNode(b)) })
+	b.Run("persistent", func(b *testing.B) {
+		n, err := Start(context.Background(), Config{DataDir: b.TempDir(), ListenAddr: "127.0.0.1:0", Logger: quietLog})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer n.Close()
+		run(b, n)
+	})
 }
 
 func TestPeriodicTasksRunUntilClose(t *testing.T) {
@@ -378,4 +411,69 @@ func TestPeriodicTasksRunUntilClose(t *testing.T) {
 	if n.ctx.Err() == nil {
 		t.Fatal("context not cancelled")
 	}
+}
+
+// childDirEnv makes the test binary run a dev chain for TestStateSurvivesAKill instead of tests.
+const childDirEnv = "SIGIL_CHAIN_TEST_CHILD_DIR"
+
+var killProbe = common.HexToAddress("0x00000000000000000000000000000000000DEAD1")
+
+func runKilledChild(dir string) {
+	n, err := Start(context.Background(), Config{DataDir: dir, ListenAddr: "127.0.0.1:0", Logger: quietLog})
+	if err != nil {
+		fmt.Println("start:", err)
+		os.Exit(1)
+	}
+	for i := range 5 { // a few blocks after the deployment, like a session of use
+		if _, err := n.Faucet().FundUnits(context.Background(), FundRequest{Address: killProbe.Hex(), ETH: "1", Tokens: map[string]string{"USDC": strconv.Itoa(i + 1)}}); err != nil {
+			fmt.Println("fund:", err)
+			os.Exit(1)
+		}
+	}
+	fmt.Println("funded")
+	select {}
+}
+
+// TestStateSurvivesAKill kills a process running the dev chain without letting it close, then
+// starts the chain again on its directory: what was mined before the kill is still there.
+func TestStateSurvivesAKill(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childDirEnv+"="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if strings.TrimSpace(line) != "funded" {
+		t.Fatalf("child dev chain: %q", line)
+	}
+	rec, err := readRecord(dir)
+	if err != nil || rec == nil {
+		t.Fatalf("deployment record after the kill: %v, %v", rec, err)
+	}
+
+	n, err := Start(t.Context(), Config{DataDir: dir, ListenAddr: "127.0.0.1:0", Logger: quietLog})
+	if err != nil {
+		t.Fatalf("start after a kill: %v", err)
+	}
+	defer n.Close()
+	for name, addr := range rec.Contracts {
+		if n.Contracts()[name] != addr {
+			t.Fatalf("%s redeployed after the kill: %s, was %s", name, n.Contracts()[name], addr)
+		}
+	}
+	eth, err := n.Client().BalanceAt(t.Context(), killProbe, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEq(t, "ETH after the kill", eth, tokens(5, 18))
+	wantEq(t, "USDC after the kill", read(t, n, contracts.USDC, "balanceOf", killProbe), tokens(15, 6))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/txpool"
 	"github.com/ethereum/go-ethereum/eth/catalyst"
+	"github.com/ethereum/go-ethereum/ethdb"
 )
 
 // sealer decides when the simulated beacon seals a block: as soon as transactions arrive, on the
@@ -18,6 +19,7 @@ import (
 type sealer struct {
 	beacon  *catalyst.SimulatedBeacon
 	pool    *txpool.TxPool
+	db      ethdb.KeyValueSyncer // nil for an ephemeral chain
 	period  time.Duration
 	advance chan advanceRequest
 	stop    chan struct{}
@@ -33,8 +35,8 @@ type advanceRequest struct {
 // miner never includes (say, a tip below its minimum) cannot keep the loop spinning.
 const maxSealRounds = 64
 
-func startSealer(beacon *catalyst.SimulatedBeacon, pool *txpool.TxPool, period time.Duration) *sealer {
-	s := &sealer{beacon: beacon, pool: pool, period: period,
+func startSealer(beacon *catalyst.SimulatedBeacon, pool *txpool.TxPool, db ethdb.KeyValueSyncer, period time.Duration) *sealer {
+	s := &sealer{beacon: beacon, pool: pool, db: db, period: period,
 		advance: make(chan advanceRequest), stop: make(chan struct{}), done: make(chan struct{})}
 	txs := make(chan core.NewTxsEvent, 64)
 	sub := pool.SubscribeTransactions(txs, true)
@@ -62,6 +64,7 @@ func (s *sealer) run(txs chan core.NewTxsEvent, unsubscribe func()) {
 		case req := <-s.advance:
 			req.reply <- s.adjustTime(txs, req.by)
 		}
+		s.persist()
 	}
 }
 
@@ -88,6 +91,15 @@ func (s *sealer) adjustTime(txs chan core.NewTxsEvent, by time.Duration) error {
 		s.sealPending(txs)
 	}
 	return s.beacon.AdjustTime(by)
+}
+
+// persist flushes the database's write-ahead log to disk. go-ethereum writes without syncing and
+// pebble may hold the last writes in memory, so without this a killed process loses its last
+// blocks. It costs one fsync per burst of blocks.
+func (s *sealer) persist() {
+	if s.db != nil {
+		_ = s.db.SyncKeyValue() // a failure shows as lost blocks after a crash; nothing to do here
+	}
 }
 
 func drain(txs chan core.NewTxsEvent) {
