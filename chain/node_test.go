@@ -3,8 +3,8 @@ package chain
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"crypto/ecdsa"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/big"
