@@ -41,8 +41,8 @@ type Config struct {
 	AllowNonLoopback bool
 	// ChainID defaults to 1337. It cannot change for an existing DataDir.
 	ChainID int64
-	// BlockPeriod, if positive, also seals a block on that period when no transaction arrives,
-	// so block timestamps keep moving. Blocks are always sealed as soon as transactions arrive.
+	// BlockPeriod, if positive, also seals a block every period, so block numbers and timestamps
+	// move without transactions. Blocks are always sealed as soon as transactions arrive.
 	BlockPeriod time.Duration
 	// Faucet caps what one request may ask for.
 	Faucet FaucetConfig

@@ -1,5 +1,7 @@
 package contracts
 
+import "fmt"
+
 // Names under which the fixtures are deployed: the keys of Addresses and of bootstrap.json's
 // `contracts`. Tokens use their symbol; everything else is lower-case.
 const (
@@ -72,3 +74,12 @@ func FixtureNamed(name string) (Fixture, bool) {
 
 // Tokens lists the ERC-20 test tokens the faucet can mint, by fixture name.
 func Tokens() []string { return []string{USDC, USDT, DAI, Incentive} }
+
+// ForFixture returns the artifact (ABI and bytecode) of the contract deployed as fixture name.
+func ForFixture(name string) (*Artifact, error) {
+	f, ok := FixtureNamed(name)
+	if !ok {
+		return nil, fmt.Errorf("contracts: no fixture named %q", name)
+	}
+	return Load(f.Artifact)
+}

@@ -186,3 +186,28 @@ func TestArtifactsMatchSources(t *testing.T) {
 		}
 	}
 }
+
+// The yield service's policies match these selectors (approve on the token, deposit and redeem on
+// the vault), so every deposit target must expose them.
+func TestSelectorsOfThePolicyFlow(t *testing.T) {
+	for _, tc := range []struct{ fixture, method, selector string }{
+		{contracts.USDC, "approve", "095ea7b3"},
+		{contracts.WETH, "approve", "095ea7b3"},
+		{contracts.VaultUSDC, "deposit", "6e553f65"},
+		{contracts.VaultUSDC, "redeem", "ba087652"},
+		{contracts.OAV10USDC, "deposit", "6e553f65"},
+		{contracts.OAV20USDC, "redeem", "ba087652"},
+		{contracts.VaultWETH, "withdraw", "b460af94"},
+	} {
+		a, err := contracts.ForFixture(tc.fixture)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := common.Bytes2Hex(a.ABI.Methods[tc.method].ID); got != tc.selector {
+			t.Errorf("%s.%s selector = %s, want %s", tc.fixture, tc.method, got, tc.selector)
+		}
+	}
+	if _, err := contracts.ForFixture("nope"); err == nil {
+		t.Error("ForFixture of an unknown name succeeded")
+	}
+}
