@@ -30,10 +30,13 @@ type stack struct {
 	srv   *httptest.Server
 	boot  *coordinator.Bootstrap
 	root  *client.Client
-	now   time.Time
+	now   func() time.Time // the coordinator's clock, nil for the real one
 }
 
-func newStack(t testing.TB, b testdb.Backend) *stack {
+func newStack(t testing.TB, b testdb.Backend) *stack { return newStackAt(t, b, nil) }
+
+// newStackAt is newStack with the coordinator's clock (nil: the real one).
+func newStackAt(t testing.TB, b testdb.Backend, now func() time.Time) *stack {
 	t.Helper()
 	s, err := store.Open(context.Background(), b.URL, b.Dir)
 	if err != nil {
@@ -43,7 +46,7 @@ func newStack(t testing.TB, b testdb.Backend) *stack {
 	st := &stack{t: t, store: s}
 	st.coord = coordinator.New(s, coordinator.Config{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), AllowedOrigins: []string{"http://app.example"},
-		Keyring: testKeyring(t),
+		Keyring: testKeyring(t), Now: now,
 	})
 	if err := st.coord.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -54,6 +57,7 @@ func newStack(t testing.TB, b testdb.Backend) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
+	st.now = now
 	st.root = st.client(st.boot.APIKey)
 	return st
 }
@@ -61,6 +65,7 @@ func newStack(t testing.TB, b testdb.Backend) *stack {
 func (s *stack) client(st stamp.Stamper) *client.Client {
 	c := client.New(s.srv.URL, st)
 	c.PollInterval = 10 * time.Millisecond
+	c.Now = s.now
 	return c
 }
 

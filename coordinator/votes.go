@@ -41,7 +41,8 @@ func (x *execution) target(fingerprint string) (*record, error) {
 	if rec.Status != api.StatusConsensusNeeded {
 		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "activity %s is %s; only activities waiting for consensus take votes", rec.ID, rec.Status)
 	}
-	if rec.votedBy(x.who.User.ID) {
+	live := &record{Votes: liveVotes(rec.Votes, x.now)}
+	if live.votedBy(x.who.User.ID) {
 		return nil, apierr.New(apierr.AlreadyExists, "REQUEST_INVALID", "user %s has already voted on activity %s", x.who.User.ID, rec.ID)
 	}
 	return rec, nil
