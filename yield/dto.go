@@ -161,8 +161,8 @@ type providerDTO struct {
 	RevShare *struct {
 		Standard revShareTierDTO `json:"standard"`
 	} `json:"revshare,omitempty"`
-	RevenueShare        *float64                 `json:"revenueShare,omitempty"`
-	IntegratorFeesOwed  []integratorFeesOwedDTO  `json:"integratorFeesOwed,omitempty"`
+	RevenueShare       *float64                `json:"revenueShare,omitempty"`
+	IntegratorFeesOwed []integratorFeesOwedDTO `json:"integratorFeesOwed,omitempty"`
 }
 
 type integratorFeesOwedDTO struct {

@@ -67,7 +67,7 @@ func hashKey(key string) string {
 
 // keyCache remembers valid keys by hash: keys cannot be changed once created, so a hit never goes stale.
 type keyCache struct {
-	mu   sync.RWMutex
+	mu     sync.RWMutex
 	byHash map[string]*keyInfo
 }
 

@@ -1,0 +1,364 @@
+package yield
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"sigil/contracts"
+)
+
+func checkErrorShape(t *testing.T, r response, status int, contains string) {
+	t.Helper()
+	var body struct {
+		Message    string `json:"message"`
+		Error      string `json:"error"`
+		StatusCode int    `json:"statusCode"`
+	}
+	r.decode(t, &body)
+	if r.status != status || body.StatusCode != status || body.Error != http.StatusText(status) || !strings.Contains(body.Message, contains) {
+		t.Fatalf("got %d %s, want %d with %q", r.status, r.body, status, contains)
+	}
+}
+
+func TestAPIKeys(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	checkErrorShape(t, e.call("", "GET", "/v1/yields", nil), 401, "API key")
+	checkErrorShape(t, e.call("sgy_not-a-key", "GET", "/v1/yields", nil), 401, "Invalid API key")
+	checkErrorShape(t, e.call("something else", "GET", "/v1/yields", nil), 401, "Invalid API key")
+
+	// The header name is case-insensitive.
+	req, _ := http.NewRequest("GET", e.srv.URL+"/v1/networks", nil)
+	req.Header["x-api-key"] = []string{e.key10}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("lower-case header: %d", res.StatusCode)
+	}
+
+	// Only the hash is stored.
+	row, err := e.store.YieldAPIKeyByHash(context.Background(), hashKey(e.key10))
+	if err != nil || row.Project != "project-ten" || row.FeeSet != 10 || strings.Contains(row.KeyHash, e.key10) {
+		t.Fatalf("stored key %+v, %v", row, err)
+	}
+	if _, err := NewAPIKey(context.Background(), e.store, "p", 15, time.Now()); err == nil {
+		t.Fatal("a key on fee set 15 was created")
+	}
+	if _, err := NewAPIKey(context.Background(), e.store, " ", 10, time.Now()); err == nil {
+		t.Fatal("a key without a project was created")
+	}
+
+	var health map[string]string
+	e.mustCall("", "GET", "/health", nil, 200, &health)
+	if health["status"] != "OK" {
+		t.Fatalf("health %v", health)
+	}
+	checkErrorShape(t, e.call(e.key10, "GET", "/v1/nothing", nil), 404, "Cannot GET /v1/nothing")
+}
+
+func TestRateLimit(t *testing.T) {
+	e := newEnv(t, envOptions{rateLimit: 3})
+	for i := range 3 {
+		r := e.mustCall(e.key10, "GET", "/v1/networks", nil, 200, nil)
+		if r.header.Get("X-RateLimit-Limit") != "3" || r.header.Get("X-RateLimit-Remaining") != strconv.Itoa(2-i) {
+			t.Fatalf("request %d headers %v", i, r.header)
+		}
+	}
+	r := e.call(e.key10, "GET", "/v1/networks", nil)
+	checkErrorShape(t, r, 429, "Rate limit exceeded")
+	reset, _ := strconv.ParseInt(r.header.Get("X-RateLimit-Reset"), 10, 64)
+	retry, _ := strconv.Atoi(r.header.Get("Retry-After"))
+	if want := reset - e.clock.now().Unix(); retry <= 0 || int64(retry) < want-1 || int64(retry) > want+1 {
+		t.Fatalf("retry-after %d, reset %d, now %d", retry, reset, e.clock.now().Unix())
+	}
+	var body map[string]any
+	r.decode(t, &body)
+	if body["retryAfter"] != float64(retry) {
+		t.Fatalf("body %v", body)
+	}
+	// Another key has its own window; the window ends and the key may call again.
+	e.mustCall(e.key20, "GET", "/v1/networks", nil, 200, nil)
+	e.clock.advance(time.Minute)
+	e.mustCall(e.key10, "GET", "/v1/networks", nil, 200, nil)
+}
+
+func TestCatalogueEndpoints(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	var all page[yieldDTO]
+	e.mustCall(e.key10, "GET", "/v1/yields?limit=100", nil, 200, &all)
+	// The dev catalogue has 9 yields; each fee set sees one of the two allocator vaults.
+	if all.Total != 8 || all.Limit != 100 || all.Offset != 0 || len(all.Items) != 8 {
+		t.Fatalf("key10 sees %d yields", all.Total)
+	}
+	for _, y := range all.Items {
+		if y.Network != "sigil-dev" || y.ChainID != "1337" || len(y.InputTokens) != 1 || y.ProviderID == "" || y.Mechanics.Type == "" ||
+			y.Mechanics.GasFeeToken.Symbol != "ETH" || y.RewardRate.RateType == "" || len(y.RewardRate.Components) != 1 {
+			t.Fatalf("yield %+v", y)
+		}
+		if y.Mechanics.Type == "vault" && (y.OutputToken == nil || y.State.PricePerShareState == nil || y.State.PricePerShareState.Price < 1) {
+			t.Fatalf("vault without share token or price: %+v", y)
+		}
+	}
+	var p page[yieldDTO]
+	e.mustCall(e.key10, "GET", "/v1/yields", nil, 200, &p)
+	if p.Limit != 20 {
+		t.Fatalf("default limit %d", p.Limit)
+	}
+	usdc := e.addr(contracts.USDC).Hex()
+	for _, tc := range []struct {
+		query string
+		want  int
+	}{
+		{"network=sigil-dev&token=USDC", 3}, // the plain vault, the 10% set's allocator vault, lending
+		{"token=" + strings.ToLower(usdc), 3},
+		{"type=staking", 2},
+		{"types=staking,lending", 4},
+		{"provider=sigillend", 2},
+		{"network=ethereum", 0},
+		{"networks=ethereum,sigil-dev&type=lending", 2},
+		{"search=allocator", 1},
+		{"yieldId=sigil-dev-eth-native-staking", 1},
+		{"limit=2&offset=7", 8},
+	} {
+		e.mustCall(e.key10, "GET", "/v1/yields?"+tc.query, nil, 200, &p)
+		if tc.query == "limit=2&offset=7" {
+			if p.Total != tc.want || len(p.Items) != 1 || p.Offset != 7 || p.Limit != 2 {
+				t.Fatalf("%s: %d of %d", tc.query, len(p.Items), p.Total)
+			}
+			continue
+		}
+		if p.Total != tc.want {
+			ids := []string{}
+			for _, y := range p.Items {
+				ids = append(ids, y.ID)
+			}
+			t.Fatalf("%s: %d yields %v, want %d", tc.query, p.Total, ids, tc.want)
+		}
+	}
+	for _, q := range []string{"limit=0", "limit=101", "limit=x", "offset=-1", "sort=nope"} {
+		r := e.call(e.key10, "GET", "/v1/yields?"+q, nil)
+		checkErrorShape(t, r, 400, strings.SplitN(q, "=", 2)[0])
+	}
+	e.mustCall(e.key10, "GET", "/v1/yields?sort=rewardRateDesc", nil, 200, &p)
+	for i := 1; i < len(p.Items); i++ {
+		if p.Items[i].RewardRate.Total > p.Items[i-1].RewardRate.Total {
+			t.Fatal("not sorted by reward rate")
+		}
+	}
+	checkErrorShape(t, e.call(e.key10, "GET", "/v1/yields/nope", nil), 404, "nope")
+
+	var networks []networkDTO
+	e.mustCall(e.key10, "GET", "/v1/networks", nil, 200, &networks)
+	if len(networks) != 1 || networks[0].ID != "sigil-dev" || networks[0].Category != "evm" {
+		t.Fatalf("networks %+v", networks)
+	}
+	var prov providerDTO
+	e.mustCall(e.key10, "GET", "/v1/providers/sigillend", nil, 200, &prov)
+	if prov.Type != "protocol" || prov.RevShare != nil {
+		t.Fatalf("provider %+v", prov)
+	}
+	e.mustCall(e.key10, "GET", "/v1/providers/nope", nil, 404, nil)
+}
+
+// Every bad input of an action is a 400 whose message names the field.
+func TestActionBadInputs(t *testing.T) {
+	e := newEnv(t, envOptions{edit: func(c *Catalogue) {
+		for i := range c.Yields {
+			if c.Yields[i].Kind == KindERC4626 && c.Yields[i].Token.Symbol == "WETH" {
+				c.Yields[i].Status = &YieldStatus{Enter: false, Exit: true}
+			}
+		}
+	}})
+	vault := e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC")
+	closed := e.yieldID(KindERC4626, e.addr(contracts.VaultWETH).Hex(), "WETH")
+	oav20 := e.yieldID(KindAllocatorVault, e.addr(contracts.OAV20USDC).Hex(), "USDC")
+	staking := e.yieldID(KindNativeStaking, "", "ETH")
+	w := e.newWallet("1", map[string]string{"USDC": "50"})
+	addr := w.addr.Hex()
+	// A small position to exit from.
+	w.execute(e.key10, w.act(e.key10, "enter", vault, map[string]any{"amount": "10"}))
+
+	body := func(yieldID, address string, args any) map[string]any {
+		return map[string]any{"yieldId": yieldID, "address": address, "arguments": args}
+	}
+	for _, tc := range []struct {
+		name, intent string
+		body         any
+		field        string
+	}{
+		{"too many decimals", "enter", body(vault, addr, map[string]any{"amount": "1.0000001"}), "arguments.amount"},
+		{"zero", "enter", body(vault, addr, map[string]any{"amount": "0"}), "arguments.amount"},
+		{"zero with decimals", "enter", body(vault, addr, map[string]any{"amount": "0.000"}), "arguments.amount"},
+		{"negative", "enter", body(vault, addr, map[string]any{"amount": "-1"}), "arguments.amount"},
+		{"not a number", "enter", body(vault, addr, map[string]any{"amount": "ten"}), "arguments.amount"},
+		{"exponent", "enter", body(vault, addr, map[string]any{"amount": "1e3"}), "arguments.amount"},
+		{"JSON number", "enter", body(vault, addr, map[string]any{"amount": 5}), "arguments.amount"},
+		{"missing amount", "enter", body(vault, addr, map[string]any{}), "arguments.amount"},
+		{"no arguments", "enter", body(vault, addr, nil), "arguments.amount"},
+		{"more than the balance", "enter", body(vault, addr, map[string]any{"amount": "40.000001"}), "arguments.amount"},
+		{"more than the position", "exit", body(vault, addr, map[string]any{"amount": "10.000001"}), "arguments.amount"},
+		{"max exit of nothing", "exit", body(staking, addr, map[string]any{"useMaxAmount": true}), "arguments.useMaxAmount"},
+		{"max on an enter", "enter", body(vault, addr, map[string]any{"amount": "1", "useMaxAmount": true}), "arguments.useMaxAmount"},
+		{"unknown yield", "enter", body("sigil-dev-nope-lending", addr, map[string]any{"amount": "1"}), "yieldId"},
+		{"missing yield", "enter", body("", addr, map[string]any{"amount": "1"}), "yieldId"},
+		{"other fee set's yield", "enter", body(oav20, addr, map[string]any{"amount": "1"}), "yieldId"},
+		{"enter closed", "enter", body(closed, addr, map[string]any{"amount": "1"}), "status.enter"},
+		{"malformed address", "enter", body(vault, "0x1234", map[string]any{"amount": "1"}), "address"},
+		{"address not hex", "enter", body(vault, "0x"+strings.Repeat("z", 40), map[string]any{"amount": "1"}), "address"},
+		{"bad checksum", "enter", body(vault, badChecksum(w.addr), map[string]any{"amount": "1"}), "checksum"},
+		{"missing address", "enter", body(vault, "", map[string]any{"amount": "1"}), "address"},
+		{"bad receiver", "enter", body(vault, addr, map[string]any{"amount": "1", "receiverAddress": "nope"}), "arguments.receiverAddress"},
+		{"arguments not an object", "enter", body(vault, addr, "1"), "arguments"},
+		{"manage without action", "manage", map[string]any{"yieldId": staking, "address": addr, "passthrough": "x"}, "action"},
+		{"manage bad passthrough", "manage", map[string]any{"yieldId": staking, "address": addr, "action": "WITHDRAW", "passthrough": "!!"}, "passthrough"},
+		{"manage on a vault", "manage", map[string]any{"yieldId": vault, "address": addr, "action": "WITHDRAW",
+			"passthrough": encodePassthrough(passthrough{YieldID: vault, Address: strings.ToLower(addr), Action: "WITHDRAW"})}, "action"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.call(e.key10, "POST", "/v1/actions/"+tc.intent, tc.body)
+			checkErrorShape(t, r, 400, tc.field)
+		})
+	}
+	r := e.call(e.key10, "POST", "/v1/actions/enter", rawBody(`{"yieldId":`))
+	checkErrorShape(t, r, 400, "body")
+	// A wallet without ether cannot pay the gas: refused before anything is handed out.
+	broke := e.newWallet("0", map[string]string{"USDC": "5"})
+	r = e.call(e.key10, "POST", "/v1/actions/enter", body(vault, broke.addr.Hex(), map[string]any{"amount": "1"}))
+	checkErrorShape(t, r, 400, "address")
+}
+
+func badChecksum(a common.Address) string {
+	s := a.Hex()
+	for i := 2; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'f':
+			return s[:i] + strings.ToUpper(string(c)) + s[i+1:]
+		case c >= 'A' && c <= 'F':
+			return s[:i] + strings.ToLower(string(c)) + s[i+1:]
+		}
+	}
+	return s
+}
+
+// A submitted hash of a transaction that reverted ends FAILED, with its action; the steps not sent are SKIPPED.
+// A hash of a transaction that is not the one built for the step fails it too.
+func TestSubmittedHashOutcomes(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	vault := e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC")
+	w := e.newWallet("1", map[string]string{"USDC": "100"})
+	a := w.act(e.key10, "enter", vault, map[string]any{"amount": "20"})
+	if len(a.Transactions) != 2 {
+		t.Fatalf("want approval and deposit, got %d", len(a.Transactions))
+	}
+	// Send the deposit first, with the approval's nonce: it is mined and reverts (no allowance).
+	var u unsignedTxDTO
+	if err := json.Unmarshal([]byte(a.Transactions[1].UnsignedTransaction), &u); err != nil {
+		t.Fatal(err)
+	}
+	u.Nonce--
+	data, _ := json.Marshal(u)
+	tx := w.sign(string(data))
+	if rcpt := w.send(tx); rcpt.Status != 0 {
+		t.Fatal("the deposit without allowance did not revert")
+	}
+	checkErrorShape(t, e.call(e.key10, "PUT", "/v1/transactions/"+a.Transactions[1].ID+"/submit-hash", map[string]string{"hash": "0x12"}), 400, "hash")
+	checkErrorShape(t, e.call(e.key10, "PUT", "/v1/transactions/nope/submit-hash", map[string]string{"hash": tx.Hash().Hex()}), 404, "nope")
+	e.mustCall(e.key10, "PUT", "/v1/transactions/"+a.Transactions[1].ID+"/submit-hash", map[string]string{"hash": tx.Hash().Hex()}, 200, nil)
+	var got actionDTO
+	e.mustCall(e.key10, "GET", "/v1/actions/"+a.ID, nil, 200, &got)
+	if got.Status != actionProcessing || got.Transactions[1].Status != txBroadcasted || got.Transactions[1].BroadcastedAt == nil {
+		t.Fatalf("after submit-hash: %s %+v", got.Status, got.Transactions[1])
+	}
+	if err := e.svc.PollReceipts(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.mustCall(e.key10, "GET", "/v1/actions/"+a.ID, nil, 200, &got)
+	if got.Status != actionFailed || got.CompletedAt == nil || got.Transactions[1].Status != txFailed || got.Transactions[1].Error == nil ||
+		!strings.Contains(*got.Transactions[1].Error, "reverted") || got.Transactions[0].Status != txSkipped {
+		t.Fatalf("after the receipt: %s %+v", got.Status, got.Transactions)
+	}
+	checkErrorShape(t, e.call(e.key10, "PUT", "/v1/transactions/"+a.Transactions[1].ID+"/submit-hash", map[string]string{"hash": tx.Hash().Hex()}), 400, "FAILED")
+
+	// The hash of another transaction (here: a plain ether transfer) fails the step it was submitted for.
+	a = w.act(e.key10, "enter", vault, map[string]any{"amount": "20"})
+	other := e.newWallet("1", nil)
+	transfer := other.sign(mustJSON(unsignedTxDTO{From: other.addr.Hex(), To: w.addr.Hex(), Data: "0x", Value: "0x1", GasLimit: "0x5208",
+		Nonce: 0, ChainID: e.chainID.Int64(), MaxFeePerGas: u.MaxFeePerGas, MaxPriorityFeePerGas: u.MaxPriorityFeePerGas, Type: 2}))
+	other.send(transfer)
+	e.mustCall(e.key10, "PUT", "/v1/transactions/"+a.Transactions[0].ID+"/submit-hash", map[string]string{"hash": transfer.Hash().Hex()}, 200, nil)
+	if err := e.svc.PollReceipts(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var tr transactionDTO
+	e.mustCall(e.key10, "GET", "/v1/transactions/"+a.Transactions[0].ID, nil, 200, &tr)
+	if tr.Status != txFailed || tr.Error == nil || !strings.Contains(*tr.Error, "not the one built") {
+		t.Fatalf("foreign hash: %+v", tr)
+	}
+
+	// A hash the chain never sees fails after DropAfter.
+	a = w.act(e.key10, "enter", vault, map[string]any{"amount": "1"})
+	e.mustCall(e.key10, "PUT", "/v1/transactions/"+a.Transactions[0].ID+"/submit-hash",
+		map[string]string{"hash": "0x" + strings.Repeat("ab", 32)}, 200, nil)
+	if err := e.svc.PollReceipts(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.mustCall(e.key10, "GET", "/v1/transactions/"+a.Transactions[0].ID, nil, 200, &tr)
+	if tr.Status != txBroadcasted {
+		t.Fatalf("unknown hash failed too early: %+v", tr)
+	}
+	e.clock.advance(31 * time.Minute)
+	if err := e.svc.PollReceipts(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.mustCall(e.key10, "GET", "/v1/transactions/"+a.Transactions[0].ID, nil, 200, &tr)
+	if tr.Status != txFailed || !strings.Contains(*tr.Error, "not found") {
+		t.Fatalf("dropped hash: %+v", tr)
+	}
+}
+
+func mustJSON(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}
+
+// The multi-yield balance query scans a network, merges duplicate queries and lists only non-zero balances.
+func TestMultiBalances(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	vault := e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC")
+	lending := e.yieldID(KindLending, e.addr(contracts.Lending).Hex(), "USDC")
+	w := e.newWallet("1", map[string]string{"USDC": "100"})
+	w.execute(e.key10, w.act(e.key10, "enter", vault, map[string]any{"amount": "30"}))
+	w.execute(e.key10, w.act(e.key10, "enter", lending, map[string]any{"amount": "20"}))
+	var out multiBalancesDTO
+	e.mustCall(e.key10, "POST", "/v1/yields/balances", map[string]any{"queries": []map[string]string{
+		{"address": w.addr.Hex(), "network": "sigil-dev"},
+		{"address": w.addr.Hex(), "yieldId": vault},
+		{"address": w.addr.Hex(), "yieldId": "nope"},
+	}}, 200, &out)
+	if len(out.Items) != 2 || len(out.Errors) != 1 || out.Errors[0].YieldID != "nope" {
+		t.Fatalf("multi balances %+v", out)
+	}
+	checkErrorShape(t, e.call(e.key10, "POST", "/v1/yields/balances", map[string]any{"queries": []any{}}), 400, "queries")
+	checkErrorShape(t, e.call(e.key10, "POST", "/v1/yields/"+vault+"/balances", map[string]any{"address": "0x1"}), 400, "address")
+
+	// An enter in flight shows as entering until its last transaction is confirmed.
+	a := w.act(e.key10, "enter", vault, map[string]any{"amount": "7"})
+	tx := w.sign(a.Transactions[0].UnsignedTransaction)
+	e.mustCall(e.key10, "PUT", "/v1/transactions/"+a.Transactions[0].ID+"/submit-hash", map[string]string{"hash": tx.Hash().Hex()}, 200, nil)
+	if b := e.balances(e.key10, vault, w.addr)["entering"]; b.Amount != "7" {
+		t.Fatalf("entering %+v", b)
+	}
+}
