@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"slices"
 
 	"sigil/api"
 	"sigil/apierr"
-	"sigil/oidc"
 	"sigil/stamp"
 	"sigil/token"
 )
@@ -75,12 +75,11 @@ func (c *Coordinator) attestedByVerificationToken(ctx context.Context, org *Org,
 }
 
 func (c *Coordinator) attestedByOIDC(ctx context.Context, org *Org, s *stamp.AttestedStamp) (*User, error) {
-	if c.cfg.OIDC == nil {
-		return nil, apierr.Unauth("UNAUTHENTICATED", "X-Stamp-Attested with an OIDC token: this server has no trusted OIDC issuers configured")
-	}
-	claims, err := c.cfg.OIDC.Verify(ctx, s.Token, oidc.VerifyOptions{Nonce: token.NonceForPublicKey(s.PublicKey)})
-	if err != nil {
-		return nil, apierr.New(apierr.Unauthenticated, "INVALID_OIDC_TOKEN", "X-Stamp-Attested: %s", err.Error())
+	claims, err := c.verifyOIDC(ctx, "publicKeyAttestation", s.Token, c.storedTokenKey(ctx), token.NonceForPublicKey(s.PublicKey))
+	if e := (*apierr.Error)(nil); errors.As(err, &e) && e.Code != apierr.Unavailable {
+		return nil, apierr.New(apierr.Unauthenticated, "INVALID_OIDC_TOKEN", "X-Stamp-Attested: %s", e.Message)
+	} else if err != nil {
+		return nil, err
 	}
 	for _, u := range org.Users {
 		for _, op := range u.OAuthProviders {

@@ -11,6 +11,7 @@ package coordinator
 import (
 	"crypto/ecdsa"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -62,8 +63,20 @@ type Config struct {
 	// for (30 days).
 	SessionTTL    time.Duration
 	MaxSessionTTL time.Duration
-	// OIDC verifies the OIDC tokens of X-Stamp-Attested with STAMP_ATTESTED_SCHEME_P256_OIDC (nil refuses them).
+	// OIDC verifies the OIDC tokens of trusted issuers: X-Stamp-Attested with STAMP_ATTESTED_SCHEME_P256_OIDC,
+	// OAUTH_LOGIN, the oauthProviders of new users and list_suborgs OIDC_TOKEN (nil: only the coordinator's own).
 	OIDC *oidc.Verifier
+
+	// OAuth (see docs/OAUTH.md).
+	//
+	// OIDCIssuerURL is the issuer of the OIDC tokens OAUTH2_AUTHENTICATE issues, signed with the token key; its
+	// discovery document is OpenIDConfigurationHandler. Its tokens are always trusted. Empty: no tokens are issued.
+	OIDCIssuerURL string
+	// OAuth2Providers adds OAuth 2.0 providers, or replaces the built-in X and Discord, by the name credentials give
+	// as provider; their ClientID and ClientSecret are ignored (each organization's credential supplies them).
+	OAuth2Providers map[string]oidc.Provider
+	// OAuth2HTTPClient performs code exchanges (default oidc.NewHTTPClient()).
+	OAuth2HTTPClient *http.Client
 }
 
 func (c Config) withDefaults() Config {
@@ -113,13 +126,15 @@ type Coordinator struct {
 
 	ownKeysMu sync.Mutex
 	ownKeys   map[string]*ecdsa.PrivateKey
+
+	oauth *oauthState
 }
 
 // New returns a coordinator over a store.
 func New(s *store.Store, cfg Config) *Coordinator {
 	cfg = cfg.withDefaults()
 	return &Coordinator{cfg: cfg, store: s, vault: &vault{ring: cfg.Keyring, path: cfg.MasterKeyFile},
-		ownKeys: map[string]*ecdsa.PrivateKey{}}
+		ownKeys: map[string]*ecdsa.PrivateKey{}, oauth: newOAuthState(cfg)}
 }
 
 func (c *Coordinator) now() time.Time { return c.cfg.Now().UTC() }

@@ -1,6 +1,8 @@
 package coordinator
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -25,6 +27,9 @@ type Org struct {
 	Features    map[string]string `json:"features,omitempty"`
 	CreatedAt   time.Time         `json:"createdAt"`
 	UpdatedAt   time.Time         `json:"updatedAt"`
+
+	// OAuth2Credentials are the organization's OAuth 2.0 client registrations (oauth2.go).
+	OAuth2Credentials []*OAuth2Credential `json:"oauth2Credentials,omitempty"`
 
 	version int64              // the stored version this document was read at
 	stored  []byte             // the document as read, to skip writing one that did not change
@@ -154,9 +159,12 @@ const (
 	indexAddress      = "WALLET_ACCOUNT_ADDRESS"
 )
 
-// oidcIdentity is the index value of an OIDC identity.
+// oidcIdentity is the index value of an OIDC identity: the SHA-256 of the JSON triple, which no other triple shares,
+// short whatever the claims' lengths, and free of the NUL bytes PostgreSQL text refuses.
 func oidcIdentity(issuer, subject, audience string) string {
-	return issuer + "\x00" + subject + "\x00" + audience
+	triple, _ := json.Marshal([]string{issuer, subject, audience})
+	sum := sha256.Sum256(triple)
+	return hex.EncodeToString(sum[:])
 }
 
 // indexEntries derives the organization's index entries from its document; the store keeps them in step.

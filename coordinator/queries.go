@@ -258,13 +258,7 @@ var subOrgFilters = map[string]struct {
 	api.FilterPublicKey:     {indexPublicKey, func(v string) (string, error) { return strings.ToLower(v), nil }},
 	api.FilterCredentialID:  {indexCredentialID, keep},
 	api.FilterWalletAddress: {indexAddress, func(v string) (string, error) { return addressKey(v), nil }},
-	api.FilterOIDCToken: {indexOIDC, func(v string) (string, error) {
-		c, err := oidcClaims(v)
-		if err != nil {
-			return "", apierr.New(apierr.InvalidArgument, "INVALID_OIDC_TOKEN", "filterValue: %s", err.Error())
-		}
-		return oidcIdentity(c.Iss, c.Sub, c.Aud), nil
-	}},
+	api.FilterOIDCToken:     {indexOIDC, nil}, // the token is verified: reader.oidcFilterValue
 }
 
 func keep(v string) (string, error) { return v, nil }
@@ -286,7 +280,12 @@ func queryListSubOrgs(r *reader, q *api.ListSubOrgsRequest) (*api.ListSubOrgsRes
 		if q.FilterValue == "" {
 			return nil, apierr.Invalid("filterValue is required with filterType %s", q.FilterType)
 		}
-		if page.Value, err = f.normalize(q.FilterValue); err != nil {
+		if f.normalize == nil {
+			page.Value, err = r.oidcFilterValue(q.FilterValue)
+		} else {
+			page.Value, err = f.normalize(q.FilterValue)
+		}
+		if err != nil {
 			return nil, err
 		}
 		page.Kind = f.kind

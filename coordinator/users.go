@@ -1,8 +1,6 @@
 package coordinator
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -183,9 +181,9 @@ func (x *execution) addOAuthProviders(org *Org, u *User, path string, ps []oauth
 	for i, p := range ps {
 		claims := p.Claims
 		if claims == nil {
-			c, err := oidcClaims(p.Token)
+			c, err := x.oidcIdentity(fmt.Sprintf("%s[%d].oidcToken", path, i), p.Token)
 			if err != nil {
-				return apierr.New(apierr.InvalidArgument, "INVALID_OIDC_TOKEN", "%s[%d].oidcToken: %s", path, i, err.Error())
+				return err
 			}
 			claims = c
 		}
@@ -200,40 +198,6 @@ func (x *execution) addOAuthProviders(org *Org, u *User, path string, ps []oauth
 			Subject: claims.Sub, Audience: claims.Aud, CreatedAt: x.now, UpdatedAt: x.now})
 	}
 	return nil
-}
-
-// oidcClaims reads the identity (issuer, subject, audience) from an OIDC ID token. The token's signature is not
-// verified here yet: that needs the trusted issuers' keys, which the OAuth login feature brings.
-func oidcClaims(token string) (*api.OidcClaims, error) {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return nil, fmt.Errorf("not a JWT (expected three dot-separated parts)")
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return nil, fmt.Errorf("payload is not base64url")
-	}
-	var c struct {
-		Iss string `json:"iss"`
-		Sub string `json:"sub"`
-		Aud any    `json:"aud"`
-	}
-	if err := json.Unmarshal(payload, &c); err != nil {
-		return nil, fmt.Errorf("payload is not a JSON object")
-	}
-	aud := ""
-	switch a := c.Aud.(type) {
-	case string:
-		aud = a
-	case []any:
-		if len(a) > 0 {
-			aud, _ = a[0].(string)
-		}
-	}
-	if c.Iss == "" || c.Sub == "" || aud == "" {
-		return nil, fmt.Errorf("the token must carry iss, sub and aud")
-	}
-	return &api.OidcClaims{Iss: c.Iss, Sub: c.Sub, Aud: aud}, nil
 }
 
 func validateDeleteUsers(p *api.DeleteUsersIntent) error {
