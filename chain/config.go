@@ -38,7 +38,9 @@ type Config struct {
 	// ListenAddr is the host:port of JSON-RPC (at "/") and of the faucet (at "/faucet"). Port 0
 	// picks a free port. Only loopback hosts are accepted unless AllowNonLoopback is set.
 	ListenAddr       string
-	AllowNonLoopback bool
+	AllowNonLoopback bool // also accepts any Host header on JSON-RPC
+	// CORSOrigins lists the browser origins allowed to call JSON-RPC (none by default).
+	CORSOrigins []string
 	// ChainID defaults to 1337. It cannot change for an existing DataDir.
 	ChainID int64
 	// BlockPeriod, if positive, also seals a block every period, so block numbers and timestamps

@@ -89,13 +89,18 @@ func newNode(cfg Config) *Node {
 
 func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 	devAddress := addressOf(key)
+	vhosts := []string{"localhost"} // plus any IP address, which go-ethereum always accepts
+	if n.cfg.AllowNonLoopback {
+		vhosts = []string{"*"}
+	}
 	stack, err := node.New(&node.Config{
 		Name:             "sigil-dev",
 		DataDir:          n.cfg.DataDir,
 		HTTPHost:         host,
 		HTTPPort:         port,
 		HTTPModules:      []string{"eth", "net", "web3", "txpool"},
-		HTTPVirtualHosts: []string{"localhost"},
+		HTTPVirtualHosts: vhosts,
+		HTTPCors:         n.cfg.CORSOrigins,
 		HTTPTimeouts:     rpc.DefaultHTTPTimeouts,
 		P2P:              p2p.Config{NoDiscovery: true, NoDial: true, MaxPeers: 0},
 	})
