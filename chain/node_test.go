@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"math/big"
+	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -476,4 +477,29 @@ func TestStateSurvivesAKill(t *testing.T) {
 	}
 	wantEq(t, "ETH after the kill", eth, tokens(5, 18))
 	wantEq(t, "USDC after the kill", read(t, n, contracts.USDC, "balanceOf", killProbe), tokens(15, 6))
+}
+
+func TestCORSOriginsReachJSONRPC(t *testing.T) {
+	n, err := Start(t.Context(), Config{ListenAddr: "127.0.0.1:0", CORSOrigins: []string{"http://localhost:3000"}, Logger: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	for origin, allowed := range map[string]bool{"http://localhost:3000": true, "https://evil.example": false} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodOptions, n.RPCURL(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "content-type")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Access-Control-Allow-Origin") == origin; got != allowed {
+			t.Errorf("origin %s: allowed = %v, want %v", origin, got, allowed)
+		}
+	}
 }
