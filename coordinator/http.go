@@ -24,6 +24,7 @@ func (c *Coordinator) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /.well-known/sigil-signer.json", c.serveSignerKey)
 	mux.Handle("GET /.well-known/jwks.json", c.JWKSHandler())
+	mux.Handle("GET /.well-known/openid-configuration", c.OpenIDConfigurationHandler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		apierr.Write(w, apierr.NotFoundf("no route for %s %s", r.Method, r.URL.Path))
 	})

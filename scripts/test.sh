@@ -35,12 +35,18 @@ for target in policy:FuzzParse policy:FuzzEval jsonstrict:FuzzDecode stamp:FuzzP
   out=$(go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 3s "./${target%%:*}" 2>&1) || { echo "$out"; exit 1; }
 done
 
+echo "==> starting the local OIDC provider of the OAuth conformance tests"
+go build -o "$work/oidcprovider" ./tests/compat/oidcprovider
+"$work/oidcprovider" >"$work/oidcprovider.url" & pids+=($!)
+for _ in $(seq 1 50); do [ -s "$work/oidcprovider.url" ] && break; sleep 0.1; done
+export SIGIL_OIDC_PROVIDER_URL=$(head -1 "$work/oidcprovider.url")
+
 # compat BACKEND: start a stack on that backend and run the official SDKs against it.
 compat() {
   local name=$1 dburl=$2 dir="$work/stack-$1" port
   port=$(free_port)
   "$SIGIL_BIN" up --dir "$dir" --listen "127.0.0.1:$port" --chain-listen "127.0.0.1:$(free_port)" \
-    ${dburl:+--database-url "$dburl"} >"$work/up-$name.log" 2>&1 &
+    --trusted-oidc-issuer "$SIGIL_OIDC_PROVIDER_URL" ${dburl:+--database-url "$dburl"} >"$work/up-$name.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 1 600); do
     curl -fsS --max-time 5 "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break

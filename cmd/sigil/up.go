@@ -27,6 +27,8 @@ func runUp(ctx context.Context, args []string) error {
 	masterKey := fs.String("master-key-file", "", "master key file sealing key material at rest (default DIR/master.key, created on first start)")
 	var cf chainFlags
 	cf.register(fs)
+	var of oidcFlags
+	of.register(fs)
 	origins := fs.String("allowed-origins", "http://127.0.0.1:8084,http://127.0.0.1:8085,http://localhost:8084,http://localhost:8085",
 		"comma-separated browser origins allowed to call the coordinator (* for any)")
 	if err := fs.Parse(args); err != nil {
@@ -51,8 +53,13 @@ func runUp(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	trusted, err := of.verifier()
+	if err != nil {
+		return err
+	}
 	coord := coordinator.New(st, coordinator.Config{Logger: logger, AllowedOrigins: strings.Split(*origins, ","),
-		Keyring: ring, MasterKeyFile: keyPath, Email: outbox, EmailFrom: "sigil@localhost", SMS: outbox})
+		Keyring: ring, MasterKeyFile: keyPath, Email: outbox, EmailFrom: "sigil@localhost", SMS: outbox,
+		OIDC: trusted, OIDCIssuerURL: firstNonEmpty(of.issuerURL, "http://"+*listen)})
 
 	if err := coord.Start(ctx); err != nil {
 		return err
