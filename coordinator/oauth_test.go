@@ -512,3 +512,25 @@ func TestOpenIDConfiguration(t *testing.T) {
 	_, err = plain.root.ListSubOrgs(ctx, api.ListSubOrgsRequest{OrganizationID: plain.boot.OrganizationID, FilterType: api.FilterOIDCToken, FilterValue: "a.b.c"})
 	expectErr(t, "no trusted issuer", err, apierr.FailedPrecondition, "trusts no OIDC issuer")
 }
+
+// An issuer that cannot be reached is a transient failure that says so, and nothing is stored; the same token logs in
+// once the issuer is back and the refresh interval has passed.
+func TestOAuthLoginIssuerDown(t *testing.T) {
+	s := newOAuthStack(t, testdb.SQLite(t))
+	sub, _ := s.subOrgWithIdentities("alice", api.OauthProviderParamsV2{ProviderName: "Local", OidcClaims: &api.OidcClaims{
+		Iss: s.idp.Issuer(), Sub: oidctest.DefaultSubject, Aud: oidctest.ClientID}})
+	_, pub := newP256(t)
+	tok := s.idp.IDToken(nonceFor(pub))
+	version := s.orgVersion(sub)
+	s.idp.SetDown(true)
+	_, err := s.login(sub, tok, pub)
+	expectErr(t, "issuer down", err, apierr.Unavailable, "could not be reached")
+	if v := s.orgVersion(sub); v != version {
+		t.Errorf("a login against an unreachable issuer changed the organization")
+	}
+	s.idp.SetDown(false)
+	s.clock.Advance(oidc.DefaultRefreshInterval + time.Second) // failed fetches are retried once per refresh interval
+	if _, err := s.login(sub, tok, pub); err != nil {
+		t.Fatalf("login once the issuer is back: %v", err)
+	}
+}
