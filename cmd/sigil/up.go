@@ -27,6 +27,8 @@ func runUp(ctx context.Context, args []string) error {
 	masterKey := fs.String("master-key-file", "", "master key file sealing key material at rest (default DIR/master.key, created on first start)")
 	var cf chainFlags
 	cf.register(fs)
+	var yf yieldFlags
+	yf.register(fs)
 	var of oidcFlags
 	of.register(fs)
 	origins := fs.String("allowed-origins", "http://127.0.0.1:8084,http://127.0.0.1:8085,http://localhost:8084,http://localhost:8085",
@@ -59,7 +61,7 @@ func runUp(ctx context.Context, args []string) error {
 	}
 	coord := coordinator.New(st, coordinator.Config{Logger: logger, AllowedOrigins: strings.Split(*origins, ","),
 		Keyring: ring, MasterKeyFile: keyPath, Email: outbox, EmailFrom: "sigil@localhost", SMS: outbox,
-		OIDC: trusted, OIDCIssuerURL: firstNonEmpty(of.issuerURL, "http://"+*listen)})
+		OIDC: trusted, OIDCIssuerURL: firstNonEmpty(of.issuerURL, "http://"+*listen), OAuth2Providers: of.providers})
 
 	if err := coord.Start(ctx); err != nil {
 		return err
@@ -87,10 +89,22 @@ func runUp(ctx context.Context, args []string) error {
 		ln.Close()
 		return err
 	}
-	srv := &http.Server{Handler: devHandler(coord, outbox), ReadHeaderTimeout: 10 * time.Second}
-	logger.Info("coordinator listening", "url", url, "database", st.Backend(), "bootstrap", bootstrapPath(*dir))
-	fmt.Fprintf(os.Stderr, "\nSigil is up.\n  coordinator  %s\n  dev chain    %s\n  bootstrap    %s\n\n", url, node.RPCURL(), bootstrapPath(*dir))
-	return serve(ctx, srv, ln, logger)
+	coordSrv := &server{name: "coordinator", url: url, ln: ln,
+		srv: &http.Server{Handler: devHandler(coord, outbox), ReadHeaderTimeout: 10 * time.Second}}
+	yieldSrv, svc, err := yf.start(ctx, st, *dir, node.Bootstrap(), logger)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("yield service: %w", err)
+	}
+	defer svc.Close()
+	servers := []*server{coordSrv, yieldSrv}
+	logger.Info("sigil is up", "coordinator", url, "database", st.Backend(), "bootstrap", bootstrapPath(*dir))
+	fmt.Fprintf(os.Stderr, "\nSigil is up.\n")
+	for _, s := range servers {
+		fmt.Fprintf(os.Stderr, "  %-14s %s\n", s.name, s.url)
+	}
+	fmt.Fprintf(os.Stderr, "  %-14s %s\n  %-14s %s\n\n", "dev chain", node.RPCURL(), "bootstrap", bootstrapPath(*dir))
+	return serveAll(ctx, logger, servers...)
 }
 
 // devOutboxPath is where the dev outbox lists the messages it received.
@@ -131,19 +145,4 @@ func ensureBootstrap(ctx context.Context, coord *coordinator.Coordinator, dir, u
 		OrganizationID: boot.OrganizationID, UserID: boot.UserID, APIPublicKey: boot.APIKey.PublicKeyHex(),
 		APIPrivateKey: boot.APIKey.PrivateKeyHex(), CoordinatorURL: url,
 	})
-}
-
-// serve runs srv until ctx ends (SIGINT/SIGTERM), then shuts down gracefully, letting requests in flight finish.
-func serve(ctx context.Context, srv *http.Server, ln net.Listener, logger *slog.Logger) error {
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	return srv.Shutdown(shutdownCtx)
 }
