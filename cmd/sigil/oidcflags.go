@@ -9,17 +9,54 @@ import (
 	"sigil/oidc"
 )
 
-// oidcFlags are the OAuth options of sigil up: the OIDC issuers whose ID tokens the coordinator trusts, and the
-// issuer URL of the tokens it issues itself after an OAuth 2.0 code exchange (docs/OAUTH.md).
+// oidcFlags are the OAuth options of sigil up: the OIDC issuers whose ID tokens the coordinator trusts, the issuer URL
+// of the tokens it issues itself after an OAuth 2.0 code exchange, and OAuth 2.0 providers beyond X and Discord
+// (docs/OAUTH.md).
 type oidcFlags struct {
 	trusted   []string
 	issuerURL string
+	providers map[string]oidc.Provider
 }
 
 func (f *oidcFlags) register(fs *flag.FlagSet) {
 	fs.Func("trusted-oidc-issuer", "trust ID tokens of an OIDC issuer: google, apple, facebook or an issuer URL, optionally =AUDIENCE[,AUDIENCE...] to accept only those client ids (repeatable)",
 		func(v string) error { f.trusted = append(f.trusted, v); return nil })
 	fs.StringVar(&f.issuerURL, "oidc-issuer-url", "", "issuer URL of the OIDC tokens the coordinator issues (default: http://LISTEN)")
+	fs.Func("oauth2-provider", "add an OAuth 2.0 provider, or replace OAUTH2_PROVIDER_X or _DISCORD: NAME=TOKEN_URL,USERINFO_URL,SUBJECT_FIELD[,post] (client authentication HTTP Basic unless post; repeatable)",
+		func(v string) error {
+			name, p, err := parseOAuth2Provider(v)
+			if err != nil {
+				return err
+			}
+			if f.providers == nil {
+				f.providers = map[string]oidc.Provider{}
+			}
+			f.providers[name] = p
+			return nil
+		})
+}
+
+// parseOAuth2Provider reads NAME=TOKEN_URL,USERINFO_URL,SUBJECT_FIELD[,post]; the client id and secret come from
+// each organization's OAuth 2.0 credential.
+func parseOAuth2Provider(v string) (string, oidc.Provider, error) {
+	name, spec, _ := strings.Cut(v, "=")
+	parts := strings.Split(spec, ",")
+	if name == "" || len(parts) < 3 || len(parts) > 4 || parts[2] == "" {
+		return "", oidc.Provider{}, fmt.Errorf("want NAME=TOKEN_URL,USERINFO_URL,SUBJECT_FIELD[,post], got %q", v)
+	}
+	p := oidc.Provider{Name: name, TokenURL: parts[0], UserInfoURL: parts[1], SubjectField: parts[2], ClientAuth: oidc.ClientSecretBasic}
+	if len(parts) == 4 {
+		if parts[3] != "post" {
+			return "", oidc.Provider{}, fmt.Errorf("the client authentication of %s is basic (the default) or post, not %q", name, parts[3])
+		}
+		p.ClientAuth = oidc.ClientSecretPost
+	}
+	for _, endpoint := range []string{p.TokenURL, p.UserInfoURL} {
+		if u, err := url.Parse(endpoint); err != nil || !u.IsAbs() || u.Host == "" {
+			return "", oidc.Provider{}, fmt.Errorf("%s: %q is not an absolute URL", name, endpoint)
+		}
+	}
+	return name, p, nil
 }
 
 // verifier builds the verifier of the trusted issuers; nil when none is configured.
