@@ -1,5 +1,7 @@
 package api
 
+import "encoding/json"
+
 // RootUserParamsV4 is a root user of CREATE_SUB_ORGANIZATION_V7.
 type RootUserParamsV4 struct {
 	UserName        string                  `json:"userName"`
@@ -60,8 +62,8 @@ type CreateSubOrganizationIntentV7 struct {
 	DisableEmailAuth     *bool              `json:"disableEmailAuth,omitempty"`
 	DisableSmsAuth       *bool              `json:"disableSmsAuth,omitempty"`
 	DisableOtpEmailAuth  *bool              `json:"disableOtpEmailAuth,omitempty"`
-	VerificationToken    string             `json:"verificationToken,omitempty" sigil:"unsupported"`
-	ClientSignature      *ClientSignature   `json:"clientSignature,omitempty" sigil:"unsupported"`
+	VerificationToken    string             `json:"verificationToken,omitempty"`
+	ClientSignature      *ClientSignature   `json:"clientSignature,omitempty"`
 }
 
 // CreateSubOrganizationIntentV8 is ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8.
@@ -74,8 +76,27 @@ type CreateSubOrganizationIntentV8 struct {
 	DisableEmailAuth     *bool              `json:"disableEmailAuth,omitempty"`
 	DisableSmsAuth       *bool              `json:"disableSmsAuth,omitempty"`
 	DisableOtpEmailAuth  *bool              `json:"disableOtpEmailAuth,omitempty"`
-	VerificationToken    string             `json:"verificationToken,omitempty" sigil:"unsupported"`
-	ClientSignature      *ClientSignature   `json:"clientSignature,omitempty" sigil:"unsupported"`
+	VerificationToken    string             `json:"verificationToken,omitempty"`
+	ClientSignature      *ClientSignature   `json:"clientSignature,omitempty"`
+}
+
+// MarshalJSON encodes the intent with the verification token redacted (see Redacted): activity records never hold
+// it. Clients send it with client.CreateSubOrganizationV7.
+func (p CreateSubOrganizationIntentV7) MarshalJSON() ([]byte, error) {
+	type plain CreateSubOrganizationIntentV7
+	if p.VerificationToken != "" {
+		p.VerificationToken = Redacted
+	}
+	return json.Marshal(plain(p))
+}
+
+// MarshalJSON encodes the intent with the verification token redacted, as CreateSubOrganizationIntentV7's does.
+func (p CreateSubOrganizationIntentV8) MarshalJSON() ([]byte, error) {
+	type plain CreateSubOrganizationIntentV8
+	if p.VerificationToken != "" {
+		p.VerificationToken = Redacted
+	}
+	return json.Marshal(plain(p))
 }
 
 // CreateSubOrganizationResult is the result of V7 and V8 (under resultV7 / resultV8 keys).

@@ -68,11 +68,13 @@ func (c *Client) DeleteAuthenticators(ctx context.Context, orgID string, p api.D
 }
 
 func (c *Client) CreateSubOrganizationV7(ctx context.Context, orgID string, p api.CreateSubOrganizationIntentV7) (*api.CreateSubOrganizationResult, *api.Activity, error) {
-	return submit[api.CreateSubOrganizationResult](ctx, c, orgID, "CREATE_SUB_ORGANIZATION_V7", p)
+	type plain api.CreateSubOrganizationIntentV7 // sends the verification token the API type's encoding redacts
+	return submit[api.CreateSubOrganizationResult](ctx, c, orgID, "CREATE_SUB_ORGANIZATION_V7", plain(p))
 }
 
 func (c *Client) CreateSubOrganization(ctx context.Context, orgID string, p api.CreateSubOrganizationIntentV8) (*api.CreateSubOrganizationResult, *api.Activity, error) {
-	return submit[api.CreateSubOrganizationResult](ctx, c, orgID, "CREATE_SUB_ORGANIZATION_V8", p)
+	type plain api.CreateSubOrganizationIntentV8 // sends the verification token the API type's encoding redacts
+	return submit[api.CreateSubOrganizationResult](ctx, c, orgID, "CREATE_SUB_ORGANIZATION_V8", plain(p))
 }
 
 func (c *Client) DeleteSubOrganization(ctx context.Context, orgID string, p api.DeleteSubOrganizationIntent) (*api.DeleteSubOrganizationResult, *api.Activity, error) {

@@ -176,7 +176,7 @@ func TestBadBodies(t *testing.T) {
 			{"missing field", "update_organization_name", envelope("ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME", org, map[string]any{}, time.Now()), 400, "parameters.organizationName: required field is missing"},
 			{"wrong json type", "update_organization_name", envelope("ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME", org, map[string]any{"organizationName": 7}, time.Now()), 400, "parameters.organizationName: expected string, got number"},
 			{"unknown parameter", "update_organization_name", envelope("ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME", org, map[string]any{"organizationName": "x", "color": "red"}, time.Now()), 400, "parameters.color: unknown field"},
-			{"unsupported parameter", "create_sub_organization", envelope("ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8", org, map[string]any{"subOrganizationName": "s", "rootUsers": []any{}, "rootQuorumThreshold": 1, "verificationToken": "t"}, time.Now()), 400, "parameters.verificationToken: is not supported yet"},
+			{"unsupported parameter", "create_policy", envelope("ACTIVITY_TYPE_CREATE_POLICY_V3", org, map[string]any{"policyName": "p", "effect": "EFFECT_ALLOW", "notes": "", "time": "t"}, time.Now()), 400, "parameters.time: is not supported yet"},
 			{"too old", "update_organization_name", envelope("ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME", org, good, time.Now().Add(-2*time.Hour)), 400, "old; requests older than 1h0m0s are refused"},
 			{"in the future", "update_organization_name", envelope("ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME", org, good, time.Now().Add(time.Hour)), 400, "in the future"},
 			{"malformed organization id", "update_organization_name", envelope("ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME", "nope", good, time.Now()), 400, "malformed organization ID provided"},

@@ -77,6 +77,9 @@ type Config struct {
 	OAuth2Providers map[string]oidc.Provider
 	// OAuth2HTTPClient performs code exchanges (default oidc.NewHTTPClient()).
 	OAuth2HTTPClient *http.Client
+
+	// AuthProxy identifies the auth proxy service (authproxy.go); nil refuses ENABLE_AUTH_PROXY.
+	AuthProxy *AuthProxyService
 }
 
 func (c Config) withDefaults() Config {

@@ -25,8 +25,10 @@ type Org struct {
 	Wallets     []*Wallet         `json:"wallets"`
 	PrivateKeys []*PrivateKey     `json:"privateKeys"`
 	Features    map[string]string `json:"features,omitempty"`
-	CreatedAt   time.Time         `json:"createdAt"`
-	UpdatedAt   time.Time         `json:"updatedAt"`
+	// AuthProxy is the organization's auth proxy configuration (authproxy.go), nil until ENABLE_AUTH_PROXY.
+	AuthProxy *AuthProxyState `json:"authProxy,omitempty"`
+	CreatedAt time.Time       `json:"createdAt"`
+	UpdatedAt time.Time       `json:"updatedAt"`
 
 	// OAuth2Credentials are the organization's OAuth 2.0 client registrations (oauth2.go).
 	OAuth2Credentials []*OAuth2Credential `json:"oauth2Credentials,omitempty"`
@@ -201,6 +203,7 @@ func (o *Org) indexEntries() []store.IndexEntry {
 			add(indexAddress, addressKey(a.Address))
 		}
 	}
+	out = append(out, o.authProxyIndex()...)
 	slices.SortFunc(out, func(a, b store.IndexEntry) int { return strings.Compare(a.Kind+a.Value, b.Kind+b.Value) })
 	return slices.Compact(out)
 }

@@ -18,6 +18,7 @@ type subOrgSpec struct {
 	RootUsers []userSpec
 	Threshold *int32
 	Features  map[string]bool
+	Signup    signupToken // the verification token of a signup (signup.go)
 }
 
 func subOrgV7(p *api.CreateSubOrganizationIntentV7) subOrgSpec {
@@ -28,6 +29,7 @@ func subOrgV7(p *api.CreateSubOrganizationIntentV7) subOrgSpec {
 			OAuth: oauthV1(u.OauthProviders)})
 	}
 	s.Features = features(p.DisableEmailRecovery, p.DisableEmailAuth, p.DisableSmsAuth, p.DisableOtpEmailAuth)
+	s.Signup = signupTokenV7(p)
 	return s
 }
 
@@ -39,6 +41,7 @@ func subOrgV8(p *api.CreateSubOrganizationIntentV8) subOrgSpec {
 			OAuth: oauthV2(u.OauthProviders)})
 	}
 	s.Features = features(p.DisableEmailRecovery, p.DisableEmailAuth, p.DisableSmsAuth, p.DisableOtpEmailAuth)
+	s.Signup = signupTokenV8(p)
 	return s
 }
 
@@ -58,6 +61,9 @@ func features(emailRecovery, emailAuth, smsAuth, otpEmailAuth *bool) map[string]
 
 func validateSubOrg(s subOrgSpec) error {
 	if err := checkName("parameters.subOrganizationName", s.Name); err != nil {
+		return err
+	}
+	if err := s.Signup.validate(); err != nil {
 		return err
 	}
 	if len(s.RootUsers) == 0 || len(s.RootUsers) > maxItemsPerCall {
@@ -120,6 +126,9 @@ func (x *execution) createSubOrg(s subOrgSpec) (*api.CreateSubOrganizationResult
 		}
 		sub.RootQuorum.UserIDs = append(sub.RootQuorum.UserIDs, user.ID)
 		res.RootUserIDs = append(res.RootUserIDs, user.ID)
+	}
+	if err := s.Signup.apply(x, sub); err != nil {
+		return nil, err
 	}
 	if s.Wallet != nil {
 		w, err := x.createWallet(sub, *s.Wallet)

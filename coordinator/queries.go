@@ -54,6 +54,9 @@ func typedQuery[Q, R any](fn func(*reader, *Q) (*R, error)) queryFunc {
 // Query runs one query (the body of POST /public/v1/query/<path>). A caller reads its own organization and its
 // direct sub-organizations, nothing else.
 func (c *Coordinator) Query(ctx context.Context, path string, header http.Header, body []byte) (any, error) {
+	if fn, ok := serviceQueries[path]; ok {
+		return fn(ctx, c, header, body)
+	}
 	spec, ok := api.QueryByPath(path)
 	fn := queries[path]
 	if !ok || fn == nil {

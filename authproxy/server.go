@@ -1,0 +1,333 @@
+// Package authproxy is Sigil's auth proxy: a multi-tenant front door that lets browser apps sign users up and in
+// (OTP, OAuth) without a backend of their own.
+//
+// For each request to /v1/<endpoint>, in this order: the client IP's rate limit; the configuration named by
+// X-Auth-Proxy-Config-Id, read from the coordinator with the proxy service's own key (missing header 400, unknown
+// configuration 404, disabled 403); the request's Origin against the configuration's allowed origins (403, and no
+// coordinator call); the configuration's rate limit (429 with Retry-After); the body, size-capped and decoded
+// strictly (400); then the configuration's proxy key is decrypted in memory for this request only, the activity is
+// built, stamped and sent to the coordinator's public HTTP API, and its result is returned flattened. Errors have the
+// coordinator's {code, message, details} shape.
+//
+// The proxy holds no state of its own: configurations live in the coordinator (ENABLE_AUTH_PROXY and friends), and
+// the proxy key reaches the proxy only as an HPKE ciphertext addressed to its Identity.
+package authproxy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"sigil/apierr"
+	"sigil/client"
+)
+
+// Config tunes the proxy. The zero value of each field but CoordinatorURL and Identity means its default.
+type Config struct {
+	// CoordinatorURL is the coordinator's public API (for example http://127.0.0.1:8081).
+	CoordinatorURL string
+	// Identity is the proxy service's keys (required).
+	Identity *Identity
+	// HTTP reaches the coordinator (default: a client with a 30 s timeout and keep-alive connections).
+	HTTP *http.Client
+	// MaxBodyBytes caps request bodies (default 64 KiB: a signup with passkey attestations fits many times).
+	MaxBodyBytes int64
+	// ConfigRate and ConfigBurst limit the requests of one configuration (default 50 a second, bursts of 100);
+	// IPRate and IPBurst those of one client IP (default 10 a second, bursts of 20). A negative rate disables a limit.
+	ConfigRate  float64
+	ConfigBurst int
+	IPRate      float64
+	IPBurst     int
+	// ConfigTTL is how long a configuration read from the coordinator is reused. 0 (the default) reads it for every
+	// request, so a change made in the dashboard applies to the very next request.
+	ConfigTTL time.Duration
+	// ClientIP names the client of a request for its rate limit (default: the connection's remote address).
+	ClientIP func(*http.Request) string
+	// Now is the clock of the rate limits and the cache (default time.Now).
+	Now func() time.Time
+	// Logger receives one line per request (default slog.Default()). Bodies, keys and tokens are never logged.
+	Logger *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.HTTP == nil {
+		c.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second}}
+	}
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = 64 << 10
+	}
+	if c.ConfigRate == 0 {
+		c.ConfigRate, c.ConfigBurst = 50, 100
+	}
+	if c.IPRate == 0 {
+		c.IPRate, c.IPBurst = 10, 20
+	}
+	if c.ClientIP == nil {
+		c.ClientIP = remoteIP
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	c.CoordinatorURL = strings.TrimSuffix(c.CoordinatorURL, "/")
+	return c
+}
+
+// Server is the proxy. It is safe for concurrent use.
+type Server struct {
+	cfg      Config
+	service  *client.Client // stamps with the service key
+	configs  *configCache
+	byConfig *limiter
+	byIP     *limiter
+}
+
+// New returns a proxy for the coordinator at cfg.CoordinatorURL.
+func New(cfg Config) (*Server, error) {
+	if cfg.Identity == nil {
+		return nil, errors.New("authproxy: an Identity is required")
+	}
+	if cfg.CoordinatorURL == "" {
+		return nil, errors.New("authproxy: a CoordinatorURL is required")
+	}
+	cfg = cfg.withDefaults()
+	svc := &client.Client{BaseURL: cfg.CoordinatorURL, Stamper: cfg.Identity.ServiceKey, HTTP: cfg.HTTP}
+	return &Server{cfg: cfg, service: svc, configs: newConfigCache(cfg.ConfigTTL),
+		byConfig: newLimiter(cfg.ConfigRate, cfg.ConfigBurst), byIP: newLimiter(cfg.IPRate, cfg.IPBurst)}, nil
+}
+
+// ConfigIDHeader carries the configuration id (the SDKs spell it X-Auth-Proxy-Config-ID; header names are
+// case-insensitive).
+const ConfigIDHeader = "X-Auth-Proxy-Config-Id"
+
+// allowedHeaders are the request headers browsers may send to the proxy.
+const allowedHeaders = "Content-Type, X-Auth-Proxy-Config-Id, X-Captcha-Token, X-Client-Version"
+
+// Handler serves /v1/<endpoint>, their CORS preflights, and /healthz.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/{name}", s.serve)
+	mux.HandleFunc("OPTIONS /v1/{name}", s.preflight)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		apierr.Write(w, apierr.NotFoundf("no route for %s %s; the proxy serves POST /v1/<endpoint>", r.Method, r.URL.Path))
+	})
+	return s.logRequests(mux)
+}
+
+// preflight answers a CORS preflight. Browsers send no header values with it (no configuration id), so it cannot
+// be checked against a configuration: it echoes the origin, and the real request is checked in full.
+func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
+	if _, ok := endpoints[r.PathValue("name")]; !ok {
+		apierr.Write(w, apierr.NotFoundf("no proxy endpoint /v1/%s", r.PathValue("name")))
+		return
+	}
+	h := w.Header()
+	if origin := r.Header.Get("Origin"); origin != "" {
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Add("Vary", "Origin")
+	}
+	h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", allowedHeaders)
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// serve runs one proxied request through the checks of the package comment, in that order.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	ep, ok := endpoints[r.PathValue("name")]
+	if !ok {
+		apierr.Write(w, apierr.NotFoundf("no proxy endpoint /v1/%s", r.PathValue("name")))
+		return
+	}
+	now := s.cfg.Now()
+	ip := s.cfg.ClientIP(r)
+	if ok, wait := s.byIP.allow(ip, now); !ok {
+		rateLimited(wait, "too many requests from this client").write(w)
+		return
+	}
+	rq, err := s.admit(w, r, now)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body, err := readBody(w, r, s.cfg.MaxBodyBytes)
+	if err != nil {
+		apierr.Write(w, err)
+		return
+	}
+	rq.body, rq.clientIP = body, ip
+	res, err := ep(s, r.Context(), rq)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, res)
+}
+
+// admit finds the request's configuration and checks its origin and rate limit; it sets the CORS response headers
+// of an allowed browser origin.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, now time.Time) (*request, error) {
+	id := r.Header.Get(ConfigIDHeader)
+	if id == "" {
+		return nil, apierr.Invalid("the %s header is required: it names the auth proxy configuration (see the dashboard's AUTH section)", ConfigIDHeader)
+	}
+	if _, err := uuid.Parse(id); err != nil {
+		return nil, apierr.Invalid("the %s header must be a configuration id (a UUID)", ConfigIDHeader)
+	}
+	cfg, err := s.configs.get(r.Context(), s, id, now)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.Config.Enabled {
+		return nil, apierr.Denied("auth proxy configuration %s is disabled", id)
+	}
+	origin := r.Header.Get("Origin")
+	if !originAllowed(cfg.Config.AllowedOrigins, origin) {
+		if origin == "" {
+			return nil, apierr.Denied("this configuration allows only listed origins, and the request has no Origin header")
+		}
+		return nil, apierr.Denied("origin %s is not allowed by auth proxy configuration %s", origin, id)
+	}
+	if origin != "" {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Add("Vary", "Origin")
+	}
+	if ok, wait := s.byConfig.allow(id, now); !ok {
+		return nil, rateLimited(wait, "too many requests for this auth proxy configuration")
+	}
+	return &request{cfg: cfg}, nil
+}
+
+// originAllowed: "*" allows every request, with or without an Origin; otherwise the Origin must be listed.
+func originAllowed(allowed []string, origin string) bool {
+	for _, a := range allowed {
+		if a == "*" {
+			return true
+		}
+	}
+	if origin == "" {
+		return false
+	}
+	origin = strings.ToLower(strings.TrimSuffix(origin, "/"))
+	for _, a := range allowed {
+		if a == origin {
+			return true
+		}
+	}
+	return false
+}
+
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		e := apierr.Invalid("request body is larger than the limit of %d bytes", limit)
+		e.HTTP = http.StatusRequestEntityTooLarge
+		return nil, e
+	}
+	if err != nil {
+		return nil, apierr.Invalid("could not read the request body: %s", err.Error())
+	}
+	return body, nil
+}
+
+// rateLimitError is a 429 that carries its Retry-After.
+type rateLimitError struct {
+	err  *apierr.Error
+	wait time.Duration
+}
+
+func (e *rateLimitError) Error() string { return e.err.Error() }
+
+func rateLimited(wait time.Duration, msg string) *rateLimitError {
+	return &rateLimitError{err: apierr.New(apierr.ResourceExhausted, "RATE_LIMIT_EXCEEDED", "%s; retry in %ss", msg, retrySeconds(wait)), wait: wait}
+}
+
+func retrySeconds(wait time.Duration) string {
+	secs := int64((wait + time.Second - 1) / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	return strconv.FormatInt(secs, 10)
+}
+
+func (e *rateLimitError) write(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", retrySeconds(e.wait))
+	apierr.Write(w, e.err)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeError answers with an API error; any other error is logged here and leaves as "internal error".
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var rl *rateLimitError
+	if errors.As(err, &rl) {
+		rl.write(w)
+		return
+	}
+	var e *apierr.Error
+	if !errors.As(err, &e) {
+		s.cfg.Logger.Error("internal error", "path", r.URL.Path, "err", err)
+	}
+	apierr.Write(w, err)
+}
+
+// remoteIP is the connection's remote address without its port.
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// userIdentifier is what the proxy forwards as INIT_OTP's userIdentifier when the app sends none: a hash of the
+// client's IP, as the reference recommends, so the coordinator's per-user SMS limit applies per client.
+func userIdentifier(ip string) string {
+	sum := sha256.Sum256([]byte("sigil-authproxy/client-ip/" + ip))
+	return hex.EncodeToString(sum[:16])
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) { s.status = code; s.ResponseWriter.WriteHeader(code) }
+
+// logRequests writes one line per request: method, path, status, duration and configuration id. Never bodies,
+// keys, codes or tokens.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status,
+			"duration_ms", float64(time.Since(start).Microseconds()) / 1000}
+		if id := r.Header.Get(ConfigIDHeader); id != "" && len(id) <= 64 {
+			attrs = append(attrs, "config", id)
+		}
+		s.cfg.Logger.Info("authproxy request", attrs...)
+	})
+}
