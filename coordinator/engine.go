@@ -189,11 +189,7 @@ func (c *Coordinator) approval(activityID string, who *principal, now time.Time)
 // decideAndExecute locks the organization, decides, and executes an allowed activity. Failures of the activity itself
 // (denied, invalid for the current state) are recorded on rec; only storage failures are returned.
 func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, sub *submission, rec *record) error {
-	row, err := tx.LockOrg(ctx, sub.org.ID)
-	if err != nil {
-		return err
-	}
-	org, err := decodeOrg(row)
+	org, err := c.lockOrg(ctx, tx, sub.org.ID, sub.def.readsOrg)
 	if err != nil {
 		return err
 	}
@@ -202,7 +198,7 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, sub *s
 		rec.fail(apierr.As(err), c.now())
 		return nil
 	}
-	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: rec.ID,
+	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: rec.ID, readOnly: sub.def.readsOrg,
 		wantProofs: sub.env.GenerateAppProofs != nil && *sub.env.GenerateAppProofs}
 	req := decisionRequest{org: org, typ: rec.Type, intent: rec.Intent, votes: rec.Votes, submitterID: who.User.ID}
 	if who.ViaParent {
@@ -229,6 +225,24 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, sub *s
 		rec.fail(permissionError(d), x.now)
 	}
 	return nil
+}
+
+// lockOrg locks the organization for the transaction and returns its document: a private copy to change, or, for an
+// activity that only reads it, the shared decoded document when the stored version is the cached one.
+func (c *Coordinator) lockOrg(ctx context.Context, tx *store.Tx, id string, readOnly bool) (*Org, error) {
+	known := int64(-1)
+	cached := c.orgs.get(id)
+	if readOnly && cached != nil {
+		known = cached.version
+	}
+	row, err := tx.LockOrgIfChanged(ctx, id, known)
+	if err != nil {
+		return nil, err
+	}
+	if row.Version == known {
+		return cached, nil
+	}
+	return decodeOrg(row)
 }
 
 // failOrAbort records an activity's own failure on rec, or returns a storage failure to abort the transaction.

@@ -30,6 +30,7 @@ type execution struct {
 	created []*Org // sub-organizations created by this activity
 	deleted bool   // the organization itself was deleted
 
+	readOnly    bool                   // the activity does not change the organization; org may be shared
 	wantProofs  bool                   // the request asked for app proofs (generateAppProofs)
 	proofs      []api.AppProof         // the app proofs this activity produced
 	evaluations []api.PolicyEvaluation // the decision's per-policy outcomes, for the policy-outcome proof
@@ -39,6 +40,9 @@ func newID() string { return uuid.NewString() }
 
 // save writes the organization and any organization the activity created.
 func (x *execution) save() error {
+	if x.readOnly {
+		return nil
+	}
 	if x.deleted {
 		return x.tx.DeleteOrg(x.ctx, x.org.ID)
 	}

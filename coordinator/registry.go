@@ -19,6 +19,9 @@ type activityDef struct {
 	// parentMayAct: a credential of the parent organization may submit this activity in a direct sub-organization
 	// (the login family), decided by the parent's root quorum and policies.
 	parentMayAct bool
+	// readsOrg: the activity never changes its organization (signing), so it may run on the shared decoded document of
+	// the current version instead of a private copy, and nothing is written back.
+	readsOrg bool
 	// prepare, when set, runs inside the transaction before the decision, to add what the policy engine needs
 	// beyond the activity itself (the target of a vote, the transaction being signed, ...).
 	prepare func(x *execution, params any, d *decisionRequest) error
@@ -40,6 +43,9 @@ func define[P, R any](typ string, validate func(*P) error, exec func(*execution,
 	d.exec = func(x *execution, p any) (any, error) { return exec(x, p.(*P)) }
 	return d
 }
+
+// readOnly marks an activity that never changes its organization.
+func (d activityDef) readOnly() activityDef { d.readsOrg = true; return d }
 
 // withPrepare sets the typed prepare step of a definition.
 func withPrepare[P any](d activityDef, prepare func(*execution, *P, *decisionRequest) error) activityDef {

@@ -19,9 +19,9 @@ const maxPayloadsPerCall = 100
 
 func init() {
 	register(
-		withPrepare(define("SIGN_TRANSACTION_V2", validateSignTransaction, execSignTransaction), prepareSignTransaction),
-		withPrepare(define("SIGN_RAW_PAYLOAD_V2", validateSignRawPayload, execSignRawPayload), prepareSignRawPayload),
-		withPrepare(define("SIGN_RAW_PAYLOADS", validateSignRawPayloads, execSignRawPayloads), prepareSignRawPayloads),
+		withPrepare(define("SIGN_TRANSACTION_V2", validateSignTransaction, execSignTransaction).readOnly(), prepareSignTransaction),
+		withPrepare(define("SIGN_RAW_PAYLOAD_V2", validateSignRawPayload, execSignRawPayload).readOnly(), prepareSignRawPayload),
+		withPrepare(define("SIGN_RAW_PAYLOADS", validateSignRawPayloads, execSignRawPayloads).readOnly(), prepareSignRawPayloads),
 	)
 }
 

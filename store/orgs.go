@@ -42,6 +42,11 @@ func (t *Tx) LockOrg(ctx context.Context, id string) (Org, error) {
 	return scanOrg(t.queryRow(ctx, "SELECT "+orgColumns+" FROM organizations WHERE id = ?"+t.d.forUpdate, id))
 }
 
+// LockOrgIfChanged is LockOrg that leaves Data nil when the stored version is still the known one.
+func (t *Tx) LockOrgIfChanged(ctx context.Context, id string, known int64) (Org, error) {
+	return scanOrg(t.queryRow(ctx, "SELECT id, parent_id, version, CASE WHEN version = ? THEN '' ELSE data END, created_at FROM organizations WHERE id = ?"+t.d.forUpdate, known, id))
+}
+
 // GetOrg reads an organization inside the transaction without holding it.
 func (t *Tx) GetOrg(ctx context.Context, id string) (Org, error) {
 	return scanOrg(t.queryRow(ctx, "SELECT "+orgColumns+" FROM organizations WHERE id = ?", id))
