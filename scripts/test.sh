@@ -45,10 +45,12 @@ export SIGIL_OIDC_PROVIDER_URL=$(head -1 "$work/oidcprovider.url")
 compat() {
   local name=$1 dburl=$2 dir="$work/stack-$1" port
   port=$(free_port)
-  "$SIGIL_BIN" up --dir "$dir" --listen "127.0.0.1:$port" --chain-listen "127.0.0.1:$(free_port)" \
+  # Every service of the stack listens on a port the system picks; bootstrap.json records where.
+  "$SIGIL_BIN" up --dir "$dir" --listen "127.0.0.1:$port" --chain-listen 127.0.0.1:0 --yield-listen 127.0.0.1:0 \
     --trusted-oidc-issuer "$SIGIL_OIDC_PROVIDER_URL" --oauth2-provider "OAUTH2_PROVIDER_X=$SIGIL_OIDC_PROVIDER_URL/token,$SIGIL_OIDC_PROVIDER_URL/2/users/me,data.id" \
     ${dburl:+--database-url "$dburl"} >"$work/up-$name.log" 2>&1 &
-  pids+=($!)
+  local stack=$!
+  pids+=($stack)
   for _ in $(seq 1 600); do
     curl -fsS --max-time 5 "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
     sleep 0.1
@@ -57,6 +59,7 @@ compat() {
   (cd tests/compat && SIGIL_DIR="$dir" npm test --silent) || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
   echo "==> the agent journey: sigil demo yield ($name)"
   "$SIGIL_BIN" demo yield --dir "$dir" || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
+  kill "$stack" && wait "$stack" 2>/dev/null || true
 }
 
 compat sqlite ""
