@@ -122,6 +122,9 @@ const (
 	maxWrapperDepositFeeBps       = 1_000
 )
 
+// DefaultCatalogueFile is the catalogue's file name in a data directory; sigil up writes the dev chain's there.
+const DefaultCatalogueFile = "yield-catalogue.json"
+
 // FeeSets are the two pre-configured fee sets an API key can select.
 var FeeSets = []int{10, 20}
 

@@ -68,7 +68,11 @@ func (c Config) withDefaults() Config {
 		c.DropAfter = 30 * time.Minute
 	}
 	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+		// Keep enough idle connections to the node for concurrent requests: a new connection per batch costs
+		// more than the batch on loopback.
+		transport := http.DefaultTransport.(*http.Transport).Clone()
+		transport.MaxIdleConnsPerHost = 64
+		c.HTTPClient = &http.Client{Timeout: 10 * time.Second, Transport: transport}
 	}
 	return c
 }

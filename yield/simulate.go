@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -40,81 +41,77 @@ const (
 	simulatePaddingPct = 40
 )
 
-// simulate runs every independent step with eth_call (a revert is refused, never handed out) and eth_estimateGas, and
-// the whole sequence with eth_simulateV1 when a step depends on an earlier one, all in one batch. It returns the gas
-// limit of each step.
+// simulate runs every independent step with eth_call (a revert is refused, never handed out). When a step depends
+// on an earlier one, the whole sequence also runs with eth_simulateV1, which gives every step's gas; otherwise
+// eth_estimateGas does. Everything goes out in one batch. It returns the gas limit of each step.
 func (c *chainClient) simulate(ctx context.Context, from common.Address, steps []step) ([]uint64, error) {
+	anyDependent := slices.ContainsFunc(steps, func(s step) bool { return s.Dependent })
+	sequence := anyDependent && !c.noSimulate.Load()
 	b := c.newBatch()
-	type independent struct {
-		ret      hexutil.Bytes
-		estimate hexutil.Uint64
-		at       int // index of its eth_call in the batch
+	calls := make([]int, len(steps)) // index of each independent step's eth_call in the batch, -1 for dependent steps
+	var estimates []uint64
+	if !sequence {
+		estimates = make([]uint64, len(steps))
 	}
-	checks := make([]*independent, len(steps))
-	anyDependent := false
 	for i, s := range steps {
+		calls[i] = -1
 		if s.Dependent {
-			anyDependent = true
 			continue
 		}
 		msg := callMsg{From: &from, To: s.To, Data: s.Data, Value: (*hexutil.Big)(s.value())}
-		chk := &independent{at: len(b.elems)}
-		b.add(&chk.ret, "eth_call", msg, "latest")
-		b.add(&chk.estimate, "eth_estimateGas", msg, "latest")
-		checks[i] = chk
+		calls[i] = len(b.elems)
+		b.add(new(hexutil.Bytes), "eth_call", msg, "latest")
+		if !sequence {
+			b.add((*hexutil.Uint64)(&estimates[i]), "eth_estimateGas", msg, "latest")
+		}
 	}
 	var sim []simBlockResult
-	simAt := -1
-	if anyDependent && !c.noSimulate.Load() {
-		simAt = len(b.elems)
+	simAt := len(b.elems)
+	if sequence {
 		b.add(&sim, "eth_simulateV1", simulateRequest(from, steps), "latest")
 	}
-	b.c.calls.Add(int64(len(b.elems)))
-	b.c.roundTrips.Add(1)
-	if err := c.rpc.BatchCallContext(ctx, b.elems); err != nil {
-		return nil, &upstreamError{network: c.network.ID, err: err}
+	if err := b.run(ctx); err != nil {
+		return nil, err
 	}
-
-	gas := make([]uint64, len(steps))
-	for i, chk := range checks {
-		if chk == nil {
+	for i, at := range calls {
+		if at < 0 {
 			continue
 		}
-		if err := b.elems[chk.at].Error; err != nil {
+		if err := b.elems[at].Error; err != nil {
 			return nil, revertError(i, steps[i], describeRevert(err))
 		}
-		if err := b.elems[chk.at+1].Error; err != nil {
-			return nil, revertError(i, steps[i], describeRevert(err))
+		if !sequence {
+			if err := b.elems[at+1].Error; err != nil {
+				return nil, revertError(i, steps[i], describeRevert(err))
+			}
 		}
-		gas[i] = pad(uint64(chk.estimate), estimatePaddingPct)
 	}
-	if !anyDependent {
+	gas := make([]uint64, len(steps))
+	if !sequence {
+		for i, s := range steps {
+			gas[i] = s.DefaultGas
+			if !s.Dependent {
+				gas[i] = pad(estimates[i], estimatePaddingPct)
+			}
+		}
 		return gas, nil
 	}
-	if simAt >= 0 {
-		err := b.elems[simAt].Error
-		if err != nil && isMethodMissing(err) {
-			c.noSimulate.Store(true)
-		} else if err != nil {
+	if err := b.elems[simAt].Error; err != nil {
+		if !isMethodMissing(err) {
 			return nil, &upstreamError{network: c.network.ID, err: fmt.Errorf("eth_simulateV1: %w", err)}
-		} else if len(sim) != 1 || len(sim[0].Calls) != len(steps) {
-			return nil, &upstreamError{network: c.network.ID, err: errors.New("eth_simulateV1 returned another number of calls than sent")}
-		} else {
-			for i, call := range sim[0].Calls {
-				if call.Status != 1 {
-					return nil, revertError(i, steps[i], call.revert())
-				}
-				if steps[i].Dependent {
-					gas[i] = pad(max(uint64(call.GasUsed), uint64(call.MaxUsedGas)), simulatePaddingPct)
-				}
-			}
-			return gas, nil
 		}
+		// This node cannot simulate sequences: estimate the independent steps, use defaults for the others.
+		c.noSimulate.Store(true)
+		return c.simulate(ctx, from, steps)
 	}
-	for i, s := range steps {
-		if s.Dependent {
-			gas[i] = s.DefaultGas
+	if len(sim) != 1 || len(sim[0].Calls) != len(steps) {
+		return nil, &upstreamError{network: c.network.ID, err: errors.New("eth_simulateV1 returned another number of calls than sent")}
+	}
+	for i, call := range sim[0].Calls {
+		if call.Status != 1 {
+			return nil, revertError(i, steps[i], call.revert())
 		}
+		gas[i] = pad(max(uint64(call.GasUsed), uint64(call.MaxUsedGas)), simulatePaddingPct)
 	}
 	return gas, nil
 }
