@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDemoWebRefusesAStackWithoutItsParts(t *testing.T) {
+	tests := []struct {
+		name      string
+		bootstrap string // empty: no bootstrap.json at all
+		wantErr   string
+	}{
+		{"no stack", "", "sigil up --dir"},
+		{"not JSON", "{", "not valid JSON"},
+		{"no auth proxy", `{"coordinatorUrl":"http://127.0.0.1:8081"}`, "no auth proxy is configured"},
+		{"a bad URL", `{"coordinatorUrl":"ftp://x","authProxyUrl":"http://127.0.0.1:8082","authProxyConfigId":"c"}`, "coordinatorUrl"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.bootstrap != "" {
+				if err := os.WriteFile(filepath.Join(dir, "bootstrap.json"), []byte(tt.bootstrap), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := runDemo(context.Background(), []string{"web", "--dir", dir, "--listen", "127.0.0.1:0"})
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("demo web = %v, want an error naming %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestDemoWebServesTheStacksConfig(t *testing.T) {
+	dir := t.TempDir()
+	boot := `{"organizationId":"o","apiPrivateKey":"00aa","coordinatorUrl":"http://127.0.0.1:8081",
+		"authProxyUrl":"http://127.0.0.1:8082","authProxyConfigId":"8302a01c-c321-47dc-9767-1348d0d5dedd"}`
+	if err := os.WriteFile(filepath.Join(dir, "bootstrap.json"), []byte(boot), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// Run the command with its output on a pipe, to learn the address it listens on.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	defer func() { os.Stdout = stdout }()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runDemo(ctx, []string{"web", "--dir", dir, "--listen", "127.0.0.1:0"}) }()
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "Web login demo: ")
+	if !ok {
+		t.Fatalf("first line %q does not name the demo's URL", line)
+	}
+
+	res, err := http.Get(url + "/config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	var cfg map[string]string
+	if err := json.Unmarshal(body, &cfg); err != nil {
+		t.Fatalf("config.json %s: %v", body, err)
+	}
+	if cfg["authProxyConfigId"] != "8302a01c-c321-47dc-9767-1348d0d5dedd" || cfg["coordinatorUrl"] != "http://127.0.0.1:8081" {
+		t.Errorf("config.json = %s", body)
+	}
+	if strings.Contains(string(body), "00aa") || strings.Contains(string(body), "organizationId") {
+		t.Errorf("config.json exposes more of bootstrap.json than the page needs: %s", body)
+	}
+
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("demo web after Ctrl-C: %v", err)
+	}
+	w.Close()
+}
