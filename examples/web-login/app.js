@@ -96,8 +96,9 @@ async function sendCode(config, proxy) {
 
 async function verifyAndLogIn(config, proxy) {
   const { email, key, otpId } = state;
-  const code = $("code").value.trim().toUpperCase();
-  const token = await proxy.verifyCode(otpId, code, key);
+  // Keep the token once the code checks out: if a later step fails, Continue retries from there.
+  state.token ??= await proxy.verifyCode(otpId, $("code").value.trim().toUpperCase(), key);
+  const token = state.token;
 
   status("Looking up your account…");
   let organizationId = await proxy.findAccount(email, token);
