@@ -24,7 +24,7 @@ type request struct {
 	clientIP string
 }
 
-// configCache reads configurations from the coordinator, keeping each for ttl (0: not at all).
+// configCache reads configurations from the coordinator, keeping each for ttl (<= 0: not at all).
 type configCache struct {
 	ttl     time.Duration
 	mu      sync.Mutex

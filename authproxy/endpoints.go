@@ -100,12 +100,8 @@ func (s *Server) otpInit(ctx context.Context, rq *request, v2 bool) (any, error)
 	if body.EmailCustomization != nil && body.EmailCustomization.TemplateID != "" {
 		email.TemplateID = body.EmailCustomization.TemplateID
 	}
-	uid := body.UserIdentifier
-	if uid == "" {
-		uid = userIdentifier(rq.clientIP)
-	}
 	p := api.InitOtpIntentV2{OtpType: body.OtpType, Contact: body.Contact, AppName: appName, EmailCustomization: email,
-		UserIdentifier: uid, SendFromEmailAddress: set.SendFromEmailAddress, SendFromEmailSenderName: set.SendFromEmailSenderName,
+		UserIdentifier: body.UserIdentifier, SendFromEmailAddress: set.SendFromEmailAddress, SendFromEmailSenderName: set.SendFromEmailSenderName,
 		ReplyToEmailAddress: set.ReplyToEmailAddress, Alphanumeric: &set.OtpAlphanumeric, ExpirationSeconds: seconds(set.OtpExpirationSeconds)}
 	if set.OtpLength != 0 {
 		p.OtpLength = &set.OtpLength

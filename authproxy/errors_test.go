@@ -228,3 +228,30 @@ func TestProxyKeyNeverLeaks(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigCache: a configuration is reused for ConfigTTL on the proxy's clock, then read again, so a change made
+// in the dashboard applies once the cached copy expires.
+func TestConfigCache(t *testing.T) {
+	e := newEnv(t, testdb.SQLite(t), authproxy.Config{ConfigTTL: time.Second})
+	ten := e.tenant("Acme", api.UpdateAuthProxyConfigIntent{AllowedOrigins: []string{origin}})
+	ask := func(o string) int {
+		status, _, _ := e.raw(http.MethodPost, "/v1/wallet_kit_config", []byte(`{}`), map[string]string{"Origin": o, "X-Auth-Proxy-Config-ID": ten.configID})
+		return status
+	}
+	if s := ask(origin); s != 200 {
+		t.Fatalf("allowed origin: %d", s)
+	}
+	if _, _, err := ten.root.UpdateAuthProxyConfig(context.Background(), ten.orgID, api.UpdateAuthProxyConfigIntent{AllowedOrigins: []string{"https://new.example"}}); err != nil {
+		t.Fatal(err)
+	}
+	if s := ask(origin); s != 200 {
+		t.Fatalf("within the TTL the cached configuration applies: %d", s)
+	}
+	e.clock.Advance(time.Second)
+	if s := ask(origin); s != 403 {
+		t.Fatalf("old origin after the TTL: %d", s)
+	}
+	if s := ask("https://new.example"); s != 200 {
+		t.Fatalf("new origin after the TTL: %d", s)
+	}
+}

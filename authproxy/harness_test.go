@@ -127,6 +127,9 @@ func newEnv(t testing.TB, b testdb.Backend, proxyCfg authproxy.Config) *env {
 	if proxyCfg.Now == nil {
 		proxyCfg.Now = clk.Now
 	}
+	if proxyCfg.ConfigTTL == 0 {
+		proxyCfg.ConfigTTL = -1 // every request reads its configuration; TestConfigCache tests the cache
+	}
 	if proxyCfg.IPRate == 0 {
 		proxyCfg.IPRate = -1 // tests send many requests from one address; TestRateLimits sets its own
 	}
@@ -264,4 +267,14 @@ func (e *env) raw(method, path string, body []byte, header map[string]string) (i
 	defer res.Body.Close()
 	data, _ := io.ReadAll(res.Body)
 	return res.StatusCode, res.Header, data
+}
+
+// proxyKeyStamper stamps with a configuration's proxy key, as the proxy does (the benchmark's direct path).
+func (e *env) proxyKeyStamper(configID string) *stamp.APIKey {
+	e.t.Helper()
+	k, err := stamp.ParseAPIKey(stamp.CurveP256, e.proxyPrivateKey(configID))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return k
 }

@@ -28,6 +28,10 @@ type bootstrapFile struct {
 	YieldURL      string `json:"yieldUrl,omitempty"`
 	YieldAPIKey   string `json:"yieldApiKey,omitempty"`
 	YieldAPIKey20 string `json:"yieldApiKey20,omitempty"`
+	// The auth proxy, the root organization's proxy configuration, and the organization dashboard.
+	AuthProxyURL      string `json:"authProxyUrl,omitempty"`
+	AuthProxyConfigID string `json:"authProxyConfigId,omitempty"`
+	DashboardURL      string `json:"dashboardUrl,omitempty"`
 }
 
 // setDevOutboxURL records where the dev outbox is served.

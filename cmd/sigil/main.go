@@ -24,11 +24,12 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"up":    {"run the coordinator with embedded defaults (SQLite in --dir)", runUp},
-	"keys":  {"manage API keys: keys new [--curve p256|secp256k1|ed25519] [--out FILE]", runKeys},
-	"api":   {"submit an activity or run a query: api NAME --params JSON [--key FILE --org ID | --dir DIR]", runAPI},
-	"bench": {"measure stamped activity and query throughput against a server on loopback", runBench},
-	"yield": {"run the yield service alone, or create its API keys: yield keys create --project P --fee-set 10|20", runYield},
+	"up":        {"run the coordinator with embedded defaults (SQLite in --dir)", runUp},
+	"authproxy": {"run the auth proxy alone in front of a running coordinator (--dir of sigil up)", runAuthProxy},
+	"keys":      {"manage API keys: keys new [--curve p256|secp256k1|ed25519] [--out FILE]", runKeys},
+	"api":       {"submit an activity or run a query: api NAME --params JSON [--key FILE --org ID | --dir DIR]", runAPI},
+	"bench":     {"measure stamped activity and query throughput against a server on loopback", runBench},
+	"yield":     {"run the yield service alone, or create its API keys: yield keys create --project P --fee-set 10|20", runYield},
 }
 
 func main() {

@@ -31,6 +31,8 @@ func runUp(ctx context.Context, args []string) error {
 	yf.register(fs)
 	var of oidcFlags
 	of.register(fs)
+	var af authProxyFlags
+	af.register(fs)
 	origins := fs.String("allowed-origins", "http://127.0.0.1:8084,http://127.0.0.1:8085,http://localhost:8084,http://localhost:8085",
 		"comma-separated browser origins allowed to call the coordinator (* for any)")
 	if err := fs.Parse(args); err != nil {
@@ -59,9 +61,19 @@ func runUp(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	coord := coordinator.New(st, coordinator.Config{Logger: logger, AllowedOrigins: strings.Split(*origins, ","),
+	proxyID, proxyService, err := authProxyIdentity(*dir)
+	if err != nil {
+		return err
+	}
+	dashboardOrigin, err := af.bindDashboard()
+	if err != nil {
+		return err
+	}
+	defer af.dashboard.Close()
+	coord := coordinator.New(st, coordinator.Config{Logger: logger, AllowedOrigins: append(strings.Split(*origins, ","), dashboardOrigin),
 		Keyring: ring, MasterKeyFile: keyPath, Email: outbox, EmailFrom: "sigil@localhost", SMS: outbox,
-		OIDC: trusted, OIDCIssuerURL: firstNonEmpty(of.issuerURL, "http://"+*listen), OAuth2Providers: of.providers})
+		OIDC: trusted, OIDCIssuerURL: firstNonEmpty(of.issuerURL, "http://"+*listen), OAuth2Providers: of.providers,
+		AuthProxy: proxyService})
 
 	if err := coord.Start(ctx); err != nil {
 		return err
@@ -97,7 +109,12 @@ func runUp(ctx context.Context, args []string) error {
 		return fmt.Errorf("yield service: %w", err)
 	}
 	defer svc.Close()
-	servers := []*server{coordSrv, yieldSrv}
+	proxyServers, err := af.start(ctx, coord, proxyID, *dir, url, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	servers := append([]*server{coordSrv, yieldSrv}, proxyServers...)
 	logger.Info("sigil is up", "coordinator", url, "database", st.Backend(), "bootstrap", bootstrapPath(*dir))
 	fmt.Fprintf(os.Stderr, "\nSigil is up.\n")
 	for _, s := range servers {
