@@ -49,6 +49,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	return s.Write(ctx, func(tx *Tx) error {
+		tx.stmts = nil // schema changes are run once, never prepared and kept
 		if s.dialect.name == "postgres" {
 			if _, err := tx.exec(ctx, "SELECT pg_advisory_xact_lock(7305291)"); err != nil {
 				return fmt.Errorf("store: migration lock: %w", err)

@@ -28,6 +28,8 @@ type Store struct {
 	write   *sql.DB // every write transaction; one connection on SQLite, which has one writer anyway
 	read    *sql.DB // reads
 	dialect dialect
+
+	writeStmts, readStmts *stmtCache
 }
 
 // Open opens (and migrates) the database named by url: a postgres:// or postgresql:// URL, or else a SQLite file
@@ -46,6 +48,7 @@ func Open(ctx context.Context, url, dataDir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.writeStmts, s.readStmts = newStmtCache(s.write), newStmtCache(s.read)
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -103,6 +106,10 @@ func (s *Store) Backend() string { return s.dialect.name }
 
 // Close closes the database.
 func (s *Store) Close() error {
+	if s.writeStmts != nil {
+		s.writeStmts.close()
+		s.readStmts.close()
+	}
 	err := s.write.Close()
 	if s.read != s.write {
 		err = errors.Join(err, s.read.Close())
@@ -112,17 +119,21 @@ func (s *Store) Close() error {
 
 // Tx is a write transaction.
 type Tx struct {
-	tx *sql.Tx
-	d  dialect
+	tx    *sql.Tx
+	d     dialect
+	stmts *stmtCache
 }
 
 // Write runs fn in one write transaction, committed when fn returns nil and rolled back otherwise.
 func (s *Store) Write(ctx context.Context, fn func(*Tx) error) error {
+	if s.writeStmts != nil {
+		s.writeStmts.prepareWanted(ctx)
+	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
-	if err := fn(&Tx{tx: tx, d: s.dialect}); err != nil {
+	if err := fn(&Tx{tx: tx, d: s.dialect, stmts: s.writeStmts}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
@@ -133,11 +144,30 @@ func (s *Store) Write(ctx context.Context, fn func(*Tx) error) error {
 }
 
 func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if st := t.stmt(ctx, q); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
 	return t.tx.ExecContext(ctx, t.d.rebind(q), args...)
 }
 
 func (t *Tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if st := t.stmt(ctx, q); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
 	return t.tx.QueryRowContext(ctx, t.d.rebind(q), args...)
+}
+
+// stmt is the transaction's handle on q's cached prepared statement; nil to run q unprepared (during migrations,
+// when the cache is full, or when q does not prepare).
+func (t *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
+	if t.stmts == nil {
+		return nil
+	}
+	st, err := t.stmts.get(ctx, t.d.rebind(q), true)
+	if err != nil || st == nil {
+		return nil
+	}
+	return t.tx.StmtContext(ctx, st)
 }
 
 // Savepoint marks a point the transaction can roll back to, keeping what came before it.
@@ -153,10 +183,16 @@ func (t *Tx) RollbackTo(ctx context.Context, name string) error {
 }
 
 func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if st, err := s.readStmts.get(ctx, s.dialect.rebind(q), false); err == nil && st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
 	return s.read.QueryRowContext(ctx, s.dialect.rebind(q), args...)
 }
 
 func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if st, err := s.readStmts.get(ctx, s.dialect.rebind(q), false); err == nil && st != nil {
+		return st.QueryContext(ctx, args...)
+	}
 	return s.read.QueryContext(ctx, s.dialect.rebind(q), args...)
 }
 
