@@ -275,28 +275,37 @@ func (w *wallet) send(tx *types.Transaction) *types.Receipt {
 	if err := w.e.eth.SendTransaction(ctx, tx); err != nil {
 		w.e.t.Fatalf("send %s: %v", tx.Hash(), err)
 	}
+	return w.e.waitMined(tx.Hash())
+}
+
+// waitMined waits for a transaction's receipt.
+func (e *env) waitMined(hash common.Hash) *types.Receipt {
+	e.t.Helper()
+	ctx := context.Background()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		rcpt, err := w.e.eth.TransactionReceipt(ctx, tx.Hash())
+		rcpt, err := e.eth.TransactionReceipt(ctx, hash)
 		if err == nil {
 			return rcpt
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	w.e.t.Fatalf("transaction %s was not mined", tx.Hash())
+	e.t.Fatalf("transaction %s was not mined", hash)
 	return nil
 }
 
 // execute signs and sends an action's transactions in order, submits each hash and checks that the service sees
 // each one CONFIRMED before the next is sent, and the action SUCCESS at the end.
-func (w *wallet) execute(key string, a actionDTO) {
+func (w *wallet) execute(key string, a actionDTO) []*types.Receipt {
 	w.e.t.Helper()
+	var receipts []*types.Receipt
 	for i, t := range a.Transactions {
 		if t.StepIndex != i || t.Status != txCreated {
 			w.e.t.Fatalf("transaction %d: stepIndex %d status %s", i, t.StepIndex, t.Status)
 		}
 		tx := w.sign(t.UnsignedTransaction)
 		rcpt := w.send(tx)
+		receipts = append(receipts, rcpt)
 		if rcpt.Status != types.ReceiptStatusSuccessful {
 			w.e.t.Fatalf("transaction %d (%s) reverted", i, t.Type)
 		}
@@ -318,6 +327,26 @@ func (w *wallet) execute(key string, a actionDTO) {
 	if done.Status != actionSuccess || done.CompletedAt == nil {
 		w.e.t.Fatalf("action %s: status %s, want SUCCESS", a.ID, done.Status)
 	}
+	return receipts
+}
+
+// vaultEvent finds an ERC-4626 Deposit or Withdraw event of vault in a receipt and returns its assets and shares:
+// what the vault really did, for checks where a preview read earlier would be a block (and a fee accrual) off.
+func (e *env) vaultEvent(rcpt *types.Receipt, vault common.Address, name string) (assets, shares *big.Int) {
+	e.t.Helper()
+	ev := erc4626ABI.Events[name]
+	for _, l := range rcpt.Logs {
+		if l.Address != vault || len(l.Topics) == 0 || l.Topics[0] != ev.ID {
+			continue
+		}
+		values, err := ev.Inputs.NonIndexed().Unpack(l.Data)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		return values[0].(*big.Int), values[1].(*big.Int)
+	}
+	e.t.Fatalf("no %s event of %s in %s", name, vault, rcpt.TxHash)
+	return nil, nil
 }
 
 // act creates an action and returns it.

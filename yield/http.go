@@ -38,6 +38,7 @@ func (s *Service) Handler() http.Handler {
 	route("GET /v1/actions/{id}", s.handleAction)
 	route("GET /v1/transactions/{id}", s.handleTransaction)
 	route("PUT /v1/transactions/{id}/submit-hash", s.handleSubmitHash)
+	route("POST /v1/transactions/{id}/submit", s.handleSubmit)
 	return s.logged(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, pattern := mux.Handler(r); pattern == "" {
 			writeError(w, &apiError{Status: http.StatusNotFound, Message: fmt.Sprintf("Cannot %s %s", r.Method, r.URL.Path)})
@@ -313,6 +314,21 @@ func (s *Service) handleSubmitHash(w http.ResponseWriter, r *http.Request, k *ke
 		return err
 	}
 	t, err := s.submitHash(r.Context(), k, r.PathValue("id"), body.Hash)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, t)
+	return nil
+}
+
+func (s *Service) handleSubmit(w http.ResponseWriter, r *http.Request, k *keyInfo) error {
+	var body struct {
+		SignedTransaction string `json:"signedTransaction"`
+	}
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	t, err := s.submitSigned(r.Context(), k, r.PathValue("id"), body.SignedTransaction)
 	if err != nil {
 		return err
 	}

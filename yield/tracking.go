@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"sigil/store"
 )
@@ -61,6 +64,51 @@ func (s *Service) submitHash(ctx context.Context, k *keyInfo, txID, hash string)
 	default:
 	}
 	return s.renderTransaction(updated), nil
+}
+
+// submitSigned broadcasts a signed transaction for a step and then tracks it as submitHash does. The transaction must be
+// the one built for the step (sender, contract, calldata and value); the nonce and fees may differ.
+func (s *Service) submitSigned(ctx context.Context, k *keyInfo, txID, signed string) (transactionDTO, error) {
+	raw, err := hexutil.Decode(signed)
+	if err != nil {
+		return transactionDTO{}, fieldError("signedTransaction", "is not 0x-prefixed hex: %v", err)
+	}
+	var tx types.Transaction
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		return transactionDTO{}, fieldError("signedTransaction", "is not a signed Ethereum transaction: %v", err)
+	}
+	t, err := s.store.YieldTransaction(ctx, k.project, txID)
+	if errors.Is(err, store.ErrNotFound) {
+		return transactionDTO{}, notFoundError("Transaction %s not found", truncate(txID, 80))
+	}
+	if err != nil {
+		return transactionDTO{}, err
+	}
+	var rec txRecord
+	_ = json.Unmarshal(t.Body, &rec)
+	n, client := s.networks[rec.Network], s.clients[rec.Network]
+	if n == nil || client == nil {
+		return transactionDTO{}, fmt.Errorf("transaction %s is on network %q, which is not in the catalogue", t.ID, rec.Network)
+	}
+	from, err := types.LatestSignerForChainID(big.NewInt(n.ChainID)).Sender(&tx)
+	if err != nil {
+		return transactionDTO{}, fieldError("signedTransaction", "its signature does not recover a sender on chain %d: %v", n.ChainID, err)
+	}
+	to := ""
+	if tx.To() != nil {
+		to = tx.To().Hex()
+	}
+	if from.Hex() != rec.From || to != rec.To || hexutil.Encode(tx.Data()) != rec.Data || hexutil.EncodeBig(tx.Value()) != rec.Value {
+		return transactionDTO{}, fieldError("signedTransaction", "is not the transaction built for this step (sender, contract, calldata or value differ)")
+	}
+	if err := client.rpc.CallContext(ctx, nil, "eth_sendRawTransaction", hexutil.Encode(raw)); err != nil {
+		var re rpc.Error
+		if errors.As(err, &re) {
+			return transactionDTO{}, fieldError("signedTransaction", "the node refused it: %v", err)
+		}
+		return transactionDTO{}, &upstreamError{network: n.ID, err: err}
+	}
+	return s.submitHash(ctx, k, txID, tx.Hash().Hex())
 }
 
 // settleAction derives an action's status from its transactions: any failure fails it (and skips the steps not sent),

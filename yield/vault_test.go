@@ -3,11 +3,13 @@ package yield
 import (
 	"context"
 	"math/big"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"sigil/contracts"
 	"sigil/internal/testdb"
@@ -159,12 +161,33 @@ func TestFeeWrappedVaultDeposit(t *testing.T) {
 	if y.Mechanics.Fee.Deposit != "0.50" || !y.Mechanics.PossibleFeeTakingMechanisms.DepositFee {
 		t.Fatalf("fee of the wrapped vault: %+v", y.Mechanics.Fee)
 	}
-	// The exit is the vault's own redeem.
+	// The exit is the vault's own redeem, here handed to the service signed, to broadcast.
 	a = w.act(e.key10, "exit", id, map[string]any{"useMaxAmount": true})
 	if u := unsigned(t, a.Transactions[0]); u.To != vault.Hex() || selector(u.Data) != "0xba087652" {
 		t.Fatalf("exit: %+v", u)
 	}
-	w.execute(e.key10, a)
+	path := "/v1/transactions/" + a.Transactions[0].ID + "/submit"
+	signed := w.sign(a.Transactions[0].UnsignedTransaction)
+	forged := w.sign(strings.Replace(a.Transactions[0].UnsignedTransaction, `"value":"0x0"`, `"value":"0x1"`, 1))
+	raw := func(tx *types.Transaction) string { data, _ := tx.MarshalBinary(); return hexutil.Encode(data) }
+	checkErrorShape(t, e.call(e.key10, "POST", path, map[string]string{"signedTransaction": raw(forged)}), 400, "not the transaction built")
+	checkErrorShape(t, e.call(e.key10, "POST", path, map[string]string{"signedTransaction": "0x1234"}), 400, "signedTransaction")
+	var tr transactionDTO
+	e.mustCall(e.key10, "POST", path, map[string]string{"signedTransaction": raw(signed)}, 200, &tr)
+	if tr.Status != txBroadcasted || *tr.Hash != strings.ToLower(signed.Hash().Hex()) {
+		t.Fatalf("submitted: %+v", tr)
+	}
+	if rcpt := e.waitMined(signed.Hash()); rcpt.Status != types.ReceiptStatusSuccessful {
+		t.Fatal("the submitted exit reverted")
+	}
+	if err := e.svc.PollReceipts(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var done actionDTO
+	e.mustCall(e.key10, "GET", "/v1/actions/"+a.ID, nil, 200, &done)
+	if done.Status != actionSuccess || e.read(vault, contracts.SimpleVault, "balanceOf", w.addr).Sign() != 0 {
+		t.Fatalf("after the submitted exit: %s", done.Status)
+	}
 }
 
 // The allocator vault of a key's fee set: the seed's approve + deposit shape on the vault itself, which takes its
@@ -211,22 +234,28 @@ func TestAllocatorVaultsPerFeeSet(t *testing.T) {
 		if u := unsigned(t, a.Transactions[0]); u.To != usdc.Hex() || !strings.Contains(u.Data, strings.ToLower(tc.vault.Hex()[2:])) {
 			t.Fatalf("allocator approval: %+v", u)
 		}
-		wantShares := e.read(tc.vault, contracts.AllocatorVault, "previewDeposit", units("250", 6))
-		w.execute(tc.key, a)
+		before := e.tokenBalance(usdc, w.addr)
+		receipts := w.execute(tc.key, a)
+		// The vault's share price moves with every second of management fee, so the deposit's own event says what
+		// it minted.
+		assets, minted := e.vaultEvent(receipts[1], tc.vault, "Deposit")
 		shares := e.read(tc.vault, contracts.AllocatorVault, "balanceOf", w.addr)
-		if shares.Cmp(wantShares) != 0 {
-			t.Fatalf("shares %s, want %s", shares, wantShares)
+		if shares.Cmp(minted) != 0 || assets.Cmp(units("250", 6)) != 0 || new(big.Int).Sub(before, e.tokenBalance(usdc, w.addr)).Cmp(assets) != 0 {
+			t.Fatalf("shares %s, minted %s for %s", shares, minted, assets)
 		}
 		active := e.balances(tc.key, tc.visible, w.addr)["active"]
 		if want := e.read(tc.vault, contracts.AllocatorVault, "convertToAssets", shares); active.AmountRaw != want.String() {
 			t.Fatalf("active %s, want %s", active.AmountRaw, want)
 		}
-		before := e.tokenBalance(usdc, w.addr)
-		worth := e.read(tc.vault, contracts.AllocatorVault, "previewRedeem", shares)
+		before = e.tokenBalance(usdc, w.addr)
 		a = w.act(tc.key, "exit", tc.visible, map[string]any{"useMaxAmount": true})
-		w.execute(tc.key, a)
-		if d := new(big.Int).Sub(e.tokenBalance(usdc, w.addr), before); d.Cmp(worth) != 0 {
-			t.Fatalf("exit paid %s, want %s", d, worth)
+		receipts = w.execute(tc.key, a)
+		paid, burnt := e.vaultEvent(receipts[0], tc.vault, "Withdraw")
+		if d := new(big.Int).Sub(e.tokenBalance(usdc, w.addr), before); d.Cmp(paid) != 0 || burnt.Cmp(shares) != 0 || paid.Sign() == 0 {
+			t.Fatalf("exit paid %s (event %s) for %s shares of %s", d, paid, burnt, shares)
+		}
+		if got := e.read(tc.vault, contracts.AllocatorVault, "balanceOf", w.addr); got.Sign() != 0 {
+			t.Fatalf("shares left %s", got)
 		}
 	}
 }
@@ -249,5 +278,33 @@ func TestERC4626DevCatalogueMatchesChain(t *testing.T) {
 	defer svc.Close()
 	if err := svc.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "performance fee") {
 		t.Fatalf("a catalogue with the wrong fee started: %v", err)
+	}
+}
+
+// The dev catalogue written to a file loads back the same, and a file with an unknown field is refused.
+func TestDevCatalogueFile(t *testing.T) {
+	n := devChain(t)
+	path := t.TempDir() + "/" + DefaultCatalogueFile
+	written, err := WriteDevCatalogue(context.Background(), path, n.Bootstrap())
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := LoadCatalogue(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loaded.Yields) != len(written.Yields) || len(loaded.Yields) != 9 {
+		t.Fatalf("loaded %d yields, wrote %d", len(loaded.Yields), len(written.Yields))
+	}
+	for i := range loaded.Yields {
+		if loaded.Yields[i].ID != written.Yields[i].ID || loaded.Yields[i].Fees != written.Yields[i].Fees {
+			t.Fatalf("yield %d: %+v != %+v", i, loaded.Yields[i], written.Yields[i])
+		}
+	}
+	if err := os.WriteFile(path, []byte(`{"networks": [], "yields": [], "providers": [], "extra": 1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCatalogue(path); err == nil || !strings.Contains(err.Error(), "extra") {
+		t.Fatalf("unknown field: %v", err)
 	}
 }

@@ -35,6 +35,9 @@ func runYield(ctx context.Context, args []string) error {
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	cat, err := yield.LoadCatalogue(firstNonEmpty(*catalogue, filepath.Join(*dir, yield.DefaultCatalogueFile)))
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w\n(sigil up writes the dev chain's catalogue in its --dir; for other networks write one, see docs/YIELD.md, and pass --catalogue)", err)
+	}
 	if err != nil {
 		return err
 	}
