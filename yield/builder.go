@@ -96,7 +96,7 @@ func approvalIfShort(r *request, token, spender common.Address, allowance *big.I
 		Title:      fmt.Sprintf("Approve %s", r.y.cfg.Token.Symbol),
 		To:         token,
 		Data:       mustPack(&erc20ABI, "approve", spender, amount),
-		DefaultGas: 100_000,
+		DefaultGas: 300_000,
 	}}
 }
 

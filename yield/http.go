@@ -114,7 +114,7 @@ func (s *Service) logged(h http.Handler) http.Handler {
 		start := time.Now()
 		lw := &loggedWriter{ResponseWriter: w, status: http.StatusOK}
 		h.ServeHTTP(lw, r)
-		s.log.Debug("yield request", "method", r.Method, "path", r.URL.Path, "status", lw.status,
+		s.log.Info("yield request", "method", r.Method, "path", r.URL.Path, "status", lw.status,
 			"took", time.Since(start), "key", lw.keyID)
 	})
 }

@@ -14,7 +14,8 @@ import (
 // normalized income (the index sampled for the reward rate).
 type lendingBuilder struct{}
 
-const lendingSupplyGas = 300_000
+// lendingSupplyGas is the default gas of a supply after its approval (see vaultDepositGas).
+const lendingSupplyGas = 1_200_000
 
 func (lendingBuilder) enter(r *request, b *batch) plan {
 	y := r.y

@@ -22,7 +22,9 @@ type (
 	providerStakingBuilder struct{}
 )
 
-const stakeGas = 200_000
+// stakeGas is the default gas of a staking step; staking steps never depend on an earlier one, so it is only a
+// fallback.
+const stakeGas = 800_000
 
 func stakeStep(r *request) step {
 	y := r.y

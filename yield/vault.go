@@ -15,11 +15,12 @@ import (
 type vaultBuilder struct{}
 
 // Default gas of a vault deposit that follows its approval, for nodes that cannot simulate sequences. An allocator
-// vault also accrues fees and invests in its underlying vault.
+// vault also accrues fees and invests in its underlying vault. They are generous (about three times what the dev
+// chain's vaults use): an unused gas limit costs nothing, an exhausted one reverts the deposit.
 const (
-	vaultDepositGas     = 250_000
-	allocatorDepositGas = 600_000
-	wrappedDepositGas   = 400_000
+	vaultDepositGas     = 1_200_000
+	allocatorDepositGas = 3_000_000
+	wrappedDepositGas   = 1_800_000
 )
 
 func (vaultBuilder) enter(r *request, b *batch) plan {
