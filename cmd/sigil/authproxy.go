@@ -30,15 +30,21 @@ type authProxyFlags struct {
 	dashboard               net.Listener // bound early: the coordinator's CORS must allow its origin
 }
 
-// bindDashboard opens the dashboard's listener and returns its origin, which the coordinator must allow (it may be a
-// port the system picked).
-func (f *authProxyFlags) bindDashboard() (string, error) {
+// bindDashboard opens the dashboard's listener and returns its origins, which the coordinator must allow (the port
+// may be one the system picked). On the loopback address the page is also reachable as localhost, the host name
+// passkeys need (WebAuthn refuses IP addresses as relying party).
+func (f *authProxyFlags) bindDashboard() ([]string, error) {
 	ln, err := net.Listen("tcp", f.dashboardListen)
 	if err != nil {
-		return "", fmt.Errorf("dashboard: %w", err)
+		return nil, fmt.Errorf("dashboard: %w", err)
 	}
 	f.dashboard = ln
-	return "http://" + ln.Addr().String(), nil
+	addr := ln.Addr().(*net.TCPAddr)
+	origins := []string{"http://" + addr.String()}
+	if addr.IP.IsLoopback() {
+		origins = append(origins, "http://localhost:"+strconv.Itoa(addr.Port))
+	}
+	return origins, nil
 }
 
 func (f *authProxyFlags) register(fs *flag.FlagSet) {

@@ -65,12 +65,12 @@ func runUp(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	dashboardOrigin, err := af.bindDashboard()
+	dashboardOrigins, err := af.bindDashboard()
 	if err != nil {
 		return err
 	}
 	defer af.dashboard.Close()
-	coord := coordinator.New(st, coordinator.Config{Logger: logger, AllowedOrigins: append(strings.Split(*origins, ","), dashboardOrigin),
+	coord := coordinator.New(st, coordinator.Config{Logger: logger, AllowedOrigins: append(strings.Split(*origins, ","), dashboardOrigins...),
 		Keyring: ring, MasterKeyFile: keyPath, Email: outbox, EmailFrom: "sigil@localhost", SMS: outbox,
 		OIDC: trusted, OIDCIssuerURL: firstNonEmpty(of.issuerURL, "http://"+*listen), OAuth2Providers: of.providers,
 		AuthProxy: proxyService})

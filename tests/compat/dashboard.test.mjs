@@ -7,6 +7,8 @@ import { readFileSync, mkdirSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { TurnkeyClient } from "@turnkey/http";
+import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 
 const boot = JSON.parse(readFileSync(join(process.env.SIGIL_DIR, "bootstrap.json"), "utf8"));
 const artifacts = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
@@ -86,6 +88,50 @@ test("the dashboard signs in with an API key, changes the allowed origins, and t
       await saveOrigins(page, ["*"]); // the other conformance tests call the proxy without an Origin
     }
     assert.deepEqual(errors, [], "no script errors on the page");
+  } finally {
+    await browser.close();
+  }
+});
+
+test("the dashboard signs a root user in with a passkey (a virtual authenticator) and stamps with a session key", async () => {
+  const browser = await chromium.launch({ executablePath, args });
+  try {
+    const page = await browser.newPage();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("WebAuthn.enable");
+    await cdp.send("WebAuthn.addVirtualAuthenticator", { options: { protocol: "ctap2", transport: "internal",
+      hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } });
+    // WebAuthn refuses IP addresses as relying party: open the page as localhost (sigil up allows that origin too).
+    const url = new URL(boot.dashboardUrl);
+    url.hostname = "localhost";
+    await page.goto(url.href);
+
+    // Register a passkey in the browser and add it to the root user with the root API key.
+    const reg = await page.evaluate(async () => {
+      const b64url = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+      const challenge = crypto.getRandomValues(new Uint8Array(32));
+      const cred = await navigator.credentials.create({ publicKey: { challenge, rp: { id: location.hostname, name: "Sigil" },
+        user: { id: crypto.getRandomValues(new Uint8Array(16)), name: "root", displayName: "root" },
+        pubKeyCredParams: [{ type: "public-key", alg: -7 }], authenticatorSelection: { residentKey: "required", userVerification: "preferred" },
+        attestation: "none" } });
+      return { challenge: b64url(challenge), credentialId: b64url(cred.rawId), clientDataJson: b64url(cred.response.clientDataJSON),
+        attestationObject: b64url(cred.response.attestationObject) };
+    });
+    const root = new TurnkeyClient({ baseUrl: boot.coordinatorUrl }, new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey }));
+    const added = await root.createAuthenticators({
+      type: "ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2", timestampMs: String(Date.now()), organizationId: boot.organizationId,
+      parameters: { userId: boot.userId, authenticators: [{ authenticatorName: "dashboard test", challenge: reg.challenge,
+        attestation: { credentialId: reg.credentialId, clientDataJson: reg.clientDataJson, attestationObject: reg.attestationObject,
+          transports: ["AUTHENTICATOR_TRANSPORT_INTERNAL"] } }] },
+    });
+    assert.equal(added.activity.status, "ACTIVITY_STATUS_COMPLETED");
+
+    await page.click("summary:has-text('Passkey')");
+    await page.click("#sign-in-passkey");
+    await page.waitForSelector(`#config-id:has-text("${boot.authProxyConfigId}")`);
+    // Further requests are stamped with the session key: the users list loads without the passkey.
+    await page.click("button[data-tab=users]");
+    await page.waitForSelector("#users td:has-text('passkeys'):not(:has-text('0 passkeys'))");
   } finally {
     await browser.close();
   }
