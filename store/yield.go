@@ -295,3 +295,10 @@ func (t *Tx) DeleteYieldPriceSamplesBefore(ctx context.Context, before int64) er
 	_, err := t.exec(ctx, "DELETE FROM yield_price_samples WHERE block_time < ?", before)
 	return err
 }
+
+// DeleteYieldPriceSamplesAfter drops a yield's samples of blocks above blockNumber: samples of a chain that was reset
+// (the dev chain started afresh on a kept database), which would otherwise count as the newest.
+func (t *Tx) DeleteYieldPriceSamplesAfter(ctx context.Context, yieldID string, blockNumber int64) error {
+	_, err := t.exec(ctx, "DELETE FROM yield_price_samples WHERE yield_id = ? AND block_number > ?", yieldID, blockNumber)
+	return err
+}

@@ -131,6 +131,12 @@ func TestYieldPriceSamples(t *testing.T) {
 		if err != nil || len(got) != 1 || got[0].BlockNumber != 2 {
 			t.Fatalf("since 150: %+v, %v", got, err)
 		}
+		if err := s.Write(ctx, func(tx *store.Tx) error { return tx.DeleteYieldPriceSamplesAfter(ctx, "z", 1) }); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.YieldPriceSamples(ctx, "z", 0); len(got) != 0 {
+			t.Fatalf("samples after a reset: %+v", got)
+		}
 		if err := s.Write(ctx, func(tx *store.Tx) error { return tx.DeleteYieldPriceSamplesBefore(ctx, 150) }); err != nil {
 			t.Fatal(err)
 		}

@@ -141,6 +141,7 @@ func absDiff(a, b uint8) uint8 {
 }
 
 // SampleNow reads every yield's share price (one batch per network), stores the samples and recomputes the rates.
+// Stored samples of later blocks than the chain's head come from a chain that was reset and are dropped.
 func (s *Service) SampleNow(ctx context.Context) error {
 	var errs []error
 	for id, c := range s.clients {
@@ -168,6 +169,11 @@ func (s *Service) SampleNow(ctx context.Context) error {
 		}
 		keepFrom := int64(h.Time) - 2*int64(s.cfg.RateWindow/time.Second)
 		err := s.store.Write(ctx, func(tx *store.Tx) error {
+			for _, p := range samples {
+				if err := tx.DeleteYieldPriceSamplesAfter(ctx, p.YieldID, p.BlockNumber); err != nil {
+					return err
+				}
+			}
 			if err := tx.PutYieldPriceSamples(ctx, samples...); err != nil {
 				return err
 			}

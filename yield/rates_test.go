@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"sigil/contracts"
+	"sigil/store"
 )
 
 // The reward rates come from share-price samples: the plain vault earns what the simulator pays it (5% a year,
@@ -60,6 +61,18 @@ func TestRewardRatesFromSamples(t *testing.T) {
 	e.mustCall(e.key10, "GET", "/v1/yields/"+vault, nil, 200, &y)
 	if pps := y.State.PricePerShareState; pps == nil || pps.Price <= 1 || pps.ShareToken.Symbol != "svUSDC" || pps.QuoteToken.Symbol != "USDC" {
 		t.Fatalf("price per share %+v", y.State)
+	}
+	// Samples of a chain that was reset (blocks above the head) are dropped at the next sampling.
+	stale := store.YieldPriceSample{YieldID: vault, BlockNumber: 1 << 40, BlockTime: 1 << 40, Shares: "1", Assets: "2"}
+	if err := e.store.Write(ctx, func(tx *store.Tx) error { return tx.PutYieldPriceSamples(ctx, stale) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.SampleNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	samples, err := e.store.YieldPriceSamples(ctx, vault, 0)
+	if err != nil || samples[len(samples)-1].BlockNumber == stale.BlockNumber {
+		t.Fatalf("a stale sample survived: %+v, %v", samples[len(samples)-1], err)
 	}
 	// A restarted service computes the same rates from the stored samples.
 	svc, err := New(Config{Catalogue: e.cat, Store: e.store, Logger: quietLog})
