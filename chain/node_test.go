@@ -431,6 +431,12 @@ func runKilledChild(dir string) {
 			os.Exit(1)
 		}
 	}
+	// A receipt is visible as soon as its block is sealed, a moment before the block is synced to disk; advancing
+	// the time returns only once every block before it is on disk.
+	if err := n.AdvanceTime(time.Second); err != nil {
+		fmt.Println("advance:", err)
+		os.Exit(1)
+	}
 	fmt.Println("funded")
 	select {}
 }

@@ -62,7 +62,10 @@ func (s *sealer) run(txs chan core.NewTxsEvent, unsubscribe func()) {
 		case <-tick:
 			s.beacon.Commit()
 		case req := <-s.advance:
-			req.reply <- s.adjustTime(txs, req.by)
+			err := s.adjustTime(txs, req.by)
+			s.persist() // a caller told the time moved can rely on every block before it being on disk
+			req.reply <- err
+			continue
 		}
 		s.persist()
 	}
