@@ -6,13 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strconv"
 
 	"sigil/api"
-	"sigil/apierr"
-	"sigil/store"
 )
 
 // App proofs are statements signed by the coordinator's signer key (published at /.well-known/sigil-signer.json):
@@ -109,17 +106,7 @@ func digest(b []byte) string {
 }
 
 func queryListAppProofs(r *reader, q *api.GetActivityRequest) (*api.ListAppProofsResponse, error) {
-	if err := checkID("activityId", q.ActivityID); err != nil {
-		return nil, err
-	}
-	row, err := r.c.store.ActivityByID(r.ctx, q.ActivityID)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && row.OrgID != r.org.ID) {
-		return nil, apierr.NotFoundf("no activity %s in organization %s", q.ActivityID, r.org.ID)
-	}
-	if err != nil {
-		return nil, err
-	}
-	rec, err := decodeRecord(row)
+	rec, err := r.activity(q.ActivityID)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func queryListPolicies(r *reader, _ *api.OrganizationRequest) (*api.ListPolicies
 }
 
 func queryPolicyEvaluations(r *reader, q *api.GetActivityRequest) (*api.GetPolicyEvaluationsResponse, error) {
-	if _, err := queryGetActivity(r, q); err != nil {
+	if _, err := r.activity(q.ActivityID); err != nil {
 		return nil, err
 	}
 	rows, err := r.c.store.ListEvaluations(r.ctx, q.ActivityID)

@@ -95,18 +95,23 @@ func queryWhoami(r *reader, _ *api.OrganizationRequest) (*api.WhoamiResponse, er
 		UserID: r.who.User.ID, Username: r.who.User.Name}, nil
 }
 
-func queryGetActivity(r *reader, q *api.GetActivityRequest) (*api.ActivityResponse, error) {
-	if err := checkID("activityId", q.ActivityID); err != nil {
+// activity reads one of the organization's activities; another organization's is not found.
+func (r *reader) activity(id string) (*record, error) {
+	if err := checkID("activityId", id); err != nil {
 		return nil, err
 	}
-	row, err := r.c.store.ActivityByID(r.ctx, q.ActivityID)
+	row, err := r.c.store.ActivityByID(r.ctx, id)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && row.OrgID != r.org.ID) {
-		return nil, apierr.NotFoundf("no activity %s in organization %s", q.ActivityID, r.org.ID)
+		return nil, apierr.NotFoundf("no activity %s in organization %s", id, r.org.ID)
 	}
 	if err != nil {
 		return nil, err
 	}
-	rec, err := decodeRecord(row)
+	return decodeRecord(row)
+}
+
+func queryGetActivity(r *reader, q *api.GetActivityRequest) (*api.ActivityResponse, error) {
+	rec, err := r.activity(q.ActivityID)
 	if err != nil {
 		return nil, err
 	}
