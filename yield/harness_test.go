@@ -49,7 +49,9 @@ func TestMain(m *testing.M) {
 func devChain(t testing.TB) *chain.Node {
 	t.Helper()
 	sharedChainOnce.Do(func() {
-		sharedChain, sharedChainErr = chain.Start(context.Background(), chain.Config{ListenAddr: "127.0.0.1:0", Logger: quietLog})
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		sharedChain, sharedChainErr = chain.Start(ctx, chain.Config{ListenAddr: "127.0.0.1:0", Logger: quietLog})
 	})
 	if sharedChainErr != nil {
 		t.Fatalf("start dev chain: %v", sharedChainErr)
@@ -137,6 +139,9 @@ func newEnv(t testing.TB, opts envOptions) *env {
 	return e
 }
 
+// testClient bounds every API call of the tests, so that a stuck request fails instead of hanging.
+var testClient = &http.Client{Timeout: time.Minute}
+
 // rawBody is a request body sent as it is.
 type rawBody string
 
@@ -174,7 +179,7 @@ func (e *env) call(key, method, path string, body any) response {
 		req.Header.Set("X-API-KEY", key)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
+	res, err := testClient.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -239,7 +244,10 @@ func (e *env) newWallet(eth string, tokens map[string]string) *wallet {
 		e.t.Fatal(err)
 	}
 	w := &wallet{e: e, key: key, addr: crypto.PubkeyToAddress(key.PublicKey)}
-	if _, err := e.chain.Faucet().FundUnits(context.Background(), chain.FundRequest{Address: w.addr.Hex(), ETH: eth, Tokens: tokens}); err != nil {
+	// A stalled chain fails the test instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := e.chain.Faucet().FundUnits(ctx, chain.FundRequest{Address: w.addr.Hex(), ETH: eth, Tokens: tokens}); err != nil {
 		e.t.Fatalf("fund wallet: %v", err)
 	}
 	return w

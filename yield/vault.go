@@ -91,7 +91,7 @@ func (vaultBuilder) exit(r *request, b *batch) plan {
 			Title:      fmt.Sprintf("Withdraw %s from %s", y.cfg.Token.Symbol, y.cfg.Name),
 			To:         y.vault,
 			Data:       mustPack(&erc4626ABI, "redeem", redeem, r.receiver, r.from),
-			DefaultGas: allocatorDepositGas,
+			DefaultGas: vaultDepositGas,
 		}}}, nil
 	}
 }
