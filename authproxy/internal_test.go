@@ -1,0 +1,71 @@
+package authproxy
+
+import (
+	"encoding/base64"
+	"testing"
+	"time"
+)
+
+func TestOriginAllowed(t *testing.T) {
+	for _, c := range []struct {
+		allowed []string
+		origin  string
+		want    bool
+	}{
+		{[]string{"*"}, "", true},
+		{[]string{"*"}, "https://any.example", true},
+		{[]string{"https://app.example"}, "https://app.example", true},
+		{[]string{"https://app.example"}, "https://APP.example/", true},
+		{[]string{"https://app.example"}, "", false},
+		{[]string{"https://app.example"}, "http://app.example", false},
+		{[]string{"https://app.example"}, "https://app.example.evil", false},
+		{[]string{"https://app.example"}, "https://app.example:8443", false},
+		{[]string{}, "https://app.example", false},
+	} {
+		if got := originAllowed(c.allowed, c.origin); got != c.want {
+			t.Errorf("originAllowed(%v, %q) = %t", c.allowed, c.origin, got)
+		}
+	}
+}
+
+func TestLimiter(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	l := newLimiter(2, 3)
+	for i := 0; i < 3; i++ {
+		if ok, _ := l.allow("a", now); !ok {
+			t.Fatalf("request %d of the burst refused", i)
+		}
+	}
+	ok, wait := l.allow("a", now)
+	if ok || wait != 500*time.Millisecond {
+		t.Fatalf("over the burst: %t, wait %s", ok, wait)
+	}
+	if ok, _ := l.allow("b", now); !ok {
+		t.Fatal("another key shares the bucket")
+	}
+	if ok, _ := l.allow("a", now.Add(500*time.Millisecond)); !ok {
+		t.Fatal("no token after the refill interval")
+	}
+	// Idle buckets are dropped once they would be full again.
+	l.allow("c", now.Add(time.Hour))
+	if n := l.size(); n != 1 {
+		t.Fatalf("%d buckets after an hour, want 1", n)
+	}
+	if ok, _ := newLimiter(-1, 0).allow("x", now); !ok {
+		t.Fatal("a disabled limiter refused")
+	}
+}
+
+func FuzzUnverifiedTokenContact(f *testing.F) {
+	payload := base64.RawURLEncoding.EncodeToString([]byte(`{"verification_type":"OTP_TYPE_EMAIL","contact":"a@b.c","id":"x"}`))
+	f.Add("eyJhbGciOiJFUzI1NiJ9." + payload + ".c2ln")
+	f.Add("a.b.c")
+	f.Add("")
+	f.Add("..")
+	f.Fuzz(func(t *testing.T, tok string) {
+		c, err := unverifiedTokenContact(tok)
+		if err == nil && c.Contact == "" {
+			t.Fatalf("accepted %q without a contact", tok)
+		}
+	})
+}
