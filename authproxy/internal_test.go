@@ -2,6 +2,9 @@ package authproxy
 
 import (
 	"encoding/base64"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -68,4 +71,32 @@ func FuzzUnverifiedTokenContact(f *testing.F) {
 			t.Fatalf("accepted %q without a contact", tok)
 		}
 	})
+}
+
+func TestIdentityFile(t *testing.T) {
+	path := t.TempDir() + "/authproxy.json"
+	id, err := LoadOrCreateIdentity(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(path)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("identity file mode %v, %v", info.Mode(), err)
+	}
+	again, err := LoadOrCreateIdentity(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ServicePublicKey() != id.ServicePublicKey() || !again.EncryptionPublicKey().Equal(id.EncryptionPublicKey()) {
+		t.Fatal("the identity changed when it was loaded again")
+	}
+	if s := fmt.Sprint(id); strings.Contains(s, id.ServiceKey.PrivateKeyHex()) {
+		t.Fatal("the identity prints its private key")
+	}
+	if err := os.WriteFile(path, []byte(`{"encryptionPrivateKey":"zz"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadIdentity(path); err == nil || strings.Contains(err.Error(), "zz") {
+		t.Fatalf("corrupt identity: %v", err)
+	}
 }
