@@ -134,7 +134,7 @@ func TestTenantIsolation(t *testing.T) {
 		email := "bob@sigil.test"
 		device := newClientKey(t)
 		signupB := call[api.ProxySignupResponse](t, pb, "/v1/signup", api.ProxySignupRequest[api.OauthProviderParams]{UserEmail: email,
-			APIKeys: []api.APIKeyParamsV2{{APIKeyName: "d", PublicKey: device.pub, CurveType: api.CurveP256}},
+			APIKeys:        []api.APIKeyParamsV2{{APIKeyName: "d", PublicKey: device.pub, CurveType: api.CurveP256}},
 			Authenticators: []api.AuthenticatorParamsV2{}, OauthProviders: []api.OauthProviderParams{}})
 
 		// A's configuration cannot find B's account, send B's codes, verify them, or log into B's sub-organization.

@@ -208,7 +208,6 @@ func TestAuthProxyLifecycle(t *testing.T) {
 	})
 }
 
-
 func TestResolveAuthProxyConfigIsForTheServiceOnly(t *testing.T) {
 	s := newProxyStack(t, testdb.SQLite(t))
 	ctx := context.Background()
