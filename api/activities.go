@@ -89,6 +89,7 @@ var Queries = []QuerySpec{
 	query[OrganizationRequest, ListUserTagsResponse]("list_user_tags"),
 	query[OrganizationRequest, GetOrganizationResponse]("get_organization"),
 	query[ListSubOrgsRequest, ListSubOrgsResponse]("list_suborgs"),
+	query[ListSubOrgsRequest, ListSubOrgsResponse]("list_verified_suborgs"),
 	query[GetPolicyRequest, GetPolicyResponse]("get_policy"),
 	query[OrganizationRequest, ListPoliciesResponse]("list_policies"),
 	query[GetActivityRequest, GetPolicyEvaluationsResponse]("get_policy_evaluations"),

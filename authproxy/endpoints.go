@@ -177,13 +177,34 @@ func (s *Server) checkSubOrg(rq *request, org string) error {
 	return nil
 }
 
-// subOrgByContact finds the sub-organization holding an e-mail address or phone number.
+// subOrgByContact finds the sub-organization holding an e-mail address or phone number: the one whose user proved
+// it owns the contact; failing that, the only one with it unproved (an account signed up without a verification token
+// and never logged into). Two unproved accounts with one contact are ambiguous: the caller must name the organization.
 func (s *Server) subOrgByContact(ctx context.Context, c *client.Client, rq *request, otpType, contact string) (string, error) {
 	filter := api.FilterEmail
 	if otpType == api.OtpTypeSMS {
 		filter = api.FilterPhoneNumber
 	}
-	return s.findSubOrg(ctx, c, rq, filter, contact, "no account has the contact this verification token verified; sign up first")
+	req := api.ListSubOrgsRequest{OrganizationID: rq.cfg.Config.OrganizationID, FilterType: filter, FilterValue: contact,
+		PaginationOptions: &api.Pagination{Limit: "2"}}
+	verified, err := c.ListVerifiedSubOrgs(ctx, req)
+	if err != nil {
+		return "", coordinatorError(err)
+	}
+	if len(verified.OrganizationIDs) > 0 {
+		return verified.OrganizationIDs[0], nil
+	}
+	all, err := c.ListSubOrgs(ctx, req)
+	if err != nil {
+		return "", coordinatorError(err)
+	}
+	switch len(all.OrganizationIDs) {
+	case 0:
+		return "", apierr.NotFoundf("no account has the contact this verification token verified; sign up first")
+	case 1:
+		return all.OrganizationIDs[0], nil
+	}
+	return "", apierr.Invalid("several accounts have this contact and none has proved it owns it; send organizationId")
 }
 
 func (s *Server) findSubOrg(ctx context.Context, c *client.Client, rq *request, filter, value, notFound string) (string, error) {

@@ -131,6 +131,11 @@ func (c *Client) ListSubOrgs(ctx context.Context, req api.ListSubOrgsRequest) (*
 	return query[api.ListSubOrgsResponse](ctx, c, "list_suborgs", req)
 }
 
+// ListVerifiedSubOrgs finds sub-organizations by an e-mail address or phone number their user has proved to own.
+func (c *Client) ListVerifiedSubOrgs(ctx context.Context, req api.ListSubOrgsRequest) (*api.ListSubOrgsResponse, error) {
+	return query[api.ListSubOrgsResponse](ctx, c, "list_verified_suborgs", req)
+}
+
 func (c *Client) CreatePolicy(ctx context.Context, orgID string, p api.CreatePolicyIntentV3) (*api.CreatePolicyResult, *api.Activity, error) {
 	return submit[api.CreatePolicyResult](ctx, c, orgID, "CREATE_POLICY_V3", p)
 }

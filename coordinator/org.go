@@ -159,6 +159,9 @@ const (
 	indexCredentialID = "CREDENTIAL_ID"
 	indexOIDC         = "OIDC_IDENTITY"
 	indexAddress      = "WALLET_ACCOUNT_ADDRESS"
+	// Contacts a user proved to own (an OTP login, or a verification token at sign-up).
+	indexVerifiedEmail = "VERIFIED_EMAIL"
+	indexVerifiedPhone = "VERIFIED_PHONE_NUMBER"
 )
 
 // oidcIdentity is the index value of an OIDC identity: the SHA-256 of the JSON triple, which no other triple shares,
@@ -182,6 +185,12 @@ func (o *Org) indexEntries() []store.IndexEntry {
 		add(indexUsername, u.Name)
 		add(indexEmail, strings.ToLower(u.Email))
 		add(indexPhone, u.Phone)
+		if u.EmailVerified {
+			add(indexVerifiedEmail, strings.ToLower(u.Email))
+		}
+		if u.PhoneVerified {
+			add(indexVerifiedPhone, u.Phone)
+		}
 		for _, k := range u.APIKeys {
 			add(indexPublicKey, k.PublicKey)
 		}

@@ -41,6 +41,7 @@ var queries = map[string]queryFunc{
 	"list_user_tags":         typedQuery(queryListUserTags),
 	"get_organization":       typedQuery(queryGetOrganization),
 	"list_suborgs":           typedQuery(queryListSubOrgs),
+	"list_verified_suborgs":  typedQuery(queryListVerifiedSubOrgs),
 	"get_policy":             typedQuery(queryGetPolicy),
 	"list_policies":          typedQuery(queryListPolicies),
 	"get_policy_evaluations": typedQuery(queryPolicyEvaluations),
@@ -271,7 +272,26 @@ var subOrgFilters = map[string]struct {
 
 func keep(v string) (string, error) { return v, nil }
 
+// queryListVerifiedSubOrgs is list_suborgs by a contact the sub-organization's user has proved to own: the look-up a
+// login by e-mail or phone must use, so that an account someone else created with that contact is never chosen.
+func queryListVerifiedSubOrgs(r *reader, q *api.ListSubOrgsRequest) (*api.ListSubOrgsResponse, error) {
+	kinds := map[string]string{api.FilterEmail: indexVerifiedEmail, api.FilterPhoneNumber: indexVerifiedPhone}
+	if _, ok := kinds[q.FilterType]; !ok {
+		return nil, apierr.Invalid("filterType must be EMAIL or PHONE_NUMBER, got %q", q.FilterType)
+	}
+	return listSubOrgs(r, q, kinds)
+}
+
 func queryListSubOrgs(r *reader, q *api.ListSubOrgsRequest) (*api.ListSubOrgsResponse, error) {
+	kinds := map[string]string{}
+	for name, f := range subOrgFilters {
+		kinds[name] = f.kind
+	}
+	return listSubOrgs(r, q, kinds)
+}
+
+// listSubOrgs lists the caller's sub-organizations, filtered by a filter type mapped to an index kind.
+func listSubOrgs(r *reader, q *api.ListSubOrgsRequest, kinds map[string]string) (*api.ListSubOrgsResponse, error) {
 	if r.who.ViaParent {
 		return nil, apierr.Denied("list_suborgs lists the sub-organizations of the caller's own organization")
 	}
@@ -282,7 +302,7 @@ func queryListSubOrgs(r *reader, q *api.ListSubOrgsRequest) (*api.ListSubOrgsRes
 	page := store.SubOrgPage{ParentID: r.org.ID, After: after, Before: before, Limit: limit}
 	if q.FilterType != "" {
 		f, ok := subOrgFilters[q.FilterType]
-		if !ok {
+		if _, allowed := kinds[q.FilterType]; !ok || !allowed {
 			return nil, apierr.Invalid("filterType %q is not supported; use one of NAME, USERNAME, EMAIL, PHONE_NUMBER, PUBLIC_KEY, CREDENTIAL_ID, OIDC_TOKEN, WALLET_ACCOUNT_ADDRESS", q.FilterType)
 		}
 		if q.FilterValue == "" {
@@ -296,7 +316,7 @@ func queryListSubOrgs(r *reader, q *api.ListSubOrgsRequest) (*api.ListSubOrgsRes
 		if err != nil {
 			return nil, err
 		}
-		page.Kind = f.kind
+		page.Kind = kinds[q.FilterType]
 	}
 	ids, err := r.c.store.ListSubOrgs(r.ctx, page)
 	if err != nil {
