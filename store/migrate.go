@@ -58,12 +58,12 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := tx.exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
 			return fmt.Errorf("store: create schema_migrations: %w", err)
 		}
-		var current int
-		if err := tx.queryRow(ctx, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations").Scan(&current); err != nil {
+		applied, err := tx.appliedMigrations(ctx)
+		if err != nil {
 			return err
 		}
 		for _, m := range all {
-			if m.version <= current {
+			if applied[m.version] {
 				continue
 			}
 			for _, stmt := range splitStatements(s.dialect.migration(m.sql)) {
@@ -98,4 +98,23 @@ func splitStatements(sql string) []string {
 		out = append(out, strings.TrimSpace(cur.String()))
 	}
 	return out
+}
+
+// appliedMigrations reads the versions applied so far. Each is recorded on its own, so a migration numbered below one
+// already applied (the coordinator's and the yield service's numbers interleave) is still applied.
+func (t *Tx) appliedMigrations(ctx context.Context) (map[int]bool, error) {
+	rows, err := t.tx.QueryContext(ctx, "SELECT version FROM schema_migrations")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	applied := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		applied[v] = true
+	}
+	return applied, rows.Err()
 }
