@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/google/uuid"
 
+	"sigil/chain"
 	"sigil/store"
 )
 
@@ -246,7 +247,7 @@ func checkGasCovered(r *request, steps []step, gas []uint64, maxFee, balance *bi
 	}
 	native := r.y.network.NativeToken
 	return fieldError("address", "holds %s %s, which does not cover the action's value and gas of up to %s %s",
-		formatUnits(balance, native.Decimals), native.Symbol, formatUnits(need, native.Decimals), native.Symbol)
+		chain.FormatUnits(balance, native.Decimals), native.Symbol, chain.FormatUnits(need, native.Decimals), native.Symbol)
 }
 
 func actionType(intent, manageAction string) string {
@@ -276,7 +277,7 @@ func (s *Service) storeAction(ctx context.Context, k *keyInfo, r *request, inten
 			MaxFeePerGas: hexutil.EncodeBig(maxFee), MaxPriorityFeePerGas: hexutil.EncodeBig(tip), Type: 2,
 		})
 		estimate, _ := json.Marshal(gasEstimateDTO{
-			Amount:   formatUnits(new(big.Int).Mul(new(big.Int).SetUint64(gas[i]), maxFee), y.network.NativeToken.Decimals),
+			Amount:   chain.FormatUnits(new(big.Int).Mul(new(big.Int).SetUint64(gas[i]), maxFee), y.network.NativeToken.Decimals),
 			GasLimit: fmt.Sprint(gas[i]), Token: native,
 		})
 		body, _ := json.Marshal(txRecord{Title: st.Title, Network: y.network.ID, Type: st.Type, Unsigned: string(unsigned),
@@ -307,7 +308,7 @@ func (s *Service) renderAction(a store.YieldAction, txs []store.YieldTransaction
 		Transactions: make([]transactionDTO, 0, len(txs)), ExecutionPattern: "synchronous", RawArguments: rec.RawArguments,
 		CreatedAt: isoMillis(a.CreatedAt), CompletedAt: optionalISO(a.CompletedAt), Status: a.Status}
 	if amount, ok := new(big.Int).SetString(rec.AmountRaw, 10); ok {
-		human := formatUnits(amount, rec.Decimals)
+		human := chain.FormatUnits(amount, rec.Decimals)
 		d.Amount, d.AmountRaw = &human, &rec.AmountRaw
 	}
 	if d.RawArguments == nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"sigil/chain"
 	"sigil/store"
 )
 
@@ -65,19 +66,19 @@ func (s *Service) entering(ctx context.Context, k *keyInfo, y *yieldEntry, addre
 }
 
 func renderBalance(y *yieldEntry, address string, p position) balanceDTO {
-	d := balanceDTO{Address: address, Type: p.Type, Amount: formatUnits(p.Amount, p.Token.Decimals), AmountRaw: p.Amount.String(),
+	d := balanceDTO{Address: address, Type: p.Type, Amount: chain.FormatUnits(p.Amount, p.Token.Decimals), AmountRaw: p.Amount.String(),
 		PendingActions: make([]pendingActionDTO, 0, len(p.Pending)), Token: p.Token.dto(y.network.ID), IsEarning: p.IsEarning}
 	if p.Date > 0 {
 		date := time.Unix(p.Date, 0).UTC().Format(time.RFC3339)
 		d.Date = &date
 	}
 	for _, pa := range p.Pending {
-		amount := formatUnits(pa.Amount, p.Token.Decimals)
+		amount := chain.FormatUnits(pa.Amount, p.Token.Decimals)
 		d.PendingActions = append(d.PendingActions, pendingActionDTO{Intent: pa.Intent, Type: pa.Type, Passthrough: pa.Passthrough,
 			Arguments: &argumentSchemaDTO{Fields: []argumentFieldDTO{}}, Amount: &amount})
 	}
 	if p.Shares != nil && y.cfg.OutputToken != nil {
-		shares, raw := formatUnits(p.Shares, y.cfg.OutputToken.Decimals), p.Shares.String()
+		shares, raw := chain.FormatUnits(p.Shares, y.cfg.OutputToken.Decimals), p.Shares.String()
 		token := y.cfg.OutputToken.dto(y.network.ID)
 		d.ShareAmount, d.ShareAmountRaw, d.ShareToken = &shares, &raw, &token
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/math"
+
+	"sigil/chain"
 )
 
 // builder builds the transactions of one kind of yield and reads its balances. Each method queues the chain reads it
@@ -105,7 +107,7 @@ func checkCovered(r *request, available *big.Int, what string) error {
 	if r.amount.Cmp(available) > 0 {
 		t := r.y.cfg.Token
 		return fieldError("arguments.amount", "%s %s is more than %s of %s %s",
-			formatUnits(r.amount, t.Decimals), t.Symbol, what, formatUnits(available, t.Decimals), t.Symbol)
+			chain.FormatUnits(r.amount, t.Decimals), t.Symbol, what, chain.FormatUnits(available, t.Decimals), t.Symbol)
 	}
 	return nil
 }

@@ -42,26 +42,6 @@ func allDigits(s string) bool {
 	return true
 }
 
-// formatUnits writes base units as a decimal string in token units, without trailing zeros.
-func formatUnits(v *big.Int, decimals uint8) string {
-	s := new(big.Int).Abs(v).String()
-	sign := ""
-	if v.Sign() < 0 {
-		sign = "-"
-	}
-	if decimals == 0 {
-		return sign + s
-	}
-	if len(s) <= int(decimals) {
-		s = strings.Repeat("0", int(decimals)-len(s)+1) + s
-	}
-	whole, frac := s[:len(s)-int(decimals)], strings.TrimRight(s[len(s)-int(decimals):], "0")
-	if frac == "" {
-		return sign + whole
-	}
-	return sign + whole + "." + frac
-}
-
 // parseAddress reads a 0x-prefixed 20-byte hex address. Mixed case must be a valid EIP-55 checksum: a typo in a
 // checksummed address is caught instead of sending funds to the wrong account.
 func parseAddress(field, s string) (common.Address, error) {

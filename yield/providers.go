@@ -5,6 +5,8 @@ import (
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"sigil/chain"
 )
 
 // providerDTO describes a provider. A validator provider with provider-staking yields also shows, read from the
@@ -37,7 +39,7 @@ func (s *Service) providerDTO(ctx context.Context, k *keyInfo, p Provider) (prov
 		current := fraction(share)
 		d.RevenueShare = &current
 		d.IntegratorFeesOwed = append(d.IntegratorFeesOwed, integratorFeesOwedDTO{
-			YieldID: y.cfg.ID, Integrator: who.Hex(), Amount: formatUnits(owed, y.cfg.Token.Decimals), AmountRaw: owed.String(),
+			YieldID: y.cfg.ID, Integrator: who.Hex(), Amount: chain.FormatUnits(owed, y.cfg.Token.Decimals), AmountRaw: owed.String(),
 			Token: y.cfg.Token.dto(y.network.ID),
 		})
 	}

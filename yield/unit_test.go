@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"sigil/chain"
 	"sigil/store"
 )
 
@@ -67,9 +68,9 @@ func FuzzParseAmount(f *testing.F) {
 			t.Fatalf("%q parsed to %s", s, v)
 		}
 		// Formatting and parsing again gives the same base units.
-		back, err := parseAmount("amount", formatUnits(v, decimals), decimals, "T")
+		back, err := parseAmount("amount", chain.FormatUnits(v, decimals), decimals, "T")
 		if err != nil || back.Cmp(v) != 0 {
-			t.Fatalf("%q: %s formats to %q which parses to %v, %v", s, v, formatUnits(v, decimals), back, err)
+			t.Fatalf("%q: %s formats to %q which parses to %v, %v", s, v, chain.FormatUnits(v, decimals), back, err)
 		}
 	})
 }
@@ -80,8 +81,8 @@ func TestFormatUnits(t *testing.T) {
 		decimals uint8
 		want     string
 	}{{1, 6, "0.000001"}, {1_500_000, 6, "1.5"}, {1_000_000, 6, "1"}, {0, 6, "0"}, {-25, 1, "-2.5"}, {7, 0, "7"}} {
-		if got := formatUnits(big.NewInt(tc.v), tc.decimals); got != tc.want {
-			t.Errorf("formatUnits(%d, %d) = %q, want %q", tc.v, tc.decimals, got, tc.want)
+		if got := chain.FormatUnits(big.NewInt(tc.v), tc.decimals); got != tc.want {
+			t.Errorf("chain.FormatUnits(%d, %d) = %q, want %q", tc.v, tc.decimals, got, tc.want)
 		}
 	}
 }
