@@ -25,7 +25,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
+
+	"sigil/token"
 )
 
 // Version is the "version" of every signed message.
@@ -197,53 +198,13 @@ func ParseTargetKey(raw []byte) (*ecdh.PrivateKey, error) {
 // ParsePublicKeyHex reads an uncompressed (65-byte) or compressed (33-byte)
 // P-256 public key in hex, as HPKE receiver key.
 func ParsePublicKeyHex(s string) (*ecdh.PublicKey, error) {
-	raw, err := hex.DecodeString(s)
+	pub, err := token.ParseP256PublicKey(s)
 	if err != nil {
-		return nil, fmt.Errorf("%w: public key is not hex", ErrMalformed)
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	if len(raw) == 33 {
-		var ok bool
-		if raw, ok = decompressP256(raw); !ok {
-			return nil, fmt.Errorf("%w: not a compressed P-256 point", ErrMalformed)
-		}
-	}
-	k, err := ecdh.P256().NewPublicKey(raw)
+	k, err := pub.ECDH()
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a P-256 public key: %v", ErrMalformed, err)
 	}
 	return k, nil
-}
-
-// decompressP256 expands a 33-byte SEC1 compressed P-256 point to its
-// 65-byte uncompressed form (crypto/ecdh and ecdsa.ParseUncompressedPublicKey
-// take only the latter). The result is checked on the curve by the caller's
-// parser.
-func decompressP256(raw []byte) ([]byte, bool) {
-	if len(raw) != 33 || (raw[0] != 2 && raw[0] != 3) {
-		return nil, false
-	}
-	params := elliptic.P256().Params()
-	p := params.P
-	x := new(big.Int).SetBytes(raw[1:])
-	if x.Cmp(p) >= 0 {
-		return nil, false
-	}
-	// y² = x³ - 3x + b (mod p)
-	y2 := new(big.Int).Mul(x, x)
-	y2.Mul(y2, x)
-	y2.Sub(y2, new(big.Int).Mul(x, big.NewInt(3)))
-	y2.Add(y2, params.B)
-	y2.Mod(y2, p)
-	y := new(big.Int).ModSqrt(y2, p)
-	if y == nil {
-		return nil, false
-	}
-	if y.Bit(0) != uint(raw[0]&1) {
-		y.Sub(p, y)
-	}
-	out := make([]byte, 65)
-	out[0] = 4
-	x.FillBytes(out[1:33])
-	y.FillBytes(out[33:])
-	return out, true
 }
