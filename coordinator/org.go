@@ -123,12 +123,7 @@ type Policy struct {
 
 // Policy finds a policy by id.
 func (o *Org) Policy(id string) *Policy {
-	for _, p := range o.Policies {
-		if p.ID == id {
-			return p
-		}
-	}
-	return nil
+	return byID(o.Policies, id, func(x *Policy) string { return x.ID })
 }
 
 // clone returns a deep copy, for running an activity whose changes may have to be thrown away.
@@ -236,20 +231,16 @@ func (o *Org) row() (store.Org, error) {
 }
 
 // User finds a user by id.
-func (o *Org) User(id string) *User {
-	for _, u := range o.Users {
-		if u.ID == id {
-			return u
-		}
-	}
-	return nil
-}
+func (o *Org) User(id string) *User { return byID(o.Users, id, func(x *User) string { return x.ID }) }
 
 // Tag finds a tag by id.
-func (o *Org) Tag(id string) *Tag {
-	for _, t := range o.Tags {
-		if t.ID == id {
-			return t
+func (o *Org) Tag(id string) *Tag { return byID(o.Tags, id, func(x *Tag) string { return x.ID }) }
+
+// byID finds the item of a list with an id, or nil.
+func byID[T any](items []*T, id string, idOf func(*T) string) *T {
+	for _, it := range items {
+		if idOf(it) == id {
+			return it
 		}
 	}
 	return nil

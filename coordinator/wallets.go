@@ -78,22 +78,12 @@ func init() {
 
 // Wallet finds a wallet by id.
 func (o *Org) Wallet(id string) *Wallet {
-	for _, w := range o.Wallets {
-		if w.ID == id {
-			return w
-		}
-	}
-	return nil
+	return byID(o.Wallets, id, func(x *Wallet) string { return x.ID })
 }
 
 // PrivateKey finds a private key by id.
 func (o *Org) PrivateKey(id string) *PrivateKey {
-	for _, k := range o.PrivateKeys {
-		if k.ID == id {
-			return k
-		}
-	}
-	return nil
+	return byID(o.PrivateKeys, id, func(x *PrivateKey) string { return x.ID })
 }
 
 // sameAddress compares addresses, ignoring case for 0x hex (EIP-55 checksums) and exactly otherwise (base58).
