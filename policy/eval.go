@@ -530,6 +530,17 @@ func (e *stringEqEval) eval(in *Input, f *frame) (value, error) {
 	return boolResult(e.evalBool(in, f))
 }
 
+// evalBoth evaluates both operands, the right one even when the left fails (no short-circuit: every clause is
+// evaluated), and reports the left error first.
+func evalBoth(le, re evaluator, in *Input, f *frame) (value, value, error) {
+	l, errL := le.eval(in, f)
+	r, errR := re.eval(in, f)
+	if errL != nil {
+		return value{}, value{}, errL
+	}
+	return l, r, errR
+}
+
 type eqEval struct {
 	l, r evaluator
 	neg  bool
@@ -537,13 +548,9 @@ type eqEval struct {
 }
 
 func (e *eqEval) eval(in *Input, f *frame) (value, error) {
-	l, errL := e.l.eval(in, f)
-	r, errR := e.r.eval(in, f)
-	if errL != nil {
-		return value{}, errL
-	}
-	if errR != nil {
-		return value{}, errR
+	l, r, err := evalBoth(e.l, e.r, in, f)
+	if err != nil {
+		return value{}, err
 	}
 	eq, err := equal(l, r)
 	if err != nil {
@@ -559,13 +566,9 @@ type orderEval struct {
 }
 
 func (e *orderEval) eval(in *Input, f *frame) (value, error) {
-	l, errL := e.l.eval(in, f)
-	r, errR := e.r.eval(in, f)
-	if errL != nil {
-		return value{}, errL
-	}
-	if errR != nil {
-		return value{}, errR
+	l, r, err := evalBoth(e.l, e.r, in, f)
+	if err != nil {
+		return value{}, err
 	}
 	c, err := compareInts(l, r)
 	if err != nil {
