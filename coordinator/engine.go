@@ -132,35 +132,33 @@ func (c *Coordinator) checkTimestamp(ms string) error {
 	return nil
 }
 
-// run records and, when allowed, executes the activity, all in one database transaction. An identical body already
-// recorded is returned as it is, never executed again.
+// run decides and, when allowed, executes the activity and records it, all in one database transaction holding the
+// organization's lock. An identical body already recorded is returned as it is, never executed again.
 func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error) {
 	var rec *record
 	err := c.store.Write(ctx, func(tx *store.Tx) error {
+		org, err := c.lockOrg(ctx, tx, sub.org.ID, sub.def.readsOrg)
+		if err != nil {
+			return err
+		}
+		// Under the lock, an identical body recorded by any process (its transaction has ended) is visible here.
+		existing, err := tx.ActivityByFingerprint(ctx, sub.org.ID, sub.fingerprint)
+		if err == nil {
+			rec, err = decodeRecord(existing)
+			return err
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
 		rec = c.newRecord(sub)
+		if err := c.decideAndExecute(ctx, tx, org, sub, rec); err != nil {
+			return err
+		}
 		row, err := rec.row()
 		if err != nil {
 			return err
 		}
-		inserted, err := tx.InsertActivity(ctx, row)
-		if err != nil {
-			return err
-		}
-		if !inserted {
-			existing, err := tx.ActivityByFingerprint(ctx, sub.org.ID, sub.fingerprint)
-			if err != nil {
-				return err
-			}
-			rec, err = decodeRecord(existing)
-			return err
-		}
-		if err := c.decideAndExecute(ctx, tx, sub, rec); err != nil {
-			return err
-		}
-		if row, err = rec.row(); err != nil {
-			return err
-		}
-		return tx.UpdateActivity(ctx, row)
+		return tx.InsertActivity(ctx, row)
 	})
 	return rec, err
 }
@@ -186,13 +184,9 @@ func (c *Coordinator) approval(activityID string, who *principal, now time.Time)
 	}
 }
 
-// decideAndExecute locks the organization, decides, and executes an allowed activity. Failures of the activity itself
-// (denied, invalid for the current state) are recorded on rec; only storage failures are returned.
-func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, sub *submission, rec *record) error {
-	org, err := c.lockOrg(ctx, tx, sub.org.ID, sub.def.readsOrg)
-	if err != nil {
-		return err
-	}
+// decideAndExecute decides, and executes an allowed activity, in the locked organization. Failures of the activity
+// itself (denied, invalid for the current state) are recorded on rec; only storage failures are returned.
+func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *Org, sub *submission, rec *record) error {
 	who, err := sub.who.refresh(org)
 	if err != nil {
 		rec.fail(apierr.As(err), c.now())
@@ -210,7 +204,7 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, sub *s
 		}
 	}
 	d := c.decide(req)
-	if err := x.recordEvaluation(rec.ID, rec.Votes[0].ID, d); err != nil {
+	if err := rec.addEvaluation(rec.Votes[0].ID, d, x.now); err != nil {
 		return err
 	}
 	x.evaluations = evaluationsWire(d)

@@ -3,7 +3,6 @@ package coordinator
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 
 	"sigil/api"
 	"sigil/apierr"
-	"sigil/policy"
 	"sigil/store"
 )
 
@@ -80,16 +78,6 @@ func (x *execution) saveOrg() error {
 		index = nil
 	}
 	return x.tx.UpdateOrg(x.ctx, row, index)
-}
-
-// recordEvaluation stores the policy engine's verdict for one vote.
-func (x *execution) recordEvaluation(activityID, voteID string, d policy.Decision) error {
-	data, err := json.Marshal(evaluationsWire(d))
-	if err != nil {
-		return err
-	}
-	return x.tx.InsertEvaluation(x.ctx, store.Evaluation{ID: newID(), ActivityID: activityID, OrgID: x.org.ID,
-		VoteID: voteID, Evaluations: data, CreatedAt: x.now.UnixNano()})
 }
 
 // user finds a user of the organization or fails the activity.

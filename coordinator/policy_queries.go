@@ -37,21 +37,19 @@ func queryListPolicies(r *reader, _ *api.OrganizationRequest) (*api.ListPolicies
 }
 
 func queryPolicyEvaluations(r *reader, q *api.GetActivityRequest) (*api.GetPolicyEvaluationsResponse, error) {
-	if _, err := r.activity(q.ActivityID); err != nil {
+	rec, err := r.activity(q.ActivityID)
+	if err != nil {
 		return nil, err
 	}
-	rows, err := r.c.store.ListEvaluations(r.ctx, q.ActivityID)
+	list, err := rec.evaluationList()
 	if err != nil {
 		return nil, err
 	}
 	out := &api.GetPolicyEvaluationsResponse{PolicyEvaluations: []api.PolicyEvaluationRecord{}}
-	for _, row := range rows {
-		rec := api.PolicyEvaluationRecord{ID: row.ID, ActivityID: row.ActivityID, OrganizationID: row.OrgID, VoteID: row.VoteID,
-			CreatedAt: api.NewTimestamp(timeFromNanos(row.CreatedAt))}
-		if err := json.Unmarshal(row.Evaluations, &rec.PolicyEvaluations); err != nil {
-			return nil, err
-		}
-		out.PolicyEvaluations = append(out.PolicyEvaluations, rec)
+	for _, e := range list {
+		out.PolicyEvaluations = append(out.PolicyEvaluations, api.PolicyEvaluationRecord{ID: e.ID, ActivityID: rec.ID,
+			OrganizationID: rec.OrganizationID, VoteID: e.VoteID, PolicyEvaluations: e.Policies,
+			CreatedAt: api.NewTimestamp(timeFromNanos(e.CreatedAt))})
 	}
 	return out, nil
 }

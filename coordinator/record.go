@@ -6,6 +6,7 @@ import (
 
 	"sigil/api"
 	"sigil/apierr"
+	"sigil/policy"
 	"sigil/store"
 )
 
@@ -25,6 +26,37 @@ type record struct {
 	AppProofs      []api.AppProof  `json:"appProofs,omitempty"`
 	CreatedAt      time.Time       `json:"createdAt"`
 	UpdatedAt      time.Time       `json:"updatedAt"`
+
+	// evaluations is the JSON list of the policy engine's verdicts on the votes ([]evaluation), stored beside the
+	// record and decoded only by the queries that show them.
+	evaluations json.RawMessage
+}
+
+// evaluation is the policy engine's verdict on one vote of an activity.
+type evaluation struct {
+	ID        string                 `json:"id"`
+	VoteID    string                 `json:"voteId"`
+	CreatedAt int64                  `json:"createdAt"` // unix nanoseconds
+	Policies  []api.PolicyEvaluation `json:"policyEvaluations"`
+}
+
+// addEvaluation records the verdict d on the vote voteID.
+func (r *record) addEvaluation(voteID string, d policy.Decision, now time.Time) error {
+	list, err := r.evaluationList()
+	if err != nil {
+		return err
+	}
+	list = append(list, evaluation{ID: newID(), VoteID: voteID, CreatedAt: now.UnixNano(), Policies: evaluationsWire(d)})
+	r.evaluations, err = json.Marshal(list)
+	return err
+}
+
+func (r *record) evaluationList() ([]evaluation, error) {
+	var list []evaluation
+	if len(r.evaluations) == 0 {
+		return list, nil
+	}
+	return list, json.Unmarshal(r.evaluations, &list)
 }
 
 func (r *record) row() (store.Activity, error) {
@@ -34,7 +66,7 @@ func (r *record) row() (store.Activity, error) {
 	}
 	return store.Activity{
 		ID: r.ID, OrgID: r.OrganizationID, Fingerprint: r.Fingerprint, Type: r.Type, Status: r.Status,
-		Record: data, CreatedAt: r.CreatedAt.UnixNano(), UpdatedAt: r.UpdatedAt.UnixNano(),
+		Record: data, Evaluations: r.evaluations, CreatedAt: r.CreatedAt.UnixNano(), UpdatedAt: r.UpdatedAt.UnixNano(),
 	}, nil
 }
 
@@ -43,6 +75,7 @@ func decodeRecord(row store.Activity) (*record, error) {
 	if err := json.Unmarshal(row.Record, &r); err != nil {
 		return nil, err
 	}
+	r.evaluations = row.Evaluations
 	return &r, nil
 }
 

@@ -97,7 +97,7 @@ func (x *execution) vote(fingerprint, selection string) (*api.VoteResult, error)
 	target.Votes = append(liveVotes(target.Votes, x.now), v)
 	target.UpdatedAt = x.now
 	d := x.c.decide(decisionRequest{org: x.org, typ: target.Type, intent: target.Intent, votes: target.Votes, submitterID: target.Votes[0].UserID})
-	if err := x.recordEvaluation(target.ID, v.ID, d); err != nil {
+	if err := target.addEvaluation(v.ID, d, x.now); err != nil {
 		return nil, err
 	}
 	switch d.Outcome {

@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Activity is an activity's row. Record is the coordinator's JSON of the whole activity.
+// Activity is an activity's row. Record is the coordinator's JSON of the whole activity; Evaluations its JSON of the
+// policy engine's verdicts on the activity's votes, kept apart because only the policy evaluation query reads them.
 type Activity struct {
 	ID          string
 	OrgID       string
@@ -14,31 +15,37 @@ type Activity struct {
 	Type        string
 	Status      string
 	Record      []byte
+	Evaluations []byte
 	CreatedAt   int64 // unix nanoseconds
 	UpdatedAt   int64
 }
 
-const activityColumns = "id, org_id, fingerprint, type, status, record, created_at, updated_at"
+const activityColumns = "id, org_id, fingerprint, type, status, record, evaluations, created_at, updated_at"
 
 func scanActivity(row interface{ Scan(...any) error }) (Activity, error) {
 	var a Activity
-	var rec string
-	err := row.Scan(&a.ID, &a.OrgID, &a.Fingerprint, &a.Type, &a.Status, &rec, &a.CreatedAt, &a.UpdatedAt)
-	a.Record = []byte(rec)
+	var rec, evaluations string
+	err := row.Scan(&a.ID, &a.OrgID, &a.Fingerprint, &a.Type, &a.Status, &rec, &evaluations, &a.CreatedAt, &a.UpdatedAt)
+	a.Record, a.Evaluations = []byte(rec), []byte(evaluations)
 	return a, notFound(err)
 }
 
-// InsertActivity inserts a new activity unless one with the same organization and fingerprint exists. It reports
-// whether it inserted; when it did not, the caller reads the existing one. On PostgreSQL a racing insert of the same
-// fingerprint waits here until the other transaction ends, so the loser sees the winner's committed outcome.
-func (t *Tx) InsertActivity(ctx context.Context, a Activity) (bool, error) {
-	res, err := t.exec(ctx, "INSERT INTO activities ("+activityColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, fingerprint) DO NOTHING",
-		a.ID, a.OrgID, a.Fingerprint, a.Type, a.Status, string(a.Record), a.CreatedAt, a.UpdatedAt)
+// InsertActivity records a new activity. (org_id, fingerprint) is unique: the caller holds the organization's lock
+// and has looked for the fingerprint first, so a second process never gets here with the same body.
+func (t *Tx) InsertActivity(ctx context.Context, a Activity) error {
+	_, err := t.exec(ctx, "INSERT INTO activities ("+activityColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		a.ID, a.OrgID, a.Fingerprint, a.Type, a.Status, string(a.Record), string(a.evaluations()), a.CreatedAt, a.UpdatedAt)
 	if err != nil {
-		return false, fmt.Errorf("store: insert activity: %w", err)
+		return fmt.Errorf("store: insert activity: %w", err)
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	return nil
+}
+
+func (a Activity) evaluations() []byte {
+	if len(a.Evaluations) == 0 {
+		return []byte("[]")
+	}
+	return a.Evaluations
 }
 
 // ActivityByFingerprint reads an activity inside the transaction.
@@ -52,9 +59,10 @@ func (t *Tx) LockActivity(ctx context.Context, id string) (Activity, error) {
 	return scanActivity(t.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE id = ?"+t.d.forUpdate, id))
 }
 
-// UpdateActivity stores an activity's new status and record.
+// UpdateActivity stores an activity's new status, record and evaluations.
 func (t *Tx) UpdateActivity(ctx context.Context, a Activity) error {
-	_, err := t.exec(ctx, "UPDATE activities SET status = ?, record = ?, updated_at = ? WHERE id = ?", a.Status, string(a.Record), a.UpdatedAt, a.ID)
+	_, err := t.exec(ctx, "UPDATE activities SET status = ?, record = ?, evaluations = ?, updated_at = ? WHERE id = ?",
+		a.Status, string(a.Record), string(a.evaluations()), a.UpdatedAt, a.ID)
 	if err != nil {
 		return fmt.Errorf("store: update activity: %w", err)
 	}

@@ -7,15 +7,16 @@ import (
 
 // dialect holds the few places where SQLite and PostgreSQL differ. Queries are written once with `?` placeholders.
 type dialect struct {
-	name      string
-	serialPK  string
-	forUpdate string
-	dollar    bool // PostgreSQL numbers its placeholders
+	name        string
+	serialPK    string
+	groupConcat string // the string aggregate: group_concat or string_agg, both (expr, separator ORDER BY ...)
+	forUpdate   string
+	dollar      bool // PostgreSQL numbers its placeholders
 }
 
 var (
-	sqliteDialect   = dialect{name: "sqlite", serialPK: "INTEGER PRIMARY KEY AUTOINCREMENT"}
-	postgresDialect = dialect{name: "postgres", serialPK: "BIGSERIAL PRIMARY KEY", forUpdate: " FOR UPDATE", dollar: true}
+	sqliteDialect   = dialect{name: "sqlite", serialPK: "INTEGER PRIMARY KEY AUTOINCREMENT", groupConcat: "group_concat"}
+	postgresDialect = dialect{name: "postgres", serialPK: "BIGSERIAL PRIMARY KEY", groupConcat: "string_agg", forUpdate: " FOR UPDATE", dollar: true}
 )
 
 // rebind turns `?` placeholders into `$1, $2, ...` for PostgreSQL. Sigil's queries have no `?` inside literals.
@@ -37,5 +38,5 @@ func (d dialect) rebind(q string) string {
 }
 
 func (d dialect) migration(sql string) string {
-	return strings.ReplaceAll(sql, "$SERIAL_PK", d.serialPK)
+	return strings.NewReplacer("$SERIAL_PK", d.serialPK, "$GROUP_CONCAT", d.groupConcat).Replace(sql)
 }

@@ -2,6 +2,25 @@ package store
 
 import "context"
 
+// OpenAtVersionForTest opens a database migrated only up to a version, as an older release left it.
+func OpenAtVersionForTest(ctx context.Context, url, dataDir string, version int) (*Store, error) {
+	s, err := openUnmigrated(url, dataDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrateUpTo(ctx, version); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// ExecForTest runs a statement in the transaction.
+func ExecForTest(ctx context.Context, tx *Tx, q string, args ...any) error {
+	_, err := tx.exec(ctx, q, args...)
+	return err
+}
+
 // ForgetMigrationForTest removes a migration's record, as if a later release had added it below applied ones.
 func ForgetMigrationForTest(ctx context.Context, tx *Tx, version int) error {
 	_, err := tx.exec(ctx, "DELETE FROM schema_migrations WHERE version = ?", version)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,7 +44,10 @@ func migrations() ([]migration, error) {
 
 // migrate applies every migration not applied yet, each in its own transaction. On PostgreSQL an advisory lock keeps
 // processes that start together from migrating twice; on SQLite the write transaction already is exclusive.
-func (s *Store) migrate(ctx context.Context) error {
+func (s *Store) migrate(ctx context.Context) error { return s.migrateUpTo(ctx, math.MaxInt) }
+
+// migrateUpTo applies the migrations not applied yet whose version is at most upTo.
+func (s *Store) migrateUpTo(ctx context.Context, upTo int) error {
 	all, err := migrations()
 	if err != nil {
 		return err
@@ -63,7 +67,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			return err
 		}
 		for _, m := range all {
-			if applied[m.version] {
+			if applied[m.version] || m.version > upTo {
 				continue
 			}
 			for _, stmt := range splitStatements(s.dialect.migration(m.sql)) {

@@ -35,6 +35,18 @@ type Store struct {
 // Open opens (and migrates) the database named by url: a postgres:// or postgresql:// URL, or else a SQLite file
 // path ("" means sigil.db in dataDir).
 func Open(ctx context.Context, url, dataDir string) (*Store, error) {
+	s, err := openUnmigrated(url, dataDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func openUnmigrated(url, dataDir string) (*Store, error) {
 	var s *Store
 	var err error
 	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
@@ -49,10 +61,6 @@ func Open(ctx context.Context, url, dataDir string) (*Store, error) {
 		return nil, err
 	}
 	s.writeStmts, s.readStmts = newStmtCache(s.write), newStmtCache(s.read)
-	if err := s.migrate(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
 	return s, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"sigil/internal/testdb"
@@ -116,33 +115,64 @@ func TestSubOrgPagination(t *testing.T) {
 	})
 }
 
+// The unique (organization, fingerprint) pair is the last line of defence against an activity recorded twice.
 func TestActivitiesAreUniquePerFingerprint(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
-		var wg sync.WaitGroup
-		inserted := make(chan bool, 8)
-		for i := 0; i < 8; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				_ = s.Write(ctx, func(tx *store.Tx) error {
-					ok, err := tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprintf("a%d", i), OrgID: "o", Fingerprint: "f", Type: "T", Status: "S", Record: []byte(`{}`)})
-					inserted <- ok
+		insert := func(id string) error {
+			return s.Write(ctx, func(tx *store.Tx) error {
+				return tx.InsertActivity(ctx, store.Activity{ID: id, OrgID: "o", Fingerprint: "f", Type: "T", Status: "S", Record: []byte(`{}`)})
+			})
+		}
+		if err := insert("a1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := insert("a2"); err == nil {
+			t.Fatal("a second activity with the same fingerprint was recorded")
+		}
+		if _, err := s.ActivityByID(ctx, "a2"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("the refused activity was stored: %v", err)
+		}
+	})
+}
+
+// Migration 5 moves each vote's policy evaluations from their own table onto the activity's row, in recorded order.
+func TestMigrationFoldsEvaluationsIntoActivities(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		old, err := store.OpenAtVersionForTest(ctx, b.URL, b.Dir, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = old.Write(ctx, func(tx *store.Tx) error {
+			for _, q := range []string{
+				`INSERT INTO activities (id, org_id, fingerprint, type, status, record, created_at, updated_at) VALUES ('a', 'o', 'f1', 'T', 'S', '{}', 1, 1)`,
+				`INSERT INTO activities (id, org_id, fingerprint, type, status, record, created_at, updated_at) VALUES ('b', 'o', 'f2', 'T', 'S', '{}', 2, 2)`,
+				`INSERT INTO policy_evaluations (id, activity_id, org_id, vote_id, evaluations, created_at) VALUES ('e2', 'a', 'o', 'v2', '[{"policyId":"p","outcome":"OUTCOME_ALLOW"}]', 20)`,
+				`INSERT INTO policy_evaluations (id, activity_id, org_id, vote_id, evaluations, created_at) VALUES ('e1', 'a', 'o', 'v1', '[]', 10)`,
+			} {
+				if err := store.ExecForTest(ctx, tx, q); err != nil {
 					return err
-				})
-			}(i)
-		}
-		wg.Wait()
-		close(inserted)
-		n := 0
-		for ok := range inserted {
-			if ok {
-				n++
+				}
 			}
+			return nil
+		})
+		old.Close()
+		if err != nil {
+			t.Fatal(err)
 		}
-		if n != 1 {
-			t.Fatalf("%d inserts won, want 1", n)
+		s := open(t, b)
+		a, err := s.ActivityByID(ctx, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `[{"id":"e1","voteId":"v1","createdAt":10,"policyEvaluations":[]},{"id":"e2","voteId":"v2","createdAt":20,"policyEvaluations":[{"policyId":"p","outcome":"OUTCOME_ALLOW"}]}]`
+		if string(a.Evaluations) != want {
+			t.Fatalf("folded evaluations\n got %s\nwant %s", a.Evaluations, want)
+		}
+		if b, _ := s.ActivityByID(ctx, "b"); string(b.Evaluations) != "[]" {
+			t.Fatalf("an activity without evaluations has %s", b.Evaluations)
 		}
 	})
 }
@@ -157,7 +187,7 @@ func TestActivityListing(t *testing.T) {
 				if i%2 == 1 {
 					status = "FAILED"
 				}
-				if _, err := tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprintf("a%d", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: status, Record: []byte(`{}`)}); err != nil {
+				if err := tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprintf("a%d", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: status, Record: []byte(`{}`)}); err != nil {
 					return err
 				}
 			}
@@ -188,7 +218,7 @@ func TestSavepointKeepsEarlierWrites(t *testing.T) {
 		ctx := context.Background()
 		s := open(t, b)
 		err := s.Write(ctx, func(tx *store.Tx) error {
-			if _, err := tx.InsertActivity(ctx, store.Activity{ID: "a", OrgID: "o", Fingerprint: "f", Record: []byte(`{}`)}); err != nil {
+			if err := tx.InsertActivity(ctx, store.Activity{ID: "a", OrgID: "o", Fingerprint: "f", Record: []byte(`{}`)}); err != nil {
 				return err
 			}
 			if err := tx.Savepoint(ctx, "exec"); err != nil {
@@ -233,7 +263,7 @@ func TestMigrationsApplyByVersionNotMaximum(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
-		err := s.Write(ctx, func(tx *store.Tx) error { return store.ForgetMigrationForTest(ctx, tx, 2) })
+		err := s.Write(ctx, func(tx *store.Tx) error { return store.ForgetMigrationForTest(ctx, tx, 3) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,8 +272,8 @@ func TestMigrationsApplyByVersionNotMaximum(t *testing.T) {
 		if err == nil {
 			defer s2.Close()
 		}
-		// Migration 2 creates a table that already exists, so applying it again fails: proof that it was attempted.
-		if err == nil || !strings.Contains(err.Error(), "0002") {
+		// Migration 3 creates a table that already exists, so applying it again fails: proof that it was attempted.
+		if err == nil || !strings.Contains(err.Error(), "0003") {
 			t.Fatalf("a forgotten lower migration was not applied again: %v", err)
 		}
 	})
