@@ -29,13 +29,21 @@ type principal struct {
 	Attestation *token.VerificationClaims
 }
 
+// The documented answers for a request's organization.
+var (
+	errBadOrgID    = apierr.New(apierr.InvalidArgument, "INVALID_ORGANIZATION_ID", "malformed organization ID provided")
+	errOrgNotFound = apierr.New(apierr.NotFound, "ORGANIZATION_NOT_FOUND", "no organization found with the given ID")
+)
+
 // The documented authentication failures.
 var (
 	errNoStamp = apierr.Unauth("SIGNATURE_MISSING",
 		"cannot authenticate public API activity request without a stamp (X-Stamp/X-Stamp-Webauthn header)")
 	errKeyNotFound = apierr.Unauth("PUBLIC_KEY_NOT_FOUND",
 		"public key could not be found in organization or its parent organization")
-	errExpiredKey = apierr.Unauth("API_KEY_EXPIRED", "expired api key")
+	errExpiredKey      = apierr.Unauth("API_KEY_EXPIRED", "expired api key")
+	errPasskeyNotFound = apierr.Unauth("CREDENTIAL_NOT_FOUND",
+		"passkey credential could not be found in organization or its parent organization")
 )
 
 func errBadSignature(kind string) *apierr.Error {
@@ -62,7 +70,7 @@ func stampError(err error) *apierr.Error {
 // it returns may be shared with other requests: read it, never change it (activities change the one they lock).
 func (c *Coordinator) loadOrg(ctx context.Context, id string) (*Org, error) {
 	if _, err := uuid.Parse(id); err != nil {
-		return nil, apierr.New(apierr.InvalidArgument, "INVALID_ORGANIZATION_ID", "malformed organization ID provided")
+		return nil, errBadOrgID
 	}
 	cached := c.orgs.get(id)
 	known := int64(-1)
@@ -71,7 +79,7 @@ func (c *Coordinator) loadOrg(ctx context.Context, id string) (*Org, error) {
 	}
 	row, err := c.store.GetOrgIfChanged(ctx, id, known)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, apierr.New(apierr.NotFound, "ORGANIZATION_NOT_FOUND", "no organization found with the given ID")
+		return nil, errOrgNotFound
 	}
 	if err != nil {
 		return nil, err
@@ -87,79 +95,114 @@ func (c *Coordinator) loadOrg(ctx context.Context, id string) (*Org, error) {
 	return org, nil
 }
 
-// authenticate verifies the stamp over the exact body and finds its credential in org or org's parent.
-func (c *Coordinator) authenticate(ctx context.Context, org *Org, st stamp.Stamp, body []byte) (*principal, error) {
-	candidates := []*Org{org}
-	if org.ParentID != "" {
-		parent, err := c.loadOrg(ctx, org.ParentID)
-		if err != nil {
-			return nil, err
+// authenticateSubmission finds an activity's organization and who submitted it. It trusts a cached organization
+// document without asking the database whether it is current, because the activity's transaction reads the document
+// again under the organization's lock and finds the credential there again (principal.refresh). Only a request the
+// cached document does not authenticate is tried again on the stored document, which another process may have changed.
+func (c *Coordinator) authenticateSubmission(ctx context.Context, orgID string, st stamp.Stamp, body []byte) (*Org, *principal, error) {
+	if cached := c.orgs.get(orgID); cached != nil {
+		who, err := c.authenticate(ctx, cached, st, body)
+		if e := (*apierr.Error)(nil); !errors.As(err, &e) || e.Code != apierr.Unauthenticated {
+			return cached, who, err
 		}
-		candidates = append(candidates, parent)
 	}
+	org, err := c.loadOrg(ctx, orgID)
+	if err != nil {
+		return nil, nil, err
+	}
+	who, err := c.authenticate(ctx, org, st, body)
+	return org, who, err
+}
+
+// authenticate verifies the stamp over the exact body and finds its credential in org or, failing that, in org's
+// parent.
+func (c *Coordinator) authenticate(ctx context.Context, org *Org, st stamp.Stamp, body []byte) (*principal, error) {
+	if s, ok := st.(*stamp.AttestedStamp); ok {
+		return c.authenticateAttested(ctx, org, s, body)
+	}
+	who, err := c.authenticateIn(ctx, org, st, body)
+	if who != nil || err != nil || org.ParentID == "" {
+		return who, orNotFound(who, err, st)
+	}
+	parent, err := c.loadOrg(ctx, org.ParentID)
+	if err != nil {
+		return nil, err
+	}
+	who, err = c.authenticateIn(ctx, parent, st, body)
+	if who != nil {
+		who.ViaParent = true
+	}
+	return who, orNotFound(who, err, st)
+}
+
+// authenticateIn authenticates a stamp by a credential of o; nil and no error when o has no such credential.
+func (c *Coordinator) authenticateIn(ctx context.Context, o *Org, st stamp.Stamp, body []byte) (*principal, error) {
 	switch s := st.(type) {
 	case *stamp.APIKeyStamp:
-		return c.authenticateAPIKey(candidates, s, body)
+		return c.authenticateAPIKey(o, s, body)
 	case *stamp.WebAuthnStamp:
-		return c.authenticatePasskey(ctx, candidates, s, body)
-	case *stamp.AttestedStamp:
-		return c.authenticateAttested(ctx, org, s, body)
+		return c.authenticatePasskey(ctx, o, s, body)
 	}
 	return nil, errNoStamp
 }
 
-func (c *Coordinator) authenticateAPIKey(candidates []*Org, s *stamp.APIKeyStamp, body []byte) (*principal, error) {
-	for i, o := range candidates {
-		user, key := o.apiKeyByPublicKey(s.PublicKey)
-		if key == nil {
-			continue
-		}
-		if key.Curve != string(s.Curve) {
-			return nil, errBadSignature("api key")
-		}
-		if err := s.Verify(body); err != nil {
-			return nil, errBadSignature("api key")
-		}
-		if key.Expired(c.now()) {
-			return nil, errExpiredKey
-		}
-		return &principal{
-			Org: o, User: user, CredID: key.ID, CredType: key.Type, PublicKey: key.PublicKey,
-			Scheme: string(s.Scheme), Signature: hex.EncodeToString(s.Signature), ViaParent: i > 0,
-		}, nil
+// orNotFound is the documented answer for a stamp whose credential neither organization holds.
+func orNotFound(who *principal, err error, st stamp.Stamp) error {
+	if who != nil || err != nil {
+		return err
 	}
-	return nil, errKeyNotFound
+	if _, ok := st.(*stamp.WebAuthnStamp); ok {
+		return errPasskeyNotFound
+	}
+	return errKeyNotFound
 }
 
-func (c *Coordinator) authenticatePasskey(ctx context.Context, candidates []*Org, s *stamp.WebAuthnStamp, body []byte) (*principal, error) {
-	for i, o := range candidates {
-		user, a := o.authenticatorByCredentialID(s.CredentialID)
-		if a == nil {
-			continue
-		}
-		stored, err := c.store.SignCount(ctx, o.ID, a.CredentialID)
-		if err != nil {
-			return nil, err
-		}
-		cred := &stamp.WebAuthnCredential{
-			CredentialID: a.CredentialID, PublicKey: a.PublicKeyCOSE, PublicKeyHex: a.PublicKeyHex,
-			Algorithm: a.Algorithm, RPIDHash: a.RPIDHash, SignCount: stored,
-		}
-		assertion, err := s.Verify(body, cred)
-		if err != nil {
-			return nil, apierr.Unauth("SIGNATURE_INVALID", "could not verify passkey signature: %s", err.Error())
-		}
-		advanced, err := c.store.AdvanceSignCount(ctx, o.ID, a.CredentialID, assertion.SignCount)
-		if err != nil {
-			return nil, err
-		}
-		if !advanced {
-			return nil, apierr.Unauth("SIGNATURE_INVALID", "passkey signature counter did not increase: replayed request or cloned authenticator")
-		}
-		return &principal{
-			Org: o, User: user, CredID: a.ID, CredType: "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR", PublicKey: a.PublicKeyHex,
-			Scheme: "SIGNATURE_SCHEME_TK_API_P256", Signature: hex.EncodeToString(s.Signature), ViaParent: i > 0,
-		}, nil
+func (c *Coordinator) authenticateAPIKey(o *Org, s *stamp.APIKeyStamp, body []byte) (*principal, error) {
+	user, key := o.apiKeyByPublicKey(s.PublicKey)
+	if key == nil {
+		return nil, nil
 	}
-	return nil, apierr.Unauth("CREDENTIAL_NOT_FOUND", "passkey credential could not be found in organization or its parent organization")
+	if key.Curve != string(s.Curve) {
+		return nil, errBadSignature("api key")
+	}
+	if err := s.Verify(body); err != nil {
+		return nil, errBadSignature("api key")
+	}
+	if key.Expired(c.now()) {
+		return nil, errExpiredKey
+	}
+	return &principal{
+		Org: o, User: user, CredID: key.ID, CredType: key.Type, PublicKey: key.PublicKey,
+		Scheme: string(s.Scheme), Signature: hex.EncodeToString(s.Signature),
+	}, nil
+}
+
+func (c *Coordinator) authenticatePasskey(ctx context.Context, o *Org, s *stamp.WebAuthnStamp, body []byte) (*principal, error) {
+	user, a := o.authenticatorByCredentialID(s.CredentialID)
+	if a == nil {
+		return nil, nil
+	}
+	stored, err := c.store.SignCount(ctx, o.ID, a.CredentialID)
+	if err != nil {
+		return nil, err
+	}
+	cred := &stamp.WebAuthnCredential{
+		CredentialID: a.CredentialID, PublicKey: a.PublicKeyCOSE, PublicKeyHex: a.PublicKeyHex,
+		Algorithm: a.Algorithm, RPIDHash: a.RPIDHash, SignCount: stored,
+	}
+	assertion, err := s.Verify(body, cred)
+	if err != nil {
+		return nil, apierr.Unauth("SIGNATURE_INVALID", "could not verify passkey signature: %s", err.Error())
+	}
+	advanced, err := c.store.AdvanceSignCount(ctx, o.ID, a.CredentialID, assertion.SignCount)
+	if err != nil {
+		return nil, err
+	}
+	if !advanced {
+		return nil, apierr.Unauth("SIGNATURE_INVALID", "passkey signature counter did not increase: replayed request or cloned authenticator")
+	}
+	return &principal{
+		Org: o, User: user, CredID: a.ID, CredType: "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR", PublicKey: a.PublicKeyHex,
+		Scheme: "SIGNATURE_SCHEME_TK_API_P256", Signature: hex.EncodeToString(s.Signature),
+	}, nil
 }

@@ -101,10 +101,10 @@ func (c *Coordinator) prepare(ctx context.Context, path string, header http.Head
 	if err := def.validate(sub.params); err != nil {
 		return nil, err
 	}
-	if sub.org, err = c.loadOrg(ctx, sub.env.OrganizationID); err != nil {
-		return nil, err
+	if _, err := uuid.Parse(sub.env.OrganizationID); err != nil {
+		return nil, errBadOrgID
 	}
-	if sub.who, err = c.authenticate(ctx, sub.org, st, body); err != nil {
+	if sub.org, sub.who, err = c.authenticateSubmission(ctx, sub.env.OrganizationID, st, body); err != nil {
 		return nil, err
 	}
 	if sub.who.ViaParent && !def.parentMayAct {
@@ -141,6 +141,10 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 		if err != nil {
 			return err
 		}
+		who, err := sub.who.refresh(org)
+		if err != nil {
+			return err
+		}
 		// Under the lock, an identical body recorded by any process (its transaction has ended) is visible here.
 		existing, err := tx.ActivityByFingerprint(ctx, sub.org.ID, sub.fingerprint)
 		if err == nil {
@@ -150,8 +154,8 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 		if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		rec = c.newRecord(sub)
-		if err := c.decideAndExecute(ctx, tx, org, sub, rec); err != nil {
+		rec = c.newRecord(sub, who)
+		if err := c.decideAndExecute(ctx, tx, org, who, sub, rec); err != nil {
 			return err
 		}
 		row, err := rec.row()
@@ -163,14 +167,14 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 	return rec, err
 }
 
-func (c *Coordinator) newRecord(sub *submission) *record {
+func (c *Coordinator) newRecord(sub *submission, who *principal) *record {
 	now := c.now()
 	intent, _ := json.Marshal(sub.params)
 	id := uuid.NewString()
 	return &record{
 		ID: id, OrganizationID: sub.org.ID, Type: sub.env.Type, Status: api.StatusPending,
 		TimestampMs: sub.env.TimestampMs, Fingerprint: sub.fingerprint, Intent: intent,
-		Votes:     []api.Vote{c.approval(id, sub.who, now)},
+		Votes:     []api.Vote{c.approval(id, who, now)},
 		CreatedAt: now, UpdatedAt: now,
 	}
 }
@@ -186,12 +190,7 @@ func (c *Coordinator) approval(activityID string, who *principal, now time.Time)
 
 // decideAndExecute decides, and executes an allowed activity, in the locked organization. Failures of the activity
 // itself (denied, invalid for the current state) are recorded on rec; only storage failures are returned.
-func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *Org, sub *submission, rec *record) error {
-	who, err := sub.who.refresh(org)
-	if err != nil {
-		rec.fail(apierr.As(err), c.now())
-		return nil
-	}
+func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *Org, who *principal, sub *submission, rec *record) error {
 	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: rec.ID, readOnly: sub.def.readsOrg,
 		wantProofs: sub.env.GenerateAppProofs != nil && *sub.env.GenerateAppProofs}
 	req := decisionRequest{org: org, typ: rec.Type, intent: rec.Intent, votes: rec.Votes, submitterID: who.User.ID}
@@ -230,6 +229,10 @@ func (c *Coordinator) lockOrg(ctx context.Context, tx *store.Tx, id string, read
 		known = cached.version
 	}
 	row, err := tx.LockOrgIfChanged(ctx, id, known)
+	if errors.Is(err, store.ErrNotFound) {
+		c.orgs.drop(id) // deleted since the request was authenticated against the cached document
+		return nil, errOrgNotFound
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -283,14 +286,15 @@ func (c *Coordinator) execute(x *execution, def activityDef, params any, rec *re
 	return nil
 }
 
-// refresh re-finds the principal's user in the locked document: a credential deleted while the request waited no
-// longer authenticates. Credentials of the parent organization were read from the parent and stay as read.
+// refresh re-finds the principal's user and credential in the locked document: a credential deleted since the
+// request was authenticated (against a cached document, or while it waited for the lock) no longer authenticates.
+// Credentials of the parent organization were read from the parent's stored document and stay as read.
 func (p *principal) refresh(org *Org) (*principal, error) {
 	if p.ViaParent {
 		return p, nil
 	}
 	user := org.User(p.User.ID)
-	if user == nil {
+	if user == nil || (p.CredID != "" && !user.hasCredential(p.CredID)) {
 		return nil, errKeyNotFound
 	}
 	q := *p

@@ -261,6 +261,21 @@ func (o *Org) apiKeyByPublicKey(pub string) (*User, *APIKey) {
 	return nil, nil
 }
 
+// hasCredential reports whether the user still holds the API key or passkey with this id.
+func (u *User) hasCredential(id string) bool {
+	for _, k := range u.APIKeys {
+		if k.ID == id {
+			return true
+		}
+	}
+	for _, a := range u.Authenticators {
+		if a.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 // authenticatorByCredentialID finds the user and passkey registered under a credential id.
 func (o *Org) authenticatorByCredentialID(id string) (*User, *Authenticator) {
 	for _, u := range o.Users {

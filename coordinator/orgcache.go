@@ -29,3 +29,9 @@ func (c *orgCache) put(o *Org) {
 		c.orgs[o.ID] = o
 	}
 }
+
+func (c *orgCache) drop(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.orgs, id)
+}

@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"sigil/api"
+	"sigil/client"
 	"sigil/coordinator"
 	"sigil/internal/testdb"
 	"sigil/stamp"
@@ -73,4 +75,65 @@ func TestIdenticalSubmissionsRacingThroughTwoCoordinators(t *testing.T) {
 	if len(users.Users) != 1+5 {
 		t.Fatalf("%d users, want 6: an activity executed more than once", len(users.Users))
 	}
+}
+
+// A coordinator authenticates activities against its cached organization documents without asking the database
+// whether they are current. A key another process added is still found, and a key another process deleted no longer
+// acts, and its request leaves no activity behind.
+func TestCachedOrganizationsFollowOtherProcesses(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		first := newStack(t, b)
+		s2, err := store.Open(ctx, b.URL, b.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s2.Close()
+		other := coordinator.New(s2, coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: testKeyring(t)})
+		secondSrv := httptest.NewServer(other.Handler())
+		defer secondSrv.Close()
+		second := &stack{t: t, srv: secondSrv, now: first.now}
+		org := first.boot.OrganizationID
+		rename := func(c *client.Client, name string) error {
+			_, _, err := c.UpdateOrganizationName(ctx, org, api.UpdateOrganizationNameIntent{OrganizationName: name})
+			return err
+		}
+		if err := rename(first.root, "cached"); err != nil { // the first coordinator now holds the document
+			t.Fatal(err)
+		}
+
+		key, params := newKey(t, stamp.CurveP256)
+		me, err := first.root.Whoami(ctx, org)
+		if err != nil {
+			t.Fatal(err)
+		}
+		added, _, err := second.client(first.boot.APIKey).CreateAPIKeys(ctx, org, api.CreateAPIKeysIntentV2{UserID: me.UserID, APIKeys: []api.APIKeyParamsV2{params}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rename(first.client(key), "by the new key"); err != nil {
+			t.Fatalf("a key added by another process was refused: %v", err)
+		}
+
+		before := first.activityCount(org)
+		if _, _, err := second.client(first.boot.APIKey).DeleteAPIKeys(ctx, org, api.DeleteAPIKeysIntent{UserID: me.UserID, APIKeyIDs: added.APIKeyIDs}); err != nil {
+			t.Fatal(err)
+		}
+		body := envelope("ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME", org, api.UpdateOrganizationNameIntent{OrganizationName: "by the deleted key"}, time.Now())
+		r := first.stamped("/public/v1/submit/update_organization_name", body, key)
+		if r.status != http.StatusUnauthorized || !strings.Contains(r.message(), "public key could not be found") {
+			t.Fatalf("a key deleted by another process: %d %s", r.status, r.raw)
+		}
+		if after := first.activityCount(org); after != before+1 { // the deletion only
+
+			t.Fatalf("the refused request stored %d activities", after-before)
+		}
+		got, err := first.root.GetOrganization(ctx, org)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.OrganizationData.Name != "by the new key" {
+			t.Fatalf("organization name %q", got.OrganizationData.Name)
+		}
+	})
 }
