@@ -188,8 +188,18 @@ func (n *Node) setUp(ctx context.Context, key *ecdsa.PrivateKey, rec *record) er
 	return nil
 }
 
+// loadOrDeploy reuses the recorded deployment when it was made from the embedded artifacts and its
+// contracts are on the chain. Otherwise (a data directory of an older Sigil, whose contracts lack
+// functions this one calls, or a chain that lost them) it deploys the fixtures again at new
+// addresses; balances held in the old contracts stay there.
 func (n *Node) loadOrDeploy(ctx context.Context, rec *record) (contracts.Addresses, error) {
-	if rec != nil {
+	fingerprint := contracts.Fingerprint()
+	switch {
+	case rec == nil:
+	case rec.Artifacts != fingerprint:
+		n.log.Warn("the fixtures were deployed from other contract artifacts (an older Sigil); deploying them again at new addresses",
+			"recorded", rec.Artifacts, "embedded", fingerprint)
+	default:
 		err := contracts.Verify(ctx, n.client, rec.Contracts)
 		if err == nil {
 			return rec.Contracts, nil
@@ -203,7 +213,12 @@ func (n *Node) loadOrDeploy(ctx context.Context, rec *record) (contracts.Address
 	if err != nil {
 		return nil, fmt.Errorf("chain: deploy fixtures: %w", err)
 	}
-	if err := writeRecord(n.cfg.DataDir, record{ChainID: n.cfg.ChainID, Deployer: n.dev.Address(), Contracts: addresses}); err != nil {
+	// Before the record is written, so a deployment on record always has its rates.
+	if err := publishRates(ctx, n.dev, addresses, n.cfg.Simulator); err != nil {
+		return nil, fmt.Errorf("chain: publish the lending and staking rates: %w", err)
+	}
+	if err := writeRecord(n.cfg.DataDir, record{ChainID: n.cfg.ChainID, Deployer: n.dev.Address(), Artifacts: fingerprint,
+		Contracts: addresses}); err != nil {
 		return nil, err
 	}
 	n.log.Info("dev chain fixtures deployed", "contracts", len(addresses), "took", time.Since(started).Round(time.Millisecond))

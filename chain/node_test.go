@@ -216,6 +216,76 @@ func TestSimulatorStepPaysYield(t *testing.T) {
 	}
 }
 
+// The lending and staking rates are published on chain (the configured ones at deployment) and
+// the simulator pays what the contracts publish, also after the owner changes it.
+func TestSimulatorPaysThePublishedRates(t *testing.T) {
+	n := sharedNode(t)
+	addr := n.Contracts()
+	bpsRay := new(big.Int).Div(ray, big.NewInt(10_000))
+	liquidityRate := func(asset string) *big.Int {
+		t.Helper()
+		d, err := reserveData(t.Context(), n.Client(), addr, asset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.CurrentLiquidityRate
+	}
+	for _, asset := range []string{contracts.USDC, contracts.USDT} {
+		wantEq(t, asset+" liquidity rate", liquidityRate(asset), new(big.Int).Mul(big.NewInt(400), bpsRay))
+	}
+	for _, fixture := range []string{contracts.Staking, contracts.ProviderStake} {
+		wantEq(t, fixture+" reward rate", read(t, n, fixture, "rewardRateBps"), big.NewInt(350))
+	}
+
+	u := newUser(t, n, n.Client(), "50", map[string]string{"USDC": "8000"})
+	u.call(t, n, contracts.USDC, nil, "approve", addr[contracts.Lending], maxUint256)
+	u.call(t, n, contracts.Lending, nil, "supply", addr[contracts.USDC], tokens(8_000, 6), u.Address(), uint16(0))
+	u.call(t, n, contracts.ProviderStake, tokens(20, 18), "stake")
+
+	sim := n.Simulator()
+	rate := new(big.Int).Mul(big.NewInt(987_654_321), big.NewInt(1e17)) // 9.87654321% a year
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if err := sim.SetLendingRate(ctx, contracts.USDC, new(big.Int).Mul(big.NewInt(400), bpsRay)); err != nil {
+			t.Error(err)
+		}
+		if err := sim.SetStakingRate(ctx, contracts.ProviderStake, 350); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := sim.SetLendingRate(t.Context(), contracts.USDC, rate); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.SetStakingRate(t.Context(), contracts.ProviderStake, 725); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.SetStakingRate(t.Context(), contracts.USDC, 1); err == nil {
+		t.Fatal("SetStakingRate accepted a token")
+	}
+	wantEq(t, "published liquidity rate", liquidityRate(contracts.USDC), rate)
+	wantEq(t, "published reward rate", read(t, n, contracts.ProviderStake, "rewardRateBps"), big.NewInt(725))
+
+	if _, err := sim.Step(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	supplied := read(t, n, contracts.LendingAUSDC, "totalSupply")
+	pooled := read(t, n, contracts.ProviderStake, "totalPooledEther")
+	if err := n.AdvanceTime(10 * 24 * time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	report, err := sim.Step(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	elapsed := big.NewInt(int64(report.Elapsed / time.Second))
+	interest := new(big.Int).Mul(supplied, rate)
+	interest.Mul(interest, elapsed).Div(interest, new(big.Int).Mul(ray, big.NewInt(secondsPerYear)))
+	wantEq(t, "lending interest paid", report.Paid[contracts.LendingAUSDC], interest)
+	rewards := new(big.Int).Mul(pooled, big.NewInt(725))
+	rewards.Mul(rewards, elapsed).Div(rewards, big.NewInt(10_000*secondsPerYear))
+	wantEq(t, "provider staking rewards paid", report.Paid[contracts.ProviderStake], rewards)
+}
+
 func TestRestartKeepsBalancesAndContracts(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Config{DataDir: dir, ListenAddr: "127.0.0.1:0", Logger: quietLog}
@@ -284,6 +354,48 @@ func TestRestartKeepsBalancesAndContracts(t *testing.T) {
 	if n, err := Start(t.Context(), cfg); err == nil {
 		n.Close()
 		t.Fatal("restart with another chain id succeeded")
+	}
+}
+
+// A data directory whose fixtures were deployed from other artifacts (an older Sigil, whose record
+// has no fingerprint) gets the fixtures deployed again, with their rates published, instead of
+// running on contracts that lack what the rest of Sigil calls.
+func TestRestartRedeploysFixturesOfOtherArtifacts(t *testing.T) {
+	dir := t.TempDir()
+	cfg := Config{DataDir: dir, ListenAddr: "127.0.0.1:0", Logger: quietLog}
+	first, err := Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := first.Contracts()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := readRecord(dir)
+	if err != nil || rec == nil || rec.Artifacts != contracts.Fingerprint() {
+		t.Fatalf("deployment record %+v, %v: want the artifacts' fingerprint", rec, err)
+	}
+	rec.Artifacts = ""
+	if err := writeRecord(dir, *rec); err != nil {
+		t.Fatal(err)
+	}
+
+	second, err := Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	defer second.Close()
+	for name, addr := range second.Contracts() {
+		if old[name] == addr {
+			t.Fatalf("%s kept its address %s: the fixtures were not deployed again", name, addr)
+		}
+	}
+	if err := contracts.Verify(t.Context(), second.Client(), second.Contracts()); err != nil {
+		t.Fatal(err)
+	}
+	wantEq(t, "published reward rate", read(t, second, contracts.Staking, "rewardRateBps"), big.NewInt(350))
+	if rec, _ := readRecord(dir); rec == nil || rec.Artifacts != contracts.Fingerprint() || rec.Contracts[contracts.Lending] != second.Contracts()[contracts.Lending] {
+		t.Fatalf("record after the redeployment: %+v", rec)
 	}
 }
 

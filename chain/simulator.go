@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"sync"
 	"time"
 
@@ -15,13 +16,19 @@ import (
 
 // SimulatorConfig sets the yield the simulator pays, as annual rates in basis points, and how
 // often it runs. Zero rates take the defaults; a negative rate turns that source off.
+//
+// The lending and staking rates are published on chain when the fixtures are deployed: each
+// lending reserve's liquidity rate (getReserveData's currentLiquidityRate, a ray) and each staking
+// contract's rewardRateBps. From then on the simulator pays what the contracts publish, so
+// SetLendingRate and SetStakingRate (or the owner calling the contracts' setters) change what is
+// paid, and these two fields only matter for a new deployment.
 type SimulatorConfig struct {
 	// Period between automatic steps; 0 runs no automatic step (Step still works).
 	Period time.Duration
 
 	VaultAPRBps     int64 // interest minted into the plain ERC-4626 vaults; default 500 (5%)
-	LendingAPRBps   int64 // interest of the lending market; default 400
-	StakingAPRBps   int64 // rewards of both staking contracts; default 350
+	LendingAPRBps   int64 // liquidity rate published by both lending reserves; default 400
+	StakingAPRBps   int64 // reward rate published by both staking contracts; default 350
 	IncentiveAPRBps int64 // incentive tokens given to the allocator vaults (sold on harvest); default 200
 }
 
@@ -42,7 +49,8 @@ func (c SimulatorConfig) withDefaults() SimulatorConfig {
 // the previous step, rate × balance × elapsed / year to every yield source: the asset minted into
 // the plain vaults, interest into the lending market, ether rewards to both staking contracts,
 // incentive tokens to the allocator vaults, which are then harvested. Share prices, receipt
-// balances and rewards therefore move the way APYs say they should.
+// balances and rewards therefore move the way APYs say they should. Lending and staking are paid
+// at the rate their contracts publish at the time of the step (for the whole elapsed time).
 type Simulator struct {
 	client    *ethclient.Client
 	sender    *Account
@@ -118,19 +126,23 @@ func (st *step) accrual(base *big.Int, rateBps int64) *big.Int {
 	return n.Div(n, big.NewInt(10_000*secondsPerYear))
 }
 
+// lendingAccrual is base × rate × elapsed / (10^27 × year) for a ray rate, rounded down.
+func (st *step) lendingAccrual(base, rateRay *big.Int) *big.Int {
+	if rateRay.Sign() <= 0 || base.Sign() <= 0 {
+		return new(big.Int)
+	}
+	n := new(big.Int).Mul(base, rateRay)
+	n.Mul(n, st.elapsed)
+	return n.Div(n, new(big.Int).Mul(ray, big.NewInt(secondsPerYear)))
+}
+
 func (st *step) read(fixture, method string, args ...any) *big.Int {
 	if st.err != nil {
 		return new(big.Int)
 	}
-	f, _ := contracts.FixtureNamed(fixture)
-	out, err := contracts.MustLoad(f.Artifact).Call(st.ctx, st.s.client, st.s.addresses[fixture], method, args...)
+	v, err := readUint(st.ctx, st.s.client, st.s.addresses, fixture, method, args...)
 	if err != nil {
 		st.err = err
-		return new(big.Int)
-	}
-	v, _ := out[0].(*big.Int)
-	if v == nil {
-		st.err = fmt.Errorf("%s.%s returned no number", fixture, method)
 		return new(big.Int)
 	}
 	return v
@@ -140,16 +152,20 @@ func (st *step) send(fixture string, value *big.Int, method string, args ...any)
 	if st.err != nil {
 		return
 	}
-	f, _ := contracts.FixtureNamed(fixture)
-	data, err := contracts.MustLoad(f.Artifact).Pack(method, args...)
+	st.err = sendTo(st.ctx, st.s.sender, st.s.addresses, fixture, value, method, args...)
+}
+
+// liquidityRate reads the current liquidity rate (a ray) a lending reserve publishes.
+func (st *step) liquidityRate(asset string) *big.Int {
+	if st.err != nil {
+		return new(big.Int)
+	}
+	d, err := reserveData(st.ctx, st.s.client, st.s.addresses, asset)
 	if err != nil {
 		st.err = err
-		return
+		return new(big.Int)
 	}
-	to := st.s.addresses[fixture]
-	if _, err := st.s.sender.Transact(st.ctx, &to, value, data); err != nil {
-		st.err = fmt.Errorf("%s.%s: %w", fixture, method, err)
-	}
+	return d.CurrentLiquidityRate
 }
 
 // giveToken puts amount of a token fixture in holder: minted for test tokens, wrapped for WETH.
@@ -176,11 +192,11 @@ func (st *step) vaults() {
 
 func (st *step) lending() {
 	for _, receipt := range []string{contracts.LendingAUSDC, contracts.LendingAUSDT} {
-		interest := st.accrual(st.read(receipt, "totalSupply"), st.s.cfg.LendingAPRBps)
+		f, _ := contracts.FixtureNamed(receipt)
+		interest := st.lendingAccrual(st.read(receipt, "totalSupply"), st.liquidityRate(f.Asset))
 		if interest.Sign() == 0 {
 			continue
 		}
-		f, _ := contracts.FixtureNamed(receipt)
 		st.giveToken(f.Asset, st.s.addresses[contracts.Lending], interest)
 		st.send(contracts.Lending, nil, "accrueInterest", st.s.addresses[f.Asset])
 		st.report.Paid[receipt] = interest
@@ -192,7 +208,12 @@ func (st *step) staking() {
 		contracts.Staking:       "totalStaked",
 		contracts.ProviderStake: "totalPooledEther",
 	} {
-		rewards := st.accrual(st.read(fixture, base), st.s.cfg.StakingAPRBps)
+		rateBps := st.read(fixture, "rewardRateBps")
+		if !rateBps.IsInt64() {
+			st.err = fmt.Errorf("%s publishes a reward rate of %s bps", fixture, rateBps)
+			return
+		}
+		rewards := st.accrual(st.read(fixture, base), rateBps.Int64())
 		if rewards.Sign() == 0 {
 			continue
 		}
@@ -224,4 +245,92 @@ func (st *step) allocators() {
 		}
 		st.send(vault, nil, "harvest", minOut)
 	}
+}
+
+// ray is 10^27, the scale of Aave's rates and indexes.
+var ray = new(big.Int).Exp(big.NewInt(10), big.NewInt(27), nil)
+
+// lendingReserves are the lending pool's listed assets (fixture names).
+var lendingReserves = []string{contracts.USDC, contracts.USDT}
+
+// stakingContracts are the fixtures that publish a reward rate.
+var stakingContracts = []string{contracts.Staking, contracts.ProviderStake}
+
+// SetLendingRate publishes rateRay (Aave's currentLiquidityRate: an annual rate in ray, 10^27 =
+// 100%) as the liquidity rate of the lending reserve of asset (USDC or USDT); later steps pay it.
+func (s *Simulator) SetLendingRate(ctx context.Context, asset string, rateRay *big.Int) error {
+	if !slices.Contains(lendingReserves, asset) {
+		return fmt.Errorf("chain: simulator: %q is not a lending reserve (%v)", asset, lendingReserves)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return sendTo(ctx, s.sender, s.addresses, contracts.Lending, nil, "setLiquidityRate", s.addresses[asset], rateRay)
+}
+
+// SetStakingRate publishes rateBps (an annual rate in basis points) as the reward rate of a
+// staking contract (contracts.Staking or contracts.ProviderStake; the provider's is before its
+// validator fee); later steps pay it.
+func (s *Simulator) SetStakingRate(ctx context.Context, fixture string, rateBps int64) error {
+	if !slices.Contains(stakingContracts, fixture) {
+		return fmt.Errorf("chain: simulator: %q is not a staking contract (%v)", fixture, stakingContracts)
+	}
+	if rateBps < 0 {
+		return fmt.Errorf("chain: simulator: negative reward rate %d", rateBps)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return sendTo(ctx, s.sender, s.addresses, fixture, nil, "setRewardRate", big.NewInt(rateBps))
+}
+
+// publishRates sets the configured lending and staking rates on freshly deployed fixtures (a
+// negative rate publishes 0: that source pays nothing).
+func publishRates(ctx context.Context, sender *Account, addresses contracts.Addresses, cfg SimulatorConfig) error {
+	cfg = cfg.withDefaults()
+	lending := new(big.Int).Mul(big.NewInt(max(cfg.LendingAPRBps, 0)), new(big.Int).Div(ray, big.NewInt(10_000)))
+	for _, asset := range lendingReserves {
+		if err := sendTo(ctx, sender, addresses, contracts.Lending, nil, "setLiquidityRate", addresses[asset], lending); err != nil {
+			return err
+		}
+	}
+	for _, fixture := range stakingContracts {
+		if err := sendTo(ctx, sender, addresses, fixture, nil, "setRewardRate", big.NewInt(max(cfg.StakingAPRBps, 0))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sendTo(ctx context.Context, sender *Account, addresses contracts.Addresses, fixture string, value *big.Int, method string, args ...any) error {
+	f, _ := contracts.FixtureNamed(fixture)
+	data, err := contracts.MustLoad(f.Artifact).Pack(method, args...)
+	if err != nil {
+		return err
+	}
+	to := addresses[fixture]
+	if _, err := sender.Transact(ctx, &to, value, data); err != nil {
+		return fmt.Errorf("%s.%s: %w", fixture, method, err)
+	}
+	return nil
+}
+
+func readUint(ctx context.Context, client *ethclient.Client, addresses contracts.Addresses, fixture, method string, args ...any) (*big.Int, error) {
+	f, _ := contracts.FixtureNamed(fixture)
+	out, err := contracts.MustLoad(f.Artifact).Call(ctx, client, addresses[fixture], method, args...)
+	if err != nil {
+		return nil, err
+	}
+	v, _ := out[0].(*big.Int)
+	if v == nil {
+		return nil, fmt.Errorf("%s.%s returned no number", fixture, method)
+	}
+	return v, nil
+}
+
+// reserveData reads the lending pool's getReserveData of an asset fixture.
+func reserveData(ctx context.Context, client *ethclient.Client, addresses contracts.Addresses, asset string) (contracts.ReserveData, error) {
+	out, err := contracts.MustLoad(contracts.LendingPool).Call(ctx, client, addresses[contracts.Lending], "getReserveData", addresses[asset])
+	if err != nil {
+		return contracts.ReserveData{}, err
+	}
+	return contracts.AsReserveData(out[0])
 }

@@ -57,10 +57,12 @@ func loadOrCreateDevKey(dataDir string) (*ecdsa.PrivateKey, error) {
 func addressOf(key *ecdsa.PrivateKey) common.Address { return crypto.PubkeyToAddress(key.PublicKey) }
 
 // record is the deployment record: a restart on the same data directory reuses these addresses
-// instead of deploying again.
+// instead of deploying again, as long as Artifacts is the embedded artifacts' fingerprint.
 type record struct {
-	ChainID   int64               `json:"chainId"`
-	Deployer  common.Address      `json:"deployer"`
+	ChainID  int64          `json:"chainId"`
+	Deployer common.Address `json:"deployer"`
+	// Artifacts is contracts.Fingerprint() of the artifacts the fixtures were deployed from.
+	Artifacts string              `json:"artifacts,omitempty"`
 	Contracts contracts.Addresses `json:"contracts"`
 }
 

@@ -10,6 +10,7 @@ package contracts
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"embed"
 	"encoding/hex"
 	"fmt"
@@ -88,6 +89,29 @@ func Names() []string {
 	sort.Strings(names)
 	return names
 }
+
+// Fingerprint is a digest of every embedded artifact (ABI and bytecode). The dev chain records it with a deployment
+// and deploys the fixtures again when it changes, since contracts deployed from other artifacts may lack functions
+// the rest of Sigil calls.
+func Fingerprint() string {
+	fingerprintOnce.Do(func() {
+		h := sha256.New()
+		for _, name := range Names() {
+			for _, ext := range []string{".abi", ".bin"} {
+				data, _ := artifactFiles.ReadFile("artifacts/" + name + ext)
+				fmt.Fprintf(h, "%s%s %d\n", name, ext, len(data))
+				h.Write(data)
+			}
+		}
+		fingerprint = hex.EncodeToString(h.Sum(nil))
+	})
+	return fingerprint
+}
+
+var (
+	fingerprintOnce sync.Once
+	fingerprint     string
+)
 
 func loadAll() (map[string]*Artifact, error) {
 	all := make(map[string]*Artifact)

@@ -224,10 +224,11 @@ func (d *deployer) lending() {
 
 func (d *deployer) staking() {
 	cooldown := big.NewInt(int64(d.cfg.StakingCooldown / time.Second))
-	d.deploy(Staking, NativeStaking, cooldown)
+	owner := d.s.Address()
+	d.deploy(Staking, NativeStaking, cooldown, owner)
 	d.deploy(ProviderStake, ProviderStaking, d.cfg.Provider, d.cfg.FeeRecipient,
 		big.NewInt(d.cfg.ValidatorFeeBps), big.NewInt(d.cfg.RevenueShareBps), cooldown,
-		"Sigil Provider Staked ETH", "spETH")
+		"Sigil Provider Staked ETH", "spETH", owner)
 	d.read(ProviderLST, ProviderStake, ProviderStaking, "stakingToken")
 }
 

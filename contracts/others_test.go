@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -91,10 +92,129 @@ func TestLendingPoolSelectorsMatchAaveV3(t *testing.T) {
 		"supply":                     "0x617ba037", // supply(address,uint256,address,uint16)
 		"withdraw":                   "0x69328dec", // withdraw(address,uint256,address)
 		"getReserveNormalizedIncome": "0xd15e0053",
+		"getReserveData":             "0x35ea6a75", // getReserveData(address)
 	} {
 		if got := common.Bytes2Hex(pool.Methods[method].ID); "0x"+got != selector {
 			t.Errorf("%s selector = 0x%s, want %s", method, got, selector)
 		}
+	}
+}
+
+// getReserveData returns Aave v3's ReserveDataLegacy, field for field, so a reader of Aave's struct decodes it.
+func TestLendingPoolReserveDataHasAaveV3Layout(t *testing.T) {
+	outputs := contracts.MustLoad(contracts.LendingPool).ABI.Methods["getReserveData"].Outputs
+	const aave = "((uint256),uint128,uint128,uint128,uint128,uint128,uint40,uint16,address,address,address,address,uint128,uint128,uint128)"
+	if len(outputs) != 1 || outputs[0].Type.String() != aave {
+		t.Fatalf("getReserveData returns %v, want %s", outputs, aave)
+	}
+	want := "configuration liquidityIndex currentLiquidityRate variableBorrowIndex currentVariableBorrowRate " +
+		"currentStableBorrowRate lastUpdateTimestamp id aTokenAddress stableDebtTokenAddress variableDebtTokenAddress " +
+		"interestRateStrategyAddress accruedToTreasury unbacked isolationModeTotalDebt"
+	if got := strings.Join(outputs[0].Type.TupleRawNames, " "); got != want {
+		t.Fatalf("ReserveDataLegacy fields:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestLendingPoolLiquidityRate(t *testing.T) {
+	c := newTestChain(t)
+	usdc, usdt, pool := c.addr(contracts.USDC), c.addr(contracts.USDT), c.addr(contracts.Lending)
+	reserve := func(asset common.Address) contracts.ReserveData {
+		t.Helper()
+		d, err := contracts.AsReserveData(c.call(contracts.Lending, "getReserveData", asset))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	ray := new(big.Int).Exp(big.NewInt(10), big.NewInt(27), nil)
+	rate := new(big.Int).Mul(big.NewInt(523_456), new(big.Int).Exp(big.NewInt(10), big.NewInt(20), nil)) // 5.23456% a year
+
+	_, err := c.alice.trySend(nil, contracts.Lending, "setLiquidityRate", usdt, rate)
+	wantRevert(t, err, contracts.LendingPool, "OwnableUnauthorizedAccount")
+	_, err = c.owner.trySend(nil, contracts.Lending, "setLiquidityRate", c.addr(contracts.DAI), rate)
+	wantRevert(t, err, contracts.LendingPool, "ReserveNotListed")
+	_, err = c.owner.trySend(nil, contracts.Lending, "setLiquidityRate", usdt, new(big.Int).Lsh(big.NewInt(1), 128))
+	wantRevert(t, err, contracts.LendingPool, "SafeCastOverflowedUintDowncast")
+
+	r := c.owner.send(contracts.Lending, "setLiquidityRate", usdt, rate)
+	event := contracts.MustLoad(contracts.LendingPool).ABI.Events["ReserveDataUpdated"]
+	var found bool
+	for _, l := range r.Logs {
+		if l.Address != pool || l.Topics[0] != event.ID {
+			continue
+		}
+		found = true
+		if common.BytesToAddress(l.Topics[1].Bytes()) != usdt {
+			t.Fatalf("ReserveDataUpdated names reserve %s, want USDT", l.Topics[1])
+		}
+		values, err := event.Inputs.NonIndexed().Unpack(l.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEq(t, "event liquidityRate", values[0].(*big.Int), rate)
+		wantEq(t, "event liquidityIndex", values[3].(*big.Int), ray)
+	}
+	if !found {
+		t.Fatal("setLiquidityRate emitted no ReserveDataUpdated")
+	}
+
+	d := reserve(usdt)
+	wantEq(t, "currentLiquidityRate", d.CurrentLiquidityRate, rate)
+	wantEq(t, "liquidityIndex", d.LiquidityIndex, ray)
+	wantEq(t, "lastUpdateTimestamp", d.LastUpdateTimestamp, new(big.Int).SetUint64(c.blockTime(r)))
+	if d.Id != 1 || d.ATokenAddress != c.addr(contracts.LendingAUSDT) {
+		t.Fatalf("USDT reserve id %d, aToken %s", d.Id, d.ATokenAddress)
+	}
+	for name, v := range map[string]*big.Int{"configuration": d.Configuration.Data, "variableBorrowIndex": d.VariableBorrowIndex,
+		"currentVariableBorrowRate": d.CurrentVariableBorrowRate, "currentStableBorrowRate": d.CurrentStableBorrowRate,
+		"accruedToTreasury": d.AccruedToTreasury, "unbacked": d.Unbacked, "isolationModeTotalDebt": d.IsolationModeTotalDebt} {
+		wantEq(t, name, v, new(big.Int))
+	}
+	if d.StableDebtTokenAddress != (common.Address{}) || d.VariableDebtTokenAddress != (common.Address{}) ||
+		d.InterestRateStrategyAddress != (common.Address{}) {
+		t.Fatalf("debt tokens and rate strategy: %+v", d)
+	}
+	// The other reserve keeps its own rate; an unlisted asset reads as zeros, as on Aave.
+	if other := reserve(usdc); other.CurrentLiquidityRate.Sign() != 0 || other.Id != 0 || other.ATokenAddress != c.addr(contracts.LendingAUSDC) {
+		t.Fatalf("USDC reserve %+v", other)
+	}
+	if none := reserve(c.addr(contracts.DAI)); none.ATokenAddress != (common.Address{}) || none.LiquidityIndex.Sign() != 0 {
+		t.Fatalf("unlisted reserve %+v", none)
+	}
+
+	// The index getReserveData returns follows accrued interest.
+	supply := tokens(1_000, 6)
+	c.mintTo(contracts.USDT, c.alice.addr, supply)
+	c.alice.send(contracts.USDT, "approve", pool, supply)
+	c.alice.send(contracts.Lending, "supply", usdt, supply, c.alice.addr, uint16(0))
+	c.mintTo(contracts.USDT, pool, tokens(10, 6))
+	c.alice.send(contracts.Lending, "accrueInterest", usdt)
+	wantEq(t, "index after interest", reserve(usdt).LiquidityIndex, c.uint(contracts.Lending, "getReserveNormalizedIncome", usdt))
+	wantEq(t, "rate after interest", reserve(usdt).CurrentLiquidityRate, rate)
+}
+
+// Both staking contracts publish a reward rate that only their owner (the deployer) sets.
+func TestStakingRewardRates(t *testing.T) {
+	c := newTestChain(t)
+	for _, tc := range []struct{ fixture, artifact string }{
+		{contracts.Staking, contracts.NativeStaking},
+		{contracts.ProviderStake, contracts.ProviderStaking},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			c := c.with(t)
+			if owner := c.call(tc.fixture, "owner").(common.Address); owner != c.owner.addr {
+				t.Fatalf("owner %s, want the deployer %s", owner, c.owner.addr)
+			}
+			wantEq(t, "rate before it is set", c.uint(tc.fixture, "rewardRateBps"), new(big.Int))
+			_, err := c.alice.trySend(nil, tc.fixture, "setRewardRate", big.NewInt(420))
+			wantRevert(t, err, tc.artifact, "OwnableUnauthorizedAccount")
+			r := c.owner.send(tc.fixture, "setRewardRate", big.NewInt(420))
+			event := contracts.MustLoad(tc.artifact).ABI.Events["RewardRateUpdated"]
+			if len(r.Logs) != 1 || r.Logs[0].Topics[0] != event.ID || new(big.Int).SetBytes(r.Logs[0].Data).Cmp(big.NewInt(420)) != 0 {
+				t.Fatalf("logs %+v, want RewardRateUpdated(420)", r.Logs)
+			}
+			wantEq(t, "rewardRateBps", c.uint(tc.fixture, "rewardRateBps"), big.NewInt(420))
+		})
 	}
 }
 
@@ -154,7 +274,7 @@ func TestProviderStakingRevenueShare(t *testing.T) {
 
 	for _, share := range []int64{4999, 8501} {
 		data, err := contracts.MustLoad(contracts.ProviderStaking).DeployData(c.provider, c.feeTo,
-			big.NewInt(1000), big.NewInt(share), big.NewInt(600), "x", "x")
+			big.NewInt(1000), big.NewInt(share), big.NewInt(600), "x", "x", c.owner.addr)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,15 +24,24 @@ type builder interface {
 	// manage builds the follow-up named by r.manageAction (WITHDRAW after a cooldown, CLAIM_REWARDS).
 	manage(r *request, b *batch) plan
 	balances(r *request, b *batch) balancePlan
-	// sample reads the value of a fixed number of shares (or of the reserve index), for the reward rate.
+	// sample reads the value of a fixed number of shares (or of the reserve index), for the share price and the
+	// reward rate of vaults, and the rate the contract publishes, for the reward rate of lending and staking.
 	sample(y *yieldEntry, b *batch) samplePlan
 }
 
 type (
 	plan        func() (built, error)
 	balancePlan func(ctx context.Context) ([]position, error)
-	samplePlan  func() (shares, assets *big.Int)
+	samplePlan  func() sampled
 )
+
+// sampled is what one sampling read of a yield.
+type sampled struct {
+	shares, assets *big.Int // the value of shares (or of the reserve index): the stored price-per-share sample
+	// apr is the annual rate the contract publishes now, as a fraction, net of a provider's commission: the reward
+	// rate of lending and staking comes from it (see rates.go). Nil for vaults.
+	apr *big.Rat
+}
 
 // built is what a builder produced: the steps in signing order and the action's amount in base units of the token
 // (which a "use max" exit only learns from the chain).

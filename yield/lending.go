@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/math"
+
+	"sigil/contracts"
 )
 
 // lendingBuilder builds the transactions of an Aave v3 market: approve the pool on the token when the allowance is
 // short, then supply(address,uint256,address,uint16); exit with withdraw(address,uint256,address), of everything
 // (type(uint256).max) with useMaxAmount. The position is the aToken balance, which grows with the reserve's
-// normalized income (the index sampled for the reward rate).
+// normalized income (the index sampled for the share price); the reward rate is the reserve's currentLiquidityRate.
 type lendingBuilder struct{}
 
 // lendingSupplyGas is the default gas of a supply after its approval (see vaultDepositGas).
@@ -75,8 +78,36 @@ func (lendingBuilder) balances(r *request, b *batch) balancePlan {
 	}
 }
 
-// sample reads the reserve's normalized income, a ray: 10^27 scaled units are worth that many base units.
+// sample reads the reserve's normalized income, a ray: 10^27 scaled units are worth that many base units (the share
+// price), and its current liquidity rate from getReserveData: Aave's annual supply rate in ray, from which the
+// reward rate is computed.
 func (lendingBuilder) sample(y *yieldEntry, b *batch) samplePlan {
 	index := b.uint(y.pool, &aavePoolABI, "getReserveNormalizedIncome", y.token)
-	return func() (*big.Int, *big.Int) { return ray, index }
+	reserve := readReserveData(b, y.pool, y.token)
+	return func() sampled {
+		apr := new(big.Rat)
+		if reserve.CurrentLiquidityRate != nil {
+			apr.SetFrac(reserve.CurrentLiquidityRate, ray)
+		}
+		return sampled{shares: ray, assets: index, apr: apr}
+	}
+}
+
+// readReserveData queues the Aave v3 Pool's getReserveData(asset), decoded once the batch has run (Aave's
+// ReserveDataLegacy; the dev chain's LendingPool returns the same layout).
+func readReserveData(b *batch, pool, asset common.Address) *contracts.ReserveData {
+	out := new(contracts.ReserveData)
+	values := b.read(pool, &aavePoolABI, "getReserveData", asset)
+	b.decoded = append(b.decoded, func() error {
+		if len(*values) == 0 {
+			return nil // the read failed; its own error is reported
+		}
+		d, err := contracts.AsReserveData((*values)[0])
+		if err != nil {
+			return fmt.Errorf("getReserveData on %s: %w", pool.Hex(), err)
+		}
+		*out = d
+		return nil
+	})
+	return out
 }

@@ -12,19 +12,30 @@ import (
 	"sigil/store"
 )
 
-// Reward rates come from price-per-share samples: the value of a fixed number of shares (vaults, the liquid staking
-// token), of the reserve index (lending) or of a stake with its rewards (native staking), read at a block and stored
-// with the block's time. Over the window (7 days of block time by default):
+// Every sampling (SampleNow: at start, then every SampleInterval) reads, in one batch per network, each yield's
+// price-per-share sample (the value of a fixed number of shares of a vault or of the liquid staking token, the
+// lending reserve's index, or a native stake with its rewards), stored with the block's time, and for lending and
+// staking the annual rate the contract publishes now. A year is 365 days.
+//
+// Vaults (ERC-4626 and allocator vaults): the APY of the samples over the window (7 days of block time by default),
 //
 //	g   = (assets_last / shares_last) / (assets_first / shares_first)
-//	APY = g^(year / Δt) − 1                (vaults, lending, provider staking: the growth compounds)
-//	APR = (g − 1) × year / Δt              (native staking: rewards are claimed, not compounded)
+//	APY = g^(year / Δt) − 1
 //
-// where first is the oldest sample in the window, last the newest and Δt the block time between them; a year is 365
-// days. An allocator vault pays its performance and management fees by minting shares, so its share price, and the
-// rate, are already net of them. A deposit fee (taken by the allocator vault or the fee wrapper) is not in the share
-// price; it is deducted for a year's holding: net APY = (1 + APY) × (1 − deposit fee) − 1, net APR = APR − deposit fee.
-// Until two samples at least minRateSpan apart exist, the rate is 0.
+// where first is the oldest sample in the window, last the newest and Δt the block time between them. Until two
+// samples at least minRateSpan apart exist, the rate is 0. An allocator vault pays its performance and management
+// fees by minting shares, so its share price, and the rate, are already net of them.
+//
+// Lending and staking: the contract's current rate, as of the last sampling (rate 0 until the first one).
+//
+//	lending           r = getReserveData(asset).currentLiquidityRate / 10^27       (Aave's annual rate in ray)
+//	                  APY = (1 + r / n)^n − 1, n = seconds in a year               (compounded per second, as Aave does)
+//	provider staking  r = rewardRateBps / 10^4 × (1 − validatorFeeBps / 10^4)      (the stakers' part of the gross rate)
+//	                  APY = (1 + r / n)^n − 1                                      (rewards raise the token's rate)
+//	native staking    APR = rewardRateBps / 10^4                                   (rewards are claimed, not compounded)
+//
+// A deposit fee (taken by the allocator vault or the fee wrapper) is in neither the share price nor the published
+// rate; it is deducted for a year's holding: net APY = (1 + APY) × (1 − deposit fee) − 1, net APR = APR − deposit fee.
 
 const (
 	year        = 365 * 24 * time.Hour
@@ -43,9 +54,27 @@ type rate struct {
 type rateBook struct {
 	mu    sync.RWMutex
 	rates map[string]rate
+	// published is the annual rate (a fraction) the contract of a lending or staking yield published at the last
+	// sampling, by yield id.
+	published map[string]float64
 }
 
-func newRateBook() *rateBook { return &rateBook{rates: map[string]rate{}} }
+func newRateBook() *rateBook {
+	return &rateBook{rates: map[string]rate{}, published: map[string]float64{}}
+}
+
+func (r *rateBook) setPublished(id string, apr float64) {
+	r.mu.Lock()
+	r.published[id] = apr
+	r.mu.Unlock()
+}
+
+func (r *rateBook) getPublished(id string) (float64, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	apr, ok := r.published[id]
+	return apr, ok
+}
 
 func (r *rateBook) get(id string) rate {
 	r.mu.RLock()
@@ -59,6 +88,11 @@ func (r *rateBook) set(id string, v rate) {
 	r.mu.Unlock()
 }
 
+// ratedByContract reports whether a kind's reward rate is the rate its contract publishes (not the samples').
+func ratedByContract(kind string) bool {
+	return kind == KindLending || kind == KindNativeStaking || kind == KindProviderStaking
+}
+
 func rateTypeOf(kind string) string {
 	if kind == KindNativeStaking {
 		return "APR"
@@ -66,7 +100,7 @@ func rateTypeOf(kind string) string {
 	return "APY"
 }
 
-// computeRate applies the formula above to samples sorted by block time.
+// computeRate applies the vaults' formula above to samples sorted by block time (rateType APR: (g − 1) × year / Δt).
 func computeRate(samples []store.YieldPriceSample, window time.Duration, rateType string, depositBps int64) (float64, bool) {
 	if len(samples) < 2 {
 		return 0, false
@@ -99,6 +133,28 @@ func computeRate(samples []store.YieldPriceSample, window time.Duration, rateTyp
 		return 0, false
 	}
 	return r, true
+}
+
+// publishedRate applies the formulas above to a contract's annual rate apr (a fraction).
+func publishedRate(apr float64, rateType string, depositBps int64) (float64, bool) {
+	fee := float64(depositBps) / 10_000
+	var r float64
+	if rateType == "APR" {
+		r = apr - fee
+	} else {
+		r = (1+compoundPerSecond(apr))*(1-fee) - 1
+	}
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return 0, false
+	}
+	return r, true
+}
+
+// compoundPerSecond is the APY of an annual rate compounded every second, (1 + apr/n)^n − 1 with n the seconds in a
+// year, computed as expm1(n × log1p(apr/n)) so that small rates keep their precision.
+func compoundPerSecond(apr float64) float64 {
+	n := float64(year / time.Second)
+	return math.Expm1(n * math.Log1p(apr/n))
 }
 
 // ratio is (assets_a/shares_a) / (assets_b/shares_b), computed exactly and rounded to a float at the end.
@@ -140,8 +196,9 @@ func absDiff(a, b uint8) uint8 {
 	return b - a
 }
 
-// SampleNow reads every yield's share price (one batch per network), stores the samples and recomputes the rates.
-// Stored samples of later blocks than the chain's head come from a chain that was reset and are dropped.
+// SampleNow reads every yield's share price and, for lending and staking, the rate its contract publishes (one batch
+// per network), stores the samples and recomputes the rates. Stored samples of later blocks than the chain's head come
+// from a chain that was reset and are dropped.
 func (s *Service) SampleNow(ctx context.Context) error {
 	var errs []error
 	for id, c := range s.clients {
@@ -163,9 +220,13 @@ func (s *Service) SampleNow(ctx context.Context) error {
 		}
 		samples := make([]store.YieldPriceSample, 0, len(reads))
 		for _, p := range reads {
-			shares, assets := p.read()
+			got := p.read()
 			samples = append(samples, store.YieldPriceSample{YieldID: p.e.cfg.ID, BlockNumber: int64(h.Number),
-				BlockTime: int64(h.Time), Shares: shares.String(), Assets: assets.String()})
+				BlockTime: int64(h.Time), Shares: got.shares.String(), Assets: got.assets.String()})
+			if got.apr != nil {
+				apr, _ := got.apr.Float64()
+				s.rates.setPublished(p.e.cfg.ID, apr)
+			}
 		}
 		keepFrom := int64(h.Time) - 2*int64(s.cfg.RateWindow/time.Second)
 		err := s.store.Write(ctx, func(tx *store.Tx) error {
@@ -186,7 +247,8 @@ func (s *Service) SampleNow(ctx context.Context) error {
 	return errors.Join(append(errs, s.loadRates(ctx))...)
 }
 
-// loadRates recomputes every yield's rate from its stored samples.
+// loadRates recomputes every yield's rate: from its stored samples (vaults) or from the rate its contract published at
+// the last sampling (lending, staking), and its share price from the latest sample.
 func (s *Service) loadRates(ctx context.Context) error {
 	for _, e := range s.yields {
 		samples, err := s.store.YieldPriceSamples(ctx, e.cfg.ID, 0)
@@ -194,7 +256,13 @@ func (s *Service) loadRates(ctx context.Context) error {
 			return fmt.Errorf("yield: read price samples: %w", err)
 		}
 		r := rate{rateType: rateTypeOf(e.cfg.Kind)}
-		r.total, r.known = computeRate(samples, s.cfg.RateWindow, r.rateType, e.cfg.Fees.DepositBps)
+		if ratedByContract(e.cfg.Kind) {
+			if apr, ok := s.rates.getPublished(e.cfg.ID); ok {
+				r.total, r.known = publishedRate(apr, r.rateType, e.cfg.Fees.DepositBps)
+			}
+		} else {
+			r.total, r.known = computeRate(samples, s.cfg.RateWindow, r.rateType, e.cfg.Fees.DepositBps)
+		}
 		if n := len(samples); n > 0 {
 			shareDecimals := e.cfg.Token.Decimals
 			if e.cfg.OutputToken != nil {

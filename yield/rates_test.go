@@ -3,6 +3,7 @@ package yield
 import (
 	"context"
 	"math"
+	"math/big"
 	"testing"
 	"time"
 
@@ -10,8 +11,9 @@ import (
 	"sigil/store"
 )
 
-// The reward rates come from share-price samples: the plain vault earns what the simulator pays it (5% a year,
-// compounded), and each fee set's allocator vault shows its own rate, the 20% set's below the 10% set's.
+// The vaults' reward rates come from share-price samples: the plain vault earns what the simulator pays it (5% a
+// year, compounded), and each fee set's allocator vault shows its own rate, the 20% set's below the 10% set's. The
+// lending rate is the pool's published one, which is what the simulator pays.
 func TestRewardRatesFromSamples(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	ctx := context.Background()
@@ -47,9 +49,8 @@ func TestRewardRatesFromSamples(t *testing.T) {
 	if got := rateOf(e.key10, vault); got.RateType != "APY" || math.Abs(got.Total-want) > 0.001 || got.Components[0].YieldSource != "vault" {
 		t.Fatalf("vault rate %+v, want about %.5f", got, want)
 	}
-	lendingDaily := 0.04 * 24 * 3600 / float64(year/time.Second)
-	if got := rateOf(e.key10, lending); math.Abs(got.Total-(math.Pow(1+lendingDaily, 365)-1)) > 0.001 {
-		t.Fatalf("lending rate %+v", got)
+	if got := rateOf(e.key10, lending); math.Abs(got.Total-math.Expm1(0.04)) > 1e-6 {
+		t.Fatalf("lending rate %+v, want about e^0.04 − 1", got)
 	}
 	r10, r20 := rateOf(e.key10, oav10), rateOf(e.key20, oav20)
 	t.Logf("allocator APY: 10%% set %.4f, 20%% set %.4f", r10.Total, r20.Total)
@@ -85,5 +86,105 @@ func TestRewardRatesFromSamples(t *testing.T) {
 	}
 	if got := svc.rates.get(vault); !got.known || math.Abs(got.total-rateOf(e.key10, vault).Total) > 1e-12 {
 		t.Fatalf("rate after restart %+v", got)
+	}
+}
+
+// The lending and staking reward rates are the rates their contracts publish, read at the sampling (no window of
+// samples is needed): set specific rates on chain, sample, and the API shows them converted as documented.
+func TestLendingAndStakingRatesArePublishedRates(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := context.Background()
+	sim := e.chain.Simulator()
+	pool := e.addr(contracts.Lending)
+	lending := e.yieldID(KindLending, pool.Hex(), "USDC")
+	native := e.yieldID(KindNativeStaking, e.addr(contracts.Staking).Hex(), "ETH")
+	provider := e.yieldID(KindProviderStaking, e.addr(contracts.ProviderStake).Hex(), "ETH")
+
+	// Put back what the other tests expect (the dev chain's defaults) afterwards.
+	reserve := func() contracts.ReserveData {
+		t.Helper()
+		out, err := contracts.MustLoad(contracts.LendingPool).Call(ctx, e.eth, pool, "getReserveData", e.addr(contracts.USDC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := contracts.AsReserveData(out[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	oldLending := reserve().CurrentLiquidityRate
+	oldNative := e.read(e.addr(contracts.Staking), contracts.NativeStaking, "rewardRateBps")
+	oldProvider := e.read(e.addr(contracts.ProviderStake), contracts.ProviderStaking, "rewardRateBps")
+	t.Cleanup(func() {
+		ctx := context.Background()
+		for _, err := range []error{
+			sim.SetLendingRate(ctx, contracts.USDC, oldLending),
+			sim.SetStakingRate(ctx, contracts.Staking, oldNative.Int64()),
+			sim.SetStakingRate(ctx, contracts.ProviderStake, oldProvider.Int64()),
+		} {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+	})
+
+	lendingRay, _ := new(big.Int).SetString("61234567890123456789012345", 10) // 6.1234567890…% a year
+	if err := sim.SetLendingRate(ctx, contracts.USDC, lendingRay); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.SetStakingRate(ctx, contracts.Staking, 420); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.SetStakingRate(ctx, contracts.ProviderStake, 610); err != nil {
+		t.Fatal(err)
+	}
+	if got := reserve().CurrentLiquidityRate; got.Cmp(lendingRay) != 0 {
+		t.Fatalf("published liquidity rate %s, want %s", got, lendingRay)
+	}
+
+	rateOf := func(id string) rewardRateDTO {
+		t.Helper()
+		var y yieldDTO
+		e.mustCall(e.key10, "GET", "/v1/yields/"+id, nil, 200, &y)
+		return y.RewardRate
+	}
+	// GET /v1/yields reads no chain: the rates change at the next sampling.
+	if got := rateOf(lending).Total; math.Abs(got-math.Expm1(0.04)) > 1e-6 {
+		t.Fatalf("lending rate %v before the sampling, want the previous e^0.04 − 1", got)
+	}
+	if err := e.svc.SampleNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	perSecond := func(apr float64) float64 {
+		n := float64(365 * 24 * 3600)
+		return math.Pow(1+apr/n, n) - 1
+	}
+	apr, _ := new(big.Rat).SetFrac(lendingRay, new(big.Int).Exp(big.NewInt(10), big.NewInt(27), nil)).Float64()
+	validatorFee := float64(e.read(e.addr(contracts.ProviderStake), contracts.ProviderStaking, "validatorFeeBps").Int64()) / 10_000
+	nativeFee := float64(e.yieldCfg(native).Fees.DepositBps) / 10_000
+	if nativeFee == 0 || validatorFee == 0 || e.yieldCfg(provider).Fees.DepositBps != 0 {
+		t.Fatalf("the dev catalogue changed: native staking deposit fee %v, validator fee %v", nativeFee, validatorFee)
+	}
+	for _, tc := range []struct {
+		id, rateType string
+		want         float64
+	}{
+		{lending, "APY", perSecond(apr)},                         // Aave's APY of currentLiquidityRate
+		{native, "APR", 0.042 - nativeFee},                       // rewardRateBps less the fee wrapper's deposit fee
+		{provider, "APY", perSecond(0.061 * (1 - validatorFee))}, // the stakers' part of the gross rate, compounded
+	} {
+		got := rateOf(tc.id)
+		if got.RateType != tc.rateType || math.Abs(got.Total-tc.want) > 1e-7 || got.Components[0].Rate != got.Total {
+			t.Errorf("%s: rewardRate %+v, want %s %.9f", tc.id, got, tc.rateType, tc.want)
+		}
+	}
+	if got := rateOf(lending).Total; math.Abs(got-0.063148) > 1e-6 {
+		t.Errorf("lending APY %.6f, want 0.063148 (e^0.0612345… − 1)", got)
+	}
+	// The USDT reserve kept its own rate.
+	if got := rateOf(e.yieldID(KindLending, pool.Hex(), "USDT")).Total; math.Abs(got-math.Expm1(0.04)) > 1e-6 {
+		t.Errorf("USDT lending rate %v", got)
 	}
 }

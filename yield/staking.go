@@ -187,12 +187,14 @@ func (nativeStakingBuilder) balances(r *request, b *batch) balancePlan {
 }
 
 // sample reads the rewards paid per staked wei so far (scaled by 10^18): 10^27 wei staked since the first
-// distribution are worth 10^27 + rewardPerStake × 10^9. Rewards do not compound, so the rate is an APR.
+// distribution are worth 10^27 + rewardPerStake × 10^9; and the contract's current reward rate (rewardRateBps, an
+// annual rate in basis points). Rewards do not compound, so the rate is an APR.
 func (nativeStakingBuilder) sample(y *yieldEntry, b *batch) samplePlan {
 	perStake := b.uint(y.staking, &nativeStakingABI, "rewardPerStake")
-	return func() (*big.Int, *big.Int) {
+	rateBps := b.uint(y.staking, &nativeStakingABI, "rewardRateBps")
+	return func() sampled {
 		assets := new(big.Int).Mul(perStake, big.NewInt(1_000_000_000))
-		return ray, assets.Add(assets, ray)
+		return sampled{shares: ray, assets: assets.Add(assets, ray), apr: new(big.Rat).SetFrac(rateBps, big.NewInt(bpsPerOne))}
 	}
 }
 
@@ -260,10 +262,22 @@ func (providerStakingBuilder) balances(r *request, b *batch) balancePlan {
 	}
 }
 
+// sample reads the liquid staking token's value (convertToEther of 10^27 shares) and the contract's current reward
+// rate: rewardRateBps is the pooled ether's annual rate before the provider's validator fee, so the stakers earn
+// rewardRateBps × (1 − validatorFeeBps / 10000). The integrator's revenue share comes out of that fee, not out of
+// the stakers' part.
 func (providerStakingBuilder) sample(y *yieldEntry, b *batch) samplePlan {
 	assets := b.uint(y.staking, &providerStakingABI, "convertToEther", ray)
-	return func() (*big.Int, *big.Int) { return ray, assets }
+	rateBps := b.uint(y.staking, &providerStakingABI, "rewardRateBps")
+	feeBps := b.uint(y.staking, &providerStakingABI, "validatorFeeBps")
+	return func() sampled {
+		net := new(big.Int).Mul(rateBps, new(big.Int).Sub(big.NewInt(bpsPerOne), feeBps))
+		return sampled{shares: ray, assets: assets, apr: new(big.Rat).SetFrac(net, big.NewInt(bpsPerOne*bpsPerOne))}
+	}
 }
+
+// bpsPerOne is one (100%) in basis points.
+const bpsPerOne = 10_000
 
 // toEther is the staking contract's convertToEther, computed from the same reads: shares × (pooled + 1) / (supply + 1).
 func toEther(shares, pooled, supply *big.Int) *big.Int {

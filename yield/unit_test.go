@@ -252,6 +252,33 @@ func TestComputeRate(t *testing.T) {
 	}
 }
 
+// A contract's published annual rate: Aave's per-second compounding for APYs, the rate itself for APRs, each net of
+// the deposit fee for a year's holding.
+func TestPublishedRate(t *testing.T) {
+	const perSecond5 = 0.0512710963 // (1 + 0.05/31536000)^31536000 − 1, a hair below e^0.05 − 1
+	for _, tc := range []struct {
+		name       string
+		apr        float64
+		rateType   string
+		depositBps int64
+		want       float64
+	}{
+		{"zero", 0, "APY", 0, 0},
+		{"compounded per second", 0.05, "APY", 0, perSecond5},
+		{"deposit fee deducted", 0.05, "APY", 50, (1+perSecond5)*0.995 - 1},
+		{"APR is the rate", 0.042, "APR", 0, 0.042},
+		{"APR minus deposit fee", 0.042, "APR", 50, 0.037},
+	} {
+		got, known := publishedRate(tc.apr, tc.rateType, tc.depositBps)
+		if !known || math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: got %v (%v), want %v", tc.name, got, known, tc.want)
+		}
+	}
+	if _, known := publishedRate(math.Inf(1), "APY", 0); known {
+		t.Error("an infinite rate is known")
+	}
+}
+
 func TestSharePrice(t *testing.T) {
 	s := store.YieldPriceSample{Shares: "1000000000000000000000000000", Assets: "1050000000000000000000000000"}
 	if got := sharePrice(s, 6, 6); math.Abs(got-1.05) > 1e-12 {

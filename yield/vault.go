@@ -117,7 +117,7 @@ func (vaultBuilder) balances(r *request, b *batch) balancePlan {
 
 func (vaultBuilder) sample(y *yieldEntry, b *batch) samplePlan {
 	assets := b.uint(y.vault, &erc4626ABI, "convertToAssets", ray)
-	return func() (*big.Int, *big.Int) { return ray, assets }
+	return func() sampled { return sampled{shares: ray, assets: assets} }
 }
 
 // bpsPercent writes basis points as a percentage with two decimals: 50 → "0.50".

@@ -11,7 +11,8 @@ import (
 )
 
 // verify checks the catalogue against each network in one batch: the chain id, token decimals, that a vault's asset
-// is the yield's token, and that the fees the catalogue advertises are the ones the contracts take.
+// is the yield's token, that a lending yield's output token is the pool's aToken of its token, and that the fees the
+// catalogue advertises are the ones the contracts take.
 func (s *Service) verify(ctx context.Context) error {
 	var errs []error
 	for id, c := range s.clients {
@@ -77,6 +78,15 @@ func (e *yieldEntry) queueChecks(b *batch) []func() error {
 	switch y.Kind {
 	case KindERC4626, KindAllocatorVault:
 		sameAddress("the vault's asset", b.read(e.vault, &erc4626ABI, "asset"), e.token)
+	case KindLending:
+		reserve := readReserveData(b, e.pool, e.token)
+		checks = append(checks, func() error {
+			if got := reserve.ATokenAddress; got != e.output {
+				return fmt.Errorf("%s: the pool's aToken of %s is %s on chain (zero: not a reserve), the catalogue says %s",
+					y.ID, y.Token.Symbol, got.Hex(), e.output.Hex())
+			}
+			return nil
+		})
 	case KindNativeStaking:
 		equal("the unstaking cooldown (seconds)", b.uint(e.staking, &nativeStakingABI, "cooldown"), y.CooldownSeconds)
 	case KindProviderStaking:

@@ -119,13 +119,22 @@ func (s *Service) yieldDTO(e *yieldEntry) yieldDTO {
 	info := kindInfo[e.cfg.Kind]
 	rateType := rateTypeOf(e.cfg.Kind)
 	d.RewardRate = rewardRateDTO{Total: r.total, RateType: rateType, Components: []rewardDTO{{
-		Rate: r.total, RateType: rateType, Token: d.Token, YieldSource: info.source,
-		Description: "From price-per-share samples over 7 days of block time, net of the yield's fees",
+		Rate: r.total, RateType: rateType, Token: d.Token, YieldSource: info.source, Description: rateDescriptions[e.cfg.Kind],
 	}}}
 	if r.sampled && d.OutputToken != nil {
 		d.State.PricePerShareState = &pricePerShareDTO{Price: r.price, ShareToken: *d.OutputToken, QuoteToken: d.Token}
 	}
 	return d
+}
+
+// rateDescriptions say where each kind's reward rate comes from (see rates.go).
+var rateDescriptions = map[string]string{
+	KindERC4626:        "From price-per-share samples over 7 days of block time, net of the yield's fees",
+	KindAllocatorVault: "From price-per-share samples over 7 days of block time, net of the yield's fees",
+	KindLending:        "The pool's current liquidity rate (getReserveData), compounded per second as Aave does",
+	KindNativeStaking:  "The staking contract's current reward rate (rewardRateBps), net of the deposit fee",
+	KindProviderStaking: "The provider's current reward rate less its validator fee, compounded per second, " +
+		"net of the deposit fee",
 }
 
 // yieldFilter is the query of GET /v1/yields.

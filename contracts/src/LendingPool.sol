@@ -7,24 +7,57 @@ import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {InterestToken} from "./InterestToken.sol";
+
+/// @notice Aave v3's DataTypes.ReserveConfigurationMap: the reserve's settings packed in one word.
+struct ReserveConfigurationMap {
+    uint256 data;
+}
+
+/// @notice Aave v3's DataTypes.ReserveDataLegacy, what its Pool's `getReserveData` returns, field for field.
+///         Rates and indexes are rays (1e27); rates are annual (APR), Aave compounding them per second.
+struct ReserveDataLegacy {
+    ReserveConfigurationMap configuration;
+    uint128 liquidityIndex;
+    uint128 currentLiquidityRate;
+    uint128 variableBorrowIndex;
+    uint128 currentVariableBorrowRate;
+    uint128 currentStableBorrowRate;
+    uint40 lastUpdateTimestamp;
+    uint16 id;
+    address aTokenAddress;
+    address stableDebtTokenAddress;
+    address variableDebtTokenAddress;
+    address interestRateStrategyAddress;
+    uint128 accruedToTreasury;
+    uint128 unbacked;
+    uint128 isolationModeTotalDebt;
+}
 
 /// @title LendingPool
 /// @notice A supply-only lending market whose entry points have the signatures of Aave v3's Pool
-///         (`supply`, `withdraw`, `getReserveNormalizedIncome`, `getReservesList` and the
-///         `Supply`/`Withdraw` events), so calldata built for Aave works against it.
+///         (`supply`, `withdraw`, `getReserveData`, `getReserveNormalizedIncome`,
+///         `getReservesList` and the `Supply`/`Withdraw`/`ReserveDataUpdated` events), so calldata
+///         and readers built for Aave work against it.
 ///         Interest is whatever surplus of a reserve's asset the pool holds above what it owes:
 ///         `accrueInterest` turns that surplus into a higher liquidity index, which raises every
-///         InterestToken balance. The dev chain's simulator mints the interest into the pool.
+///         InterestToken balance. Each reserve publishes a current liquidity rate, set by the
+///         owner, in Aave's terms (an annual rate in ray); the dev chain's simulator reads it and
+///         mints the interest it promises into the pool.
 contract LendingPool is Ownable, ReentrancyGuard {
     using SafeERC20 for IERC20;
     using Math for uint256;
+    using SafeCast for uint256;
 
     uint256 private constant RAY = 1e27;
 
     struct Reserve {
         InterestToken aToken;
         uint256 liquidityIndex;
+        uint128 currentLiquidityRate;
+        uint40 lastUpdateTimestamp;
+        uint16 id;
     }
 
     mapping(address => Reserve) private _reserves;
@@ -41,6 +74,17 @@ contract LendingPool is Ownable, ReentrancyGuard {
     );
     event Withdraw(address indexed reserve, address indexed user, address indexed to, uint256 amount);
     event InterestAccrued(address indexed reserve, uint256 interest, uint256 liquidityIndex);
+    /// @notice Aave v3's event for a change of a reserve's rates or indexes; here emitted when the
+    ///         owner sets the liquidity rate (the pool has no borrowing: those rates and the
+    ///         variable borrow index are 0).
+    event ReserveDataUpdated(
+        address indexed reserve,
+        uint256 liquidityRate,
+        uint256 stableBorrowRate,
+        uint256 variableBorrowRate,
+        uint256 liquidityIndex,
+        uint256 variableBorrowIndex
+    );
 
     constructor(address owner_) Ownable(owner_) {}
 
@@ -53,7 +97,13 @@ contract LendingPool is Ownable, ReentrancyGuard {
         if (address(_reserves[asset].aToken) != address(0)) revert ReserveAlreadyListed(asset);
         InterestToken aToken =
             new InterestToken(asset, aTokenName, aTokenSymbol, IERC20Metadata(asset).decimals());
-        _reserves[asset] = Reserve({aToken: aToken, liquidityIndex: RAY});
+        _reserves[asset] = Reserve({
+            aToken: aToken,
+            liquidityIndex: RAY,
+            currentLiquidityRate: 0,
+            lastUpdateTimestamp: uint40(block.timestamp),
+            id: _reservesList.length.toUint16()
+        });
         _reservesList.push(asset);
         emit ReserveInitialized(asset, address(aToken));
         return address(aToken);
@@ -95,7 +145,34 @@ contract LendingPool is Ownable, ReentrancyGuard {
         if (newIndex <= reserve.liquidityIndex) return 0;
         interest = held - owed;
         reserve.liquidityIndex = newIndex;
+        reserve.lastUpdateTimestamp = uint40(block.timestamp);
         emit InterestAccrued(asset, interest, newIndex);
+    }
+
+    /// @notice Sets the reserve's current liquidity rate: the annual rate suppliers earn, in ray
+    ///         (1e27 = 100% a year), which Aave compounds per second:
+    ///         APY = (1 + rate / secondsPerYear) ^ secondsPerYear - 1, a year being 365 days.
+    ///         It is what the pool publishes; interest is still paid by sending the asset to the
+    ///         pool and calling `accrueInterest`.
+    function setLiquidityRate(address asset, uint256 rateRay) external onlyOwner {
+        Reserve storage reserve = _reserve(asset);
+        reserve.currentLiquidityRate = rateRay.toUint128();
+        reserve.lastUpdateTimestamp = uint40(block.timestamp);
+        emit ReserveDataUpdated(asset, rateRay, 0, 0, reserve.liquidityIndex, 0);
+    }
+
+    /// @notice Aave v3: the reserve's state in Aave's `ReserveDataLegacy` layout. Fields the pool
+    ///         has no notion of (configuration, borrowing, debt tokens, rate strategy, treasury,
+    ///         unbacked, isolation mode) are 0. Like Aave, an asset that is not listed reads as
+    ///         all zeros (no aToken) rather than reverting.
+    function getReserveData(address asset) external view returns (ReserveDataLegacy memory data) {
+        Reserve storage reserve = _reserves[asset];
+        if (address(reserve.aToken) == address(0)) return data;
+        data.liquidityIndex = reserve.liquidityIndex.toUint128();
+        data.currentLiquidityRate = reserve.currentLiquidityRate;
+        data.lastUpdateTimestamp = reserve.lastUpdateTimestamp;
+        data.id = reserve.id;
+        data.aTokenAddress = address(reserve.aToken);
     }
 
     /// @notice Aave v3: the reserve's liquidity index, a ray.

@@ -2,14 +2,16 @@
 pragma solidity ^0.8.28;
 
 import {Address} from "@openzeppelin/contracts/utils/Address.sol";
+import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {IStakeFor} from "./interfaces/IStakeFor.sol";
 
 /// @title NativeStaking
 /// @notice Native ETH staking: stake with value, request an unstake that unlocks after a cooldown,
 ///         withdraw once it has passed. Rewards sent with `distributeRewards` are shared pro rata to
-///         the stakes at that moment and claimed separately.
-contract NativeStaking is IStakeFor, ReentrancyGuard {
+///         the stakes at that moment and claimed separately. The owner publishes the current
+///         reward rate (`rewardRateBps`); the dev chain's simulator pays rewards at that rate.
+contract NativeStaking is IStakeFor, Ownable, ReentrancyGuard {
     uint256 private constant PRECISION = 1e18;
 
     struct PendingUnstake {
@@ -24,6 +26,10 @@ contract NativeStaking is IStakeFor, ReentrancyGuard {
 
     /// @notice Rewards per staked wei, scaled by 1e18, summed over every distribution.
     uint256 public rewardPerStake;
+    /// @notice The current reward rate: ether paid per year per staked ether, in basis points
+    ///         (350 = 3.5% a year). Rewards are claimed, not restaked, so it is an APR. Set by the
+    ///         owner with `setRewardRate`.
+    uint256 public rewardRateBps;
     mapping(address => uint256) private _rewardPerStakePaid;
     mapping(address => uint256) private _rewards;
 
@@ -38,9 +44,16 @@ contract NativeStaking is IStakeFor, ReentrancyGuard {
     event Withdrawn(address indexed account, uint256 amount);
     event RewardsDistributed(uint256 amount, uint256 rewardPerStake);
     event RewardsClaimed(address indexed account, uint256 amount);
+    event RewardRateUpdated(uint256 rewardRateBps);
 
-    constructor(uint256 cooldown_) {
+    constructor(uint256 cooldown_, address owner_) Ownable(owner_) {
         cooldown = cooldown_;
+    }
+
+    /// @notice Publishes the current reward rate (annual, basis points; see `rewardRateBps`).
+    function setRewardRate(uint256 rateBps) external onlyOwner {
+        rewardRateBps = rateBps;
+        emit RewardRateUpdated(rateBps);
     }
 
     function stake() external payable {

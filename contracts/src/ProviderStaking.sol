@@ -2,6 +2,7 @@
 pragma solidity ^0.8.28;
 
 import {Address} from "@openzeppelin/contracts/utils/Address.sol";
+import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 import {LiquidStakingToken} from "./LiquidStakingToken.sol";
@@ -12,7 +13,9 @@ import {IStakeFor} from "./interfaces/IStakeFor.sol";
 ///         token at the pool's exchange rate. Rewards raise the rate after the provider's validator
 ///         fee, and that fee is split with a participating integrator by a revenue share of 50% to
 ///         85%. Unstaking burns the tokens, locks their ETH value and pays it after a cooldown.
-contract ProviderStaking is IStakeFor, ReentrancyGuard {
+///         The owner publishes the validators' current reward rate (`rewardRateBps`, before the
+///         validator fee); the dev chain's simulator pays rewards at that rate.
+contract ProviderStaking is IStakeFor, Ownable, ReentrancyGuard {
     using Math for uint256;
 
     uint256 private constant BPS = 10_000;
@@ -34,6 +37,11 @@ contract ProviderStaking is IStakeFor, ReentrancyGuard {
 
     /// @notice ETH backing the liquid staking token.
     uint256 public totalPooledEther;
+    /// @notice The current reward rate of the pooled ether, gross: rewards paid per year per
+    ///         pooled ether, in basis points (350 = 3.5% a year), before the validator fee.
+    ///         Stakers earn rewardRateBps × (1 − validatorFeeBps / 10000), and since rewards raise
+    ///         the token's exchange rate they compound. Set by the owner with `setRewardRate`.
+    uint256 public rewardRateBps;
     /// @notice Validator fees owed to the provider and the integrator, claimable with `claimFees`.
     mapping(address => uint256) public feesOwed;
     mapping(address => PendingUnstake) public pendingUnstakeOf;
@@ -50,6 +58,7 @@ contract ProviderStaking is IStakeFor, ReentrancyGuard {
     event Withdrawn(address indexed account, uint256 amount);
     event RewardsDistributed(uint256 amount, uint256 providerFee, uint256 integratorFee);
     event FeesClaimed(address indexed account, uint256 amount);
+    event RewardRateUpdated(uint256 rewardRateBps);
 
     constructor(
         address provider_,
@@ -58,8 +67,9 @@ contract ProviderStaking is IStakeFor, ReentrancyGuard {
         uint256 revenueShareBps_,
         uint256 cooldown_,
         string memory tokenName,
-        string memory tokenSymbol
-    ) {
+        string memory tokenSymbol,
+        address owner_
+    ) Ownable(owner_) {
         if (revenueShareBps_ < MIN_REVENUE_SHARE_BPS || revenueShareBps_ > MAX_REVENUE_SHARE_BPS) {
             revert RevenueShareOutOfRange(revenueShareBps_, MIN_REVENUE_SHARE_BPS, MAX_REVENUE_SHARE_BPS);
         }
@@ -72,6 +82,13 @@ contract ProviderStaking is IStakeFor, ReentrancyGuard {
         revenueShareBps = revenueShareBps_;
         cooldown = cooldown_;
         stakingToken = new LiquidStakingToken(tokenName, tokenSymbol);
+    }
+
+    /// @notice Publishes the validators' current reward rate (annual, basis points, before the
+    ///         validator fee; see `rewardRateBps`).
+    function setRewardRate(uint256 rateBps) external onlyOwner {
+        rewardRateBps = rateBps;
+        emit RewardRateUpdated(rateBps);
     }
 
     function stake() external payable returns (uint256 shares) {
