@@ -26,3 +26,6 @@ func ForgetMigrationForTest(ctx context.Context, tx *Tx, version int) error {
 	_, err := tx.exec(ctx, "DELETE FROM schema_migrations WHERE version = ?", version)
 	return err
 }
+
+// GroupCommitsForTest is how many transactions the SQLite group committer has ended.
+func GroupCommitsForTest(s *Store) int64 { return s.group.commits.Load() }

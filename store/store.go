@@ -30,6 +30,7 @@ type Store struct {
 	dialect dialect
 
 	writeStmts, readStmts *stmtCache
+	group                 *groupCommitter // SQLite: concurrent write transactions share a commit
 }
 
 // Open opens (and migrates) the database named by url: a postgres:// or postgresql:// URL, or else a SQLite file
@@ -61,6 +62,9 @@ func openUnmigrated(url, dataDir string) (*Store, error) {
 		return nil, err
 	}
 	s.writeStmts, s.readStmts = newStmtCache(s.write), newStmtCache(s.read)
+	if s.dialect.name == "sqlite" {
+		s.group = newGroupCommitter(s)
+	}
 	return s, nil
 }
 
@@ -114,6 +118,9 @@ func (s *Store) Backend() string { return s.dialect.name }
 
 // Close closes the database.
 func (s *Store) Close() error {
+	if s.group != nil {
+		s.group.stop()
+	}
 	if s.writeStmts != nil {
 		s.writeStmts.close()
 		s.readStmts.close()
@@ -132,8 +139,18 @@ type Tx struct {
 	stmts *stmtCache
 }
 
-// Write runs fn in one write transaction, committed when fn returns nil and rolled back otherwise.
+// Write runs fn in one write transaction, committed when fn returns nil and rolled back otherwise. It returns once the
+// transaction is durable. On SQLite, transactions that arrive together share one commit (group.go); each still runs
+// alone and is undone alone.
 func (s *Store) Write(ctx context.Context, fn func(*Tx) error) error {
+	if s.group != nil {
+		return s.group.write(ctx, fn)
+	}
+	return s.writeTx(ctx, fn)
+}
+
+// writeTx runs fn in a transaction of its own.
+func (s *Store) writeTx(ctx context.Context, fn func(*Tx) error) error {
 	if s.writeStmts != nil {
 		s.writeStmts.prepareWanted(ctx)
 	}

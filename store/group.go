@@ -1,0 +1,154 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+var errClosed = errors.New("store: closed")
+
+// maxGroup bounds how many write transactions share one commit, so that one commit's latency stays bounded.
+const maxGroup = 64
+
+// groupCommitter runs SQLite write transactions that arrive together as one database transaction, each in a savepoint
+// of its own, and makes them durable with one commit: one WAL flush and one fsync for the group instead of one each.
+// SQLite has one writer, and with synchronous=FULL the flush, not the statements, is what a commit mostly costs, so
+// under concurrent load this is what lets the writer keep up.
+//
+// Each caller still sees its own transaction: it runs alone (one after the other, on the one connection), a failure
+// undoes only its own writes (ROLLBACK TO its savepoint), and Write returns only after the commit that made its writes
+// durable, or with that commit's error. No delay is added to gather a group: a group is whatever arrived while the
+// previous one was being committed.
+type groupCommitter struct {
+	s    *Store
+	reqs    chan *writeRequest
+	quit    chan struct{}
+	stopped chan struct{}
+	once    sync.Once
+	commits atomic.Int64 // transactions committed or rolled back, for tests
+}
+
+type writeRequest struct {
+	ctx  context.Context
+	fn   func(*Tx) error
+	done chan error
+}
+
+// panicked carries a panic in a caller's function back to the caller's goroutine.
+type panicked struct{ value any }
+
+func (p panicked) Error() string { return fmt.Sprint("store: write function panicked: ", p.value) }
+
+func newGroupCommitter(s *Store) *groupCommitter {
+	g := &groupCommitter{s: s, reqs: make(chan *writeRequest), quit: make(chan struct{}), stopped: make(chan struct{})}
+	go g.loop()
+	return g
+}
+
+// write hands fn to the committer and waits for the commit that covers it.
+func (g *groupCommitter) write(ctx context.Context, fn func(*Tx) error) error {
+	r := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	select {
+	case g.reqs <- r:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-g.quit:
+		return errClosed
+	}
+	err := <-r.done
+	if p, ok := err.(panicked); ok {
+		panic(p.value)
+	}
+	return err
+}
+
+// stop ends the loop and returns once the group being committed, if any, is answered.
+func (g *groupCommitter) stop() {
+	g.once.Do(func() { close(g.quit) })
+	<-g.stopped
+}
+
+func (g *groupCommitter) loop() {
+	defer close(g.stopped)
+	var group []*writeRequest
+	for {
+		select {
+		case first := <-g.reqs:
+			group = append(group[:0], first)
+		case <-g.quit:
+			return
+		}
+	gather:
+		for len(group) < maxGroup {
+			select {
+			case r := <-g.reqs:
+				group = append(group, r)
+			default:
+				break gather
+			}
+		}
+		g.commit(group)
+		g.commits.Add(1)
+	}
+}
+
+// commit runs a group in one transaction and answers every caller.
+func (g *groupCommitter) commit(group []*writeRequest) {
+	if len(group) == 1 { // its own transaction: no savepoint to pay for
+		r := group[0]
+		r.done <- g.s.writeTx(r.ctx, func(tx *Tx) error { return callRecovering(r.fn, tx) })
+		return
+	}
+	errs := make([]error, len(group))
+	err := g.s.writeTx(context.Background(), func(tx *Tx) error {
+		for i, r := range group {
+			if errs[i] = r.ctx.Err(); errs[i] != nil {
+				continue // the caller has given up; run nothing for it
+			}
+			var abort error
+			member := *tx // a Tx of its own: a function may change its Tx (migrations turn statement caching off)
+			errs[i], abort = runInSavepoint(r.ctx, &member, r.fn)
+			if abort != nil {
+				return abort
+			}
+		}
+		return nil
+	})
+	for i, r := range group {
+		if errs[i] == nil {
+			errs[i] = err
+		}
+		r.done <- errs[i]
+	}
+}
+
+// runInSavepoint runs one caller's function in a savepoint, undoing its writes when it fails. The second result is an
+// error that leaves the transaction unusable for the rest of the group.
+func runInSavepoint(ctx context.Context, tx *Tx, fn func(*Tx) error) (err error, abort error) {
+	const name = "group_member"
+	if err := tx.Savepoint(ctx, name); err != nil {
+		return err, err
+	}
+	err = callRecovering(fn, tx)
+	if err != nil {
+		if rbErr := tx.RollbackTo(ctx, name); rbErr != nil {
+			return err, rbErr
+		}
+	}
+	if _, relErr := tx.exec(ctx, "RELEASE SAVEPOINT "+name); relErr != nil {
+		return err, relErr
+	}
+	return err, nil
+}
+
+func callRecovering(fn func(*Tx) error, tx *Tx) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = panicked{v}
+		}
+	}()
+	return fn(tx)
+}
