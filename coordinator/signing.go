@@ -34,19 +34,30 @@ type signer struct {
 	wallet     *Wallet
 	account    *WalletAccount
 	privateKey *PrivateKey
+	ethAddress string // the key's stored Ethereum address, when it has one
 }
 
 func (o *Org) signer(signWith string) (*signer, error) {
 	for _, w := range o.Wallets {
 		for _, a := range w.Accounts {
 			if a.ID == signWith || sameAddress(a.Address, signWith) {
-				return &signer{curve: keys.Curve(a.Curve), keySecret: a.KeySecret, publicKey: a.PublicKey, wallet: w, account: a}, nil
+				s := &signer{curve: keys.Curve(a.Curve), keySecret: a.KeySecret, publicKey: a.PublicKey, wallet: w, account: a}
+				if a.AddressFormat == string(keys.AddressFormatEthereum) {
+					s.ethAddress = a.Address
+				}
+				return s, nil
 			}
 		}
 	}
 	for _, k := range o.PrivateKeys {
 		if k.ID == signWith || k.matchesAddress(signWith) {
-			return &signer{curve: keys.Curve(k.Curve), keySecret: k.KeySecret, publicKey: k.PublicKey, privateKey: k}, nil
+			s := &signer{curve: keys.Curve(k.Curve), keySecret: k.KeySecret, publicKey: k.PublicKey, privateKey: k}
+			for _, a := range k.Addresses {
+				if a.Format == string(keys.AddressFormatEthereum) {
+					s.ethAddress = a.Address
+				}
+			}
+			return s, nil
 		}
 	}
 	return nil, apierr.New(apierr.InvalidArgument, "REQUEST_INVALID", "parameters.signWith: no wallet account or private key %q in this organization", signWith)
@@ -66,11 +77,14 @@ func (s *signer) ethereumAddress() (string, error) {
 	if s.curve != keys.CurveSecp256k1 {
 		return "", apierr.Invalid("parameters.signWith: an Ethereum transaction needs a CURVE_SECP256K1 key, this one is %s", s.curve)
 	}
+	if s.ethAddress != "" {
+		return s.ethAddress, nil
+	}
 	pub, err := hexBytes(s.publicKey)
 	if err != nil {
 		return "", err
 	}
-	return keys.Address(s.curve, keys.AddressFormat("ADDRESS_FORMAT_ETHEREUM"), pub)
+	return keys.Address(s.curve, keys.AddressFormatEthereum, pub)
 }
 
 // facts are what the policy keywords wallet, wallets, wallet_account and private_key read about the signer.
