@@ -125,6 +125,7 @@ type Coordinator struct {
 	store *store.Store
 	exprs exprCache
 	orgs  orgCache
+	blobs cache[[]byte] // sealed blobs by row id: ciphertext only, so that signing reads no row
 	vault *vault
 
 	ownKeysMu sync.Mutex

@@ -4,11 +4,21 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
+	"io"
+	"log/slog"
+	"math/big"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"sigil/api"
+	"sigil/client"
+	"sigil/coordinator"
 	"sigil/internal/testdb"
+	"sigil/seal"
+	"sigil/store"
 )
 
 // A dump of the whole database holds no mnemonic, no mnemonic word sequence and no private key, in any encoding.
@@ -48,4 +58,83 @@ func TestNoPlaintextKeyMaterialAtRest(t *testing.T) {
 			}
 		}
 	})
+}
+
+// `sigil keys rotate-master` run by another process while a coordinator serves: the coordinator keeps signing with
+// keys sealed before (even once the old master key version is retired), and seals new material under the new version.
+func TestMasterKeyRotationWhileServing(t *testing.T) {
+	b := testdb.SQLite(t)
+	path := filepath.Join(t.TempDir(), "master.key")
+	ring, err := seal.CreateKeyFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(bg, b.URL, b.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	coord := coordinator.New(st, coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: ring, MasterKeyFile: path})
+	if err := coord.Start(bg); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(coord.Handler())
+	defer srv.Close()
+	boot, err := coord.CreateRootOrganization(bg, "Acme", "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := client.New(srv.URL, boot.APIKey)
+	org := boot.OrganizationID
+	sign := func(from string) {
+		t.Helper()
+		_, _, err := root.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: from, Type: api.TransactionTypeEthereum,
+			UnsignedTransaction: unsigned1559(t, token, calldata(t, "approve", vault, big.NewInt(1)), uint64(time.Now().UnixNano()))})
+		if err != nil {
+			t.Fatalf("sign with %s: %v", from, err)
+		}
+	}
+	newWallet := func(name string) string {
+		t.Helper()
+		w, _, err := root.CreateWallet(bg, org, api.CreateWalletIntent{WalletName: name, Accounts: []api.WalletAccountParams{ethAccount()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w.Addresses[0]
+	}
+	before := newWallet("before")
+	sign(before)
+
+	if _, err := seal.AddVersion(path, true); err != nil {
+		t.Fatal(err)
+	}
+	rotated, err := seal.LoadKeyFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := coordinator.New(st, coordinator.Config{Keyring: rotated, MasterKeyFile: path}).RotateMasterKey(bg); err != nil || n == 0 {
+		t.Fatalf("rotation rewrapped %d rows: %v", n, err)
+	}
+	if err := seal.RemoveVersion(path, 1); err != nil {
+		t.Fatal(err)
+	}
+	sign(before)
+	time.Sleep(1100 * time.Millisecond) // the coordinator looks at the key file at most once a second
+	after := newWallet("after")
+	sign(after)
+	sign(before)
+
+	ids, err := st.SecretIDs(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		s, err := st.GetSecret(bg, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := seal.BlobVersion(s.Blob); v != 2 {
+			t.Errorf("sealed row %s is under master key version %d after the rotation, want 2", id, v)
+		}
+	}
 }

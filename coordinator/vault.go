@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"os"
 	"sync"
 	"time"
 
@@ -17,13 +18,15 @@ import (
 )
 
 // vault seals and opens key material with the master keyring. Every blob's associated data names its row
-// ("sigil/secret/<id>"), so a blob cannot be moved to another row. When a blob names a master key version the vault
-// does not hold, another process has rotated the master key: the key file is read again (at most once a second).
+// ("sigil/secret/<id>"), so a blob cannot be moved to another row. Another process may rotate the master key
+// (sigil keys rotate-master): the vault reads the key file again when it changed (checked at most once a second before
+// sealing), so new material is sealed under the new active version, and when a blob names a version it does not hold.
 type vault struct {
 	mu         sync.RWMutex
 	ring       *seal.Keyring
 	path       string
-	lastReload time.Time
+	lastReload time.Time // the last time the file was read, or checked for a change
+	modTime    time.Time // the file's modification time when it was read
 }
 
 func secretAAD(id string) []byte { return []byte("sigil/secret/" + id) }
@@ -35,6 +38,7 @@ func (v *vault) keyring() *seal.Keyring {
 }
 
 func (v *vault) seal(id string, plaintext []byte) ([]byte, error) {
+	v.reloadIfChanged()
 	ring := v.keyring()
 	if ring == nil {
 		return nil, errors.New("no master key configured: key material cannot be stored")
@@ -55,18 +59,29 @@ func (v *vault) open(id string, blob []byte) ([]byte, error) {
 }
 
 // reload reads the key file again, reporting whether it did.
-func (v *vault) reload() bool {
+func (v *vault) reload() bool { return v.readFile(false) }
+
+// reloadIfChanged reads the key file again if it changed since it was read.
+func (v *vault) reloadIfChanged() { v.readFile(true) }
+
+// readFile reads the key file, at most once a second; onlyIfChanged skips a file whose modification time is the one
+// read before.
+func (v *vault) readFile(onlyIfChanged bool) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.path == "" || time.Since(v.lastReload) < time.Second {
 		return false
 	}
 	v.lastReload = time.Now()
+	info, err := os.Stat(v.path)
+	if err != nil || (onlyIfChanged && info.ModTime().Equal(v.modTime)) {
+		return false
+	}
 	ring, err := seal.LoadKeyFile(v.path)
 	if err != nil {
 		return false
 	}
-	v.ring = ring
+	v.ring, v.modTime = ring, info.ModTime()
 	return true
 }
 
@@ -85,13 +100,25 @@ func (x *execution) putSecretIn(org *Org, plaintext []byte) (string, error) {
 	return id, x.tx.PutSecret(x.ctx, store.Secret{ID: id, OrgID: org.ID, Blob: blob, CreatedAt: x.now.UnixNano()})
 }
 
-// openSecret reads and opens a sealed row. The caller wipes the plaintext after use (keys.Zero).
+// openSecret reads and opens a sealed row. The caller wipes the plaintext after use (keys.Zero). The sealed blob is
+// kept for the next call; one that no longer opens (the master key was rotated and its old version retired) is read
+// again.
 func (c *Coordinator) openSecret(ctx context.Context, id string) ([]byte, error) {
+	if blob, ok := c.blobs.get(id); ok {
+		if pt, err := c.vault.open(id, blob); err == nil {
+			return pt, nil
+		}
+		c.blobs.drop(id)
+	}
 	s, err := c.store.GetSecret(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("sealed secret %s: %w", id, err)
 	}
-	return c.vault.open(id, s.Blob)
+	pt, err := c.vault.open(id, s.Blob)
+	if err == nil {
+		c.blobs.put(id, s.Blob, nil)
+	}
+	return pt, err
 }
 
 // ownKey returns one of the coordinator's own P-256 keys (the token key, the app-proof key), generated and sealed on
