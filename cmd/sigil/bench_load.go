@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rlp"
+
+	"sigil/api"
+	"sigil/client"
+	"sigil/stamp"
+)
+
+// loadPlan is what the bench hands its load-generating child process on stdin.
+type loadPlan struct {
+	URL        string        `json:"url"`
+	Org        string        `json:"organizationId"`
+	Curve      stamp.Curve   `json:"curve"`
+	PrivateKey string        `json:"privateKey"`
+	Op         string        `json:"op"` // "sign", "whoami" or "create_users"
+	SignWith   string        `json:"signWith,omitempty"`
+	To         string        `json:"to,omitempty"`
+	Clients    int           `json:"clients"`
+	Duration   time.Duration `json:"duration"`
+	Rate       float64       `json:"rate"` // requests per second over all clients; 0 is as fast as possible
+}
+
+// loadResult is what the child writes back on stdout. Latencies count from the scheduled start when a paced client
+// fell behind its schedule, so time spent queueing behind a slow server is counted, not omitted.
+type loadResult struct {
+	Count      int           `json:"count"`
+	Errors     int           `json:"errors"`
+	FirstError string        `json:"firstError,omitempty"`
+	Elapsed    time.Duration `json:"elapsed"`
+	P50        time.Duration `json:"p50"`
+	P99        time.Duration `json:"p99"`
+	Max        time.Duration `json:"max"`
+}
+
+// loadReady is the line the child prints once it is about to send its first request, so the parent can read its
+// own CPU time just then and not charge the child's start-up to the server.
+const loadReady = "ready"
+
+// runLoad is the hidden `sigil bench --load`: it reads a plan, runs it, and reports.
+func runLoad(ctx context.Context, in io.Reader, out io.Writer) error {
+	var p loadPlan
+	if err := json.NewDecoder(in).Decode(&p); err != nil {
+		return fmt.Errorf("bench --load: read plan: %w", err)
+	}
+	op, err := loadOp(ctx, p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, loadReady)
+	return json.NewEncoder(out).Encode(runPlan(ctx, p, op))
+}
+
+// loadOp turns the plan's operation into one request of it, made with the plan's API key.
+func loadOp(ctx context.Context, p loadPlan) (func() error, error) {
+	key, err := stamp.ParseAPIKey(p.Curve, p.PrivateKey)
+	if err != nil {
+		return nil, err
+	}
+	c := client.New(p.URL, key)
+	c.HTTP.Transport = &http.Transport{MaxIdleConnsPerHost: p.Clients}
+	// Seeded from the clock so that nonces and user names differ between the phases of one run as well: every request
+	// is a new activity, never an idempotent replay of an earlier one.
+	var n atomic.Uint64
+	n.Store(uint64(time.Now().UnixNano()))
+	switch p.Op {
+	case "sign":
+		return func() error {
+			_, _, err := c.SignTransaction(ctx, p.Org, api.SignTransactionIntentV2{SignWith: p.SignWith,
+				UnsignedTransaction: unsignedApproval(p.To, n.Add(1)), Type: api.TransactionTypeEthereum})
+			return err
+		}, nil
+	case "whoami":
+		return func() error {
+			_, err := c.Whoami(ctx, p.Org)
+			return err
+		}, nil
+	case "create_users":
+		return func() error {
+			_, _, err := c.CreateUsersV3(ctx, p.Org, api.CreateUsersIntentV3{Users: []api.UserParamsV3{{
+				UserName: fmt.Sprintf("user-%d", n.Add(1)), APIKeys: []api.APIKeyParamsV2{},
+				Authenticators: []api.AuthenticatorParamsV2{}, OauthProviders: []api.OauthProviderParams{}, UserTags: []string{}}}})
+			return err
+		}, nil
+	}
+	return nil, fmt.Errorf("bench --load: unknown operation %q", p.Op)
+}
+
+// unsignedApproval is an unsigned EIP-1559 approve(spender, 1) to the token, as viem serializes it.
+func unsignedApproval(to string, nonce uint64) string {
+	data := common.FromHex("0x095ea7b3" + strings.Repeat("0", 24) + strings.TrimPrefix(to, "0x") + strings.Repeat("0", 63) + "1")
+	enc, _ := rlp.EncodeToBytes([]any{big.NewInt(1337), nonce, big.NewInt(1e9), big.NewInt(2e9), uint64(100000),
+		common.HexToAddress(to), big.NewInt(0), data, types.AccessList{}})
+	return hex.EncodeToString(append([]byte{2}, enc...))
+}
+
+// runPlan runs op from p.Clients goroutines for p.Duration and summarises the latencies.
+func runPlan(ctx context.Context, p loadPlan, op func() error) loadResult {
+	var (
+		mu  sync.Mutex
+		lat []time.Duration
+		res loadResult
+		wg  sync.WaitGroup
+	)
+	start := time.Now()
+	deadline := start.Add(p.Duration)
+	for i := range p.Clients {
+		wg.Go(func() {
+			runClient(ctx, p, start.Add(stagger(p, i)), deadline, op, func(d time.Duration, err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				lat = append(lat, d)
+				if err != nil {
+					if res.Errors++; res.FirstError == "" {
+						res.FirstError = err.Error()
+					}
+				}
+			})
+		})
+	}
+	wg.Wait()
+	res.Elapsed = time.Since(start)
+	if res.Count = len(lat); res.Count > 0 {
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		res.P50, res.P99, res.Max = lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1]
+	}
+	return res
+}
+
+// interval is the time between one client's scheduled starts at the plan's total rate, 0 when unpaced.
+func interval(p loadPlan) time.Duration {
+	if p.Rate <= 0 {
+		return 0
+	}
+	return time.Duration(float64(p.Clients) / p.Rate * float64(time.Second))
+}
+
+// stagger spreads the clients' first starts over one interval, so that paced requests arrive evenly rather than all
+// clients at once every interval.
+func stagger(p loadPlan, client int) time.Duration {
+	return interval(p) * time.Duration(client) / time.Duration(p.Clients)
+}
+
+// runClient is one client: unpaced it sends the next request as soon as the last one returns; paced it keeps an
+// absolute schedule (first, first+interval, ...) that does not slip when the server is slow (open loop).
+func runClient(ctx context.Context, p loadPlan, first, deadline time.Time, op func() error, record func(time.Duration, error)) {
+	every := interval(p)
+	for n := 0; ctx.Err() == nil; n++ {
+		due := time.Now()
+		if every > 0 {
+			due = first.Add(time.Duration(n) * every)
+		}
+		if !due.Before(deadline) {
+			return
+		}
+		from := due // late: the wait since the scheduled start is part of the latency
+		if wait := time.Until(due); wait > 0 {
+			time.Sleep(wait)
+			from = time.Now() // on time: the timer's own lateness is not the server's
+		}
+		err := op()
+		record(time.Since(from), err)
+	}
+}
