@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -47,6 +48,7 @@ func runBench(ctx context.Context, args []string) error {
 	clients := fs.Int("clients", 8, "concurrent clients")
 	duration := fs.Duration("duration", 5*time.Second, "how long to run each measurement")
 	dbURL := fs.String("database-url", "", "PostgreSQL URL to measure instead of SQLite")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server during the peak signing measurement to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -90,12 +92,12 @@ func runBench(ctx context.Context, args []string) error {
 		}
 		report(m.name, r, 0)
 	}
-	return benchSigning(ctx, exe, coord, plan, floor)
+	return benchSigning(ctx, exe, coord, plan, floor, *cpuProfile)
 }
 
 // benchSigning measures SIGN_TRANSACTION_V2 sequentially, at peak and paced at half that peak, and says whether the
 // issue's two goals are met.
-func benchSigning(ctx context.Context, exe string, coord *coordinator.Coordinator, base loadPlan, floor time.Duration) error {
+func benchSigning(ctx context.Context, exe string, coord *coordinator.Coordinator, base loadPlan, floor time.Duration, cpuProfile string) error {
 	// Signing runs in an organization of its own, the size a real one has, not the one the user benchmark filled.
 	boot, err := coord.CreateRootOrganization(ctx, "bench-signing", "root")
 	if err != nil {
@@ -116,7 +118,12 @@ func benchSigning(ctx context.Context, exe string, coord *coordinator.Coordinato
 		return err
 	}
 	report("SIGN_TX 1 client", sequential, floor)
+	stopProfile, err := startCPUProfile(cpuProfile)
+	if err != nil {
+		return err
+	}
 	peak, err := measure(ctx, exe, plan)
+	stopProfile()
 	if err != nil {
 		return err
 	}
@@ -310,4 +317,24 @@ func p256VerifyRate(d time.Duration) float64 {
 		n++
 	}
 	return float64(n) / time.Since(start).Seconds()
+}
+
+// startCPUProfile profiles this process (the server) into path until the returned function is called; "" profiles
+// nothing.
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
