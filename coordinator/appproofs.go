@@ -86,7 +86,7 @@ func (x *execution) proveOutcome(rec *record, orgBefore []byte, evaluations []ap
 	}
 	parentDigest := ""
 	if x.org.ParentID != "" {
-		if parent, err := x.tx.GetOrg(x.ctx, x.org.ParentID); err == nil {
+		if parent, err := x.c.store.GetOrg(x.ctx, x.org.ParentID); err == nil { // signing changes no organization
 			parentDigest = digest(parent.Data)
 		}
 	}

@@ -132,9 +132,15 @@ func (c *Coordinator) checkTimestamp(ms string) error {
 	return nil
 }
 
-// run decides and, when allowed, executes the activity and records it, all in one database transaction holding the
+// run decides and, when allowed, executes the activity and records it, in one database transaction holding the
 // organization's lock. An identical body already recorded is returned as it is, never executed again.
+//
+// An activity that only reads its organization (signing) is decided and executed before the transaction, against the
+// document it was authenticated with, so that its cryptography runs beside other requests instead of one after the
+// other under the lock; the transaction keeps that outcome only if the organization is still at that version (nothing
+// the decision read has changed), and otherwise decides and executes again under the lock.
 func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error) {
+	ahead := c.decideAhead(ctx, sub)
 	var rec *record
 	err := c.store.Write(ctx, func(tx *store.Tx) error {
 		org, err := c.lockOrg(ctx, tx, sub.org.ID, sub.def.readsOrg)
@@ -154,6 +160,10 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 		if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
+		if ahead != nil && org.version == sub.org.version {
+			rec = ahead.rec
+			return tx.InsertActivity(ctx, ahead.row)
+		}
 		rec = c.newRecord(sub, who)
 		if err := c.decideAndExecute(ctx, tx, org, who, sub, rec); err != nil {
 			return err
@@ -165,6 +175,30 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 		return tx.InsertActivity(ctx, row)
 	})
 	return rec, err
+}
+
+// outcome is an activity decided and executed ahead of its transaction, with the row that records it.
+type outcome struct {
+	rec *record
+	row store.Activity
+}
+
+// decideAhead decides and executes a read-only activity against the document the submission was authenticated with,
+// outside any transaction; nil for other activities, or when that fails for a reason of storage (the transaction then
+// tries again).
+func (c *Coordinator) decideAhead(ctx context.Context, sub *submission) *outcome {
+	if !sub.def.readsOrg || sub.who.ViaParent {
+		return nil
+	}
+	rec := c.newRecord(sub, sub.who)
+	if err := c.decideAndExecute(ctx, nil, sub.org, sub.who, sub, rec); err != nil {
+		return nil
+	}
+	row, err := rec.row()
+	if err != nil {
+		return nil
+	}
+	return &outcome{rec: rec, row: row}
 }
 
 func (c *Coordinator) newRecord(sub *submission, who *principal) *record {
@@ -188,8 +222,9 @@ func (c *Coordinator) approval(activityID string, who *principal, now time.Time)
 	}
 }
 
-// decideAndExecute decides, and executes an allowed activity, in the locked organization. Failures of the activity
-// itself (denied, invalid for the current state) are recorded on rec; only storage failures are returned.
+// decideAndExecute decides, and executes an allowed activity, in the locked organization (or, for a read-only activity
+// decided ahead, with no transaction: tx is nil). Failures of the activity itself (denied, invalid for the current
+// state) are recorded on rec; only storage failures are returned.
 func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *Org, who *principal, sub *submission, rec *record) error {
 	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: rec.ID, readOnly: sub.def.readsOrg,
 		wantProofs: sub.env.GenerateAppProofs != nil && *sub.env.GenerateAppProofs}
@@ -252,10 +287,13 @@ func failOrAbort(err error, rec *record, now time.Time) error {
 	return err
 }
 
-// execute runs an allowed activity. Its writes are undone if it fails, leaving only the FAILED record.
+// execute runs an allowed activity. Its writes are undone if it fails, leaving only the FAILED record; a read-only
+// activity writes nothing.
 func (c *Coordinator) execute(x *execution, def activityDef, params any, rec *record) error {
-	if err := x.tx.Savepoint(x.ctx, "execute"); err != nil {
-		return err
+	if !x.readOnly {
+		if err := x.tx.Savepoint(x.ctx, "execute"); err != nil {
+			return err
+		}
 	}
 	var orgBefore []byte
 	if x.wantProofs {
@@ -270,7 +308,7 @@ func (c *Coordinator) execute(x *execution, def activityDef, params any, rec *re
 	}
 	if err != nil {
 		var apiErr *apierr.Error
-		if errors.As(err, &apiErr) {
+		if errors.As(err, &apiErr) && !x.readOnly {
 			if rbErr := x.tx.RollbackTo(x.ctx, "execute"); rbErr != nil {
 				return rbErr
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -134,6 +135,54 @@ func TestCachedOrganizationsFollowOtherProcesses(t *testing.T) {
 		}
 		if got.OrganizationData.Name != "by the new key" {
 			t.Fatalf("organization name %q", got.OrganizationData.Name)
+		}
+	})
+}
+
+// A signing activity is decided ahead of its transaction against the organization it was authenticated with. When
+// another process has changed the organization meanwhile, the decision is made again under the lock: a policy deleted
+// elsewhere no longer allows, a policy created elsewhere allows.
+func TestSigningDecidedAheadFollowsPolicyChangesElsewhere(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		first := newStack(t, b)
+		s2, err := store.Open(ctx, b.URL, b.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s2.Close()
+		secondSrv := httptest.NewServer(coordinator.New(s2, coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: testKeyring(t)}).Handler())
+		defer secondSrv.Close()
+		elsewhere := (&stack{t: t, srv: secondSrv}).client(first.boot.APIKey)
+		org := first.boot.OrganizationID
+		agentID, agent := first.createUser(org, first.root, "agent")
+		w, _, err := first.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sign := func(nonce uint64) error {
+			_, _, err := agent.SignTransaction(ctx, org, api.SignTransactionIntentV2{SignWith: w.Addresses[0], Type: api.TransactionTypeEthereum,
+				UnsignedTransaction: unsigned1559(t, token, calldata(t, "approve", vault, big.NewInt(1)), nonce)})
+			return err
+		}
+		allow := api.CreatePolicyIntentV3{PolicyName: "approve", Effect: api.EffectAllow, Notes: "",
+			Condition: "eth.tx.to == '" + strings.ToLower(token.Hex()) + "'", Consensus: "approvers.any(u, u.id == '" + agentID + "')"}
+
+		if err := sign(1); err == nil { // the first coordinator now holds the organization without the policy
+			t.Fatal("signed without a policy")
+		}
+		policy, _, err := elsewhere.CreatePolicy(ctx, org, allow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sign(2); err != nil {
+			t.Fatalf("a policy created by another process did not allow: %v", err)
+		}
+		if _, _, err := elsewhere.DeletePolicy(ctx, org, api.DeletePolicyIntent{PolicyID: policy.PolicyID}); err != nil {
+			t.Fatal(err)
+		}
+		if err := sign(3); err == nil || !strings.Contains(err.Error(), "403") && !strings.Contains(strings.ToLower(err.Error()), "denied") {
+			t.Fatalf("a policy deleted by another process still allowed: %v", err)
 		}
 	})
 }

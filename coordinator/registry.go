@@ -19,8 +19,9 @@ type activityDef struct {
 	// parentMayAct: a credential of the parent organization may submit this activity in a direct sub-organization
 	// (the login family), decided by the parent's root quorum and policies.
 	parentMayAct bool
-	// readsOrg: the activity never changes its organization (signing), so it may run on the shared decoded document of
-	// the current version instead of a private copy, and nothing is written back.
+	// readsOrg: the activity never changes its organization and writes nothing (signing), so it may run on the shared
+	// decoded document of the current version instead of a private copy, even before its transaction (run): its
+	// prepare and execute functions must not use the execution's transaction.
 	readsOrg bool
 	// prepare, when set, runs inside the transaction before the decision, to add what the policy engine needs
 	// beyond the activity itself (the target of a vote, the transaction being signed, ...).
