@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"reflect"
 	"strconv"
@@ -35,13 +34,12 @@ func (e *Error) Error() string {
 
 // Decode parses data into v (a pointer to a struct, slice or map), naming paths from root (for example "parameters").
 func Decode(data []byte, v any, root string) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	n, err := readValue(dec)
+	sc := &scanner{data: data}
+	n, err := sc.value()
 	if err != nil {
-		return &Error{Path: root, Message: "malformed JSON: " + describeSyntax(err)}
+		return &Error{Path: root, Message: "malformed JSON: " + err.Error()}
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if sc.skipSpace(); sc.pos != len(data) {
 		return &Error{Path: root, Message: "malformed JSON: unexpected data after the top-level value"}
 	}
 	rv := reflect.ValueOf(v)
@@ -60,86 +58,7 @@ type node struct {
 	str    string
 	num    json.Number
 	bool   bool
-	raw    json.RawMessage
-}
-
-func readValue(dec *json.Decoder) (*node, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	return readFrom(dec, tok)
-}
-
-func readFrom(dec *json.Decoder, tok json.Token) (*node, error) {
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			return readObject(dec)
-		case '[':
-			return readArray(dec)
-		}
-		return nil, fmt.Errorf("unexpected %q", string(t))
-	case string:
-		return &node{kind: 's', str: t}, nil
-	case json.Number:
-		return &node{kind: 'n', num: t}, nil
-	case bool:
-		return &node{kind: 'b', bool: t}, nil
-	case nil:
-		return &node{kind: 'z'}, nil
-	}
-	return nil, fmt.Errorf("unexpected token %v", tok)
-}
-
-func readObject(dec *json.Decoder) (*node, error) {
-	n := &node{kind: 'o', fields: map[string]*node{}}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("object key is not a string")
-		}
-		if _, dup := n.fields[key]; dup {
-			return nil, fmt.Errorf("duplicate key %q", key)
-		}
-		v, err := readValue(dec)
-		if err != nil {
-			return nil, err
-		}
-		n.keys = append(n.keys, key)
-		n.fields[key] = v
-	}
-	_, err := dec.Token() // '}'
-	return n, err
-}
-
-func readArray(dec *json.Decoder) (*node, error) {
-	n := &node{kind: 'a', items: []*node{}}
-	for dec.More() {
-		v, err := readValue(dec)
-		if err != nil {
-			return nil, err
-		}
-		n.items = append(n.items, v)
-	}
-	_, err := dec.Token() // ']'
-	return n, err
-}
-
-func describeSyntax(err error) string {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
-	}
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return "unexpected end of input"
-	}
-	return err.Error()
+	raw    []byte // the value's text in the input
 }
 
 func (n *node) kindName() string {
@@ -162,11 +81,11 @@ var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
 
 func assign(n *node, v reflect.Value, path string) error {
 	if v.Type() == rawMessageType {
-		b, err := json.Marshal(n.toAny())
-		if err != nil {
+		var b bytes.Buffer
+		if err := json.Compact(&b, n.raw); err != nil {
 			return &Error{Path: path, Message: err.Error()}
 		}
-		v.SetBytes(b)
+		v.SetBytes(b.Bytes())
 		return nil
 	}
 	if n.kind == 'z' && v.Kind() != reflect.Interface {

@@ -1,7 +1,9 @@
 package jsonstrict
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -71,10 +73,37 @@ func TestDecodeOK(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"users": [{"userName": "a", "apiKeys": [], "userTags": []}]}`))
 	f.Add([]byte(`{"users": [{"a": {"b": [1, 2, {"c": null}]}}]}`))
+	f.Add([]byte(`{"a": "\u00e9\ud83d\ude00 \"q\"", "b": [-0.5e+3, 0, 1E2], "c": true, "d": false}`))
+	f.Add([]byte(`["\xff", 01, 1., -, .5, tru, "unterminated`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var p params
 		_ = Decode(data, &p, "p")
-		var m map[string]any
-		_ = Decode(data, &m, "p")
+		// The scanner accepts exactly what encoding/json accepts (duplicate keys aside, which it refuses), and
+		// reads the same values.
+		var mine, theirs any
+		err := Decode(data, &mine, "p")
+		if json.Valid(data) {
+			if err != nil && !strings.Contains(err.Error(), "duplicate key") {
+				t.Fatalf("valid JSON refused: %v", err)
+			}
+			if err == nil {
+				dec := json.NewDecoder(bytes.NewReader(data))
+				dec.UseNumber()
+				_ = dec.Decode(&theirs)
+				if a, b := normalized(mine), normalized(theirs); !reflect.DeepEqual(a, b) {
+					t.Fatalf("decoded %#v, encoding/json decodes %#v", a, b)
+				}
+			}
+		} else if err == nil {
+			t.Fatalf("invalid JSON accepted: %q", data)
+		}
 	})
+}
+
+// normalized is v as encoding/json reads it back with its defaults, so that 1e64 and 10000…0 compare equal.
+func normalized(v any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
 }
