@@ -29,3 +29,16 @@ func ForgetMigrationForTest(ctx context.Context, tx *Tx, version int) error {
 
 // GroupCommitsForTest is how many transactions the SQLite group committer has ended.
 func GroupCommitsForTest(s *Store) int64 { return s.group.commits.Load() }
+
+// QueryIntForTest runs a query that answers one integer, in the transaction.
+func QueryIntForTest(ctx context.Context, tx *Tx, q string) (int64, error) {
+	var n int64
+	err := tx.queryRow(ctx, q).Scan(&n)
+	return n, err
+}
+
+// CheckpointsFinishedForTest is how many times the writer finished a background checkpoint, starting the WAL over.
+func CheckpointsFinishedForTest(s *Store) int64 { return s.checkpoints.finishes.Load() }
+
+// CheckpointIntervalForTest is how often, at most, the background checkpointer runs.
+const CheckpointIntervalForTest = checkpointInterval

@@ -23,7 +23,7 @@ const maxGroup = 64
 // durable, or with that commit's error. No delay is added to gather a group: a group is whatever arrived while the
 // previous one was being committed.
 type groupCommitter struct {
-	s    *Store
+	s       *Store
 	reqs    chan *writeRequest
 	quit    chan struct{}
 	stopped chan struct{}

@@ -31,6 +31,7 @@ type Store struct {
 
 	writeStmts, readStmts *stmtCache
 	group                 *groupCommitter // SQLite: concurrent write transactions share a commit
+	checkpoints           *checkpointer   // SQLite: copies the WAL into the database file off the commit path
 }
 
 // Open opens (and migrates) the database named by url: a postgres:// or postgresql:// URL, or else a SQLite file
@@ -76,7 +77,9 @@ func openSQLite(path string) (*Store, error) {
 	}
 	// synchronous(FULL): a COMPLETED activity must survive a power cut, not only a crash.
 	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
-	write, err := sql.Open("sqlite", base+"&_txlock=immediate")
+	// wal_autocheckpoint(0): commits do not checkpoint; the checkpointer does (checkpoint.go). journal_size_limit: a
+	// WAL that grew under a burst is cut back to 64 MiB when it starts over.
+	write, err := sql.Open("sqlite", base+"&_txlock=immediate&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(67108864)")
 	if err != nil {
 		return nil, err
 	}
@@ -87,14 +90,22 @@ func openSQLite(path string) (*Store, error) {
 		return nil, err
 	}
 	read.SetMaxOpenConns(8)
+	checkpoint, err := sql.Open("sqlite", base)
+	if err != nil {
+		write.Close()
+		read.Close()
+		return nil, err
+	}
+	checkpoint.SetMaxOpenConns(1)
 	if err := write.Ping(); err != nil {
 		write.Close()
 		read.Close()
+		checkpoint.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	// Only the owner may read the database: it holds sealed key material and every organization's data.
 	_ = os.Chmod(path, 0o600)
-	return &Store{write: write, read: read, dialect: sqliteDialect}, nil
+	return &Store{write: write, read: read, dialect: sqliteDialect, checkpoints: newCheckpointer(checkpoint)}, nil
 }
 
 func openPostgres(url string) (*Store, error) {
@@ -120,6 +131,9 @@ func (s *Store) Backend() string { return s.dialect.name }
 func (s *Store) Close() error {
 	if s.group != nil {
 		s.group.stop()
+	}
+	if s.checkpoints != nil {
+		s.checkpoints.stop()
 	}
 	if s.writeStmts != nil {
 		s.writeStmts.close()
@@ -154,6 +168,9 @@ func (s *Store) writeTx(ctx context.Context, fn func(*Tx) error) error {
 	if s.writeStmts != nil {
 		s.writeStmts.prepareWanted(ctx)
 	}
+	if s.checkpoints != nil {
+		s.checkpoints.finish(ctx, s.write)
+	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
@@ -164,6 +181,9 @@ func (s *Store) writeTx(ctx context.Context, fn func(*Tx) error) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
+	}
+	if s.checkpoints != nil {
+		s.checkpoints.committed()
 	}
 	return nil
 }

@@ -1,0 +1,110 @@
+package store_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"sigil/internal/testdb"
+	"sigil/store"
+)
+
+// Commits only append to the WAL; the checkpointer copies it into the database file in the background, well before
+// the 1000 pages at which SQLite would have checkpointed inside a commit.
+func TestWALIsCheckpointedInTheBackground(t *testing.T) {
+	ctx := context.Background()
+	b := testdb.SQLite(t)
+	s := open(t, b)
+	err := s.Write(ctx, func(tx *store.Tx) error {
+		n, err := store.QueryIntForTest(ctx, tx, "PRAGMA wal_autocheckpoint")
+		if err == nil && n != 0 {
+			err = fmt.Errorf("the writer's wal_autocheckpoint is %d, want 0: commits would checkpoint", n)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := fileSize(t, b.URL)
+
+	const rows, size = 100, 8 << 10 // 800 KiB: a fifth of the WAL at which SQLite checkpoints by itself
+	record := []byte(`"` + strings.Repeat("x", size) + `"`)
+	for i := range rows {
+		err := s.Write(ctx, func(tx *store.Tx) error {
+			return tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprint("a", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: "S", Record: record})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for fileSize(t, b.URL) < before+rows*size {
+		if time.Now().After(deadline) {
+			t.Fatalf("database file is %d bytes, %d before the writes: the WAL was not checkpointed", fileSize(t, b.URL), before)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.Size()
+}
+
+// Under writes that never pause, the WAL still starts over after checkpoints instead of growing without end: the
+// WAL header's checkpoint sequence number counts the times it started over.
+func TestWALStartsOverUnderUnbrokenWrites(t *testing.T) {
+	ctx := context.Background()
+	b := testdb.SQLite(t)
+	s := open(t, b)
+	record := []byte(`"` + strings.Repeat("x", 1000) + `"`)
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		failed error
+	)
+	stop := time.Now().Add(6 * store.CheckpointIntervalForTest)
+	for w := range 4 {
+		wg.Go(func() {
+			for i := 0; time.Now().Before(stop); i++ {
+				id := fmt.Sprintf("w%d-%d", w, i)
+				err := s.Write(ctx, func(tx *store.Tx) error {
+					return tx.InsertActivity(ctx, store.Activity{ID: id, OrgID: "o", Fingerprint: id, Type: "T", Status: "S", Record: record})
+				})
+				if err != nil {
+					mu.Lock()
+					failed = errors.Join(failed, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if failed != nil {
+		t.Fatal(failed)
+	}
+	header := make([]byte, 32)
+	f, err := os.Open(b.URL + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := io.ReadFull(f, header); err != nil {
+		t.Fatal(err)
+	}
+	if restarts := binary.BigEndian.Uint32(header[12:16]); restarts < 3 {
+		t.Fatalf("the WAL started over %d times in %v of writes (%d checkpoints finished by the writer)",
+			restarts, 6*store.CheckpointIntervalForTest, store.CheckpointsFinishedForTest(s))
+	}
+}
