@@ -4,10 +4,11 @@
 package apierr
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+
+	"sigil/httpjson"
 )
 
 // Code is a gRPC status code.
@@ -152,9 +153,7 @@ func FromBody(status int, b Body) *Error {
 // Write sends err as a JSON error response.
 func Write(w http.ResponseWriter, err error) {
 	e := As(err)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(e.Status())
-	_ = json.NewEncoder(w).Encode(e.Body())
+	_ = httpjson.Write(w, e.Status(), e.Body()) // a Body always marshals
 }
 
 func codeName(c Code) string {

@@ -14,7 +14,6 @@
 package authproxy
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -28,6 +27,7 @@ import (
 
 	"sigil/apierr"
 	"sigil/client"
+	"sigil/httpjson"
 )
 
 // Config tunes the proxy. The zero value of each field but CoordinatorURL and Identity means its default.
@@ -277,9 +277,9 @@ func (e *rateLimitError) write(w http.ResponseWriter) {
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_ = json.NewEncoder(w).Encode(v)
+	if err := httpjson.Write(w, http.StatusOK, v); err != nil {
+		apierr.Write(w, err)
+	}
 }
 
 // writeError answers with an API error; any other error is logged here and leaves as "internal error".

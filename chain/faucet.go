@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"sigil/contracts"
+	"sigil/httpjson"
 )
 
 // FaucetPath is where the faucet is served, next to JSON-RPC on the same listener.
@@ -275,8 +276,8 @@ type errorBody struct {
 func faucetErrorBody(code, message string) errorBody { return errorBody{Code: code, Message: message} }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	if err := httpjson.Write(w, status, v); err != nil {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+	}
 }

@@ -3,7 +3,6 @@ package coordinator
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"sigil/apierr"
+	"sigil/httpjson"
 )
 
 // Handler serves the public API, /healthz, and CORS for browser callers.
@@ -84,9 +84,9 @@ func (c *Coordinator) readBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	if err := httpjson.Write(w, status, v); err != nil {
+		apierr.Write(w, err)
+	}
 }
 
 // corsHeaders are the request headers browsers may send: the SDKs' stamps and version header.

@@ -1,11 +1,12 @@
 package yield
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+
+	"sigil/httpjson"
 )
 
 // apiError is an error a caller sees, in the reference's shape {message, error, statusCode}. Anything that is not an
@@ -53,12 +54,9 @@ func writeError(w http.ResponseWriter, err error) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		status = http.StatusInternalServerError
-		data = []byte(`{"message":"Internal server error","error":"Internal Server Error","statusCode":500}`)
-	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
+	if err := httpjson.Write(w, status, v); err != nil {
+		internal := errorBody{Message: "Internal server error", Error: http.StatusText(http.StatusInternalServerError), StatusCode: http.StatusInternalServerError}
+		_ = httpjson.Write(w, internal.StatusCode, internal)
+	}
 }
