@@ -32,6 +32,10 @@ type execution struct {
 	wantProofs  bool                   // the request asked for app proofs (generateAppProofs)
 	proofs      []api.AppProof         // the app proofs this activity produced
 	evaluations []api.PolicyEvaluation // the decision's per-policy outcomes, for the policy-outcome proof
+
+	// prepared is what the activity's prepare step resolved for the decision, kept so that the execute step of the
+	// same execution need not resolve it again; nil when no prepare step ran.
+	prepared any
 }
 
 func newID() string { return uuid.NewString() }

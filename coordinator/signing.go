@@ -124,44 +124,57 @@ func validateSignTransaction(p *api.SignTransactionIntentV2) error {
 	return nil
 }
 
-// ethTransaction resolves the signer and decodes the transaction with the signer as sender.
-func (o *Org) ethTransaction(p *api.SignTransactionIntentV2) (*signer, *evm.UnsignedTx, string, error) {
-	s, err := o.signer(p.SignWith)
+// ethTransaction is the signer and the decoded transaction of p, with the signer's address as sender.
+type ethTransaction struct {
+	signer *signer
+	tx     *evm.UnsignedTx
+	from   string
+}
+
+// ethTransaction resolves p's signer and decodes its transaction, once per execution: the prepare step's result is
+// what the execute step signs.
+func (x *execution) ethTransaction(p *api.SignTransactionIntentV2) (*ethTransaction, error) {
+	if t, ok := x.prepared.(*ethTransaction); ok {
+		return t, nil
+	}
+	s, err := x.org.signer(p.SignWith)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, err
 	}
 	from, err := s.ethereumAddress()
 	if err != nil {
-		return nil, nil, "", err
+		return nil, err
 	}
 	tx, err := evm.DecodeUnsignedTransaction(p.UnsignedTransaction)
 	if err != nil {
-		return nil, nil, "", apierr.New(apierr.InvalidArgument, "INVALID_TRANSACTION", "parameters.unsignedTransaction: %s", err.Error())
+		return nil, apierr.New(apierr.InvalidArgument, "INVALID_TRANSACTION", "parameters.unsignedTransaction: %s", err.Error())
 	}
-	return s, tx, from, nil
+	t := &ethTransaction{signer: s, tx: tx, from: from}
+	x.prepared = t
+	return t, nil
 }
 
 func prepareSignTransaction(x *execution, p *api.SignTransactionIntentV2, d *decisionRequest) error {
-	s, tx, from, err := x.org.ethTransaction(p)
+	t, err := x.ethTransaction(p)
 	if err != nil {
 		return err
 	}
-	v := tx.View(strings.ToLower(from))
+	v := t.tx.View(strings.ToLower(t.from))
 	d.facts = &policy.Input{EthTx: &policy.EthTx{From: v.From, To: v.To, Data: v.Data, Type: v.Type, Value: v.Value, Gas: v.Gas,
 		GasPrice: v.GasPrice, ChainID: v.ChainID, Nonce: v.Nonce, MaxFeePerGas: v.MaxFeePerGas,
 		MaxPriorityFeePerGas: v.MaxPriorityFeePerGas, MaxFeePerBlobGas: v.MaxFeePerBlobGas}}
-	s.facts(d.facts)
+	t.signer.facts(d.facts)
 	return nil
 }
 
 func execSignTransaction(x *execution, p *api.SignTransactionIntentV2) (*api.SignTransactionResult, error) {
-	s, tx, _, err := x.org.ethTransaction(p)
+	t, err := x.ethTransaction(p)
 	if err != nil {
 		return nil, err
 	}
 	var signed string
-	err = x.sign(s, func(key []byte) error {
-		signed, err = tx.Sign(key)
+	err = x.sign(t.signer, func(key []byte) error {
+		signed, err = t.tx.Sign(key)
 		return err
 	})
 	if err != nil {
