@@ -8,36 +8,46 @@ import (
 	"time"
 )
 
-// checkpointInterval is how often, at most, the WAL is copied back into the database file while writes go on.
-const checkpointInterval = 250 * time.Millisecond
+const (
+	// checkpointInterval is how often, at most, the WAL is copied into the database file while writes go on.
+	checkpointInterval = time.Second
+	// restartFrames is how large the WAL may grow, in pages, before the writer starts it over: 64 MiB of 4 KiB pages,
+	// the size journal_size_limit cuts a larger WAL back to.
+	restartFrames = 16384
+)
 
 // checkpointer copies SQLite's write-ahead log back into the database file off the commit path. Left to itself,
 // SQLite checkpoints inside whichever commit takes the WAL past 1000 pages: that commit then copies the pages and
-// fsyncs the database file before it returns, and so does every caller of its group. Here commits only append to the
-// WAL, and checkpoints are in two steps:
+// fsyncs the database file (milliseconds, ten or more on a busy disk) before it returns, and so does every caller of
+// its group. Here commits only append to the WAL, and checkpointing is in two steps:
 //
 //  1. In the background, on a connection of its own, at most every checkpointInterval when there have been commits,
-//     a PASSIVE checkpoint copies the WAL into the database file: the bulk of the work, done while writes go on.
-//  2. The writer, before its next transaction, checkpoints the few frames committed meanwhile (finish). With the
-//     WAL then wholly copied, that transaction starts the WAL over from its beginning instead of appending to it:
+//     a PASSIVE checkpoint copies the WAL into the database file: all the copying, done while writes go on.
+//  2. Once the WAL is past restartFrames, the writer, before its next transaction, checkpoints the frames committed
+//     since (finish). With the WAL then wholly copied, that transaction starts the WAL over from its beginning:
 //     only a writer that begins with nothing left to copy can, so without this step the WAL would grow for as long
-//     as writes never pause.
+//     as writes never pause. Finishing costs the writer one fsync of the database file, so it is done only as often
+//     as the WAL fills, not at every checkpoint.
 //
 // Both checkpoints are PASSIVE, like SQLite's own: they copy only what no reader still needs and never wait for a
 // reader or a writer. Durability is unchanged: a commit is durable once its WAL frames are synced.
 type checkpointer struct {
-	db       *sql.DB // the background connection
-	nudges   chan struct{}
-	copied   atomic.Bool // a background checkpoint copied the whole WAL; the writer should finish
-	quit     chan struct{}
-	stopped  chan struct{}
-	once     sync.Once
-	runs     atomic.Int64 // background checkpoints run, for tests
-	finishes atomic.Int64 // checkpoints finished by the writer, for tests
+	db      *sql.DB // the background connection
+	nudges  chan struct{}
+	full    atomic.Bool // a background checkpoint copied a WAL past restartFrames; the writer should finish
+	quit    chan struct{}
+	stopped chan struct{}
+	once    sync.Once
+
+	interval      atomic.Int64 // checkpointInterval; tests shorten it
+	restartFrames atomic.Int64 // restartFrames; tests lower it
+	finishes      atomic.Int64 // checkpoints finished by the writer, for tests
 }
 
 func newCheckpointer(db *sql.DB) *checkpointer {
 	c := &checkpointer{db: db, nudges: make(chan struct{}, 1), quit: make(chan struct{}), stopped: make(chan struct{})}
+	c.interval.Store(int64(checkpointInterval))
+	c.restartFrames.Store(restartFrames)
 	go c.loop()
 	return c
 }
@@ -50,10 +60,11 @@ func (c *checkpointer) committed() {
 	}
 }
 
-// finish is called by the writer before a transaction, with the writer's database (one connection). After a
-// background checkpoint it copies what was committed since, so that the transaction restarts the WAL.
+// finish is called by the writer before a transaction, with the writer's database (one connection). When the WAL
+// has filled, it copies what was committed since the last background checkpoint, so that the transaction starts
+// the WAL over.
 func (c *checkpointer) finish(ctx context.Context, writer *sql.DB) {
-	if !c.copied.CompareAndSwap(true, false) {
+	if !c.full.CompareAndSwap(true, false) {
 		return
 	}
 	// On failure the WAL goes on growing until the next background checkpoint brings the next attempt.
@@ -70,24 +81,23 @@ func (c *checkpointer) loop() {
 		case <-c.quit:
 			return
 		}
-		if c.checkpoint() {
-			c.copied.Store(true)
+		if frames, copied := c.checkpoint(); copied && frames >= c.restartFrames.Load() {
+			c.full.Store(true)
 		}
-		c.runs.Add(1)
 		select {
-		case <-time.After(checkpointInterval):
+		case <-time.After(time.Duration(c.interval.Load())):
 		case <-c.quit:
 			return
 		}
 	}
 }
 
-// checkpoint runs a PASSIVE checkpoint and reports whether it copied every frame of the WAL. A failed one leaves the
-// WAL as it was; the next commit brings the next attempt.
-func (c *checkpointer) checkpoint() bool {
-	var busy, frames, copied int64
+// checkpoint runs a PASSIVE checkpoint and reports the WAL's length in frames and whether every frame was copied. A
+// failed one leaves the WAL as it was; the next commit brings the next attempt.
+func (c *checkpointer) checkpoint() (frames int64, copiedAll bool) {
+	var busy, copied int64
 	err := c.db.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
-	return err == nil && busy == 0 && frames == copied
+	return frames, err == nil && busy == 0 && frames == copied
 }
 
 // stop ends the loop; SQLite checkpoints what is left when the last connection closes.

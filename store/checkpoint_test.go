@@ -22,6 +22,7 @@ func TestWALIsCheckpointedInTheBackground(t *testing.T) {
 	ctx := context.Background()
 	b := testdb.SQLite(t)
 	s := open(t, b)
+	store.TuneCheckpointsForTest(s, 50*time.Millisecond, 1<<20)
 	err := s.Write(ctx, func(tx *store.Tx) error {
 		n, err := store.QueryIntForTest(ctx, tx, "PRAGMA wal_autocheckpoint")
 		if err == nil && n != 0 {
@@ -62,19 +63,21 @@ func fileSize(t *testing.T, path string) int64 {
 	return info.Size()
 }
 
-// Under writes that never pause, the WAL still starts over after checkpoints instead of growing without end: the
-// WAL header's checkpoint sequence number counts the times it started over.
+// Under writes that never pause, the WAL still starts over once it is full instead of growing without end: the WAL
+// header's checkpoint sequence number counts the times it started over.
 func TestWALStartsOverUnderUnbrokenWrites(t *testing.T) {
 	ctx := context.Background()
 	b := testdb.SQLite(t)
 	s := open(t, b)
+	const interval = 50 * time.Millisecond
+	store.TuneCheckpointsForTest(s, interval, 64)
 	record := []byte(`"` + strings.Repeat("x", 1000) + `"`)
 	var (
 		wg     sync.WaitGroup
 		mu     sync.Mutex
 		failed error
 	)
-	stop := time.Now().Add(6 * store.CheckpointIntervalForTest)
+	stop := time.Now().Add(20 * interval)
 	for w := range 4 {
 		wg.Go(func() {
 			for i := 0; time.Now().Before(stop); i++ {
@@ -105,6 +108,6 @@ func TestWALStartsOverUnderUnbrokenWrites(t *testing.T) {
 	}
 	if restarts := binary.BigEndian.Uint32(header[12:16]); restarts < 3 {
 		t.Fatalf("the WAL started over %d times in %v of writes (%d checkpoints finished by the writer)",
-			restarts, 6*store.CheckpointIntervalForTest, store.CheckpointsFinishedForTest(s))
+			restarts, 20*interval, store.CheckpointsFinishedForTest(s))
 	}
 }

@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // OpenAtVersionForTest opens a database migrated only up to a version, as an older release left it.
 func OpenAtVersionForTest(ctx context.Context, url, dataDir string, version int) (*Store, error) {
@@ -40,5 +43,9 @@ func QueryIntForTest(ctx context.Context, tx *Tx, q string) (int64, error) {
 // CheckpointsFinishedForTest is how many times the writer finished a background checkpoint, starting the WAL over.
 func CheckpointsFinishedForTest(s *Store) int64 { return s.checkpoints.finishes.Load() }
 
-// CheckpointIntervalForTest is how often, at most, the background checkpointer runs.
-const CheckpointIntervalForTest = checkpointInterval
+// TuneCheckpointsForTest makes the background checkpointer run as often as every interval and the writer start the
+// WAL over once it holds frames pages.
+func TuneCheckpointsForTest(s *Store, interval time.Duration, frames int64) {
+	s.checkpoints.interval.Store(int64(interval))
+	s.checkpoints.restartFrames.Store(frames)
+}
