@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 
 func TestBench(t *testing.T) {
 	out, err := capture(t, func() error {
-		return runBench(context.Background(), []string{"--duration", "300ms", "--clients", "2"})
+		return runBench(context.Background(), []string{"--duration", "300ms", "--clients", "2", "--rounds", "2"})
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
