@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -141,9 +142,10 @@ func (c *Coordinator) checkTimestamp(ms string) error {
 // the decision read has changed), and otherwise decides and executes again under the lock.
 func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error) {
 	ahead := c.decideAhead(ctx, sub)
+	readOnly := sub.def.readsOrg
 	var rec *record
 	err := c.store.Write(ctx, func(tx *store.Tx) error {
-		org, err := c.lockOrg(ctx, tx, sub.org.ID, sub.def.readsOrg)
+		org, err := c.lockOrg(ctx, tx, sub.org.ID, readOnly)
 		if err != nil {
 			return err
 		}
@@ -151,30 +153,50 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 		if err != nil {
 			return err
 		}
-		// Under the lock, an identical body recorded by any process (its transaction has ended) is visible here.
-		existing, err := tx.ActivityByFingerprint(ctx, sub.org.ID, sub.fingerprint)
-		if err == nil {
-			rec, err = decodeRecord(existing)
-			return err
+		if !readOnly {
+			// Under the exclusive lock, an identical body recorded by any process (its transaction has ended) is
+			// visible here, and must be found before anything is executed again.
+			if rec, err = c.recorded(ctx, tx, sub); rec != nil || err != nil {
+				return err
+			}
 		}
-		if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
+		var row store.Activity
 		if ahead != nil && org.version == sub.org.version {
-			rec = ahead.rec
-			return tx.InsertActivity(ctx, ahead.row)
+			rec, row = ahead.rec, ahead.row
+		} else {
+			rec = c.newRecord(sub, who)
+			if err := c.decideAndExecute(ctx, tx, org, who, sub, rec); err != nil {
+				return err
+			}
+			if row, err = rec.row(); err != nil {
+				return err
+			}
 		}
-		rec = c.newRecord(sub, who)
-		if err := c.decideAndExecute(ctx, tx, org, who, sub, rec); err != nil {
+		inserted, err := tx.InsertActivity(ctx, row)
+		if err != nil || inserted {
 			return err
 		}
-		row, err := rec.row()
-		if err != nil {
+		// Only a read-only activity gets here: it holds its organization shared, so another transaction may have
+		// recorded an identical body meanwhile. That record stands; what this one computed, having changed nothing,
+		// is dropped.
+		if rec, err = c.recorded(ctx, tx, sub); rec != nil || err != nil {
 			return err
 		}
-		return tx.InsertActivity(ctx, row)
+		return fmt.Errorf("coordinator: activity %s was neither recorded nor found recorded", row.ID)
 	})
 	return rec, err
+}
+
+// recorded is the activity already recorded for the submission's body; nil when there is none.
+func (c *Coordinator) recorded(ctx context.Context, tx *store.Tx, sub *submission) (*record, error) {
+	existing, err := tx.ActivityByFingerprint(ctx, sub.org.ID, sub.fingerprint)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeRecord(existing)
 }
 
 // outcome is an activity decided and executed ahead of its transaction, with the row that records it.
@@ -255,15 +277,20 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *O
 	return nil
 }
 
-// lockOrg locks the organization for the transaction and returns its document: a private copy to change, or, for an
-// activity that only reads it, the shared decoded document when the stored version is the cached one.
+// lockOrg holds the organization for the transaction and returns its document: locked, as a private copy to change;
+// or, for an activity that only reads it, held shared with other readers, as the shared decoded document when the
+// stored version is the cached one.
 func (c *Coordinator) lockOrg(ctx context.Context, tx *store.Tx, id string, readOnly bool) (*Org, error) {
 	known := int64(-1)
 	cached := c.orgs.get(id)
 	if readOnly && cached != nil {
 		known = cached.version
 	}
-	row, err := tx.LockOrgIfChanged(ctx, id, known)
+	hold := tx.LockOrgIfChanged
+	if readOnly {
+		hold = tx.ShareOrgIfChanged // activities that change nothing run side by side
+	}
+	row, err := hold(ctx, id, known)
 	if errors.Is(err, store.ErrNotFound) {
 		c.orgs.drop(id) // deleted since the request was authenticated against the cached document
 		return nil, errOrgNotFound

@@ -31,6 +31,7 @@ type stack struct {
 	boot  *coordinator.Bootstrap
 	root  *client.Client
 	now   func() time.Time // the coordinator's clock, nil for the real one
+	ring  *seal.Keyring    // the master keys; another coordinator over the same database needs them too
 }
 
 func newStack(t testing.TB, b testdb.Backend) *stack { return newStackAt(t, b, nil) }
@@ -43,10 +44,10 @@ func newStackAt(t testing.TB, b testdb.Backend, now func() time.Time) *stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	st := &stack{t: t, store: s}
+	st := &stack{t: t, store: s, ring: testKeyring(t)}
 	st.coord = coordinator.New(s, coordinator.Config{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), AllowedOrigins: []string{"http://app.example"},
-		Keyring: testKeyring(t), Now: now,
+		Keyring: st.ring, Now: now,
 	})
 	if err := st.coord.Start(context.Background()); err != nil {
 		t.Fatal(err)

@@ -78,6 +78,57 @@ func TestIdenticalSubmissionsRacingThroughTwoCoordinators(t *testing.T) {
 	}
 }
 
+// Signing holds the organization shared, so identical signing bodies run side by side in two processes: still one
+// activity, and every caller gets its signature.
+func TestIdenticalSigningRacingThroughTwoCoordinators(t *testing.T) {
+	b := testdb.Postgres(t)
+	first := newStack(t, b)
+	s2, err := store.Open(context.Background(), b.URL, b.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	second := httptest.NewServer(coordinator.New(s2, coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: first.ring}).Handler())
+	defer second.Close()
+	org := first.boot.OrganizationID
+	w, _, err := first.root.CreateWallet(context.Background(), org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for round := range 5 {
+		body := envelope("ACTIVITY_TYPE_SIGN_TRANSACTION_V2", org, api.SignTransactionIntentV2{SignWith: w.Addresses[0],
+			Type: api.TransactionTypeEthereum, UnsignedTransaction: unsigned1559(t, token, calldata(t, "approve", vault, big.NewInt(1)), uint64(round))}, time.Now())
+		results := make([]api.Activity, 6)
+		var wg sync.WaitGroup
+		for i := range results {
+			wg.Go(func() {
+				base := first.srv.URL
+				if i%2 == 1 {
+					base = second.URL
+				}
+				name, value, _ := first.boot.APIKey.Stamp(body)
+				h := http.Header{}
+				h.Set(name, value)
+				r := (&stack{t: t, srv: &httptest.Server{URL: base}}).post("/public/v1/submit/sign_transaction", body, h)
+				var res api.ActivityResponse
+				_ = json.Unmarshal(r.raw, &res)
+				if r.status != http.StatusOK || res.Activity.Status != api.StatusCompleted {
+					t.Errorf("signer %d: %d %s", i, r.status, r.raw)
+				}
+				results[i] = res.Activity
+			})
+		}
+		wg.Wait()
+		for _, a := range results {
+			if a.ID != results[0].ID || string(a.Result["signTransactionResult"]) != string(results[0].Result["signTransactionResult"]) {
+				t.Fatalf("round %d: activity %s answered %s, activity %s answered %s: want one activity", round,
+					results[0].ID, results[0].Result["signTransactionResult"], a.ID, a.Result["signTransactionResult"])
+			}
+		}
+	}
+}
+
 // A coordinator authenticates activities against its cached organization documents without asking the database
 // whether they are current. A key another process added is still found, and a key another process deleted no longer
 // acts, and its request leaves no activity behind.
@@ -151,7 +202,7 @@ func TestSigningDecidedAheadFollowsPolicyChangesElsewhere(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s2.Close()
-		secondSrv := httptest.NewServer(coordinator.New(s2, coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: testKeyring(t)}).Handler())
+		secondSrv := httptest.NewServer(coordinator.New(s2, coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: first.ring}).Handler())
 		defer secondSrv.Close()
 		elsewhere := (&stack{t: t, srv: secondSrv}).client(first.boot.APIKey)
 		org := first.boot.OrganizationID

@@ -30,15 +30,18 @@ func scanActivity(row interface{ Scan(...any) error }) (Activity, error) {
 	return a, notFound(err)
 }
 
-// InsertActivity records a new activity. (org_id, fingerprint) is unique: the caller holds the organization's lock
-// and has looked for the fingerprint first, so a second process never gets here with the same body.
-func (t *Tx) InsertActivity(ctx context.Context, a Activity) error {
-	_, err := t.exec(ctx, "INSERT INTO activities ("+activityColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+// InsertActivity records an activity unless its organization already has one with the same fingerprint, and says
+// whether it did: an identical body is one activity. A transaction that holds its organization shared
+// (ShareOrgIfChanged) relies on it, as an identical body may be recorded by another one at the same time; the first
+// recorded stands.
+func (t *Tx) InsertActivity(ctx context.Context, a Activity) (bool, error) {
+	res, err := t.exec(ctx, "INSERT INTO activities ("+activityColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, fingerprint) DO NOTHING",
 		a.ID, a.OrgID, a.Fingerprint, a.Type, a.Status, string(a.Record), string(a.evaluations()), a.CreatedAt, a.UpdatedAt)
 	if err != nil {
-		return fmt.Errorf("store: insert activity: %w", err)
+		return false, fmt.Errorf("store: insert activity: %w", err)
 	}
-	return nil
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 func (a Activity) evaluations() []byte {

@@ -39,7 +39,8 @@ func TestWALIsCheckpointedInTheBackground(t *testing.T) {
 	record := []byte(`"` + strings.Repeat("x", size) + `"`)
 	for i := range rows {
 		err := s.Write(ctx, func(tx *store.Tx) error {
-			return tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprint("a", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: "S", Record: record})
+			_, err := tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprint("a", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: "S", Record: record})
+			return err
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -83,7 +84,8 @@ func TestWALStartsOverUnderUnbrokenWrites(t *testing.T) {
 			for i := 0; time.Now().Before(stop); i++ {
 				id := fmt.Sprintf("w%d-%d", w, i)
 				err := s.Write(ctx, func(tx *store.Tx) error {
-					return tx.InsertActivity(ctx, store.Activity{ID: id, OrgID: "o", Fingerprint: id, Type: "T", Status: "S", Record: record})
+					_, err := tx.InsertActivity(ctx, store.Activity{ID: id, OrgID: "o", Fingerprint: id, Type: "T", Status: "S", Record: record})
+					return err
 				})
 				if err != nil {
 					mu.Lock()

@@ -10,13 +10,14 @@ type dialect struct {
 	name        string
 	serialPK    string
 	groupConcat string // the string aggregate: group_concat or string_agg, both (expr, separator ORDER BY ...)
-	forUpdate   string
-	dollar      bool // PostgreSQL numbers its placeholders
+	forUpdate   string // the row lock writers take: exclusive
+	forShare    string // the row lock readers take: shared with other readers, exclusive of writers
+	dollar      bool   // PostgreSQL numbers its placeholders
 }
 
 var (
 	sqliteDialect   = dialect{name: "sqlite", serialPK: "INTEGER PRIMARY KEY AUTOINCREMENT", groupConcat: "group_concat"}
-	postgresDialect = dialect{name: "postgres", serialPK: "BIGSERIAL PRIMARY KEY", groupConcat: "string_agg", forUpdate: " FOR UPDATE", dollar: true}
+	postgresDialect = dialect{name: "postgres", serialPK: "BIGSERIAL PRIMARY KEY", groupConcat: "string_agg", forUpdate: " FOR UPDATE", forShare: " FOR SHARE", dollar: true}
 )
 
 // rebind turns `?` placeholders into `$1, $2, ...` for PostgreSQL. Sigil's queries have no `?` inside literals.

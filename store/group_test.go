@@ -18,7 +18,8 @@ func TestConcurrentWritesShareCommitsAndFailAlone(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, testdb.SQLite(t))
 	insert := func(tx *store.Tx, i int) error {
-		return tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprintf("a%d", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: "S", Record: []byte(`{}`)})
+		_, err := tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprintf("a%d", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: "S", Record: []byte(`{}`)})
+		return err
 	}
 	release := make(chan struct{})
 	blocked := make(chan error)

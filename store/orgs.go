@@ -44,7 +44,17 @@ func (t *Tx) LockOrg(ctx context.Context, id string) (Org, error) {
 
 // LockOrgIfChanged is LockOrg that leaves Data nil when the stored version is still the known one.
 func (t *Tx) LockOrgIfChanged(ctx context.Context, id string, known int64) (Org, error) {
-	return scanOrg(t.queryRow(ctx, "SELECT id, parent_id, version, CASE WHEN version = ? THEN '' ELSE data END, created_at FROM organizations WHERE id = ?"+t.d.forUpdate, known, id))
+	return t.holdOrgIfChanged(ctx, id, known, t.d.forUpdate)
+}
+
+// ShareOrgIfChanged is LockOrgIfChanged for a transaction that only reads the organization: the hold is shared with
+// other such transactions, which run at once, and only keeps the organization from changing until it ends.
+func (t *Tx) ShareOrgIfChanged(ctx context.Context, id string, known int64) (Org, error) {
+	return t.holdOrgIfChanged(ctx, id, known, t.d.forShare)
+}
+
+func (t *Tx) holdOrgIfChanged(ctx context.Context, id string, known int64, lock string) (Org, error) {
+	return scanOrg(t.queryRow(ctx, "SELECT id, parent_id, version, CASE WHEN version = ? THEN '' ELSE data END, created_at FROM organizations WHERE id = ?"+lock, known, id))
 }
 
 // GetOrg reads an organization inside the transaction without holding it.

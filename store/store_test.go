@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"sigil/internal/testdb"
 	"sigil/store"
@@ -120,15 +121,20 @@ func TestActivitiesAreUniquePerFingerprint(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
-		insert := func(id string) error {
-			return s.Write(ctx, func(tx *store.Tx) error {
-				return tx.InsertActivity(ctx, store.Activity{ID: id, OrgID: "o", Fingerprint: "f", Type: "T", Status: "S", Record: []byte(`{}`)})
+		insert := func(id string) (inserted bool) {
+			err := s.Write(ctx, func(tx *store.Tx) (err error) {
+				inserted, err = tx.InsertActivity(ctx, store.Activity{ID: id, OrgID: "o", Fingerprint: "f", Type: "T", Status: "S", Record: []byte(`{}`)})
+				return err
 			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return inserted
 		}
-		if err := insert("a1"); err != nil {
-			t.Fatal(err)
+		if !insert("a1") {
+			t.Fatal("the first activity was not recorded")
 		}
-		if err := insert("a2"); err == nil {
+		if insert("a2") {
 			t.Fatal("a second activity with the same fingerprint was recorded")
 		}
 		if _, err := s.ActivityByID(ctx, "a2"); !errors.Is(err, store.ErrNotFound) {
@@ -187,7 +193,7 @@ func TestActivityListing(t *testing.T) {
 				if i%2 == 1 {
 					status = "FAILED"
 				}
-				if err := tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprintf("a%d", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: status, Record: []byte(`{}`)}); err != nil {
+				if _, err := tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprintf("a%d", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: status, Record: []byte(`{}`)}); err != nil {
 					return err
 				}
 			}
@@ -218,7 +224,7 @@ func TestSavepointKeepsEarlierWrites(t *testing.T) {
 		ctx := context.Background()
 		s := open(t, b)
 		err := s.Write(ctx, func(tx *store.Tx) error {
-			if err := tx.InsertActivity(ctx, store.Activity{ID: "a", OrgID: "o", Fingerprint: "f", Record: []byte(`{}`)}); err != nil {
+			if _, err := tx.InsertActivity(ctx, store.Activity{ID: "a", OrgID: "o", Fingerprint: "f", Record: []byte(`{}`)}); err != nil {
 				return err
 			}
 			if err := tx.Savepoint(ctx, "exec"); err != nil {
@@ -277,4 +283,57 @@ func TestMigrationsApplyByVersionNotMaximum(t *testing.T) {
 			t.Fatalf("a forgotten lower migration was not applied again: %v", err)
 		}
 	})
+}
+
+// On PostgreSQL, transactions that only read an organization hold it together; one that changes it waits for them.
+func TestReadersShareAnOrganizationAndWritersWait(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, testdb.Postgres(t))
+	if err := s.Write(ctx, func(tx *store.Tx) error {
+		return tx.InsertOrg(ctx, store.Org{ID: "o", Version: 1, Data: []byte(`{}`)}, nil)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const readers = 2
+	holding, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, readers)
+	for range readers {
+		go func() {
+			done <- s.Write(ctx, func(tx *store.Tx) error {
+				short, cancel := context.WithTimeout(ctx, 10*time.Second)
+				defer cancel()
+				if _, err := tx.ShareOrgIfChanged(short, "o", 1); err != nil {
+					return err
+				}
+				holding <- struct{}{}
+				<-release
+				return nil
+			})
+		}()
+	}
+	for range readers { // both hold it at once, or this waits until the readers' timeout fails them
+		select {
+		case <-holding:
+		case err := <-done:
+			t.Fatalf("a reader could not hold the organization beside the other: %v", err)
+		}
+	}
+	blocked, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	err := s.Write(blocked, func(tx *store.Tx) error {
+		_, err := tx.LockOrg(blocked, "o")
+		return err
+	})
+	if err == nil {
+		t.Fatal("a writer locked the organization while readers held it")
+	}
+	close(release)
+	for range readers {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Write(ctx, func(tx *store.Tx) error { _, err := tx.LockOrg(ctx, "o"); return err }); err != nil {
+		t.Fatalf("the writer could not lock the organization once the readers were done: %v", err)
+	}
 }

@@ -48,7 +48,7 @@ func runBench(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	clients := fs.Int("clients", 8, "concurrent clients")
 	duration := fs.Duration("duration", 5*time.Second, "how long to run each measurement")
-	dbURL := fs.String("database-url", "", "PostgreSQL URL to measure instead of SQLite")
+	dbURL := fs.String("database-url", "", "PostgreSQL server to measure instead of SQLite (the bench works in a new database there and drops it)")
 	rounds := fs.Int("rounds", 3, "signing rounds (crypto floor, peak, half the peak) whose median is judged against the goals")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server during the first peak signing measurement to this file")
 	if err := fs.Parse(args); err != nil {
@@ -210,10 +210,18 @@ func multiples(xs []float64) string {
 	return strings.Join(parts, " ")
 }
 
-// startBenchServer opens a fresh store in dir (or PostgreSQL at dbURL) and serves a coordinator over it on loopback.
-func startBenchServer(ctx context.Context, dir, dbURL string) (coord *coordinator.Coordinator, url, backend string, stop func(), err error) {
+// startBenchServer opens a fresh store in dir (or a new database on the PostgreSQL server at serverURL, dropped by
+// stop) and serves a coordinator over it on loopback.
+func startBenchServer(ctx context.Context, dir, serverURL string) (coord *coordinator.Coordinator, url, backend string, stop func(), err error) {
+	dbURL, drop := "", func() error { return nil }
+	if serverURL != "" {
+		if dbURL, drop, err = store.ScratchPostgres(ctx, serverURL, "sigil_bench"); err != nil {
+			return nil, "", "", nil, err
+		}
+	}
 	st, err := store.Open(ctx, dbURL, dir)
 	if err != nil {
+		drop()
 		return nil, "", "", nil, err
 	}
 	ring, err := seal.CreateKeyFile(filepath.Join(dir, "master.key"))
@@ -227,11 +235,12 @@ func startBenchServer(ctx context.Context, dir, dbURL string) (coord *coordinato
 	}
 	if err != nil {
 		st.Close()
+		drop()
 		return nil, "", "", nil, err
 	}
 	srv := &http.Server{Handler: coord.Handler()}
 	go srv.Serve(ln)
-	return coord, "http://" + ln.Addr().String(), st.Backend(), func() { srv.Close(); st.Close() }, nil
+	return coord, "http://" + ln.Addr().String(), st.Backend(), func() { srv.Close(); st.Close(); drop() }, nil
 }
 
 // signingSetup makes a non-root signer bound by one allow policy, as the agent of the second specification is, and

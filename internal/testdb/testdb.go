@@ -5,15 +5,14 @@ package testdb
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"sigil/store"
 )
 
 // Backend is a database a test may open with store.Open(ctx, URL, Dir).
@@ -44,31 +43,12 @@ func Postgres(t testing.TB) Backend {
 		}
 		t.Skip("SIGIL_TEST_POSTGRES_URL is not set; run the README's test command to test PostgreSQL too")
 	}
-	db, err := sql.Open("pgx", admin)
+	dbURL, drop, err := store.ScratchPostgres(context.Background(), admin, "sigil_test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	buf := make([]byte, 6)
-	_, _ = rand.Read(buf)
-	name := "sigil_test_" + hex.EncodeToString(buf)
-	if _, err := db.ExecContext(context.Background(), "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("create test database: %v", err)
-	}
-	t.Cleanup(func() {
-		db, err := sql.Open("pgx", admin)
-		if err != nil {
-			return
-		}
-		defer db.Close()
-		_, _ = db.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	})
-	u, err := url.Parse(admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return Backend{Name: "postgres", URL: u.String(), Dir: t.TempDir()}
+	t.Cleanup(func() { _ = drop() })
+	return Backend{Name: "postgres", URL: dbURL, Dir: t.TempDir()}
 }
 
 // Dump returns every byte the database holds that a thief of its files or a database dump would see: the SQLite
