@@ -42,7 +42,8 @@ func (t *Tx) LockOrg(ctx context.Context, id string) (Org, error) {
 	return scanOrg(t.queryRow(ctx, "SELECT "+orgColumns+" FROM organizations WHERE id = ?"+t.d.forUpdate, id))
 }
 
-// LockOrgIfChanged is LockOrg that leaves Data nil when the stored version is still the known one.
+// LockOrgIfChanged is LockOrg that leaves Data nil (and CreatedAt zero) when the stored version is still the known
+// one.
 func (t *Tx) LockOrgIfChanged(ctx context.Context, id string, known int64) (Org, error) {
 	return t.holdOrgIfChanged(ctx, id, known, t.d.forUpdate)
 }
@@ -54,7 +55,8 @@ func (t *Tx) ShareOrgIfChanged(ctx context.Context, id string, known int64) (Org
 }
 
 func (t *Tx) holdOrgIfChanged(ctx context.Context, id string, known int64, lock string) (Org, error) {
-	return scanOrg(t.queryRow(ctx, "SELECT id, parent_id, version, CASE WHEN version = ? THEN '' ELSE data END, created_at FROM organizations WHERE id = ?"+lock, known, id))
+	// Both CASEs: created_at is stored after the document, so reading it would walk the document's overflow pages.
+	return scanOrg(t.queryRow(ctx, "SELECT id, parent_id, version, CASE WHEN version = ? THEN '' ELSE data END, CASE WHEN version = ? THEN 0 ELSE created_at END FROM organizations WHERE id = ?"+lock, known, known, id))
 }
 
 // GetOrg reads an organization inside the transaction without holding it.
