@@ -32,6 +32,7 @@ type Store struct {
 	writeStmts, readStmts *stmtCache
 	group                 *groupCommitter // SQLite: concurrent write transactions share a commit
 	checkpoints           *checkpointer   // SQLite: copies the WAL into the database file off the commit path
+	sqlitePath            string          // SQLite: the database file
 }
 
 // Open opens (and migrates) the database named by url: a postgres:// or postgresql:// URL, or else a SQLite file
@@ -75,8 +76,7 @@ func openSQLite(path string) (*Store, error) {
 			return nil, fmt.Errorf("store: create data directory: %w", err)
 		}
 	}
-	// synchronous(FULL): a COMPLETED activity must survive a power cut, not only a crash.
-	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+	base := sqliteDSN(path)
 	// wal_autocheckpoint(0): commits do not checkpoint; the checkpointer does (checkpoint.go). journal_size_limit: a
 	// WAL that grew under a burst is cut back to 64 MiB when it starts over.
 	write, err := sql.Open("sqlite", base+"&_txlock=immediate&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(67108864)")
@@ -105,7 +105,13 @@ func openSQLite(path string) (*Store, error) {
 	}
 	// Only the owner may read the database: it holds sealed key material and every organization's data.
 	_ = os.Chmod(path, 0o600)
-	return &Store{write: write, read: read, dialect: sqliteDialect, checkpoints: newCheckpointer(checkpoint)}, nil
+	return &Store{write: write, read: read, dialect: sqliteDialect, checkpoints: newCheckpointer(checkpoint), sqlitePath: path}, nil
+}
+
+// sqliteDSN is how every connection to the SQLite database at path is opened. synchronous(FULL): a COMPLETED activity
+// must survive a power cut, not only a crash.
+func sqliteDSN(path string) string {
+	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
 }
 
 func openPostgres(url string) (*Store, error) {

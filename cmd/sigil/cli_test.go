@@ -96,3 +96,34 @@ func TestAPICommand(t *testing.T) {
 		t.Fatal("second start replaced the bootstrap organization")
 	}
 }
+
+// sigil backup copies the database of a data directory, which opens as a database of its own.
+func TestBackupCommand(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := store.Open(ctx, "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Write(ctx, func(tx *store.Tx) error {
+		return tx.InsertOrg(ctx, store.Org{ID: "o", Version: 1, Data: []byte(`{}`)}, nil)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	out := filepath.Join(t.TempDir(), "copy.db")
+	if _, err := capture(t, func() error { return runBackup(ctx, []string{"--dir", dir, "--out", out}) }); err != nil {
+		t.Fatal(err)
+	}
+	copied, err := store.Open(ctx, out, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer copied.Close()
+	if _, err := copied.GetOrg(ctx, "o"); err != nil {
+		t.Fatalf("the copy lacks the organization: %v", err)
+	}
+	if err := runBackup(ctx, []string{"--dir", dir}); err == nil {
+		t.Fatal("backup without --out accepted")
+	}
+}

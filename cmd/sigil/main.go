@@ -4,6 +4,7 @@
 //	sigil keys new [--curve CURVE]          make an API key pair
 //	sigil api NAME --params JSON            submit an activity or run a query
 //	sigil bench                             measure the coordinator on this machine
+//	sigil backup --out FILE                 copy the database while the stack runs
 package main
 
 import (
@@ -30,6 +31,7 @@ var commands = map[string]command{
 	"keys":      {"manage API keys: keys new [--curve p256|secp256k1|ed25519] [--out FILE]", runKeys},
 	"api":       {"submit an activity or run a query: api NAME --params JSON [--key FILE --org ID | --dir DIR]", runAPI},
 	"bench":     {"measure stamped activity and query throughput against a server on loopback", runBench},
+	"backup":    {"copy the SQLite database of a running stack: backup --out FILE [--dir DIR]", runBackup},
 	"yield":     {"run the yield service alone, or create its API keys: yield keys create --project P --fee-set 10|20", runYield},
 }
 

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+
+	"sigil/store"
+)
+
+// runBackup copies a running stack's SQLite database to a new file. The master key file is not in it: it is kept
+// apart, and a backup without it holds only sealed key material.
+func runBackup(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
+	dir := fs.String("dir", ".sigil", "data directory of sigil up")
+	out := fs.String("out", "", "file to write the copy to (must not exist)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("backup: --out FILE is required")
+	}
+	st, err := store.Open(ctx, "", *dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.BackupTo(ctx, *out); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s, a copy of %s; back up the master key file (%s) separately\n",
+		*out, filepath.Join(*dir, "sigil.db"), filepath.Join(*dir, "master.key"))
+	return nil
+}
