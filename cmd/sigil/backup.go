@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"sigil/store"
@@ -21,7 +22,11 @@ func runBackup(ctx context.Context, args []string) error {
 	if *out == "" {
 		return fmt.Errorf("backup: --out FILE is required")
 	}
-	st, err := store.Open(ctx, "", *dir)
+	db := filepath.Join(*dir, "sigil.db")
+	if _, err := os.Stat(db); err != nil { // opening would create an empty one
+		return fmt.Errorf("backup: no database at %s (a stack on PostgreSQL is backed up with pg_dump): %w", db, err)
+	}
+	st, err := store.Open(ctx, db, *dir)
 	if err != nil {
 		return err
 	}
@@ -29,7 +34,6 @@ func runBackup(ctx context.Context, args []string) error {
 	if err := st.BackupTo(ctx, *out); err != nil {
 		return err
 	}
-	fmt.Printf("wrote %s, a copy of %s; back up the master key file (%s) separately\n",
-		*out, filepath.Join(*dir, "sigil.db"), filepath.Join(*dir, "master.key"))
+	fmt.Printf("wrote %s, a copy of %s; back up the master key file (%s) separately\n", *out, db, filepath.Join(*dir, "master.key"))
 	return nil
 }

@@ -126,4 +126,11 @@ func TestBackupCommand(t *testing.T) {
 	if err := runBackup(ctx, []string{"--dir", dir}); err == nil {
 		t.Fatal("backup without --out accepted")
 	}
+	empty := t.TempDir()
+	if err := runBackup(ctx, []string{"--dir", empty, "--out", filepath.Join(t.TempDir(), "x.db")}); err == nil {
+		t.Fatal("backup of a directory without a database accepted")
+	}
+	if _, err := os.Stat(filepath.Join(empty, "sigil.db")); err == nil {
+		t.Fatal("backup created a database where there was none")
+	}
 }
