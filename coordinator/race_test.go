@@ -26,48 +26,14 @@ import (
 func TestIdenticalSubmissionsRacingThroughTwoCoordinators(t *testing.T) {
 	b := testdb.Postgres(t)
 	first := newStack(t, b)
-	s2, err := store.Open(context.Background(), b.URL, b.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	second := httptest.NewServer(coordinator.New(s2, coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}).Handler())
-	defer second.Close()
-
-	for round := 0; round < 5; round++ {
+	second := secondCoordinator(t, first, b)
+	for range 5 {
 		_, k := newKey(t, stamp.CurveP256)
 		body := envelope("ACTIVITY_TYPE_CREATE_USERS_V4", first.boot.OrganizationID, api.CreateUsersIntentV4{Users: []api.UserParamsV4{{
 			UserName: "racer", APIKeys: []api.APIKeyParamsV2{k}, Authenticators: []api.AuthenticatorParamsV2{},
 			OauthProviders: []api.OauthProviderParamsV2{}, UserTags: []string{},
 		}}}, time.Now())
-		ids := make([]string, 6)
-		var wg sync.WaitGroup
-		for i := range ids {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				base := first.srv.URL
-				if i%2 == 1 {
-					base = second.URL
-				}
-				name, value, _ := first.boot.APIKey.Stamp(body)
-				h := http.Header{}
-				h.Set(name, value)
-				r := (&stack{t: t, srv: &httptest.Server{URL: base}}).post("/public/v1/submit/create_users", body, h)
-				var res api.ActivityResponse
-				_ = json.Unmarshal(r.raw, &res)
-				if r.status != http.StatusOK || res.Activity.Status != api.StatusCompleted {
-					t.Errorf("racer %d: %d %s", i, r.status, r.raw)
-				}
-				ids[i] = res.Activity.ID
-			}(i)
-		}
-		wg.Wait()
-		for _, id := range ids {
-			if id != ids[0] {
-				t.Fatalf("round %d: activities %v, want one", round, ids)
-			}
-		}
+		race(t, first, second, "create_users", body)
 	}
 	users, err := first.root.ListUsers(context.Background(), first.boot.OrganizationID)
 	if err != nil {
@@ -83,50 +49,69 @@ func TestIdenticalSubmissionsRacingThroughTwoCoordinators(t *testing.T) {
 func TestIdenticalSigningRacingThroughTwoCoordinators(t *testing.T) {
 	b := testdb.Postgres(t)
 	first := newStack(t, b)
-	s2, err := store.Open(context.Background(), b.URL, b.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	second := httptest.NewServer(coordinator.New(s2, coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: first.ring}).Handler())
-	defer second.Close()
+	second := secondCoordinator(t, first, b)
 	org := first.boot.OrganizationID
 	w, _, err := first.root.CreateWallet(context.Background(), org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-
 	for round := range 5 {
 		body := envelope("ACTIVITY_TYPE_SIGN_TRANSACTION_V2", org, api.SignTransactionIntentV2{SignWith: w.Addresses[0],
 			Type: api.TransactionTypeEthereum, UnsignedTransaction: unsigned1559(t, token, calldata(t, "approve", vault, big.NewInt(1)), uint64(round))}, time.Now())
-		results := make([]api.Activity, 6)
-		var wg sync.WaitGroup
-		for i := range results {
-			wg.Go(func() {
-				base := first.srv.URL
-				if i%2 == 1 {
-					base = second.URL
-				}
-				name, value, _ := first.boot.APIKey.Stamp(body)
-				h := http.Header{}
-				h.Set(name, value)
-				r := (&stack{t: t, srv: &httptest.Server{URL: base}}).post("/public/v1/submit/sign_transaction", body, h)
-				var res api.ActivityResponse
-				_ = json.Unmarshal(r.raw, &res)
-				if r.status != http.StatusOK || res.Activity.Status != api.StatusCompleted {
-					t.Errorf("signer %d: %d %s", i, r.status, r.raw)
-				}
-				results[i] = res.Activity
-			})
-		}
-		wg.Wait()
+		results := race(t, first, second, "sign_transaction", body)
 		for _, a := range results {
-			if a.ID != results[0].ID || string(a.Result["signTransactionResult"]) != string(results[0].Result["signTransactionResult"]) {
-				t.Fatalf("round %d: activity %s answered %s, activity %s answered %s: want one activity", round,
-					results[0].ID, results[0].Result["signTransactionResult"], a.ID, a.Result["signTransactionResult"])
+			if string(a.Result["signTransactionResult"]) != string(results[0].Result["signTransactionResult"]) {
+				t.Fatalf("round %d: one activity answered %s and %s", round, results[0].Result["signTransactionResult"], a.Result["signTransactionResult"])
 			}
 		}
 	}
+}
+
+// secondCoordinator is another process of first's deployment: its own coordinator and connection pool over the same
+// database, with the same master keys.
+func secondCoordinator(t *testing.T, first *stack, b testdb.Backend) *httptest.Server {
+	t.Helper()
+	st, err := store.Open(context.Background(), b.URL, b.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv := httptest.NewServer(coordinator.New(st, coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: first.ring}).Handler())
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// race submits body, stamped by first's root key, six times at once, alternately to first and to second, and
+// returns the six answers once it has checked that they are one completed activity.
+func race(t *testing.T, first *stack, second *httptest.Server, path string, body []byte) []api.Activity {
+	t.Helper()
+	results := make([]api.Activity, 6)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Go(func() {
+			base := first.srv.URL
+			if i%2 == 1 {
+				base = second.URL
+			}
+			name, value, _ := first.boot.APIKey.Stamp(body)
+			h := http.Header{}
+			h.Set(name, value)
+			r := (&stack{t: t, srv: &httptest.Server{URL: base}}).post("/public/v1/submit/"+path, body, h)
+			var res api.ActivityResponse
+			_ = json.Unmarshal(r.raw, &res)
+			if r.status != http.StatusOK || res.Activity.Status != api.StatusCompleted {
+				t.Errorf("submission %d: %d %s", i, r.status, r.raw)
+			}
+			results[i] = res.Activity
+		})
+	}
+	wg.Wait()
+	for _, a := range results {
+		if a.ID != results[0].ID {
+			t.Fatalf("activities %s and %s for one body, want one", results[0].ID, a.ID)
+		}
+	}
+	return results
 }
 
 // A coordinator authenticates activities against its cached organization documents without asking the database
@@ -136,15 +121,7 @@ func TestCachedOrganizationsFollowOtherProcesses(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		first := newStack(t, b)
-		s2, err := store.Open(ctx, b.URL, b.Dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s2.Close()
-		other := coordinator.New(s2, coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: testKeyring(t)})
-		secondSrv := httptest.NewServer(other.Handler())
-		defer secondSrv.Close()
-		second := &stack{t: t, srv: secondSrv, now: first.now}
+		second := &stack{t: t, srv: secondCoordinator(t, first, b), now: first.now}
 		org := first.boot.OrganizationID
 		rename := func(c *client.Client, name string) error {
 			_, _, err := c.UpdateOrganizationName(ctx, org, api.UpdateOrganizationNameIntent{OrganizationName: name})
@@ -197,14 +174,7 @@ func TestSigningDecidedAheadFollowsPolicyChangesElsewhere(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		first := newStack(t, b)
-		s2, err := store.Open(ctx, b.URL, b.Dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s2.Close()
-		secondSrv := httptest.NewServer(coordinator.New(s2, coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: first.ring}).Handler())
-		defer secondSrv.Close()
-		elsewhere := (&stack{t: t, srv: secondSrv}).client(first.boot.APIKey)
+		elsewhere := (&stack{t: t, srv: secondCoordinator(t, first, b)}).client(first.boot.APIKey)
 		org := first.boot.OrganizationID
 		agentID, agent := first.createUser(org, first.root, "agent")
 		w, _, err := first.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
