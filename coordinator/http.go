@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"sigil/api"
 	"sigil/apierr"
 	"sigil/httpjson"
 )
@@ -84,6 +85,15 @@ func (c *Coordinator) readBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	if r, ok := v.(*api.ActivityResponse); ok { // the most frequent answer, and the most costly to marshal
+		body, err := marshalActivityResponse(r)
+		if err != nil {
+			apierr.Write(w, err)
+			return
+		}
+		httpjson.WriteBody(w, status, body)
+		return
+	}
 	if err := httpjson.Write(w, status, v); err != nil {
 		apierr.Write(w, err)
 	}

@@ -60,7 +60,7 @@ func (r *record) evaluationList() ([]evaluation, error) {
 }
 
 func (r *record) row() (store.Activity, error) {
-	data, err := json.Marshal(r)
+	data, err := marshalRecord(r)
 	if err != nil {
 		return store.Activity{}, err
 	}
@@ -98,30 +98,35 @@ func (r *record) failure() *apierr.Error {
 
 // render builds the wire form for a viewer (the user asking; "" when unknown).
 func (r *record) render(viewerUserID string) api.Activity {
-	spec, _ := api.ActivityByType(r.Type)
-	intent := map[string]json.RawMessage{spec.IntentKey: r.Intent}
-	nestedResult := map[string]json.RawMessage{}
-	if r.Status == api.StatusCompleted && r.Result != nil {
-		nestedResult[spec.ResultKey] = r.Result
-	}
-	canVote := r.Status == api.StatusConsensusNeeded && viewerUserID != "" && !r.votedBy(viewerUserID)
-	nested := api.NestedActivity{
-		ID: r.ID, OrganizationID: r.OrganizationID, Status: r.Status, Type: r.Type, Intent: intent,
-		Result: nestedResult, Votes: r.votes(), Fingerprint: r.Fingerprint, CanApprove: canVote, CanReject: canVote,
-		CreatedAt: r.CreatedAt.Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.Format(time.RFC3339Nano),
-	}
+	nested := r.nested(viewerUserID)
 	result := map[string]json.RawMessage{}
-	if len(nestedResult) > 0 {
-		for k, v := range nestedResult {
+	if len(nested.Result) > 0 {
+		for k, v := range nested.Result {
 			result[k] = v
 		}
-		result["activity"], _ = json.Marshal(nested)
+		result["activity"], _ = marshalNested(&nested)
 	}
 	return api.Activity{
 		ID: r.ID, OrganizationID: r.OrganizationID, Status: r.Status, Type: r.Type, TimestampMs: r.TimestampMs,
-		Intent: intent, Result: result, Votes: r.votes(), AppProofs: r.AppProofs, Fingerprint: r.Fingerprint,
-		CanApprove: canVote, CanReject: canVote, CreatedAt: api.NewTimestamp(r.CreatedAt),
+		Intent: nested.Intent, Result: result, Votes: nested.Votes, AppProofs: r.AppProofs, Fingerprint: r.Fingerprint,
+		CanApprove: nested.CanApprove, CanReject: nested.CanReject, CreatedAt: api.NewTimestamp(r.CreatedAt),
 		UpdatedAt: api.NewTimestamp(r.UpdatedAt), Failure: r.Failure,
+	}
+}
+
+// nested is the record as result.activity holds it, for a viewer.
+func (r *record) nested(viewerUserID string) api.NestedActivity {
+	spec, _ := api.ActivityByType(r.Type)
+	result := map[string]json.RawMessage{}
+	if r.Status == api.StatusCompleted && r.Result != nil {
+		result[spec.ResultKey] = r.Result
+	}
+	canVote := r.Status == api.StatusConsensusNeeded && viewerUserID != "" && !r.votedBy(viewerUserID)
+	return api.NestedActivity{
+		ID: r.ID, OrganizationID: r.OrganizationID, Status: r.Status, Type: r.Type,
+		Intent: map[string]json.RawMessage{spec.IntentKey: r.Intent}, Result: result, Votes: r.votes(),
+		Fingerprint: r.Fingerprint, CanApprove: canVote, CanReject: canVote,
+		CreatedAt: r.CreatedAt.Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.Format(time.RFC3339Nano),
 	}
 }
 

@@ -17,13 +17,17 @@ func Write(w http.ResponseWriter, status int, v any) error {
 	if err != nil {
 		return err
 	}
-	data = append(data, '\n')
+	WriteBody(w, status, data)
+	return nil
+}
+
+// WriteBody sends data, a JSON value encoded by the caller, as Write sends the one it marshals.
+func WriteBody(w http.ResponseWriter, status int, data []byte) {
 	h := w.Header()
 	if h.Get("Content-Type") == "" {
 		h.Set("Content-Type", "application/json")
 	}
-	h.Set("Content-Length", strconv.Itoa(len(data)))
+	h.Set("Content-Length", strconv.Itoa(len(data)+1))
 	w.WriteHeader(status)
-	_, _ = w.Write(data)
-	return nil
+	_, _ = w.Write(append(data, '\n'))
 }
