@@ -226,7 +226,7 @@ func (c *Coordinator) decideAhead(ctx context.Context, sub *submission) *outcome
 func (c *Coordinator) newRecord(sub *submission, who *principal) *record {
 	now := c.now()
 	intent, _ := json.Marshal(sub.params)
-	id := uuid.NewString()
+	id := newActivityID()
 	return &record{
 		ID: id, OrganizationID: sub.org.ID, Type: sub.env.Type, Status: api.StatusPending,
 		TimestampMs: sub.env.TimestampMs, Fingerprint: sub.fingerprint, Intent: intent,
@@ -234,6 +234,10 @@ func (c *Coordinator) newRecord(sub *submission, who *principal) *record {
 		CreatedAt: now, UpdatedAt: now,
 	}
 }
+
+// newActivityID is a time-ordered (version 7) UUID: activities are stored in the order they arrive, and ids that sort
+// the same way are appended to the id index rather than written into a random page of it.
+func newActivityID() string { return uuid.Must(uuid.NewV7()).String() }
 
 // approval is the submitter's vote: submitting an activity approves it.
 func (c *Coordinator) approval(activityID string, who *principal, now time.Time) api.Vote {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"sync"
 
 	"filippo.io/edwards25519"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
@@ -96,7 +97,19 @@ type publicKey struct {
 
 const compressedPointLen = 33
 
+// parsePublicKey parses and validates a public key, remembering it for the next request that names it.
 func parsePublicKey(curve Curve, publicKeyHex string) (publicKey, error) {
+	if k, ok := parsedKeys.get(curve, publicKeyHex); ok {
+		return k, nil
+	}
+	k, err := parsePublicKeyUncached(curve, publicKeyHex)
+	if err == nil {
+		parsedKeys.put(curve, publicKeyHex, k)
+	}
+	return k, err
+}
+
+func parsePublicKeyUncached(curve Curve, publicKeyHex string) (publicKey, error) {
 	if !curve.Valid() {
 		return publicKey{}, fmt.Errorf("unknown API key curve %q", curve)
 	}
@@ -184,4 +197,38 @@ func compressP256(k *ecdsa.PublicKey) ([]byte, error) {
 	out[0] = 0x02 | (u[64] & 1)
 	copy(out[1:], u[1:33])
 	return out, nil
+}
+
+// parsedKeys remembers the public keys of recent stamps. A client sends the same key with every request, and parsing
+// one is not free: P-256 and secp256k1 keys are compressed points, whose y coordinate is a modular square root (for
+// P-256 about a tenth of what verifying the signature costs).
+var parsedKeys = keyCache{max: 4096}
+
+// keyCache maps a curve and a public key's hex to the parsed key. It holds at most max keys and forgets all of them
+// when full: a bound against callers that send ever new keys, and simpler than evicting one at a time.
+type keyCache struct {
+	mu   sync.Mutex
+	keys map[cachedKey]publicKey
+	max  int
+}
+
+type cachedKey struct {
+	curve Curve
+	hex   string
+}
+
+func (c *keyCache) get(curve Curve, publicKeyHex string) (publicKey, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k, ok := c.keys[cachedKey{curve, publicKeyHex}]
+	return k, ok
+}
+
+func (c *keyCache) put(curve Curve, publicKeyHex string, k publicKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.keys == nil || len(c.keys) >= c.max {
+		c.keys = make(map[cachedKey]publicKey, c.max)
+	}
+	c.keys[cachedKey{curve, publicKeyHex}] = k
 }
