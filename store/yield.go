@@ -6,32 +6,50 @@ import (
 	"strings"
 )
 
-// The yield service's rows (package yield): API keys, actions with their transactions, and price-per-share samples.
-// Bodies are the yield service's JSON; the store only knows the columns it filters on.
+// The yield service's rows (package yield): projects with their API keys, actions with their transactions, and
+// price-per-share samples. Bodies are the yield service's JSON; the store only knows the columns it filters on.
 
 // YieldAPIKey is a yield API key, known by the SHA-256 of the key.
 type YieldAPIKey struct {
 	ID        string // public identifier, safe to log
 	KeyHash   string
 	Project   string
-	FeeSet    int
+	FeeSet    int   // the project's fee set, read with the key; a key has none of its own
 	CreatedAt int64 // unix milliseconds
 }
 
-// PutYieldAPIKey stores a new key.
+// ClaimYieldProject creates a project on a fee set unless it exists, and returns the fee set the project is on: the
+// one of its first key, whatever feeSet says. feeSet 0 creates nothing; a project that does not exist is then
+// ErrNotFound. Concurrent claims of a new project agree: on PostgreSQL the second insert waits for the first to commit
+// and then does nothing, and its read sees the first one's set.
+func (t *Tx) ClaimYieldProject(ctx context.Context, project string, feeSet int, createdAt int64) (int, error) {
+	if feeSet != 0 {
+		_, err := t.exec(ctx, "INSERT INTO yield_projects (project, fee_set, created_at) VALUES (?, ?, ?) ON CONFLICT (project) DO NOTHING",
+			project, feeSet, createdAt)
+		if err != nil {
+			return 0, fmt.Errorf("store: claim yield project: %w", err)
+		}
+	}
+	var got int
+	err := t.queryRow(ctx, "SELECT fee_set FROM yield_projects WHERE project = ?", project).Scan(&got)
+	return got, notFound(err)
+}
+
+// PutYieldAPIKey stores a new key of an existing project (see ClaimYieldProject); k.FeeSet is not stored.
 func (t *Tx) PutYieldAPIKey(ctx context.Context, k YieldAPIKey) error {
-	_, err := t.exec(ctx, "INSERT INTO yield_api_keys (key_hash, id, project, fee_set, created_at) VALUES (?, ?, ?, ?, ?)",
-		k.KeyHash, k.ID, k.Project, k.FeeSet, k.CreatedAt)
+	_, err := t.exec(ctx, "INSERT INTO yield_api_keys (key_hash, id, project, created_at) VALUES (?, ?, ?, ?)",
+		k.KeyHash, k.ID, k.Project, k.CreatedAt)
 	if err != nil {
 		return fmt.Errorf("store: put yield API key: %w", err)
 	}
 	return nil
 }
 
-// YieldAPIKeyByHash finds a key by the SHA-256 of the key.
+// YieldAPIKeyByHash finds a key by the SHA-256 of the key, with its project's fee set.
 func (s *Store) YieldAPIKeyByHash(ctx context.Context, hash string) (YieldAPIKey, error) {
 	var k YieldAPIKey
-	err := s.queryRow(ctx, "SELECT key_hash, id, project, fee_set, created_at FROM yield_api_keys WHERE key_hash = ?", hash).
+	err := s.queryRow(ctx, "SELECT k.key_hash, k.id, k.project, p.fee_set, k.created_at FROM yield_api_keys k "+
+		"JOIN yield_projects p ON p.project = k.project WHERE k.key_hash = ?", hash).
 		Scan(&k.KeyHash, &k.ID, &k.Project, &k.FeeSet, &k.CreatedAt)
 	return k, notFound(err)
 }

@@ -14,7 +14,13 @@ func TestYieldAPIKeys(t *testing.T) {
 		ctx := context.Background()
 		s := open(t, b)
 		k := store.YieldAPIKey{ID: "k1", KeyHash: "h1", Project: "p", FeeSet: 20, CreatedAt: 5}
-		if err := s.Write(ctx, func(tx *store.Tx) error { return tx.PutYieldAPIKey(ctx, k) }); err != nil {
+		err := s.Write(ctx, func(tx *store.Tx) error {
+			if _, err := tx.ClaimYieldProject(ctx, "p", 20, 5); err != nil {
+				return err
+			}
+			return tx.PutYieldAPIKey(ctx, k)
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.YieldAPIKeyByHash(ctx, "h1")
@@ -24,9 +30,72 @@ func TestYieldAPIKeys(t *testing.T) {
 		if _, err := s.YieldAPIKeyByHash(ctx, "h2"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("unknown hash: %v", err)
 		}
-		dup := store.YieldAPIKey{ID: "k2", KeyHash: "h1", Project: "q", FeeSet: 10}
+		dup := store.YieldAPIKey{ID: "k2", KeyHash: "h1", Project: "p"}
 		if err := s.Write(ctx, func(tx *store.Tx) error { return tx.PutYieldAPIKey(ctx, dup) }); err == nil {
 			t.Fatal("a second key with the same hash was stored")
+		}
+	})
+}
+
+// A project's fee set is the one it was first claimed with; later claims, on either set or none, read it back.
+func TestYieldProjectFeeSet(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := open(t, b)
+		claim := func(project string, feeSet int) (int, error) {
+			var got int
+			err := s.Write(ctx, func(tx *store.Tx) error {
+				var err error
+				got, err = tx.ClaimYieldProject(ctx, project, feeSet, 1)
+				return err
+			})
+			return got, err
+		}
+		if _, err := claim("p", 0); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("reading a project that does not exist: %v", err)
+		}
+		for _, tc := range []struct{ feeSet, want int }{{20, 20}, {10, 20}, {0, 20}} {
+			if got, err := claim("p", tc.feeSet); err != nil || got != tc.want {
+				t.Fatalf("claim on %d: %d, %v; want %d", tc.feeSet, got, err, tc.want)
+			}
+		}
+		if got, err := claim("q", 10); err != nil || got != 10 {
+			t.Fatalf("another project: %d, %v", got, err)
+		}
+	})
+}
+
+// Migration 0011 moves the fee set from the keys to their projects: each project takes the set of its oldest key, and
+// every key of the project, whatever set it was created on, now reads the project's.
+func TestYieldProjectsMigration(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		old, err := store.OpenAtVersionForTest(ctx, b.URL, b.Dir, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = old.Write(ctx, func(tx *store.Tx) error {
+			for _, k := range []struct {
+				hash, project string
+				feeSet        int
+				created       int64
+			}{{"h1", "both", 20, 1}, {"h2", "both", 10, 2}, {"h3", "ten", 10, 3}, {"h4", "tie", 20, 4}, {"h5", "tie", 10, 4}} {
+				if err := store.ExecForTest(ctx, tx, "INSERT INTO yield_api_keys (key_hash, id, project, fee_set, created_at) VALUES (?, ?, ?, ?, ?)",
+					k.hash, "id-"+k.hash, k.project, k.feeSet, k.created); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		old.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := open(t, b)
+		for hash, want := range map[string]int{"h1": 20, "h2": 20, "h3": 10, "h4": 10, "h5": 10} {
+			if k, err := s.YieldAPIKeyByHash(ctx, hash); err != nil || k.FeeSet != want {
+				t.Errorf("key %s after the migration: %+v, %v; want fee set %d", hash, k, err, want)
+			}
 		}
 	})
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"sigil/contracts"
+	"sigil/internal/testdb"
+	"sigil/store"
 )
 
 func checkErrorShape(t *testing.T, r response, status int, contains string) {
@@ -50,12 +52,6 @@ func TestAPIKeys(t *testing.T) {
 	if err != nil || row.Project != "project-ten" || row.FeeSet != 10 || strings.Contains(row.KeyHash, e.key10) {
 		t.Fatalf("stored key %+v, %v", row, err)
 	}
-	if _, err := NewAPIKey(context.Background(), e.store, "p", 15, time.Now()); err == nil {
-		t.Fatal("a key on fee set 15 was created")
-	}
-	if _, err := NewAPIKey(context.Background(), e.store, " ", 10, time.Now()); err == nil {
-		t.Fatal("a key without a project was created")
-	}
 
 	var health map[string]string
 	e.mustCall("", "GET", "/health", nil, 200, &health)
@@ -63,6 +59,87 @@ func TestAPIKeys(t *testing.T) {
 		t.Fatalf("health %v", health)
 	}
 	checkErrorShape(t, e.call(e.key10, "GET", "/v1/nothing", nil), 404, "Cannot GET /v1/nothing")
+}
+
+// A fee set belongs to the project: its first key fixes it, a later key may leave it out and gets it, and a key on
+// the other set is refused, also when several are created at once for a new project.
+func TestProjectFeeSet(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		st, err := store.Open(ctx, b.URL, b.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		// Authenticating needs no chain: New does not talk to it.
+		svc, err := New(Config{Catalogue: validCatalogue(), Store: st, Logger: quietLog})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer svc.Close()
+		sees := func(key string, project string, feeSet int) {
+			t.Helper()
+			k, err := svc.authenticate(ctx, key)
+			if err != nil || k.project != project || k.feeSet != feeSet {
+				t.Fatalf("key of %s: %+v, %v; want fee set %d", project, k, err, feeSet)
+			}
+		}
+		first, set, err := NewAPIKey(ctx, st, "p", 20, time.Now())
+		if err != nil || set != 20 {
+			t.Fatalf("first key: %d, %v", set, err)
+		}
+		second, set, err := NewAPIKey(ctx, st, "p", 0, time.Now())
+		if err != nil || set != 20 || second == first {
+			t.Fatalf("a key without a fee set: %d, %v", set, err)
+		}
+		sees(first, "p", 20)
+		sees(second, "p", 20)
+		if _, _, err := NewAPIKey(ctx, st, "p", 10, time.Now()); err == nil || !strings.Contains(err.Error(), `project "p" is on the 20% fee set`) {
+			t.Fatalf("a key on the other set: %v", err)
+		}
+		if _, _, err := NewAPIKey(ctx, st, "p", 20, time.Now()); err != nil {
+			t.Fatalf("a key on the project's set: %v", err)
+		}
+		for _, tc := range []struct {
+			project string
+			feeSet  int
+			error   string
+		}{{"new", 0, "needs a fee set"}, {"q", 15, "not 10 or 20"}, {" ", 10, "project name"}} {
+			if _, _, err := NewAPIKey(ctx, st, tc.project, tc.feeSet, time.Now()); err == nil || !strings.Contains(err.Error(), tc.error) {
+				t.Fatalf("project %q on %d: %v, want an error with %q", tc.project, tc.feeSet, err, tc.error)
+			}
+		}
+
+		// Keys of a new project created at once on both sets: the project ends on one set and only its keys exist.
+		type result struct {
+			key         string
+			feeSet, got int
+			err         error
+		}
+		results := make(chan result, 8)
+		for i := range 8 {
+			go func() {
+				r := result{feeSet: FeeSets[i%2]}
+				r.key, r.got, r.err = NewAPIKey(ctx, st, "race", r.feeSet, time.Now())
+				results <- r
+			}()
+		}
+		won := 0
+		for range 8 {
+			r := <-results
+			switch {
+			case r.err == nil && (won == 0 || won == r.got) && r.got == r.feeSet:
+				won = r.got
+				sees(r.key, "race", won)
+			case r.err != nil && strings.Contains(r.err.Error(), "a project has one fee set"):
+			default:
+				t.Fatalf("a key on %d: %d, %v (the project is on %d)", r.feeSet, r.got, r.err, won)
+			}
+		}
+		if won == 0 {
+			t.Fatal("no key of the new project was created")
+		}
+	})
 }
 
 func TestRateLimit(t *testing.T) {

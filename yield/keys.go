@@ -26,36 +26,61 @@ type keyInfo struct {
 	feeSet  int
 }
 
-// NewAPIKey creates an API key for a project on a fee set (10 or 20), stores its hash and returns the key, which is
-// shown once and never stored.
-func NewAPIKey(ctx context.Context, st *store.Store, project string, feeSet int, now time.Time) (string, error) {
+// NewAPIKey creates an API key for a project, stores its hash and returns the key, which is shown once and never
+// stored, and the project's fee set. The fee set belongs to the project and is fixed by its first key: feeSet 0 takes
+// the project's, and a key on the other set is refused, since it would show the project the other set's vaults.
+func NewAPIKey(ctx context.Context, st *store.Store, project string, feeSet int, now time.Time) (string, int, error) {
 	project = strings.TrimSpace(project)
 	if project == "" || len(project) > 128 {
-		return "", errors.New("yield: a key needs a project name of 1 to 128 characters")
+		return "", 0, errors.New("yield: a key needs a project name of 1 to 128 characters")
 	}
-	if !slices.Contains(FeeSets, feeSet) {
-		return "", fmt.Errorf("yield: fee set %d is not 10 or 20", feeSet)
+	if feeSet != 0 && !slices.Contains(FeeSets, feeSet) {
+		return "", 0, fmt.Errorf("yield: fee set %d is not 10 or 20", feeSet)
 	}
+	key, row, err := newKeyRow(project, now)
+	if err != nil {
+		return "", 0, err
+	}
+	err = st.Write(ctx, func(tx *store.Tx) error {
+		set, err := tx.ClaimYieldProject(ctx, project, feeSet, row.CreatedAt)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("yield: project %q does not exist yet; its first key needs a fee set (10 or 20)", project)
+		}
+		if err != nil {
+			return err
+		}
+		if feeSet != 0 && set != feeSet {
+			return fmt.Errorf("yield: project %q is on the %d%% fee set; a project has one fee set, so its keys cannot be on the %d%% set",
+				project, set, feeSet)
+		}
+		row.FeeSet = set
+		return tx.PutYieldAPIKey(ctx, row)
+	})
+	if err != nil {
+		return "", 0, err
+	}
+	return key, row.FeeSet, nil
+}
+
+// newKeyRow makes a fresh key and the row that stores its hash.
+func newKeyRow(project string, now time.Time) (string, store.YieldAPIKey, error) {
 	secret := make([]byte, 32)
 	idBytes := make([]byte, 8)
 	if _, err := rand.Read(secret); err != nil {
-		return "", err
+		return "", store.YieldAPIKey{}, err
 	}
 	if _, err := rand.Read(idBytes); err != nil {
-		return "", err
+		return "", store.YieldAPIKey{}, err
 	}
 	key := keyPrefix + base64.RawURLEncoding.EncodeToString(secret)
-	row := store.YieldAPIKey{ID: "yk_" + hex.EncodeToString(idBytes), KeyHash: hashKey(key), Project: project,
-		FeeSet: feeSet, CreatedAt: now.UnixMilli()}
-	if err := st.Write(ctx, func(tx *store.Tx) error { return tx.PutYieldAPIKey(ctx, row) }); err != nil {
-		return "", err
-	}
-	return key, nil
+	return key, store.YieldAPIKey{ID: "yk_" + hex.EncodeToString(idBytes), KeyHash: hashKey(key), Project: project,
+		CreatedAt: now.UnixMilli()}, nil
 }
 
 // CreateAPIKey is NewAPIKey on the service's store and clock.
 func (s *Service) CreateAPIKey(ctx context.Context, project string, feeSet int) (string, error) {
-	return NewAPIKey(ctx, s.store, project, feeSet, s.now())
+	key, _, err := NewAPIKey(ctx, s.store, project, feeSet, s.now())
+	return key, err
 }
 
 // hashKey is the SHA-256 of the key. The key carries 256 random bits, so no salt or slow hash is needed; the
@@ -65,7 +90,8 @@ func hashKey(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// keyCache remembers valid keys by hash: keys cannot be changed once created, so a hit never goes stale.
+// keyCache remembers valid keys by hash: neither a key nor its project's fee set can be changed once created, so a
+// hit never goes stale.
 type keyCache struct {
 	mu     sync.RWMutex
 	byHash map[string]*keyInfo

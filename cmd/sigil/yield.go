@@ -19,7 +19,7 @@ import (
 // runYield runs the yield service alone, or manages its API keys:
 //
 //	sigil yield [--dir DIR] [--listen ADDR] [--catalogue FILE] [--database-url URL]
-//	sigil yield keys create --project P --fee-set 10|20 [--dir DIR] [--database-url URL]
+//	sigil yield keys create --project P [--fee-set 10|20] [--dir DIR] [--database-url URL]
 func runYield(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "keys" {
 		return runYieldKeys(ctx, args[1:])
@@ -67,13 +67,13 @@ func runYield(ctx context.Context, args []string) error {
 
 func runYieldKeys(ctx context.Context, args []string) error {
 	if len(args) == 0 || args[0] != "create" {
-		return errors.New("usage: sigil yield keys create --project P --fee-set 10|20 [--dir DIR] [--database-url URL]")
+		return errors.New("usage: sigil yield keys create --project P [--fee-set 10|20] [--dir DIR] [--database-url URL]")
 	}
 	fs := flag.NewFlagSet("yield keys create", flag.ContinueOnError)
 	dir := fs.String("dir", ".sigil", "data directory (SQLite database)")
 	dbURL := fs.String("database-url", "", "PostgreSQL URL, when the stack runs on PostgreSQL")
 	project := fs.String("project", "", "project the key belongs to")
-	feeSet := fs.Int("fee-set", 10, "fee set of the project's allocator vaults: 10 or 20")
+	feeSet := fs.Int("fee-set", 0, "fee set of a new project's allocator vaults, 10 or 20; an existing project's keys are on its set")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -85,11 +85,11 @@ func runYieldKeys(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
-	key, err := yield.NewAPIKey(ctx, st, *project, *feeSet, time.Now())
+	key, set, err := yield.NewAPIKey(ctx, st, *project, *feeSet, time.Now())
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "created a yield API key for project %q on the %d%% fee set; it is shown only this once:\n", *project, *feeSet)
+	fmt.Fprintf(os.Stderr, "created a yield API key for project %q on the %d%% fee set; it is shown only this once:\n", *project, set)
 	fmt.Println(key)
 	return nil
 }
