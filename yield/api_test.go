@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"sigil/contracts"
 	"sigil/internal/testdb"
@@ -328,7 +330,7 @@ func badChecksum(a common.Address) string {
 }
 
 // A submitted hash of a transaction that reverted ends FAILED, with its action; the steps not sent are SKIPPED.
-// A hash of a transaction that is not the one built for the step fails it too.
+// A hash of a transaction that is not the one built for the step (another contract, or another value) fails it too.
 func TestSubmittedHashOutcomes(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	vault := e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC")
@@ -381,6 +383,28 @@ func TestSubmittedHashOutcomes(t *testing.T) {
 	e.mustCall(e.key10, "GET", "/v1/transactions/"+a.Transactions[0].ID, nil, 200, &tr)
 	if tr.Status != txFailed || tr.Error == nil || !strings.Contains(*tr.Error, "not the one built") {
 		t.Fatalf("foreign hash: %+v", tr)
+	}
+
+	// A stake of another amount of ether: to and calldata are the step's and it succeeds on chain, but the value is
+	// not the one built, so the step fails.
+	staking := e.yieldID(KindNativeStaking, "", "ETH")
+	staker := e.newWallet("5", nil)
+	a = staker.act(e.key10, "enter", staking, map[string]any{"amount": "1"})
+	more := staker.sign(strings.Replace(a.Transactions[0].UnsignedTransaction, `"value":"`+hexutil.EncodeBig(units("1", 18))+`"`,
+		`"value":"`+hexutil.EncodeBig(units("2", 18))+`"`, 1))
+	if more.Value().Cmp(units("2", 18)) != 0 {
+		t.Fatalf("the re-signed stake is of %s wei", more.Value())
+	}
+	if rcpt := staker.send(more); rcpt.Status != types.ReceiptStatusSuccessful {
+		t.Fatal("the stake of 2 ETH reverted")
+	}
+	e.mustCall(e.key10, "PUT", "/v1/transactions/"+a.Transactions[0].ID+"/submit-hash", map[string]string{"hash": more.Hash().Hex()}, 200, nil)
+	if err := e.svc.PollReceipts(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.mustCall(e.key10, "GET", "/v1/actions/"+a.ID, nil, 200, &got)
+	if got.Status != actionFailed || got.Transactions[0].Status != txFailed || !strings.Contains(*got.Transactions[0].Error, "not the one built") {
+		t.Fatalf("a stake of another value: %s %+v", got.Status, got.Transactions[0])
 	}
 
 	// A hash the chain never sees fails after DropAfter.

@@ -94,11 +94,7 @@ func (s *Service) submitSigned(ctx context.Context, k *keyInfo, txID, signed str
 	if err != nil {
 		return transactionDTO{}, fieldError("signedTransaction", "its signature does not recover a sender on chain %d: %v", n.ChainID, err)
 	}
-	to := ""
-	if tx.To() != nil {
-		to = tx.To().Hex()
-	}
-	if from.Hex() != rec.From || to != rec.To || hexutil.Encode(tx.Data()) != rec.Data || hexutil.EncodeBig(tx.Value()) != rec.Value {
+	if !rec.builtAs(from, tx.To(), tx.Data(), tx.Value()) {
 		return transactionDTO{}, fieldError("signedTransaction", "is not the transaction built for this step (sender, contract, calldata or value differ)")
 	}
 	if err := client.rpc.CallContext(ctx, nil, "eth_sendRawTransaction", hexutil.Encode(raw)); err != nil {
@@ -159,11 +155,23 @@ type onChainTx struct {
 	From  common.Address  `json:"from"`
 	To    *common.Address `json:"to"`
 	Input hexutil.Bytes   `json:"input"`
+	Value hexutil.Big     `json:"value"`
+}
+
+// builtAs reports whether a transaction is the one built for the step: the same sender, contract, calldata and value.
+// Its nonce, gas and fees may differ (a re-signed or sped-up transaction). Both a signed transaction handed to /submit
+// and a mined one found by the receipt watcher are checked with it.
+func (rec txRecord) builtAs(from common.Address, to *common.Address, data []byte, value *big.Int) bool {
+	toHex := ""
+	if to != nil {
+		toHex = to.Hex()
+	}
+	return from.Hex() == rec.From && toHex == rec.To && hexutil.Encode(data) == rec.Data && hexutil.EncodeBig(value) == rec.Value
 }
 
 // PollReceipts asks the chain about every broadcast transaction (one batch per network) and moves each to CONFIRMED
 // or FAILED when it is mined, or to FAILED when it was never seen for DropAfter. A mined transaction that is not the
-// one built for the step (another sender, contract or calldata) fails the step: the action did not happen.
+// one built for the step (another sender, contract, calldata or value) fails the step: the action did not happen.
 func (s *Service) PollReceipts(ctx context.Context) error {
 	pending, err := s.store.YieldTransactionsWithStatus(ctx, txBroadcasted, 500)
 	if err != nil || len(pending) == 0 {
@@ -220,14 +228,8 @@ func (s *Service) outcome(t store.YieldTransaction, rec txRecord, rcp *receipt, 
 		}
 		return "", ""
 	}
-	if otx != nil {
-		to := ""
-		if otx.To != nil {
-			to = otx.To.Hex()
-		}
-		if otx.From.Hex() != rec.From || to != rec.To || hexutil.Encode(otx.Input) != rec.Data {
-			return txFailed, fmt.Sprintf("transaction %s is not the one built for this step (from %s to %s with other calldata)", t.Hash, otx.From.Hex(), to)
-		}
+	if otx != nil && !rec.builtAs(otx.From, otx.To, otx.Input, otx.Value.ToInt()) {
+		return txFailed, fmt.Sprintf("transaction %s is not the one built for this step (sender, contract, calldata or value differ)", t.Hash)
 	}
 	if rcp.Status != 1 {
 		return txFailed, fmt.Sprintf("transaction %s reverted on chain", t.Hash)
