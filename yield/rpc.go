@@ -2,6 +2,7 @@ package yield
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -72,12 +73,24 @@ func (b *batch) add(result any, method string, args ...any) {
 	b.elems = append(b.elems, rpc.BatchElem{Method: method, Args: args, Result: result})
 }
 
-// callMsg is the argument object of eth_call and eth_estimateGas.
+// callMsg is the call object of eth_call, eth_estimateGas and eth_simulateV1.
 type callMsg struct {
-	From  *common.Address `json:"from,omitempty"`
-	To    common.Address  `json:"to"`
-	Data  hexutil.Bytes   `json:"input"`
-	Value *hexutil.Big    `json:"value,omitempty"`
+	From  *common.Address
+	To    common.Address
+	Data  []byte
+	Value *big.Int // nil: none
+}
+
+// MarshalJSON sends the calldata as both "input" and "data", from the one field: current nodes read "input", older
+// clients and some gateways only "data", and go-ethereum accepts both when they are equal.
+func (m callMsg) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		From  *common.Address `json:"from,omitempty"`
+		To    common.Address  `json:"to"`
+		Input hexutil.Bytes   `json:"input"`
+		Data  hexutil.Bytes   `json:"data"`
+		Value *hexutil.Big    `json:"value,omitempty"`
+	}{m.From, m.To, m.Data, m.Data, (*hexutil.Big)(m.Value)})
 }
 
 // read queues a view call of method on contract to, decoded with the ABI into the returned values once run returns.

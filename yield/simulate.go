@@ -58,7 +58,7 @@ func (c *chainClient) simulate(ctx context.Context, from common.Address, steps [
 		if s.Dependent {
 			continue
 		}
-		msg := callMsg{From: &from, To: s.To, Data: s.Data, Value: (*hexutil.Big)(s.value())}
+		msg := stepCall(from, s)
 		calls[i] = len(b.elems)
 		b.add(new(hexutil.Bytes), "eth_call", msg, "latest")
 		if !sequence {
@@ -118,17 +118,15 @@ func (c *chainClient) simulate(ctx context.Context, from common.Address, steps [
 
 func pad(gas uint64, pct uint64) uint64 { return gas + gas*pct/100 }
 
-type simCall struct {
-	From  common.Address `json:"from"`
-	To    common.Address `json:"to"`
-	Input hexutil.Bytes  `json:"input"`
-	Value *hexutil.Big   `json:"value"`
+// stepCall is the call object of a step sent from an address, with its value (zero when it has none).
+func stepCall(from common.Address, s step) callMsg {
+	return callMsg{From: &from, To: s.To, Data: s.Data, Value: s.value()}
 }
 
 func simulateRequest(from common.Address, steps []step) any {
-	calls := make([]simCall, len(steps))
+	calls := make([]callMsg, len(steps))
 	for i, s := range steps {
-		calls[i] = simCall{From: from, To: s.To, Input: s.Data, Value: (*hexutil.Big)(s.value())}
+		calls[i] = stepCall(from, s)
 	}
 	return map[string]any{
 		"blockStateCalls": []map[string]any{{"calls": calls}},
