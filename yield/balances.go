@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"sigil/chain"
 	"sigil/store"
 )
@@ -19,18 +21,79 @@ func (s *Service) balances(ctx context.Context, k *keyInfo, y *yieldEntry, addre
 	if err != nil {
 		return yieldBalancesDTO{}, err
 	}
-	r := &request{y: y, from: from, receiver: from}
-	b := y.client.newBatch()
-	r.head = b.head()
-	finish := y.builder.balances(r, b)
-	if err := b.run(ctx); err != nil {
-		return yieldBalancesDTO{}, err
+	out, errs := s.readBalances(ctx, k, []balanceTarget{{y: y, from: from}})
+	return out[0], errs[0]
+}
+
+// balanceTarget is one yield and address whose balances are read.
+type balanceTarget struct {
+	y    *yieldEntry
+	from common.Address
+}
+
+// balanceRead is the progress of one target's read.
+type balanceRead struct {
+	r      *request
+	plan   balancePlan
+	finish func() []position
+	err    error
+}
+
+// readBalances reads the balances of several targets, each answer or error at its target's index. The chain is read
+// per network in at most two round trips, however many targets: the first reads of every target in one batch (with
+// one latest block for all), then in a second the reads that need their results (a vault's convertToAssets of the
+// shares held), only when some target has any.
+func (s *Service) readBalances(ctx context.Context, k *keyInfo, targets []balanceTarget) ([]yieldBalancesDTO, []error) {
+	reads := make([]*balanceRead, len(targets))
+	byNetwork := map[*chainClient][]*balanceRead{}
+	for i, t := range targets {
+		reads[i] = &balanceRead{r: &request{y: t.y, from: t.from, receiver: t.from}}
+		byNetwork[t.y.client] = append(byNetwork[t.y.client], reads[i])
 	}
-	positions, err := finish(ctx)
-	if err != nil {
-		return yieldBalancesDTO{}, err
+	for c, rs := range byNetwork {
+		readNetworkBalances(ctx, c, rs)
 	}
-	entering, err := s.entering(ctx, k, y, strings.ToLower(from.Hex()))
+	out := make([]yieldBalancesDTO, len(targets))
+	errs := make([]error, len(targets))
+	for i, rd := range reads {
+		if errs[i] = rd.err; errs[i] == nil {
+			out[i], errs[i] = s.renderBalances(ctx, k, rd.r, rd.finish())
+		}
+	}
+	return out, errs
+}
+
+// readNetworkBalances runs the chain reads of one network's targets in two batches, the second only as needed.
+func readNetworkBalances(ctx context.Context, c *chainClient, reads []*balanceRead) {
+	shared := c.newBatch()
+	head := shared.head()
+	first := []*batch{shared}
+	for _, rd := range reads {
+		rd.r.head = head
+		b := c.newBatch()
+		rd.plan = rd.r.y.builder.balances(rd.r, b)
+		first = append(first, b)
+	}
+	errs := c.runTogether(ctx, first)
+	var second []*batch
+	var waiting []*balanceRead
+	for i, rd := range reads {
+		if rd.err = errors.Join(errs[0], errs[i+1]); rd.err != nil {
+			continue
+		}
+		b := c.newBatch()
+		rd.finish = rd.plan(b)
+		second, waiting = append(second, b), append(waiting, rd)
+	}
+	for i, err := range c.runTogether(ctx, second) {
+		waiting[i].err = err
+	}
+}
+
+// renderBalances adds a target's entering balance to its positions on chain and renders them.
+func (s *Service) renderBalances(ctx context.Context, k *keyInfo, r *request, positions []position) (yieldBalancesDTO, error) {
+	y := r.y
+	entering, err := s.entering(ctx, k, y, strings.ToLower(r.from.Hex()))
 	if err != nil {
 		return yieldBalancesDTO{}, err
 	}
@@ -39,7 +102,7 @@ func (s *Service) balances(ctx context.Context, k *keyInfo, y *yieldEntry, addre
 	}
 	out := yieldBalancesDTO{YieldID: y.cfg.ID, Balances: make([]balanceDTO, 0, len(positions))}
 	for _, p := range positions {
-		out.Balances = append(out.Balances, renderBalance(y, from.Hex(), p))
+		out.Balances = append(out.Balances, renderBalance(y, r.from.Hex(), p))
 	}
 	return out, nil
 }
@@ -93,7 +156,8 @@ type balanceQuery struct {
 }
 
 // multiBalances answers each query; a query without a yield scans every yield of its network the key sees. Failures
-// of one query are listed in errors, not fatal; only yields with a non-zero balance are listed.
+// of one query are listed in errors, not fatal; only yields with a non-zero balance are listed. The yields of all
+// queries are read together (readBalances).
 func (s *Service) multiBalances(ctx context.Context, k *keyInfo, queries []balanceQuery) (multiBalancesDTO, error) {
 	out := multiBalancesDTO{Items: []yieldBalancesDTO{}, Errors: []balancesErrorDTO{}}
 	if len(queries) == 0 {
@@ -104,8 +168,10 @@ func (s *Service) multiBalances(ctx context.Context, k *keyInfo, queries []balan
 	}
 	type target struct{ yieldID, address string }
 	seen := map[target]bool{}
+	var targets []balanceTarget
 	for i, q := range queries {
-		if _, err := parseAddress("queries.address", q.Address); err != nil {
+		from, err := parseAddress("queries.address", q.Address)
+		if err != nil {
 			return out, err
 		}
 		var ys []*yieldEntry
@@ -131,22 +197,24 @@ func (s *Service) multiBalances(ctx context.Context, k *keyInfo, queries []balan
 		}
 		for _, y := range ys {
 			t := target{y.cfg.ID, strings.ToLower(q.Address)}
-			if seen[t] {
-				continue
+			if !seen[t] {
+				seen[t] = true
+				targets = append(targets, balanceTarget{y: y, from: from})
 			}
-			seen[t] = true
-			bal, err := s.balances(ctx, k, y, q.Address)
-			if err != nil {
-				var ae *apiError
-				if !errors.As(err, &ae) {
-					s.log.Warn("yield: balance query failed", "yieldId", y.cfg.ID, "err", err)
-				}
-				out.Errors = append(out.Errors, balancesErrorDTO{YieldID: y.cfg.ID, Error: publicMessage(err)})
-				continue
+		}
+	}
+	balances, errs := s.readBalances(ctx, k, targets)
+	for i, bal := range balances {
+		if err := errs[i]; err != nil {
+			var ae *apiError
+			if !errors.As(err, &ae) {
+				s.log.Warn("yield: balance query failed", "yieldId", targets[i].y.cfg.ID, "err", err)
 			}
-			if len(bal.Balances) > 0 {
-				out.Items = append(out.Items, bal)
-			}
+			out.Errors = append(out.Errors, balancesErrorDTO{YieldID: targets[i].y.cfg.ID, Error: publicMessage(err)})
+			continue
+		}
+		if len(bal.Balances) > 0 {
+			out.Items = append(out.Items, bal)
 		}
 	}
 	return out, nil

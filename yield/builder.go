@@ -1,7 +1,6 @@
 package yield
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -30,10 +29,18 @@ type builder interface {
 }
 
 type (
-	plan        func() (built, error)
-	balancePlan func(ctx context.Context) ([]position, error)
+	plan func() (built, error)
+	// balancePlan finishes a balance read once its first reads have run: it may queue on next the reads that need
+	// their results (sent with the other yields' in one more round trip) and returns what makes the positions once
+	// next has run.
+	balancePlan func(next *batch) func() []position
 	samplePlan  func() sampled
 )
+
+// settled is the balance plan of a kind whose first reads are all it needs.
+func settled(positions func() []position) balancePlan {
+	return func(*batch) func() []position { return positions }
+}
 
 // sampled is what one sampling read of a yield.
 type sampled struct {

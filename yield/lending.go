@@ -1,7 +1,6 @@
 package yield
 
 import (
-	"context"
 	"fmt"
 	"math/big"
 
@@ -70,12 +69,12 @@ func (lendingBuilder) manage(r *request, _ *batch) plan { return noManage(r) }
 func (lendingBuilder) balances(r *request, b *batch) balancePlan {
 	y := r.y
 	supplied := b.uint(y.output, &erc20ABI, "balanceOf", r.from)
-	return func(context.Context) ([]position, error) {
+	return settled(func() []position {
 		if supplied.Sign() == 0 {
-			return nil, nil
+			return nil
 		}
-		return []position{{Type: "active", Amount: supplied, Token: y.cfg.Token, IsEarning: true}}, nil
-	}
+		return []position{{Type: "active", Amount: supplied, Token: y.cfg.Token, IsEarning: true}}
+	})
 }
 
 // sample reads the reserve's normalized income, a ray: 10^27 scaled units are worth that many base units (the share

@@ -31,7 +31,7 @@ var (
 )
 
 // chainClient is one network's JSON-RPC endpoint. Every read of one request goes out in one batch (one HTTP round
-// trip); calls and roundTrips count what was sent, for the benchmark.
+// trip); calls and roundTrips count what was sent (RPCStats), for the tests and the benchmark.
 type chainClient struct {
 	network *Network
 	rpc     *rpc.Client
@@ -181,15 +181,41 @@ func (b *batch) head() *head {
 	return out
 }
 
-// run sends the batch and decodes every result; the first failure is returned.
-func (b *batch) run(ctx context.Context) error {
-	if len(b.elems) > 0 {
-		b.c.calls.Add(int64(len(b.elems)))
-		b.c.roundTrips.Add(1)
-		if err := b.c.rpc.BatchCallContext(ctx, b.elems); err != nil {
-			return &upstreamError{network: b.c.network.ID, err: err}
+// run sends the batch and decodes every result; the failures are returned, joined.
+func (b *batch) run(ctx context.Context) error { return b.c.runTogether(ctx, []*batch{b})[0] }
+
+// runTogether sends batches of the client's network as one JSON-RPC batch, one round trip, then lets each decode its
+// own results: a read that fails fails only its own batch, so the reads of several requests (the yields of one balance
+// query) can share the trip. A failure to reach the node fails every batch. Batches without calls cost no trip.
+func (c *chainClient) runTogether(ctx context.Context, batches []*batch) []error {
+	var elems []rpc.BatchElem
+	for _, b := range batches {
+		elems = append(elems, b.elems...)
+	}
+	errs := make([]error, len(batches))
+	if len(elems) > 0 {
+		c.calls.Add(int64(len(elems)))
+		c.roundTrips.Add(1)
+		if err := c.rpc.BatchCallContext(ctx, elems); err != nil {
+			for i := range errs {
+				errs[i] = &upstreamError{network: c.network.ID, err: err}
+			}
+			return errs
+		}
+		// The results were decoded through the batches' own pointers; only each call's error is copied back.
+		at := 0
+		for _, b := range batches {
+			at += copy(b.elems, elems[at:at+len(b.elems)])
 		}
 	}
+	for i, b := range batches {
+		errs[i] = b.decode()
+	}
+	return errs
+}
+
+// decode runs the batch's decoders once its calls have been answered.
+func (b *batch) decode() error {
 	var errs []error
 	for _, d := range b.decoded {
 		if err := d(); err != nil {

@@ -1,7 +1,6 @@
 package yield
 
 import (
-	"context"
 	"fmt"
 	"math/big"
 	"time"
@@ -172,7 +171,7 @@ func (nativeStakingBuilder) balances(r *request, b *batch) balancePlan {
 	staked := b.uint(y.staking, &nativeStakingABI, "stakedOf", r.from)
 	pending := readPendingUnstake(r, b, &nativeStakingABI)
 	rewards := b.uint(y.staking, &nativeStakingABI, "claimableRewards", r.from)
-	return func(context.Context) ([]position, error) {
+	return settled(func() []position {
 		var out []position
 		if staked.Sign() > 0 {
 			out = append(out, position{Type: "active", Amount: staked, Token: y.cfg.Token, IsEarning: true})
@@ -182,8 +181,8 @@ func (nativeStakingBuilder) balances(r *request, b *batch) balancePlan {
 			out = append(out, position{Type: "claimable", Amount: rewards, Token: y.cfg.Token,
 				Pending: []pendingAction{pendingOf(y, r.from, "CLAIM_REWARDS", rewards)}})
 		}
-		return out, nil
-	}
+		return out
+	})
 }
 
 // sample reads the rewards paid per staked wei so far (scaled by 10^18): 10^27 wei staked since the first
@@ -252,14 +251,14 @@ func (providerStakingBuilder) balances(r *request, b *batch) balancePlan {
 	supply := b.uint(y.output, &erc20ABI, "totalSupply")
 	pooled := b.uint(y.staking, &providerStakingABI, "totalPooledEther")
 	pending := readPendingUnstake(r, b, &providerStakingABI)
-	return func(context.Context) ([]position, error) {
+	return settled(func() []position {
 		var out []position
 		if held.Sign() > 0 {
 			out = append(out, position{Type: "active", Amount: toEther(held, pooled, supply), Token: y.cfg.Token,
 				IsEarning: true, Shares: held})
 		}
-		return append(out, unstakePositions(r, pending)...), nil
-	}
+		return append(out, unstakePositions(r, pending)...)
+	})
 }
 
 // sample reads the liquid staking token's value (convertToEther of 10^27 shares) and the contract's current reward

@@ -1,7 +1,6 @@
 package yield
 
 import (
-	"context"
 	"fmt"
 	"math/big"
 )
@@ -102,16 +101,14 @@ func (vaultBuilder) manage(r *request, _ *batch) plan { return noManage(r) }
 func (vaultBuilder) balances(r *request, b *batch) balancePlan {
 	y := r.y
 	shares := b.uint(y.vault, &erc4626ABI, "balanceOf", r.from)
-	return func(ctx context.Context) ([]position, error) {
+	return func(next *batch) func() []position {
 		if shares.Sign() == 0 {
-			return nil, nil
+			return func() []position { return nil }
 		}
-		b2 := y.client.newBatch()
-		assets := b2.uint(y.vault, &erc4626ABI, "convertToAssets", shares)
-		if err := b2.run(ctx); err != nil {
-			return nil, err
+		assets := next.uint(y.vault, &erc4626ABI, "convertToAssets", shares)
+		return func() []position {
+			return []position{{Type: "active", Amount: assets, Token: y.cfg.Token, IsEarning: true, Shares: shares}}
 		}
-		return []position{{Type: "active", Amount: assets, Token: y.cfg.Token, IsEarning: true, Shares: shares}}, nil
 	}
 }
 
