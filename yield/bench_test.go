@@ -91,8 +91,9 @@ func BenchmarkListYields(b *testing.B) {
 	}
 }
 
-// BenchmarkEnter builds the seed's two-step enter (approval + deposit, simulated with eth_call, eth_estimateGas and
-// eth_simulateV1) and stores the action, each iteration.
+// BenchmarkEnter builds the seed's two-step enter (approval + deposit: the reads in one batch, then eth_call of the
+// approval and eth_simulateV1 of the sequence in a second) and stores the action, each iteration. The allowance is
+// never granted, so every iteration builds the approval.
 func BenchmarkEnter(b *testing.B) {
 	e := benchEnv(b)
 	vault := e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC")
