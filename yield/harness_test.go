@@ -342,19 +342,66 @@ func (w *wallet) execute(key string, a actionDTO) []*types.Receipt {
 // what the vault really did, for checks where a preview read earlier would be a block (and a fee accrual) off.
 func (e *env) vaultEvent(rcpt *types.Receipt, vault common.Address, name string) (assets, shares *big.Int) {
 	e.t.Helper()
-	ev := erc4626ABI.Events[name]
+	values := e.event(rcpt, vault, contracts.SimpleVault, name)
+	return values[0].(*big.Int), values[1].(*big.Int)
+}
+
+// event finds the first event name of the contract at `at` in a receipt and returns its non-indexed values, decoded
+// with the artifact's ABI: what the contract says it did.
+func (e *env) event(rcpt *types.Receipt, at common.Address, artifact, name string) []any {
+	e.t.Helper()
+	ev := contracts.MustLoad(artifact).ABI.Events[name]
 	for _, l := range rcpt.Logs {
-		if l.Address != vault || len(l.Topics) == 0 || l.Topics[0] != ev.ID {
+		if l.Address != at || len(l.Topics) == 0 || l.Topics[0] != ev.ID {
 			continue
 		}
 		values, err := ev.Inputs.NonIndexed().Unpack(l.Data)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		return values[0].(*big.Int), values[1].(*big.Int)
+		return values
 	}
-	e.t.Fatalf("no %s event of %s in %s", name, vault, rcpt.TxHash)
-	return nil, nil
+	e.t.Fatalf("no %s event of %s in %s", name, at, rcpt.TxHash)
+	return nil
+}
+
+// gasPaid is what the receipts' transactions cost their sender in gas: gasUsed × effectiveGasPrice each.
+func gasPaid(receipts ...*types.Receipt) *big.Int {
+	sum := new(big.Int)
+	for _, r := range receipts {
+		sum.Add(sum, new(big.Int).Mul(new(big.Int).SetUint64(r.GasUsed), r.EffectiveGasPrice))
+	}
+	return sum
+}
+
+// tipsTo is what addr received as the producer of the receipts' blocks from their transactions: gasUsed × (effective
+// gas price − base fee) each. The dev chain's blocks go to its dev account, which also receives the fees of the fee
+// wrapper; a test that sends nothing else meanwhile knows every wei it received.
+func (e *env) tipsTo(addr common.Address, receipts ...*types.Receipt) *big.Int {
+	e.t.Helper()
+	sum := new(big.Int)
+	for _, r := range receipts {
+		h, err := e.eth.HeaderByNumber(context.Background(), r.BlockNumber)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if h.Coinbase != addr {
+			continue
+		}
+		tip := new(big.Int).Sub(r.EffectiveGasPrice, h.BaseFee)
+		sum.Add(sum, tip.Mul(tip, new(big.Int).SetUint64(r.GasUsed)))
+	}
+	return sum
+}
+
+// executeForEther executes an action and returns its receipts and the ether the wallet received meanwhile net of the
+// gas it paid: what the contracts paid it, to the wei.
+func (w *wallet) executeForEther(key string, a actionDTO) ([]*types.Receipt, *big.Int) {
+	w.e.t.Helper()
+	before := w.e.ethBalance(w.addr)
+	receipts := w.execute(key, a)
+	got := new(big.Int).Sub(w.e.ethBalance(w.addr), before)
+	return receipts, got.Add(got, gasPaid(receipts...))
 }
 
 // act creates an action and returns it.

@@ -82,6 +82,9 @@ func TestNativeStakingWithFeeWrapper(t *testing.T) {
 		t.Fatalf("native staking id %s", id)
 	}
 	w := e.newWallet("20", nil)
+	if got := e.balances(e.key10, id, w.addr); len(got) != 0 {
+		t.Fatalf("balances before staking: %+v", got)
+	}
 	a := w.act(e.key10, "enter", id, map[string]any{"amount": "10"})
 	stake := unsigned(t, a.Transactions[0])
 	if len(a.Transactions) != 1 || a.Transactions[0].Type != "STAKE" || stake.To != wrapper.Hex() || stake.Value != "0x8ac7230489e80000" {
@@ -91,13 +94,19 @@ func TestNativeStakingWithFeeWrapper(t *testing.T) {
 	feeBefore := e.ethBalance(feeTo)
 	amount := units("10", 18)
 	fee := new(big.Int).Div(new(big.Int).Mul(amount, big.NewInt(e.yieldCfg(id).Fees.DepositBps)), big.NewInt(10_000))
-	w.execute(e.key10, a)
+	receipts := w.execute(e.key10, a)
 	staked := e.read(staking, contracts.NativeStaking, "stakedOf", w.addr)
 	if want := new(big.Int).Sub(amount, fee); staked.Cmp(want) != 0 {
 		t.Fatalf("staked %s, want %s", staked, want)
 	}
-	if got := new(big.Int).Sub(e.ethBalance(feeTo), feeBefore); got.Cmp(fee) < 0 {
-		t.Fatalf("fee recipient got %s, want at least the fee %s", got, fee)
+	// The fee recipient also produces the dev chain's blocks: it received the fee and the stake's tip, nothing else.
+	if charged := e.event(receipts[0], wrapper, contracts.FeeWrapper, "FeeCharged"); charged[0].(*big.Int).Cmp(amount) != 0 ||
+		charged[1].(*big.Int).Cmp(fee) != 0 || fee.Sign() == 0 {
+		t.Fatalf("the wrapper charged %v, want %s of %s", charged, fee, amount)
+	}
+	got := new(big.Int).Sub(e.ethBalance(feeTo), feeBefore)
+	if want := new(big.Int).Add(fee, e.tipsTo(feeTo, receipts...)); got.Cmp(want) != 0 {
+		t.Fatalf("fee recipient got %s, want the fee %s and the tip: %s", got, fee, want)
 	}
 	b := e.balances(e.key10, id, w.addr)
 	if b["active"].AmountRaw != staked.String() || !b["active"].IsEarning {
@@ -117,10 +126,10 @@ func TestNativeStakingWithFeeWrapper(t *testing.T) {
 	if m.Intent != "manage" || m.Type != "CLAIM_REWARDS" || len(m.Transactions) != 1 {
 		t.Fatalf("claim action %+v", m)
 	}
-	before := e.ethBalance(w.addr)
-	w.execute(e.key10, m)
-	if e.ethBalance(w.addr).Cmp(before) <= 0 {
-		t.Fatal("claiming rewards did not pay the wallet")
+	receipts, paid := w.executeForEther(e.key10, m)
+	claimed := e.event(receipts[0], staking, contracts.NativeStaking, "RewardsClaimed")[0].(*big.Int)
+	if claimed.Cmp(rewards) != 0 || paid.Cmp(claimed) != 0 {
+		t.Fatalf("claimed %s of %s rewards, the wallet received %s net of gas", claimed, rewards, paid)
 	}
 
 	a = w.act(e.key10, "exit", id, map[string]any{"amount": "4"})
@@ -154,13 +163,14 @@ func TestNativeStakingWithFeeWrapper(t *testing.T) {
 	}
 	e.mustCall(e.key10, "POST", "/v1/actions/manage", map[string]any{"yieldId": id, "address": w.addr.Hex(), "action": "WITHDRAW",
 		"passthrough": wd.PendingActions[0].Passthrough}, 201, &m)
-	before = e.ethBalance(w.addr)
-	w.execute(e.key10, m)
-	if got := e.ethBalance(w.addr); got.Cmp(before) <= 0 {
-		t.Fatal("withdrawal did not pay the wallet")
+	receipts, paid = w.executeForEther(e.key10, m)
+	withdrawn := e.event(receipts[0], staking, contracts.NativeStaking, "Withdrawn")[0].(*big.Int)
+	if withdrawn.Cmp(units("4", 18)) != 0 || paid.Cmp(withdrawn) != 0 {
+		t.Fatalf("withdrew %s of 4 ETH, the wallet received %s net of gas", withdrawn, paid)
 	}
-	if b = e.balances(e.key10, id, w.addr); b["withdrawable"].AmountRaw != "" || b["active"].AmountRaw == "" {
-		t.Fatalf("after the withdrawal: %+v", b)
+	remaining := new(big.Int).Sub(staked, units("4", 18))
+	if b = e.balances(e.key10, id, w.addr); len(b) != 1 || b["active"].AmountRaw != remaining.String() {
+		t.Fatalf("after the withdrawal: %+v, want only the %s still staked", b, remaining)
 	}
 }
 
@@ -177,6 +187,9 @@ func TestNativeStakingDirect(t *testing.T) {
 	staking := e.addr(contracts.Staking)
 	id := e.yieldID(KindNativeStaking, staking.Hex(), "ETH")
 	w := e.newWallet("5", nil)
+	if got := e.balances(e.key20, id, w.addr); len(got) != 0 {
+		t.Fatalf("balances before staking: %+v", got)
+	}
 	a := w.act(e.key20, "enter", id, map[string]any{"amount": "2.5"})
 	// stake()
 	if u := unsigned(t, a.Transactions[0]); u.To != staking.Hex() || u.Data != "0x3a4b66f1" || u.Value != "0x22b1c8c1227a0000" {
@@ -209,6 +222,9 @@ func TestProviderStaking(t *testing.T) {
 		t.Fatalf("provider staking mechanics %+v", y.Mechanics)
 	}
 	w := e.newWallet("10", nil)
+	if got := e.balances(e.key10, id, w.addr); len(got) != 0 {
+		t.Fatalf("balances before staking: %+v", got)
+	}
 	a := w.act(e.key10, "enter", id, map[string]any{"amount": "6"})
 	// stake()
 	if u := unsigned(t, a.Transactions[0]); u.To != staking.Hex() || u.Data != "0x3a4b66f1" {
@@ -244,10 +260,10 @@ func TestProviderStaking(t *testing.T) {
 	var m actionDTO
 	e.mustCall(e.key10, "POST", "/v1/actions/manage", map[string]any{"yieldId": id, "address": w.addr.Hex(), "action": "WITHDRAW",
 		"passthrough": wd.PendingActions[0].Passthrough}, 201, &m)
-	before := e.ethBalance(w.addr)
-	w.execute(e.key10, m)
-	if e.ethBalance(w.addr).Cmp(before) <= 0 {
-		t.Fatal("the withdrawal paid nothing")
+	receipts, paid := w.executeForEther(e.key10, m)
+	withdrawn := e.event(receipts[0], staking, contracts.ProviderStaking, "Withdrawn")[0].(*big.Int)
+	if withdrawn.Cmp(locked) != 0 || paid.Cmp(locked) != 0 {
+		t.Fatalf("withdrew %s of the %s unstaked, the wallet received %s net of gas", withdrawn, locked, paid)
 	}
 
 	// The provider's revenue share and the integrator's accrued fees, as the contract has them.

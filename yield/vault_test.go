@@ -149,12 +149,22 @@ func TestFeeWrappedVaultDeposit(t *testing.T) {
 	amount := units("200", 18)
 	fee := new(big.Int).Div(new(big.Int).Mul(amount, big.NewInt(e.yieldCfg(id).Fees.DepositBps)), big.NewInt(10_000))
 	wantShares := e.read(vault, contracts.SimpleVault, "previewDeposit", new(big.Int).Sub(amount, fee))
-	w.execute(e.key10, a)
+	receipts := w.execute(e.key10, a)
 	if d := new(big.Int).Sub(e.tokenBalance(dai, feeTo), feeBefore); d.Cmp(fee) != 0 || fee.Sign() == 0 {
 		t.Fatalf("fee paid %s, want %s", d, fee)
 	}
+	if charged := e.event(receipts[1], wrapper, contracts.FeeWrapper, "FeeCharged"); charged[0].(*big.Int).Cmp(amount) != 0 ||
+		charged[1].(*big.Int).Cmp(fee) != 0 {
+		t.Fatalf("the wrapper charged %v, want %s of %s", charged, fee, amount)
+	}
 	if got := e.read(vault, contracts.SimpleVault, "balanceOf", w.addr); got.Cmp(wantShares) != 0 {
 		t.Fatalf("shares %s, want %s", got, wantShares)
+	}
+	// The service reads the position back: the vault's shares, worth what the vault says.
+	worth := e.read(vault, contracts.SimpleVault, "convertToAssets", wantShares)
+	if b := e.balances(e.key10, id, w.addr); len(b) != 1 || b["active"].AmountRaw != worth.String() ||
+		*b["active"].ShareAmountRaw != wantShares.String() || !strings.EqualFold(b["active"].ShareToken.Address, vault.Hex()) {
+		t.Fatalf("balances after the wrapped deposit: %+v, want %s DAI for %s shares", b, worth, wantShares)
 	}
 	var y yieldDTO
 	e.mustCall(e.key10, "GET", "/v1/yields/"+id, nil, 200, &y)
@@ -187,6 +197,9 @@ func TestFeeWrappedVaultDeposit(t *testing.T) {
 	e.mustCall(e.key10, "GET", "/v1/actions/"+a.ID, nil, 200, &done)
 	if done.Status != actionSuccess || e.read(vault, contracts.SimpleVault, "balanceOf", w.addr).Sign() != 0 {
 		t.Fatalf("after the submitted exit: %s", done.Status)
+	}
+	if b := e.balances(e.key10, id, w.addr); len(b) != 0 {
+		t.Fatalf("balances after the exit: %+v", b)
 	}
 }
 
@@ -256,6 +269,9 @@ func TestAllocatorVaultsPerFeeSet(t *testing.T) {
 		}
 		if got := e.read(tc.vault, contracts.AllocatorVault, "balanceOf", w.addr); got.Sign() != 0 {
 			t.Fatalf("shares left %s", got)
+		}
+		if b := e.balances(tc.key, tc.visible, w.addr); len(b) != 0 {
+			t.Fatalf("balances after the exit: %+v", b)
 		}
 	}
 }
