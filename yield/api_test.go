@@ -3,7 +3,9 @@ package yield
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -248,17 +250,170 @@ func TestCatalogueEndpoints(t *testing.T) {
 	e.mustCall(e.key10, "GET", "/v1/providers/nope", nil, 404, nil)
 }
 
+// What a yield says of itself, per kind: its metadata (every field of the reference, the catalogue's name and
+// description, the standards and fee mechanisms of the kind), the argument schemas of mechanics.arguments, and the
+// entry limits, which the enter schema's amount repeats.
+func TestYieldMetadataAndArguments(t *testing.T) {
+	e := newEnv(t, envOptions{edit: func(c *Catalogue) {
+		for i, y := range c.Yields {
+			if y.Kind == KindLending && y.Token.Symbol == "USDC" {
+				c.Yields[i].EntryLimits = &EntryLimits{Minimum: "2", Maximum: "30"}
+			}
+		}
+	}})
+	vaultArgs := [2][]string{{"amount", "receiverAddress", "useMaxAllowance"}, {"amount", "useMaxAmount", "receiverAddress"}}
+	stakingArgs := [2][]string{{"amount"}, {"amount", "useMaxAmount"}}
+	limited := e.yieldID(KindLending, e.addr(contracts.Lending).Hex(), "USDC")
+	for _, tc := range []struct {
+		id         string
+		standards  []string
+		mechanisms feeMechanismsDTO
+		args       [2][]string // enter's and exit's field names
+		manage     []string    // the manage actions, each without arguments
+	}{
+		{e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC"), []string{"ERC20", "ERC4626"},
+			feeMechanismsDTO{DepositFee: true}, vaultArgs, nil},
+		{e.yieldID(KindAllocatorVault, e.addr(contracts.OAV10USDC).Hex(), "USDC"), []string{"ERC20", "ERC4626"},
+			feeMechanismsDTO{DepositFee: true, ManagementFee: true, PerformanceFee: true}, vaultArgs, nil},
+		{limited, []string{"ERC20"}, feeMechanismsDTO{}, vaultArgs, nil},
+		{e.yieldID(KindNativeStaking, "", "ETH"), []string{}, feeMechanismsDTO{DepositFee: true}, stakingArgs,
+			[]string{"CLAIM_REWARDS", "WITHDRAW"}},
+		{e.yieldID(KindProviderStaking, "", "ETH"), []string{"ERC20"}, feeMechanismsDTO{DepositFee: true, ValidatorRebates: true},
+			stakingArgs, []string{"WITHDRAW"}},
+	} {
+		r := e.mustCall(e.key10, "GET", "/v1/yields/"+tc.id, nil, 200, nil)
+		var y yieldDTO
+		r.decode(t, &y)
+		cfg := e.yieldCfg(tc.id)
+		md := y.Metadata
+		if md.Name != cfg.Name || md.Description != cfg.Description || md.Description == "" || md.UnderMaintenance || md.Deprecated ||
+			!slices.Equal(md.SupportedStandards, tc.standards) || md.PossibleFeeTakingMechanisms != tc.mechanisms ||
+			y.Mechanics.PossibleFeeTakingMechanisms != tc.mechanisms {
+			t.Errorf("%s metadata %+v, mechanics' fee mechanisms %+v", tc.id, md, y.Mechanics.PossibleFeeTakingMechanisms)
+		}
+		var raw struct {
+			Metadata  map[string]json.RawMessage `json:"metadata"`
+			Mechanics struct {
+				EntryLimits map[string]*string `json:"entryLimits"`
+			} `json:"mechanics"`
+		}
+		r.decode(t, &raw)
+		for _, field := range []string{"name", "logoURI", "description", "documentation", "underMaintenance", "deprecated",
+			"supportedStandards", "possibleFeeTakingMechanisms"} {
+			if v, ok := raw.Metadata[field]; !ok || string(v) == "null" {
+				t.Errorf("%s metadata lacks %s: %v", tc.id, field, raw.Metadata)
+			}
+		}
+
+		args := y.Mechanics.Arguments
+		for i, schema := range []*argumentSchemaDTO{args.Enter, args.Exit} {
+			var names []string
+			for _, f := range schema.Fields {
+				names = append(names, f.Name)
+				want := map[string]string{"amount": "string", "receiverAddress": "address"}[f.Name]
+				if want == "" {
+					want = "boolean"
+				}
+				if f.Type != want || f.Required != (f.Name == "amount") || f.Label == "" {
+					t.Errorf("%s field %+v", tc.id, f)
+				}
+			}
+			if !slices.Equal(names, tc.args[i]) {
+				t.Errorf("%s %s arguments %v, want %v", tc.id, []string{"enter", "exit"}[i], names, tc.args[i])
+			}
+		}
+		manage := slices.Sorted(maps.Keys(args.Manage))
+		if !slices.Equal(manage, tc.manage) {
+			t.Errorf("%s manage actions %v, want %v", tc.id, manage, tc.manage)
+		}
+		for action, schema := range args.Manage {
+			if schema == nil || schema.Fields == nil || len(schema.Fields) != 0 {
+				t.Errorf("%s manage %s schema %+v, want no fields", tc.id, action, schema)
+			}
+		}
+
+		minimum, maximum := raw.Mechanics.EntryLimits["minimum"], raw.Mechanics.EntryLimits["maximum"]
+		if _, ok := raw.Mechanics.EntryLimits["minimum"]; !ok {
+			t.Errorf("%s mechanics lacks entryLimits.minimum", tc.id)
+		}
+		amount := args.Enter.Fields[0]
+		if tc.id == limited {
+			if minimum == nil || *minimum != "2" || maximum == nil || *maximum != "30" || *amount.Minimum != "2" || *amount.Maximum != "30" {
+				t.Errorf("%s entry limits %v, amount field %+v", tc.id, raw.Mechanics.EntryLimits, amount)
+			}
+		} else if minimum != nil || maximum != nil || amount.Minimum != nil || amount.Maximum != nil {
+			t.Errorf("%s has entry limits %v", tc.id, raw.Mechanics.EntryLimits)
+		}
+	}
+}
+
+// The status sorts put the yields closed for enters (or exits) first or last, and keep the catalogue's order
+// otherwise.
+func TestYieldStatusSorts(t *testing.T) {
+	e := newEnv(t, envOptions{edit: func(c *Catalogue) {
+		for i, y := range c.Yields {
+			switch {
+			case y.Kind == KindERC4626 && y.Token.Symbol == "WETH":
+				c.Yields[i].Status = &YieldStatus{Enter: false, Exit: true}
+			case y.Kind == KindERC4626 && y.Token.Symbol == "DAI":
+				c.Yields[i].Status = &YieldStatus{Enter: true, Exit: false}
+			}
+		}
+	}})
+	noEnter := e.yieldID(KindERC4626, e.addr(contracts.VaultWETH).Hex(), "WETH")
+	noExit := e.yieldID(KindERC4626, e.addr(contracts.VaultDAI).Hex(), "DAI")
+	ids := func(query string) []string {
+		var p page[yieldDTO]
+		e.mustCall(e.key10, "GET", "/v1/yields?limit=100"+query, nil, 200, &p)
+		var out []string
+		for _, y := range p.Items {
+			out = append(out, y.ID)
+		}
+		return out
+	}
+	catalogue := ids("")
+	// Each closed yield is neither first nor last in the catalogue, so that each sort has to move it.
+	for _, id := range []string{noEnter, noExit} {
+		if i := slices.Index(catalogue, id); i < 1 || i > len(catalogue)-2 {
+			t.Fatalf("%s is at %d of %v", id, i, catalogue)
+		}
+	}
+	others := func(id string) []string {
+		return slices.DeleteFunc(slices.Clone(catalogue), func(x string) bool { return x == id })
+	}
+	for _, tc := range []struct {
+		sort string
+		want []string
+	}{
+		{"statusEnterAsc", append([]string{noEnter}, others(noEnter)...)},
+		{"statusEnterDesc", append(others(noEnter), noEnter)},
+		{"statusExitAsc", append([]string{noExit}, others(noExit)...)},
+		{"statusExitDesc", append(others(noExit), noExit)},
+	} {
+		if got := ids("&sort=" + tc.sort); !slices.Equal(got, tc.want) {
+			t.Errorf("sort=%s: %v, want %v", tc.sort, got, tc.want)
+		}
+	}
+}
+
 // Every bad input of an action is a 400 whose message names the field.
 func TestActionBadInputs(t *testing.T) {
 	e := newEnv(t, envOptions{edit: func(c *Catalogue) {
-		for i := range c.Yields {
-			if c.Yields[i].Kind == KindERC4626 && c.Yields[i].Token.Symbol == "WETH" {
+		for i, y := range c.Yields {
+			switch {
+			case y.Kind == KindERC4626 && y.Token.Symbol == "WETH":
 				c.Yields[i].Status = &YieldStatus{Enter: false, Exit: true}
+			case y.Kind == KindERC4626 && y.Token.Symbol == "DAI":
+				c.Yields[i].Status = &YieldStatus{Enter: true, Exit: false}
+			case y.Kind == KindLending && y.Token.Symbol == "USDC":
+				c.Yields[i].EntryLimits = &EntryLimits{Minimum: "2", Maximum: "30"}
 			}
 		}
 	}})
 	vault := e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC")
 	closed := e.yieldID(KindERC4626, e.addr(contracts.VaultWETH).Hex(), "WETH")
+	noExit := e.yieldID(KindERC4626, e.addr(contracts.VaultDAI).Hex(), "DAI")
+	limited := e.yieldID(KindLending, e.addr(contracts.Lending).Hex(), "USDC")
 	oav20 := e.yieldID(KindAllocatorVault, e.addr(contracts.OAV20USDC).Hex(), "USDC")
 	staking := e.yieldID(KindNativeStaking, "", "ETH")
 	w := e.newWallet("1", map[string]string{"USDC": "50"})
@@ -291,6 +446,12 @@ func TestActionBadInputs(t *testing.T) {
 		{"missing yield", "enter", body("", addr, map[string]any{"amount": "1"}), "yieldId"},
 		{"other fee set's yield", "enter", body(oav20, addr, map[string]any{"amount": "1"}), "yieldId"},
 		{"enter closed", "enter", body(closed, addr, map[string]any{"amount": "1"}), "status.enter"},
+		{"exit closed", "exit", body(noExit, addr, map[string]any{"amount": "1"}), "status.exit"},
+		{"exit everything closed", "exit", body(noExit, addr, map[string]any{"useMaxAmount": true}), "status.exit"},
+		{"below the entry minimum", "enter", body(limited, addr, map[string]any{"amount": "1.999999"}),
+			"arguments.amount: is below the minimum of 2 USDC"},
+		{"above the entry maximum", "enter", body(limited, addr, map[string]any{"amount": "30.000001"}),
+			"arguments.amount: is above the maximum of 30 USDC"},
 		{"malformed address", "enter", body(vault, "0x1234", map[string]any{"amount": "1"}), "address"},
 		{"address not hex", "enter", body(vault, "0x"+strings.Repeat("z", 40), map[string]any{"amount": "1"}), "address"},
 		{"bad checksum", "enter", body(vault, badChecksum(w.addr), map[string]any{"amount": "1"}), "checksum"},
@@ -309,6 +470,10 @@ func TestActionBadInputs(t *testing.T) {
 	}
 	r := e.call(e.key10, "POST", "/v1/actions/enter", rawBody(`{"yieldId":`))
 	checkErrorShape(t, r, 400, "body")
+	// The entry limits include their bounds and bound enters only: an exit may be smaller than the minimum.
+	w.act(e.key10, "enter", limited, map[string]any{"amount": "30"})
+	w.execute(e.key10, w.act(e.key10, "enter", limited, map[string]any{"amount": "2"}))
+	w.act(e.key10, "exit", limited, map[string]any{"amount": "1"})
 	// A wallet without ether cannot pay the gas: refused before anything is handed out.
 	broke := e.newWallet("0", map[string]string{"USDC": "5"})
 	r = e.call(e.key10, "POST", "/v1/actions/enter", body(vault, broke.addr.Hex(), map[string]any{"amount": "1"}))
