@@ -32,7 +32,7 @@ var commands = map[string]command{
 	"api":       {"submit an activity or run a query: api NAME --params JSON [--key FILE --org ID | --dir DIR]", runAPI},
 	"bench":     {"measure stamped activity and query throughput against a server on loopback", runBench},
 	"backup":    {"copy the SQLite database of a running stack: backup --out FILE [--dir DIR]", runBackup},
-	"yield":     {"run the yield service alone, or create its API keys: yield keys create --project P --fee-set 10|20", runYield},
+	"yield":     {"run the yield service alone, or create its API keys: yield keys create --project P [--fee-set 10|20]", runYield},
 }
 
 func main() {
