@@ -3,9 +3,9 @@
 // the shape of the Yield.xyz API that builds the unsigned transactions to enter, exit and manage them, reads balances
 // from the chain and tracks the transactions the caller broadcasts. It is self-custodial: it never holds a key.
 //
-// Every request carries an X-API-KEY. Keys are stored hashed; each belongs to a project and selects the project's fee
-// set (10 or 20), which decides the allocator vaults it sees. Actions, transactions, keys and price-per-share samples
-// live in the coordinator's database (package store).
+// Every request carries an X-API-KEY. Keys are stored hashed; each belongs to a project, and the project's fee set (10
+// or 20, fixed by its first key) decides the allocator vaults its keys see. Actions, transactions, projects, keys and
+// price-per-share samples live in the coordinator's database (package store).
 package yield
 
 import (
