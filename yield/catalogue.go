@@ -125,7 +125,7 @@ const (
 // DefaultCatalogueFile is the catalogue's file name in a data directory; sigil up writes the dev chain's there.
 const DefaultCatalogueFile = "yield-catalogue.json"
 
-// FeeSets are the two pre-configured fee sets an API key can select.
+// FeeSets are the two pre-configured fee sets a project (and so each of its API keys) can be on.
 var FeeSets = []int{10, 20}
 
 // LoadCatalogue reads and validates a catalogue file.
