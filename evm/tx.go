@@ -90,21 +90,28 @@ func decodeHex(s string) ([]byte, error) {
 	return b, nil
 }
 
-// splitList returns the raw elements of the single RLP list that must make
-// up all of b.
-func splitList(b []byte, what string) ([]rlp.RawValue, error) {
-	var fields []rlp.RawValue
-	if err := rlp.DecodeBytes(b, &fields); err != nil {
-		if errors.Is(err, rlp.ErrMoreThanOneValue) {
-			return nil, invalid("%s transaction has trailing bytes after its RLP list", what)
-		}
-		return nil, invalid("%s transaction is not a well-formed RLP list: %v", what, err)
+// listShape checks that b is a single RLP list and nothing else, and returns how many elements it has and whether
+// the first is a list itself. It decodes no element: the caller decodes the list into its fields next.
+func listShape(b []byte, what string) (n int, firstIsList bool, err error) {
+	content, rest, err := rlp.SplitList(b)
+	if err == nil && len(rest) > 0 {
+		return 0, false, invalid("%s transaction has trailing bytes after its RLP list", what)
 	}
-	return fields, nil
+	if err == nil {
+		n, err = rlp.CountValues(content)
+	}
+	if err != nil {
+		return 0, false, invalid("%s transaction is not a well-formed RLP list: %v", what, err)
+	}
+	if n > 0 {
+		kind, _, _, _ := rlp.Split(content) // well-formed: CountValues read it
+		firstIsList = kind == rlp.List
+	}
+	return n, firstIsList, nil
 }
 
 func decodeLegacy(raw []byte) (*UnsignedTx, error) {
-	fields, err := splitList(raw, "legacy")
+	fields, _, err := listShape(raw, "legacy")
 	if err != nil {
 		return nil, err
 	}
@@ -119,10 +126,10 @@ func decodeLegacy(raw []byte) (*UnsignedTx, error) {
 		R        *uint256.Int `rlp:"optional"`
 		S        *uint256.Int `rlp:"optional"`
 	}
-	switch len(fields) {
+	switch fields {
 	case 6, 9:
 	default:
-		return nil, invalid("legacy transaction has %d fields: want 6, or 9 with EIP-155 [chainId, 0, 0]", len(fields))
+		return nil, invalid("legacy transaction has %d fields: want 6, or 9 with EIP-155 [chainId, 0, 0]", fields)
 	}
 	if err := rlp.DecodeBytes(raw, &f); err != nil {
 		return nil, invalid("legacy transaction: %v", err)
@@ -130,7 +137,7 @@ func decodeLegacy(raw []byte) (*UnsignedTx, error) {
 	tx := types.NewTx(&types.LegacyTx{
 		Nonce: f.Nonce, GasPrice: f.GasPrice.ToBig(), Gas: f.Gas, To: f.To, Value: f.Value.ToBig(), Data: f.Data,
 	})
-	if len(fields) == 6 {
+	if fields == 6 {
 		return &UnsignedTx{tx: tx, signer: types.HomesteadSigner{}}, nil
 	}
 	if !f.R.IsZero() || !f.S.IsZero() {
@@ -145,19 +152,19 @@ func decodeLegacy(raw []byte) (*UnsignedTx, error) {
 // decodeTyped checks the field count of a typed transaction body, decodes it
 // with decode and wraps it for signing under its own chain id.
 func decodeTyped(body []byte, what string, want int, decode func([]byte) (types.TxData, error)) (*UnsignedTx, error) {
-	fields, err := splitList(body, what)
+	fields, firstIsList, err := listShape(body, what)
 	if err != nil {
 		return nil, err
 	}
-	if len(fields) != want {
+	if fields != want {
 		hint := ""
-		if len(fields) == want+3 {
+		if fields == want+3 {
 			hint = "; it looks signed: send it without yParity, r and s"
 		}
-		if what == "EIP-4844 (type 3)" && len(fields) > 0 && len(fields[0]) > 0 && fields[0][0] >= 0xc0 {
+		if what == "EIP-4844 (type 3)" && firstIsList {
 			hint = "; blob sidecars are not accepted: send the transaction body only (viem: sidecars: false)"
 		}
-		return nil, invalid("%s transaction has %d fields: want %d%s", what, len(fields), want, hint)
+		return nil, invalid("%s transaction has %d fields: want %d%s", what, fields, want, hint)
 	}
 	data, err := decode(body)
 	if err != nil {
