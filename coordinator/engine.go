@@ -26,6 +26,7 @@ type submission struct {
 	def         activityDef
 	env         api.SubmitRequest
 	params      any
+	checked     any // what validation parsed from params (activityDef.validate)
 	body        []byte
 	fingerprint string
 	org         *Org // the request's organization, as read before the transaction
@@ -99,7 +100,7 @@ func (c *Coordinator) prepare(ctx context.Context, path string, header http.Head
 	if err := jsonstrict.Decode(sub.env.Parameters, sub.params, "parameters"); err != nil {
 		return nil, apierr.Invalid("%s", err.Error())
 	}
-	if err := def.validate(sub.params); err != nil {
+	if sub.checked, err = def.validate(sub.params); err != nil {
 		return nil, err
 	}
 	if _, err := uuid.Parse(sub.env.OrganizationID); err != nil {
@@ -252,7 +253,7 @@ func (c *Coordinator) approval(activityID string, who *principal, now time.Time)
 // decided ahead, with no transaction: tx is nil). Failures of the activity itself (denied, invalid for the current
 // state) are recorded on rec; only storage failures are returned.
 func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *Org, who *principal, sub *submission, rec *record) error {
-	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: rec.ID, readOnly: sub.def.readsOrg,
+	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: rec.ID, readOnly: sub.def.readsOrg, checked: sub.checked,
 		wantProofs: sub.env.GenerateAppProofs != nil && *sub.env.GenerateAppProofs}
 	req := decisionRequest{org: org, typ: rec.Type, intent: rec.Intent, votes: rec.Votes, submitterID: who.User.ID}
 	if who.ViaParent {

@@ -33,6 +33,8 @@ type execution struct {
 	proofs      []api.AppProof         // the app proofs this activity produced
 	evaluations []api.PolicyEvaluation // the decision's per-policy outcomes, for the policy-outcome proof
 
+	// checked is what the activity's validation parsed from its parameters (activityDef.validate); nil for most.
+	checked any
 	// prepared is what the activity's prepare step resolved for the decision, kept so that the execute step of the
 	// same execution need not resolve it again; nil when no prepare step ran.
 	prepared any

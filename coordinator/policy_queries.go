@@ -69,7 +69,8 @@ func queryEvaluateActivity(r *reader, q *api.EvaluateActivityRequest) (*api.Eval
 	if err := jsonstrict.Decode(env.Parameters, params, "activity.parameters"); err != nil {
 		return nil, apierr.Invalid("%s", err.Error())
 	}
-	if err := def.validate(params); err != nil {
+	checked, err := def.validate(params)
+	if err != nil {
 		return nil, err
 	}
 	if r.who.ViaParent && !def.parentMayAct {
@@ -82,7 +83,7 @@ func queryEvaluateActivity(r *reader, q *api.EvaluateActivityRequest) (*api.Eval
 		req.org = r.who.Org
 	}
 	if def.prepare != nil {
-		x := &execution{ctx: r.ctx, c: r.c, org: r.org.clone(), who: r.who, now: r.c.now()}
+		x := &execution{ctx: r.ctx, c: r.c, org: r.org.clone(), who: r.who, now: r.c.now(), checked: checked}
 		err := r.c.store.Write(r.ctx, func(tx *store.Tx) error {
 			x.tx = tx
 			if err := def.prepare(x, params, &req); err != nil {

@@ -13,8 +13,10 @@ import (
 // may submit it. Its resource, action, kind and root-only flag, which the policy engine decides on, are in
 // policy.ActivityInfo (published in docs/ACTIVITIES.md); the registry refuses a type missing there.
 type activityDef struct {
-	spec     api.ActivitySpec
-	validate func(params any) error
+	spec api.ActivitySpec
+	// validate checks the parameters before anything is stored and returns what it parsed from them, if anything:
+	// the prepare and execute steps find it in execution.checked rather than parse the parameters again.
+	validate func(params any) (checked any, err error)
 	exec     func(x *execution, params any) (any, error)
 	// parentMayAct: a credential of the parent organization may submit this activity in a direct sub-organization
 	// (the login family), decided by the parent's root quorum and policies.
@@ -35,11 +37,11 @@ func define[P, R any](typ string, validate func(*P) error, exec func(*execution,
 		panic(fmt.Sprintf("coordinator: activity type %s has no wire spec", typ))
 	}
 	d := activityDef{spec: spec}
-	d.validate = func(p any) error {
+	d.validate = func(p any) (any, error) {
 		if validate == nil {
-			return nil
+			return nil, nil
 		}
-		return validate(p.(*P))
+		return nil, validate(p.(*P))
 	}
 	d.exec = func(x *execution, p any) (any, error) { return exec(x, p.(*P)) }
 	return d
@@ -47,6 +49,12 @@ func define[P, R any](typ string, validate func(*P) error, exec func(*execution,
 
 // readOnly marks an activity that never changes its organization.
 func (d activityDef) readOnly() activityDef { d.readsOrg = true; return d }
+
+// withCheck sets a typed validation that returns what it parsed from the parameters.
+func withCheck[P any](d activityDef, check func(*P) (any, error)) activityDef {
+	d.validate = func(p any) (any, error) { return check(p.(*P)) }
+	return d
+}
 
 // withPrepare sets the typed prepare step of a definition.
 func withPrepare[P any](d activityDef, prepare func(*execution, *P, *decisionRequest) error) activityDef {

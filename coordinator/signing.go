@@ -17,11 +17,17 @@ import (
 
 const maxPayloadsPerCall = 100
 
+// signing completes the definition of a signing activity: it changes nothing, its validation parses what it signs,
+// and its prepare step gives the policy engine the facts about it.
+func signing[P any](d activityDef, check func(*P) (any, error), prepare func(*execution, *P, *decisionRequest) error) activityDef {
+	return withPrepare(withCheck(d, check).readOnly(), prepare)
+}
+
 func init() {
 	register(
-		withPrepare(define("SIGN_TRANSACTION_V2", validateSignTransaction, execSignTransaction).readOnly(), prepareSignTransaction),
-		withPrepare(define("SIGN_RAW_PAYLOAD_V2", validateSignRawPayload, execSignRawPayload).readOnly(), prepareSignRawPayload),
-		withPrepare(define("SIGN_RAW_PAYLOADS", validateSignRawPayloads, execSignRawPayloads).readOnly(), prepareSignRawPayloads),
+		signing(define("SIGN_TRANSACTION_V2", nil, execSignTransaction), checkSignTransaction, prepareSignTransaction),
+		signing(define("SIGN_RAW_PAYLOAD_V2", nil, execSignRawPayload), checkSignRawPayload, prepareSignRawPayload),
+		signing(define("SIGN_RAW_PAYLOADS", nil, execSignRawPayloads), checkSignRawPayloads, prepareSignRawPayloads),
 	)
 }
 
@@ -111,17 +117,19 @@ func (x *execution) sign(s *signer, fn func(key []byte) error) error {
 	return fn(key)
 }
 
-func validateSignTransaction(p *api.SignTransactionIntentV2) error {
-	if p.SignWith == "" {
-		return apierr.Invalid("parameters.signWith must name a wallet account address or a private key")
+// checkSignTransaction checks p and decodes its transaction.
+func checkSignTransaction(p *api.SignTransactionIntentV2) (any, error) {
+	if err := checkSignWith(p.SignWith); err != nil {
+		return nil, err
 	}
 	if p.Type != api.TransactionTypeEthereum {
-		return apierr.New(apierr.InvalidArgument, "UNSUPPORTED_TRANSACTION_TYPE", "parameters.type: %q is not supported yet; this server signs TRANSACTION_TYPE_ETHEREUM", p.Type)
+		return nil, apierr.New(apierr.InvalidArgument, "UNSUPPORTED_TRANSACTION_TYPE", "parameters.type: %q is not supported yet; this server signs TRANSACTION_TYPE_ETHEREUM", p.Type)
 	}
-	if _, err := evm.DecodeUnsignedTransaction(p.UnsignedTransaction); err != nil {
-		return apierr.New(apierr.InvalidArgument, "INVALID_TRANSACTION", "parameters.unsignedTransaction: %s", err.Error())
+	tx, err := evm.DecodeUnsignedTransaction(p.UnsignedTransaction)
+	if err != nil {
+		return nil, apierr.New(apierr.InvalidArgument, "INVALID_TRANSACTION", "parameters.unsignedTransaction: %s", err.Error())
 	}
-	return nil
+	return tx, nil
 }
 
 // ethTransaction is the signer and the decoded transaction of p, with the signer's address as sender.
@@ -131,8 +139,8 @@ type ethTransaction struct {
 	from   string
 }
 
-// ethTransaction resolves p's signer and decodes its transaction, once per execution: the prepare step's result is
-// what the execute step signs.
+// ethTransaction resolves p's signer, once per execution, beside the transaction validation decoded: the prepare
+// step's result is what the execute step signs.
 func (x *execution) ethTransaction(p *api.SignTransactionIntentV2) (*ethTransaction, error) {
 	if t, ok := x.prepared.(*ethTransaction); ok {
 		return t, nil
@@ -145,11 +153,7 @@ func (x *execution) ethTransaction(p *api.SignTransactionIntentV2) (*ethTransact
 	if err != nil {
 		return nil, err
 	}
-	tx, err := evm.DecodeUnsignedTransaction(p.UnsignedTransaction)
-	if err != nil {
-		return nil, apierr.New(apierr.InvalidArgument, "INVALID_TRANSACTION", "parameters.unsignedTransaction: %s", err.Error())
-	}
-	t := &ethTransaction{signer: s, tx: tx, from: from}
+	t := &ethTransaction{signer: s, tx: x.checked.(*evm.UnsignedTx), from: from}
 	x.prepared = t
 	return t, nil
 }
@@ -198,42 +202,47 @@ func parsePayload(path, payload, encoding, hash string) (*evm.RawPayload, error)
 	return rp, nil
 }
 
-func validateSignRawPayload(p *api.SignRawPayloadIntentV2) error {
+// checkSignRawPayload checks p and parses its payload.
+func checkSignRawPayload(p *api.SignRawPayloadIntentV2) (any, error) {
 	if err := checkSignWith(p.SignWith); err != nil {
-		return err
+		return nil, err
 	}
-	_, err := parsePayload("parameters.payload", p.Payload, p.Encoding, p.HashFunction)
-	return err
+	rp, err := parsePayload("parameters.payload", p.Payload, p.Encoding, p.HashFunction)
+	if err != nil {
+		return nil, err
+	}
+	return []*evm.RawPayload{rp}, nil
 }
 
-func validateSignRawPayloads(p *api.SignRawPayloadsIntent) error {
+// checkSignRawPayloads checks p and parses its payloads.
+func checkSignRawPayloads(p *api.SignRawPayloadsIntent) (any, error) {
 	if err := checkSignWith(p.SignWith); err != nil {
-		return err
+		return nil, err
 	}
 	if len(p.Payloads) == 0 || len(p.Payloads) > maxPayloadsPerCall {
-		return apierr.Invalid("parameters.payloads must list between 1 and %d payloads", maxPayloadsPerCall)
+		return nil, apierr.Invalid("parameters.payloads must list between 1 and %d payloads", maxPayloadsPerCall)
 	}
+	parsed := make([]*evm.RawPayload, len(p.Payloads))
 	for i, pl := range p.Payloads {
-		if _, err := parsePayload(fmt.Sprintf("parameters.payloads[%d]", i), pl, p.Encoding, p.HashFunction); err != nil {
-			return err
+		rp, err := parsePayload(fmt.Sprintf("parameters.payloads[%d]", i), pl, p.Encoding, p.HashFunction)
+		if err != nil {
+			return nil, err
 		}
+		parsed[i] = rp
 	}
-	return nil
+	return parsed, nil
 }
 
-// payloadFacts adds what the policy engine reads about raw payloads: the signer, and eth.eip_712 for typed data.
-func (x *execution) payloadFacts(signWith string, payloads []string, encoding, hash string, d *decisionRequest) error {
+// payloadFacts adds what the policy engine reads about raw payloads: the signer, and eth.eip_712 for typed data (of
+// the first payload).
+func (x *execution) payloadFacts(signWith string, d *decisionRequest) error {
 	s, err := x.org.signer(signWith)
 	if err != nil {
 		return err
 	}
 	d.facts = &policy.Input{}
 	s.facts(d.facts)
-	if evm.PayloadEncoding(encoding) == evm.EncodingEIP712 && len(payloads) > 0 {
-		rp, err := parsePayload("parameters.payload", payloads[0], encoding, hash)
-		if err != nil {
-			return err
-		}
+	if rp := x.checked.([]*evm.RawPayload)[0]; rp.TypedData != nil {
 		v := rp.TypedData.View()
 		d.facts.EIP712 = &policy.EIP712{PrimaryType: v.PrimaryType, Message: jsonNumbers(v.Message).(map[string]any),
 			Domain: policy.EIP712Domain{Name: v.Domain.Name, Version: v.Domain.Version, ChainID: v.Domain.ChainID, VerifyingContract: v.Domain.VerifyingContract}}
@@ -263,15 +272,15 @@ func jsonNumbers(v any) any {
 }
 
 func prepareSignRawPayload(x *execution, p *api.SignRawPayloadIntentV2, d *decisionRequest) error {
-	return x.payloadFacts(p.SignWith, []string{p.Payload}, p.Encoding, p.HashFunction, d)
+	return x.payloadFacts(p.SignWith, d)
 }
 
 func prepareSignRawPayloads(x *execution, p *api.SignRawPayloadsIntent, d *decisionRequest) error {
-	return x.payloadFacts(p.SignWith, p.Payloads, p.Encoding, p.HashFunction, d)
+	return x.payloadFacts(p.SignWith, d)
 }
 
 func execSignRawPayload(x *execution, p *api.SignRawPayloadIntentV2) (*api.SignRawPayloadResult, error) {
-	sigs, err := x.signPayloads(p.SignWith, []string{p.Payload}, p.Encoding, p.HashFunction)
+	sigs, err := x.signPayloads(p.SignWith)
 	if err != nil {
 		return nil, err
 	}
@@ -279,24 +288,22 @@ func execSignRawPayload(x *execution, p *api.SignRawPayloadIntentV2) (*api.SignR
 }
 
 func execSignRawPayloads(x *execution, p *api.SignRawPayloadsIntent) (*api.SignRawPayloadsResult, error) {
-	sigs, err := x.signPayloads(p.SignWith, p.Payloads, p.Encoding, p.HashFunction)
+	sigs, err := x.signPayloads(p.SignWith)
 	if err != nil {
 		return nil, err
 	}
 	return &api.SignRawPayloadsResult{Signatures: sigs}, nil
 }
 
-func (x *execution) signPayloads(signWith string, payloads []string, encoding, hash string) ([]api.SignRawPayloadResult, error) {
+// signPayloads signs the payloads validation parsed.
+func (x *execution) signPayloads(signWith string) ([]api.SignRawPayloadResult, error) {
 	s, err := x.org.signer(signWith)
 	if err != nil {
 		return nil, err
 	}
+	payloads := x.checked.([]*evm.RawPayload)
 	inputs := make([][]byte, len(payloads))
-	for i, pl := range payloads {
-		rp, err := parsePayload(fmt.Sprintf("parameters.payloads[%d]", i), pl, encoding, hash)
-		if err != nil {
-			return nil, err
-		}
+	for i, rp := range payloads {
 		if inputs[i], err = rp.SigningInput(s.curve); err != nil {
 			return nil, apierr.Invalid("parameters: %s", err.Error())
 		}

@@ -2,6 +2,7 @@ package coordinator_test
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"math/big"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rlp"
 
 	"sigil/api"
@@ -178,6 +180,66 @@ func TestSigningRefusals(t *testing.T) {
 		}
 		if err := sign(s.root, org, w.Addresses[0], tx); !client.IsCode(err, apierr.InvalidArgument) {
 			t.Fatalf("deleted wallet: %v", err)
+		}
+	})
+}
+
+// A signing activity that waits for consensus is signed when the approval that completes it arrives: transactions
+// and raw payloads alike, each as it was submitted.
+func TestSigningAwaitsConsensus(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStack(t, b)
+		org := s.boot.OrganizationID
+		tag, _, signers := s.tagged(2, "signer")
+		w, _, err := s.root.CreateWallet(bg, org, api.CreateWalletIntent{WalletName: "shared", Accounts: []api.WalletAccountParams{ethAccount()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		from := common.HexToAddress(w.Addresses[0])
+		both := "approvers.filter(u, u.tags.contains('" + tag + "')).count() >= 2"
+		s.policy("two sign approvals", api.EffectAllow, "eth.tx.to == '"+token.Hex()+"'", both)
+		s.policy("two sign payloads", api.EffectAllow, "activity.type == 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2'", both)
+
+		_, pending, err := signers[0].SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: w.Addresses[0],
+			UnsignedTransaction: unsigned1559(t, token, calldata(t, "approve", vault, big.NewInt(5)), 3), Type: api.TransactionTypeEthereum})
+		var ae *client.ActivityError
+		if !errors.As(err, &ae) || pending.Status != api.StatusConsensusNeeded {
+			t.Fatalf("one signer: %v %+v", err, pending)
+		}
+		done, err := signers[1].ApproveActivity(bg, org, pending.Fingerprint)
+		if err != nil || done.Status != api.StatusCompleted {
+			t.Fatalf("approval: %v %+v", err, done)
+		}
+		var signed api.SignTransactionResult
+		if err := json.Unmarshal(done.Result["signTransactionResult"], &signed); err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := hex.DecodeString(signed.SignedTransaction)
+		var tx types.Transaction
+		if err := tx.UnmarshalBinary(raw); err != nil || tx.Nonce() != 3 {
+			t.Fatalf("signed transaction %s: %v", signed.SignedTransaction, err)
+		}
+		if sender, err := types.Sender(types.LatestSignerForChainID(big.NewInt(1337)), &tx); err != nil || sender != from {
+			t.Fatalf("sender %s, want %s (%v)", sender, from, err)
+		}
+
+		digest := crypto.Keccak256([]byte("approved by two"))
+		_, pending, err = signers[1].SignRawPayload(bg, org, api.SignRawPayloadIntentV2{SignWith: w.Addresses[0],
+			Payload: hex.EncodeToString(digest), Encoding: "PAYLOAD_ENCODING_HEXADECIMAL", HashFunction: "HASH_FUNCTION_NO_OP"})
+		if !errors.As(err, &ae) || pending.Status != api.StatusConsensusNeeded {
+			t.Fatalf("one signer of a payload: %v %+v", err, pending)
+		}
+		if done, err = signers[0].ApproveActivity(bg, org, pending.Fingerprint); err != nil || done.Status != api.StatusCompleted {
+			t.Fatalf("payload approval: %v %+v", err, done)
+		}
+		var sig api.SignRawPayloadResult
+		if err := json.Unmarshal(done.Result["signRawPayloadResult"], &sig); err != nil {
+			t.Fatal(err)
+		}
+		rsv, _ := hex.DecodeString(sig.R + sig.S + sig.V)
+		pub, err := crypto.SigToPub(digest, rsv)
+		if err != nil || crypto.PubkeyToAddress(*pub) != from {
+			t.Fatalf("payload signature recovers to %v (%v), want %s", pub, err, from)
 		}
 	})
 }

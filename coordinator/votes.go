@@ -51,22 +51,22 @@ func (x *execution) target(fingerprint string) (*record, error) {
 // prepareVote tells the policy engine whether the voter takes part in the target's consensus: votes are then
 // implicitly allowed.
 func prepareVote(x *execution, p *api.VoteIntent, d *decisionRequest) error {
-	target, err := x.target(p.Fingerprint)
+	t, err := x.voteTarget(p.Fingerprint)
 	if err != nil {
 		return err
 	}
-	d.voterInConsensus = x.c.inConsensus(x.org, target, x.who, x.now)
+	d.voterInConsensus = x.c.inConsensus(t.request(x.org, liveVotes(t.rec.Votes, x.now)), x.who)
 	return nil
 }
 
-// inConsensus reports whether a user's vote can matter to an activity: the user is a root user, or the consensus of a
-// policy that would allow the activity names the user.
-func (c *Coordinator) inConsensus(org *Org, target *record, who *principal, now time.Time) bool {
-	req, err := c.policyRequest(decisionRequest{org: org, typ: target.Type, intent: target.Intent, votes: liveVotes(target.Votes, now)})
+// inConsensus reports whether a user's vote can matter to an activity, decided as req: the user is a root user, or
+// the consensus of a policy that would allow the activity names the user.
+func (c *Coordinator) inConsensus(req decisionRequest, who *principal) bool {
+	preq, err := c.policyRequest(req)
 	if err != nil {
 		return false
 	}
-	return policy.CanVote(req, policyUser(who.User), []policy.Credential{credentialOf(who.User, who.PublicKey)})
+	return policy.CanVote(preq, policyUser(who.User), []policy.Credential{credentialOf(who.User, who.PublicKey)})
 }
 
 // liveVotes drops approvals older than the approval window, counted from the first approval.
@@ -88,21 +88,22 @@ func execReject(x *execution, p *api.VoteIntent) (*api.VoteResult, error) {
 // vote adds the voter's vote to the target, decides it again, and executes it when its consensus is now met, all in
 // the voting activity's transaction.
 func (x *execution) vote(fingerprint, selection string) (*api.VoteResult, error) {
-	target, err := x.target(fingerprint)
+	t, err := x.voteTarget(fingerprint)
 	if err != nil {
 		return nil, err
 	}
+	target := t.rec
 	v := x.c.approval(target.ID, x.who, x.now)
 	v.Selection = selection
 	target.Votes = append(liveVotes(target.Votes, x.now), v)
 	target.UpdatedAt = x.now
-	d := x.c.decide(decisionRequest{org: x.org, typ: target.Type, intent: target.Intent, votes: target.Votes, submitterID: target.Votes[0].UserID})
+	d := x.c.decide(t.request(x.org, target.Votes))
 	if err := target.addEvaluation(v.ID, d, x.now); err != nil {
 		return nil, err
 	}
 	switch d.Outcome {
 	case policy.Allow:
-		if err := x.executeTarget(target); err != nil {
+		if err := x.executeTarget(t); err != nil {
 			return nil, err
 		}
 	case policy.Rejected:
@@ -120,35 +121,100 @@ func (x *execution) vote(fingerprint, selection string) (*api.VoteResult, error)
 	return &api.VoteResult{ActivityID: target.ID}, nil
 }
 
-// executeTarget runs an activity whose consensus a vote just completed, on a copy of the organization that replaces
-// the voting activity's only if the target succeeds.
-func (x *execution) executeTarget(target *record) error {
+// voteTarget is what a vote's prepare step resolves and its execute step uses: the activity voted on, read and held
+// for the transaction, and that activity made ready to run again (nil, with the reason, when it no longer can be).
+type voteTarget struct {
+	rec    *record
+	run    *rerun
+	runErr *apierr.Error
+}
+
+// voteTarget resolves the activity with the fingerprint, once per execution.
+func (x *execution) voteTarget(fingerprint string) (*voteTarget, error) {
+	if t, ok := x.prepared.(*voteTarget); ok {
+		return t, nil
+	}
+	rec, err := x.target(fingerprint)
+	if err != nil {
+		return nil, err
+	}
+	t := &voteTarget{rec: rec}
+	if t.run, err = x.rerun(rec); err != nil && !errors.As(err, &t.runErr) {
+		return nil, err
+	}
+	x.prepared = t
+	return t, nil
+}
+
+// request is the target's decision request with the votes, with the facts its prepare step gave the policy engine
+// when it was submitted (the transaction it signs, ...), found again now.
+func (t *voteTarget) request(org *Org, votes []api.Vote) decisionRequest {
+	req := decisionRequest{org: org, typ: t.rec.Type, intent: t.rec.Intent, votes: votes, submitterID: t.rec.Votes[0].UserID}
+	if t.run != nil {
+		req.facts = t.run.facts
+	}
+	return req
+}
+
+// rerun is an activity waiting for consensus made ready to be decided and executed again, in the transaction of the
+// vote that may complete it: its parameters, an execution of its own as its submitter on a copy of the organization
+// (replacing the voting activity's only if the target succeeds), and the facts its prepare step adds.
+type rerun struct {
+	def    activityDef
+	params any
+	x      *execution
+	facts  *policy.Input
+}
+
+// rerun prepares target as it was prepared when submitted. An API error says why it no longer can be: its parameters
+// no longer pass, its submitter or what it names is gone.
+func (x *execution) rerun(target *record) (*rerun, error) {
 	def, ok := registry()[target.Type]
 	if !ok {
-		return apierr.Invalid("activity type %s can no longer be executed", target.Type)
+		return nil, apierr.Invalid("activity type %s can no longer be executed", target.Type)
 	}
 	params := def.spec.NewParams()
 	if err := decodeIntent(target.Intent, params); err != nil {
-		return err
+		return nil, err
+	}
+	checked, err := def.validate(params)
+	if err != nil {
+		return nil, err
 	}
 	submitter := x.org.User(target.Votes[0].UserID)
 	if submitter == nil {
-		target.fail(apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "the user who submitted activity %s no longer exists", target.ID), x.now)
-		return nil
+		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "the user who submitted activity %s no longer exists", target.ID)
 	}
 	sub := *x
 	sub.org = x.org.clone()
 	sub.who = &principal{Org: sub.org, User: sub.org.User(submitter.ID), PublicKey: target.Votes[0].PublicKey}
-	sub.activityID = target.ID
-	sub.created = nil
-	result, err := def.exec(&sub, params)
-	if err != nil {
-		return failOrAbort(err, target, x.now)
+	sub.activityID, sub.created, sub.checked, sub.prepared = target.ID, nil, checked, nil
+	r := &rerun{def: def, params: params, x: &sub}
+	if def.prepare != nil {
+		var req decisionRequest
+		if err := def.prepare(&sub, params, &req); err != nil {
+			return nil, err
+		}
+		r.facts = req.facts
 	}
-	if target.Result, err = jsonMarshal(result); err != nil {
+	return r, nil
+}
+
+// executeTarget runs an activity whose consensus a vote just completed.
+func (x *execution) executeTarget(t *voteTarget) error {
+	if t.runErr != nil {
+		t.rec.fail(t.runErr, x.now)
+		return nil
+	}
+	sub := t.run.x
+	result, err := t.run.def.exec(sub, t.run.params)
+	if err != nil {
+		return failOrAbort(err, t.rec, x.now)
+	}
+	if t.rec.Result, err = jsonMarshal(result); err != nil {
 		return err
 	}
-	target.Status = api.StatusCompleted
+	t.rec.Status = api.StatusCompleted
 	x.org, x.created, x.deleted = sub.org, append(x.created, sub.created...), x.deleted || sub.deleted
 	return nil
 }
