@@ -86,6 +86,11 @@ func appendSpliced(b []byte, head any, members ...rawMember) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	size := len(encoded)
+	for _, m := range members {
+		size += len(m.name) + len(m.value) + 8
+	}
+	b = slices.Grow(b, size)
 	b = append(b, encoded[:len(encoded)-1]...) // all but the closing brace: every head has members of its own
 	for _, m := range members {
 		b = appendMember(append(b, ','), m)
