@@ -49,3 +49,6 @@ func TuneCheckpointsForTest(s *Store, interval time.Duration, frames int64) {
 	s.checkpoints.interval.Store(int64(interval))
 	s.checkpoints.restartFrames.Store(frames)
 }
+
+// SetCommitDelayForTest sets how long the SQLite group committer waits for more transactions under concurrent load.
+func SetCommitDelayForTest(s *Store, d time.Duration) { s.group.delay.Store(int64(d)) }

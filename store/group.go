@@ -6,12 +6,21 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 var errClosed = errors.New("store: closed")
 
 // maxGroup bounds how many write transactions share one commit, so that one commit's latency stays bounded.
 const maxGroup = 64
+
+// commitDelay is how long the committer waits for more transactions before it commits a group, when the last commit
+// covered more than one. A commit's cost is mostly fixed — the WAL's fsync, the writes of the pages every transaction
+// touches (the table's last page, its indexes', the header) — so under concurrent load a short wait lets more
+// transactions share it: measured at the signing benchmark's peak, a tenth less CPU per activity and a higher peak
+// rate, for about half a millisecond more latency. After a commit of one transaction the next commits at once, so a
+// lone writer never waits. PostgreSQL's commit_delay is the same idea.
+const commitDelay = 600 * time.Microsecond
 
 // groupCommitter runs SQLite write transactions that arrive together as one database transaction, each in a savepoint
 // of its own, and makes them durable with one commit: one WAL flush and one fsync for the group instead of one each.
@@ -29,6 +38,7 @@ type groupCommitter struct {
 	stopped chan struct{}
 	once    sync.Once
 	commits atomic.Int64 // transactions committed or rolled back, for tests
+	delay   atomic.Int64 // commitDelay; tests change it
 }
 
 type writeRequest struct {
@@ -44,6 +54,7 @@ func (p panicked) Error() string { return fmt.Sprint("store: write function pani
 
 func newGroupCommitter(s *Store) *groupCommitter {
 	g := &groupCommitter{s: s, reqs: make(chan *writeRequest), quit: make(chan struct{}), stopped: make(chan struct{})}
+	g.delay.Store(int64(commitDelay))
 	go g.loop()
 	return g
 }
@@ -74,6 +85,9 @@ func (g *groupCommitter) stop() {
 func (g *groupCommitter) loop() {
 	defer close(g.stopped)
 	var group []*writeRequest
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	last := 0 // transactions in the last commit
 	for {
 		select {
 		case first := <-g.reqs:
@@ -81,18 +95,40 @@ func (g *groupCommitter) loop() {
 		case <-g.quit:
 			return
 		}
-	gather:
-		for len(group) < maxGroup {
-			select {
-			case r := <-g.reqs:
-				group = append(group, r)
-			default:
-				break gather
-			}
+		var wait <-chan time.Time
+		if last > 1 {
+			timer.Reset(time.Duration(g.delay.Load()))
+			wait = timer.C
 		}
+		group = g.gather(group, wait)
+		timer.Stop()
+		last = len(group)
 		g.commit(group)
 		g.commits.Add(1)
 	}
+}
+
+// gather adds to group the transactions waiting to be committed and, until wait fires (never when nil), those that
+// arrive meanwhile.
+func (g *groupCommitter) gather(group []*writeRequest, wait <-chan time.Time) []*writeRequest {
+	for len(group) < maxGroup {
+		select {
+		case r := <-g.reqs:
+			group = append(group, r)
+			continue
+		default:
+		}
+		if wait == nil {
+			return group
+		}
+		select {
+		case r := <-g.reqs:
+			group = append(group, r)
+		case <-wait:
+			return group
+		}
+	}
+	return group
 }
 
 // commit runs a group in one transaction and answers every caller.

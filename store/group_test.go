@@ -107,3 +107,52 @@ func TestWriteCancelledWhileWaitingWritesNothing(t *testing.T) {
 		t.Fatalf("cancelled write: %v, ran %v", err, ran)
 	}
 }
+
+// Under concurrent load the committer waits a little for more transactions: after a commit of several, writes that
+// arrive within the delay share the next commit. After a commit of one, a write commits at once.
+func TestCommitDelayGathersOnlyUnderConcurrentLoad(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, testdb.SQLite(t))
+	const delay = 400 * time.Millisecond
+	store.SetCommitDelayForTest(s, delay)
+	write := func(wg *sync.WaitGroup) {
+		wg.Go(func() {
+			if err := s.Write(ctx, func(*store.Tx) error { return nil }); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+
+	// A commit of two: both wait while a third holds the writer.
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = s.Write(ctx, func(*store.Tx) error { <-release; return nil }) })
+	time.Sleep(50 * time.Millisecond)
+	write(&wg)
+	write(&wg)
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	wg.Wait()
+
+	before := store.GroupCommitsForTest(s)
+	for range 3 { // arriving one by one, well within the delay
+		write(&wg)
+		time.Sleep(delay / 10)
+	}
+	wg.Wait()
+	if commits := store.GroupCommitsForTest(s) - before; commits != 1 {
+		t.Fatalf("three writes arriving within the delay after a shared commit took %d commits, want 1", commits)
+	}
+
+	write(&wg) // alone: committed after the delay, as the last commit was shared
+	wg.Wait()
+	store.SetCommitDelayForTest(s, time.Hour) // waiting it would show
+	start := time.Now()
+	for range 2 {
+		write(&wg)
+		wg.Wait()
+	}
+	if waited := time.Since(start); waited > time.Minute {
+		t.Fatalf("two lone writes took %v: a write after a commit of one must not wait", waited)
+	}
+}
