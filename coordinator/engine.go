@@ -28,6 +28,7 @@ type submission struct {
 	params      any
 	checked     any // what validation parsed from params (activityDef.validate)
 	body        []byte
+	timestampMs int64
 	fingerprint string
 	org         *Org // the request's organization, as read before the transaction
 	who         *principal
@@ -93,7 +94,7 @@ func (c *Coordinator) prepare(ctx context.Context, path string, header http.Head
 		return nil, apierr.Invalid("activity type %s is submitted at /public/v1/submit/%s, not /public/v1/submit/%s", sub.env.Type, def.spec.Path, path)
 	}
 	sub.def = def
-	if err := c.checkTimestamp(sub.env.TimestampMs); err != nil {
+	if sub.timestampMs, err = c.checkTimestamp(sub.env.TimestampMs); err != nil {
 		return nil, err
 	}
 	sub.params = def.spec.NewParams()
@@ -117,21 +118,30 @@ func (c *Coordinator) prepare(ctx context.Context, path string, header http.Head
 	return sub, nil
 }
 
-// checkTimestamp refuses requests whose timestampMs is outside the configured window around server time.
-func (c *Coordinator) checkTimestamp(ms string) error {
-	v, err := strconv.ParseInt(ms, 10, 64)
-	if err != nil || v <= 0 {
-		return apierr.Invalid("timestampMs must be milliseconds since the epoch as a decimal string, got %q", ms)
+// checkTimestamp parses timestampMs and refuses requests outside the configured window around server time.
+func (c *Coordinator) checkTimestamp(ms string) (int64, error) {
+	v, err := parseTimestampMs(ms)
+	if err != nil {
+		return 0, err
 	}
 	t := time.UnixMilli(v)
 	now := c.now()
 	if age := now.Sub(t); age > c.cfg.MaxTimestampAge {
-		return apierr.Invalid("timestampMs is %s old; requests older than %s are refused (check the client's clock or send a fresh request)", age.Round(time.Second), c.cfg.MaxTimestampAge)
+		return 0, apierr.Invalid("timestampMs is %s old; requests older than %s are refused (check the client's clock or send a fresh request)", age.Round(time.Second), c.cfg.MaxTimestampAge)
 	}
 	if ahead := t.Sub(now); ahead > c.cfg.MaxTimestampSkew {
-		return apierr.Invalid("timestampMs is %s in the future; at most %s of clock skew is accepted", ahead.Round(time.Second), c.cfg.MaxTimestampSkew)
+		return 0, apierr.Invalid("timestampMs is %s in the future; at most %s of clock skew is accepted", ahead.Round(time.Second), c.cfg.MaxTimestampSkew)
 	}
-	return nil
+	return v, nil
+}
+
+// parseTimestampMs reads an envelope's timestampMs: milliseconds since the epoch, a positive decimal string.
+func parseTimestampMs(ms string) (int64, error) {
+	v, err := strconv.ParseInt(ms, 10, 64)
+	if err != nil || v <= 0 {
+		return 0, apierr.Invalid("timestampMs must be milliseconds since the epoch as a decimal string, got %q", ms)
+	}
+	return v, nil
 }
 
 // run decides and, when allowed, executes the activity and records it, in one database transaction holding the
@@ -190,7 +200,7 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 
 // recorded is the activity already recorded for the submission's body; nil when there is none.
 func (c *Coordinator) recorded(ctx context.Context, tx *store.Tx, sub *submission) (*record, error) {
-	existing, err := tx.ActivityByFingerprint(ctx, sub.org.ID, sub.fingerprint)
+	existing, err := tx.ActivityByBody(ctx, sub.org.ID, sub.timestampMs, sub.fingerprint)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"sigil/apierr"
 	"sigil/client"
 	"sigil/internal/testdb"
+	"sigil/store"
 	"sigil/stamp"
 )
 
@@ -85,7 +86,7 @@ func TestTwoOfThreeTaggedApprovers(t *testing.T) {
 		if !errors.As(err, &ae) || rejected.Status != api.StatusRejected {
 			t.Fatalf("rejection: %v %+v", err, rejected)
 		}
-		if _, err := admins[1].ApproveActivity(bg, org, b2.Fingerprint); !client.IsCode(err, apierr.FailedPrecondition) {
+		if _, err := admins[1].ApproveActivity(bg, org, b2.Fingerprint); !client.IsCode(err, apierr.NotFound) {
 			t.Fatalf("approving a rejected activity: %v", err)
 		}
 		users, _ = s.root.ListUsers(bg, org)
@@ -93,6 +94,13 @@ func TestTwoOfThreeTaggedApprovers(t *testing.T) {
 			t.Fatal("rejected activity executed")
 		}
 	})
+}
+
+// Votes find their activity among those waiting for consensus, which the store indexes by its own name for the status.
+func TestStoreIndexesTheConsensusStatus(t *testing.T) {
+	if store.StatusAwaitingVotes != api.StatusConsensusNeeded {
+		t.Fatalf("the store indexes activities awaiting votes as %q, the coordinator records them as %q", store.StatusAwaitingVotes, api.StatusConsensusNeeded)
+	}
 }
 
 func hasUser(users []api.User, name string) bool {

@@ -60,12 +60,16 @@ func (r *record) evaluationList() ([]evaluation, error) {
 }
 
 func (r *record) row() (store.Activity, error) {
+	ts, err := parseTimestampMs(r.TimestampMs)
+	if err != nil {
+		return store.Activity{}, err
+	}
 	data, err := marshalRecord(r)
 	if err != nil {
 		return store.Activity{}, err
 	}
 	return store.Activity{
-		ID: r.ID, OrgID: r.OrganizationID, Fingerprint: r.Fingerprint, Type: r.Type, Status: r.Status,
+		ID: r.ID, OrgID: r.OrganizationID, Fingerprint: r.Fingerprint, TimestampMs: ts, Type: r.Type, Status: r.Status,
 		Record: data, Evaluations: r.evaluations, CreatedAt: r.CreatedAt.UnixNano(), UpdatedAt: r.UpdatedAt.UnixNano(),
 	}, nil
 }

@@ -22,11 +22,12 @@ func validateVote(p *api.VoteIntent) error {
 	return nil
 }
 
-// target loads the activity a vote is for, holding it for the transaction.
+// target loads the activity a vote is for, holding it for the transaction. Only an activity waiting for consensus is
+// found: one never recorded and one already decided are alike to a vote.
 func (x *execution) target(fingerprint string) (*record, error) {
-	row, err := x.tx.ActivityByFingerprint(x.ctx, x.org.ID, fingerprint)
+	row, err := x.tx.ActivityAwaitingVotes(x.ctx, x.org.ID, fingerprint)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, apierr.NotFoundf("No activity found with fingerprint %s", fingerprint)
+		return nil, apierr.NotFoundf("No activity waiting for consensus has fingerprint %s (it may be unknown, or already completed, rejected or failed)", fingerprint)
 	}
 	if err != nil {
 		return nil, err

@@ -8,10 +8,12 @@ import (
 
 // Activity is an activity's row. Record is the coordinator's JSON of the whole activity; Evaluations its JSON of the
 // policy engine's verdicts on the activity's votes, kept apart because only the policy evaluation query reads them.
+// An activity is its body: (OrgID, TimestampMs, Fingerprint) is unique.
 type Activity struct {
 	ID          string
 	OrgID       string
-	Fingerprint string
+	Fingerprint string // of the request's body
+	TimestampMs int64  // the request's timestampMs, part of the body
 	Type        string
 	Status      string
 	Record      []byte
@@ -20,23 +22,25 @@ type Activity struct {
 	UpdatedAt   int64
 }
 
-const activityColumns = "id, org_id, fingerprint, type, status, record, evaluations, created_at, updated_at"
+// StatusAwaitingVotes is the status of the activities a vote may be for, the only ones found by fingerprint alone.
+const StatusAwaitingVotes = "ACTIVITY_STATUS_CONSENSUS_NEEDED"
+
+const activityColumns = "id, org_id, fingerprint, timestamp_ms, type, status, record, evaluations, created_at, updated_at"
 
 func scanActivity(row interface{ Scan(...any) error }) (Activity, error) {
 	var a Activity
 	var rec, evaluations string
-	err := row.Scan(&a.ID, &a.OrgID, &a.Fingerprint, &a.Type, &a.Status, &rec, &evaluations, &a.CreatedAt, &a.UpdatedAt)
+	err := row.Scan(&a.ID, &a.OrgID, &a.Fingerprint, &a.TimestampMs, &a.Type, &a.Status, &rec, &evaluations, &a.CreatedAt, &a.UpdatedAt)
 	a.Record, a.Evaluations = []byte(rec), []byte(evaluations)
 	return a, notFound(err)
 }
 
-// InsertActivity records an activity unless its organization already has one with the same fingerprint, and says
-// whether it did: an identical body is one activity. A transaction that holds its organization shared
-// (ShareOrgIfChanged) relies on it, as an identical body may be recorded by another one at the same time; the first
-// recorded stands.
+// InsertActivity records an activity unless its organization already has one with the same body, and says whether it
+// did: an identical body is one activity. A transaction that holds its organization shared (ShareOrgIfChanged) relies
+// on it, as an identical body may be recorded by another one at the same time; the first recorded stands.
 func (t *Tx) InsertActivity(ctx context.Context, a Activity) (bool, error) {
-	res, err := t.exec(ctx, "INSERT INTO activities ("+activityColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, fingerprint) DO NOTHING",
-		a.ID, a.OrgID, a.Fingerprint, a.Type, a.Status, string(a.Record), string(a.evaluations()), a.CreatedAt, a.UpdatedAt)
+	res, err := t.exec(ctx, "INSERT INTO activities ("+activityColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, timestamp_ms, fingerprint) DO NOTHING",
+		a.ID, a.OrgID, a.Fingerprint, a.TimestampMs, a.Type, a.Status, string(a.Record), string(a.evaluations()), a.CreatedAt, a.UpdatedAt)
 	if err != nil {
 		return false, fmt.Errorf("store: insert activity: %w", err)
 	}
@@ -51,9 +55,16 @@ func (a Activity) evaluations() []byte {
 	return a.Evaluations
 }
 
-// ActivityByFingerprint reads an activity inside the transaction.
-func (t *Tx) ActivityByFingerprint(ctx context.Context, orgID, fingerprint string) (Activity, error) {
-	return scanActivity(t.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE org_id = ? AND fingerprint = ?", orgID, fingerprint))
+// ActivityByBody reads, inside the transaction, the activity recorded for a body: its organization, timestampMs and
+// fingerprint.
+func (t *Tx) ActivityByBody(ctx context.Context, orgID string, timestampMs int64, fingerprint string) (Activity, error) {
+	return scanActivity(t.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE org_id = ? AND timestamp_ms = ? AND fingerprint = ?", orgID, timestampMs, fingerprint))
+}
+
+// ActivityAwaitingVotes reads, inside the transaction, the organization's activity with the fingerprint whose status
+// is StatusAwaitingVotes; ErrNotFound when none is (whether it never existed or is decided).
+func (t *Tx) ActivityAwaitingVotes(ctx context.Context, orgID, fingerprint string) (Activity, error) {
+	return scanActivity(t.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE org_id = ? AND fingerprint = ? AND status = '"+StatusAwaitingVotes+"'", orgID, fingerprint))
 }
 
 // LockActivity reads an activity by id and holds it for the rest of the transaction (votes on one activity run one
@@ -75,11 +86,6 @@ func (t *Tx) UpdateActivity(ctx context.Context, a Activity) error {
 // ActivityByID reads an activity.
 func (s *Store) ActivityByID(ctx context.Context, id string) (Activity, error) {
 	return scanActivity(s.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE id = ?", id))
-}
-
-// ActivityByFingerprint reads an activity by its organization and fingerprint.
-func (s *Store) ActivityByFingerprint(ctx context.Context, orgID, fingerprint string) (Activity, error) {
-	return scanActivity(s.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE org_id = ? AND fingerprint = ?", orgID, fingerprint))
 }
 
 // ActivityPage selects an organization's activities, newest first. After and Before are activity ids: After continues

@@ -17,9 +17,13 @@ var migrationFiles embed.FS
 type migration struct {
 	version int
 	name    string
+	dialect string // "" for both backends, else the only one it applies to
 	sql     string
 }
 
+// migrations lists the embedded migrations in version order. A migration is NNNN_name.sql, for both backends; where
+// they need different statements (SQLite cannot drop a constraint without rebuilding the table), a version has a
+// NNNN_name.sqlite.sql and a NNNN_name.postgres.sql instead.
 func migrations() ([]migration, error) {
 	entries, err := migrationFiles.ReadDir("migrations")
 	if err != nil {
@@ -27,19 +31,43 @@ func migrations() ([]migration, error) {
 	}
 	var out []migration
 	for _, e := range entries {
-		num, _, ok := strings.Cut(e.Name(), "_")
+		num, rest, ok := strings.Cut(e.Name(), "_")
 		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
+		if !ok || err != nil || !strings.HasSuffix(rest, ".sql") {
 			return nil, fmt.Errorf("store: migration %s is not named NNNN_name.sql", e.Name())
+		}
+		m := migration{version: v, name: e.Name()}
+		for _, d := range []dialect{sqliteDialect, postgresDialect} {
+			if strings.HasSuffix(rest, "."+d.name+".sql") {
+				m.dialect = d.name
+			}
 		}
 		body, err := migrationFiles.ReadFile("migrations/" + e.Name())
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, migration{version: v, name: e.Name(), sql: string(body)})
+		m.sql = string(body)
+		out = append(out, m)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	return out, nil
+	return out, checkDialects(out)
+}
+
+// checkDialects refuses a version with both a shared migration and dialect ones, or with one dialect's only.
+func checkDialects(all []migration) error {
+	byVersion := map[int][]migration{}
+	for _, m := range all {
+		byVersion[m.version] = append(byVersion[m.version], m)
+	}
+	for v, ms := range byVersion {
+		if len(ms) == 1 && ms[0].dialect == "" {
+			continue
+		}
+		if len(ms) != 2 || ms[0].dialect == "" || ms[1].dialect == "" || ms[0].dialect == ms[1].dialect {
+			return fmt.Errorf("store: migration %04d needs one NNNN_name.sql, or one .sqlite.sql and one .postgres.sql", v)
+		}
+	}
+	return nil
 }
 
 // migrate applies every migration not applied yet, each in its own transaction. On PostgreSQL an advisory lock keeps
@@ -67,7 +95,7 @@ func (s *Store) migrateUpTo(ctx context.Context, upTo int) error {
 			return err
 		}
 		for _, m := range all {
-			if applied[m.version] || m.version > upTo {
+			if applied[m.version] || m.version > upTo || (m.dialect != "" && m.dialect != s.dialect.name) {
 				continue
 			}
 			for _, stmt := range splitStatements(s.dialect.migration(m.sql)) {

@@ -116,14 +116,15 @@ func TestSubOrgPagination(t *testing.T) {
 	})
 }
 
-// The unique (organization, fingerprint) pair is the last line of defence against an activity recorded twice.
-func TestActivitiesAreUniquePerFingerprint(t *testing.T) {
+// An activity is its body: the unique (organization, timestampMs, fingerprint) is the last line of defence against one
+// recorded twice.
+func TestActivitiesAreUniquePerBody(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
-		insert := func(id string) (inserted bool) {
+		insert := func(id string, timestampMs int64) (inserted bool) {
 			err := s.Write(ctx, func(tx *store.Tx) (err error) {
-				inserted, err = tx.InsertActivity(ctx, store.Activity{ID: id, OrgID: "o", Fingerprint: "f", Type: "T", Status: "S", Record: []byte(`{}`)})
+				inserted, err = tx.InsertActivity(ctx, store.Activity{ID: id, OrgID: "o", Fingerprint: "f", TimestampMs: timestampMs, Type: "T", Status: "S", Record: []byte(`{}`)})
 				return err
 			})
 			if err != nil {
@@ -131,14 +132,111 @@ func TestActivitiesAreUniquePerFingerprint(t *testing.T) {
 			}
 			return inserted
 		}
-		if !insert("a1") {
+		if !insert("a1", 1000) {
 			t.Fatal("the first activity was not recorded")
 		}
-		if insert("a2") {
-			t.Fatal("a second activity with the same fingerprint was recorded")
+		if insert("a2", 1000) {
+			t.Fatal("a second activity with the same body was recorded")
 		}
 		if _, err := s.ActivityByID(ctx, "a2"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("the refused activity was stored: %v", err)
+		}
+		err := s.Write(ctx, func(tx *store.Tx) error {
+			a, err := tx.ActivityByBody(ctx, "o", 1000, "f")
+			if err != nil || a.ID != "a1" {
+				return fmt.Errorf("by body: %+v %v", a, err)
+			}
+			if _, err := tx.ActivityByBody(ctx, "o", 1001, "f"); !errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("another timestamp found %v", err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// A vote finds its activity by fingerprint only while the activity waits for consensus.
+func TestActivityAwaitingVotes(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := open(t, b)
+		waiting := store.Activity{ID: "w", OrgID: "o", Fingerprint: "fw", TimestampMs: 1, Type: "T", Status: store.StatusAwaitingVotes, Record: []byte(`{}`)}
+		done := store.Activity{ID: "d", OrgID: "o", Fingerprint: "fd", TimestampMs: 2, Type: "T", Status: "ACTIVITY_STATUS_COMPLETED", Record: []byte(`{}`)}
+		err := s.Write(ctx, func(tx *store.Tx) error {
+			for _, a := range []store.Activity{waiting, done} {
+				if _, err := tx.InsertActivity(ctx, a); err != nil {
+					return err
+				}
+			}
+			if a, err := tx.ActivityAwaitingVotes(ctx, "o", "fw"); err != nil || a.ID != "w" {
+				return fmt.Errorf("waiting activity: %+v %v", a, err)
+			}
+			for _, q := range []struct{ org, fingerprint string }{{"o", "fd"}, {"other", "fw"}, {"o", "unknown"}} {
+				if _, err := tx.ActivityAwaitingVotes(ctx, q.org, q.fingerprint); !errors.Is(err, store.ErrNotFound) {
+					return fmt.Errorf("%v found: %v", q, err)
+				}
+			}
+			waiting.Status = "ACTIVITY_STATUS_COMPLETED"
+			if err := tx.UpdateActivity(ctx, waiting); err != nil {
+				return err
+			}
+			if _, err := tx.ActivityAwaitingVotes(ctx, "o", "fw"); !errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("a decided activity is still found: %v", err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// Migration 6 indexes activities by body in arrival order: rows recorded before it take their timestampMs from their
+// record, keep their order, and new rows follow them.
+func TestMigrationIndexesActivitiesByBody(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		old, err := store.OpenAtVersionForTest(ctx, b.URL, b.Dir, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = old.Write(ctx, func(tx *store.Tx) error {
+			for _, q := range []string{
+				`INSERT INTO activities (id, org_id, fingerprint, type, status, record, created_at, updated_at) VALUES ('a', 'o', 'f1', 'T', 'S', '{"id":"a","timestampMs":"1795528235990"}', 1, 1)`,
+				`INSERT INTO activities (id, org_id, fingerprint, type, status, record, created_at, updated_at) VALUES ('b', 'o', 'f2', 'T', 'ACTIVITY_STATUS_CONSENSUS_NEEDED', '{"id":"b","timestampMs":"1795528235991"}', 2, 2)`,
+			} {
+				if err := store.ExecForTest(ctx, tx, q); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		old.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := open(t, b)
+		err = s.Write(ctx, func(tx *store.Tx) error {
+			if a, err := tx.ActivityByBody(ctx, "o", 1795528235990, "f1"); err != nil || a.ID != "a" || a.TimestampMs != 1795528235990 {
+				return fmt.Errorf("migrated activity by body: %+v %v", a, err)
+			}
+			if a, err := tx.ActivityAwaitingVotes(ctx, "o", "f2"); err != nil || a.ID != "b" {
+				return fmt.Errorf("migrated activity awaiting votes: %+v %v", a, err)
+			}
+			// The same fingerprint in another body (another timestampMs) is another activity now.
+			if ok, err := tx.InsertActivity(ctx, store.Activity{ID: "c", OrgID: "o", Fingerprint: "f1", TimestampMs: 5, Type: "T", Status: "S", Record: []byte(`{}`)}); !ok || err != nil {
+				return fmt.Errorf("insert after the migration: %v %v", ok, err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := s.ListActivities(ctx, store.ActivityPage{OrgID: "o", Limit: 10})
+		if err != nil || len(page) != 3 || page[0].ID != "c" || page[1].ID != "b" || page[2].ID != "a" {
+			t.Fatalf("activities newest first after the migration: %+v %v", page, err)
 		}
 	})
 }
