@@ -10,8 +10,8 @@ import (
 	"sigil/apierr"
 	"sigil/client"
 	"sigil/internal/testdb"
-	"sigil/store"
 	"sigil/stamp"
+	"sigil/store"
 )
 
 var bg = context.Background()
