@@ -14,12 +14,12 @@ var errClosed = errors.New("store: closed")
 // maxGroup bounds how many write transactions share one commit, so that one commit's latency stays bounded.
 const maxGroup = 64
 
-// commitDelay is how long the committer waits for more transactions before it commits a group, when the last commit
-// covered more than one. A commit's cost is mostly fixed — the WAL's fsync, the writes of the pages every transaction
-// touches (the table's last page, its indexes', the header) — so under concurrent load a short wait lets more
-// transactions share it: measured at the signing benchmark's peak, a tenth less CPU per activity and a higher peak
-// rate, for about half a millisecond more latency. After a commit of one transaction the next commits at once, so a
-// lone writer never waits. PostgreSQL's commit_delay is the same idea.
+// commitDelay is how long the committer may wait for more transactions before it commits a group, when they arrive
+// closer together than that. A commit's cost is mostly fixed — the WAL's fsync, the writes of the pages every
+// transaction touches (the table's last page, its indexes', the header) — so under concurrent load a short wait lets
+// more transactions share it: measured at the signing benchmark's peak, a tenth less CPU per activity and a higher peak
+// rate. A transaction that arrives after a pause of several times the delay is committed at once, so a lone writer
+// never waits. PostgreSQL's commit_delay is the same idea.
 const commitDelay = 600 * time.Microsecond
 
 // groupCommitter runs SQLite write transactions that arrive together as one database transaction, each in a savepoint
@@ -29,8 +29,8 @@ const commitDelay = 600 * time.Microsecond
 //
 // Each caller still sees its own transaction: it runs alone (one after the other, on the one connection), a failure
 // undoes only its own writes (ROLLBACK TO its savepoint), and Write returns only after the commit that made its writes
-// durable, or with that commit's error. No delay is added to gather a group: a group is whatever arrived while the
-// previous one was being committed.
+// durable, or with that commit's error. A group is whatever arrived while the previous one was being committed and,
+// when transactions arrive closer together than commitDelay, during a wait of at most that long.
 type groupCommitter struct {
 	s       *Store
 	reqs    chan *writeRequest
@@ -38,6 +38,7 @@ type groupCommitter struct {
 	stopped chan struct{}
 	once    sync.Once
 	commits atomic.Int64 // transactions committed or rolled back, for tests
+	waits   atomic.Int64 // groups that waited for more transactions, for tests
 	delay   atomic.Int64 // commitDelay; tests change it
 }
 
@@ -45,6 +46,41 @@ type writeRequest struct {
 	ctx  context.Context
 	fn   func(*Tx) error
 	done chan error
+	at   time.Time // when the caller asked
+}
+
+// arrivals follows how far apart write transactions arrive.
+type arrivals struct {
+	latest  time.Time
+	gap     time.Duration // the mean gap between arrivals, weighted towards the recent ones
+	lastGap time.Duration // the gap before the latest
+	n       int
+}
+
+// add counts a transaction that arrived at t. Concurrent callers are received in about the order they asked; one
+// received after a later one counts as no gap.
+func (a *arrivals) add(t time.Time) {
+	a.n++
+	if a.n == 1 {
+		a.latest = t
+		return
+	}
+	a.lastGap = max(t.Sub(a.latest), 0)
+	if a.n == 2 {
+		a.gap = a.lastGap
+	} else {
+		a.gap += (a.lastGap - a.gap) / 8
+	}
+	if t.After(a.latest) {
+		a.latest = t
+	}
+}
+
+// expect reports whether another transaction is likely within d: they have been arriving closer together than d, and
+// the latest did not come after a pause (a gap of several times d, which at such a rate is rare but for a writer that
+// has been alone).
+func (a *arrivals) expect(d time.Duration) bool {
+	return a.n > 2 && a.gap < d && a.lastGap < 4*d
 }
 
 // panicked carries a panic in a caller's function back to the caller's goroutine.
@@ -61,7 +97,7 @@ func newGroupCommitter(s *Store) *groupCommitter {
 
 // write hands fn to the committer and waits for the commit that covers it.
 func (g *groupCommitter) write(ctx context.Context, fn func(*Tx) error) error {
-	r := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	r := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1), at: time.Now()}
 	select {
 	case g.reqs <- r:
 	case <-ctx.Done():
@@ -85,9 +121,9 @@ func (g *groupCommitter) stop() {
 func (g *groupCommitter) loop() {
 	defer close(g.stopped)
 	var group []*writeRequest
+	var seen arrivals
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
-	last := 0 // transactions in the last commit
 	for {
 		select {
 		case first := <-g.reqs:
@@ -95,14 +131,14 @@ func (g *groupCommitter) loop() {
 		case <-g.quit:
 			return
 		}
-		var wait <-chan time.Time
-		if last > 1 {
-			timer.Reset(time.Duration(g.delay.Load()))
-			wait = timer.C
+		seen.add(group[0].at)
+		group = g.gather(group, nil, &seen)
+		if delay := time.Duration(g.delay.Load()); len(group) < maxGroup && seen.expect(delay) {
+			g.waits.Add(1)
+			timer.Reset(delay)
+			group = g.gather(group, timer.C, &seen)
+			timer.Stop()
 		}
-		group = g.gather(group, wait)
-		timer.Stop()
-		last = len(group)
 		g.commit(group)
 		g.commits.Add(1)
 	}
@@ -110,10 +146,11 @@ func (g *groupCommitter) loop() {
 
 // gather adds to group the transactions waiting to be committed and, until wait fires (never when nil), those that
 // arrive meanwhile.
-func (g *groupCommitter) gather(group []*writeRequest, wait <-chan time.Time) []*writeRequest {
+func (g *groupCommitter) gather(group []*writeRequest, wait <-chan time.Time, seen *arrivals) []*writeRequest {
 	for len(group) < maxGroup {
 		select {
 		case r := <-g.reqs:
+			seen.add(r.at)
 			group = append(group, r)
 			continue
 		default:
@@ -123,6 +160,7 @@ func (g *groupCommitter) gather(group []*writeRequest, wait <-chan time.Time) []
 		}
 		select {
 		case r := <-g.reqs:
+			seen.add(r.at)
 			group = append(group, r)
 		case <-wait:
 			return group

@@ -108,14 +108,13 @@ func TestWriteCancelledWhileWaitingWritesNothing(t *testing.T) {
 	}
 }
 
-// Under concurrent load the committer waits a little for more transactions: after a commit of several, writes that
-// arrive within the delay share the next commit. After a commit of one, a write commits at once.
+// Under concurrent load the committer waits a little for more transactions: writes arriving closer together than the
+// delay share a commit. A write that arrives after a pause of several times the delay is committed at once.
 func TestCommitDelayGathersOnlyUnderConcurrentLoad(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, testdb.SQLite(t))
-	const delay = 400 * time.Millisecond
-	store.SetCommitDelayForTest(s, delay)
-	write := func(wg *sync.WaitGroup) {
+	var wg sync.WaitGroup
+	write := func() {
 		wg.Go(func() {
 			if err := s.Write(ctx, func(*store.Tx) error { return nil }); err != nil {
 				t.Error(err)
@@ -123,36 +122,67 @@ func TestCommitDelayGathersOnlyUnderConcurrentLoad(t *testing.T) {
 		})
 	}
 
-	// A commit of two: both wait while a third holds the writer.
-	release := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = s.Write(ctx, func(*store.Tx) error { <-release; return nil }) })
-	time.Sleep(50 * time.Millisecond)
-	write(&wg)
-	write(&wg)
-	time.Sleep(50 * time.Millisecond)
-	close(release)
+	for range 8 { // concurrent writers, one write after another each
+		wg.Go(func() {
+			for range 5 {
+				if err := s.Write(ctx, func(*store.Tx) error { return nil }); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
 	wg.Wait()
+	if store.CommitWaitsForTest(s) == 0 {
+		t.Fatal("writes arriving together never waited for more")
+	}
 
+	const delay = 400 * time.Millisecond
+	store.SetCommitDelayForTest(s, delay)
 	before := store.GroupCommitsForTest(s)
-	for range 3 { // arriving one by one, well within the delay
-		write(&wg)
+	for range 3 { // arriving one by one, closer together than the delay
+		write()
 		time.Sleep(delay / 10)
 	}
 	wg.Wait()
 	if commits := store.GroupCommitsForTest(s) - before; commits != 1 {
-		t.Fatalf("three writes arriving within the delay after a shared commit took %d commits, want 1", commits)
+		t.Fatalf("three writes arriving closer together than the delay took %d commits, want 1", commits)
 	}
 
-	write(&wg) // alone: committed after the delay, as the last commit was shared
-	wg.Wait()
-	store.SetCommitDelayForTest(s, time.Hour) // waiting it would show
-	start := time.Now()
-	for range 2 {
-		write(&wg)
+	const short = 20 * time.Millisecond
+	store.SetCommitDelayForTest(s, short)
+	waits := store.CommitWaitsForTest(s)
+	for range 3 { // each after a pause of several times the delay
+		time.Sleep(10 * short)
+		write()
 		wg.Wait()
 	}
-	if waited := time.Since(start); waited > time.Minute {
-		t.Fatalf("two lone writes took %v: a write after a commit of one must not wait", waited)
+	if n := store.CommitWaitsForTest(s) - waits; n != 0 {
+		t.Fatalf("lone writes waited %d times for others", n)
+	}
+}
+
+// The mean gap between arrivals follows the recent ones; a pause shows at once.
+func TestArrivals(t *testing.T) {
+	var a store.ArrivalsForTest
+	start := time.Unix(0, 0)
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+	a.Add(at(0))
+	a.Add(at(1))
+	if a.Expect(5 * time.Millisecond) {
+		t.Fatal("two arrivals are not yet a rate")
+	}
+	for i := 2; i < 20; i++ {
+		a.Add(at(i))
+	}
+	if !a.Expect(5*time.Millisecond) || a.Expect(time.Millisecond/2) {
+		t.Fatal("arrivals 1 ms apart: expected within 5 ms, not within 0.5 ms")
+	}
+	a.Add(at(18)) // received after a later one
+	if !a.Expect(5 * time.Millisecond) {
+		t.Fatal("an arrival received out of order counts as no gap")
+	}
+	a.Add(at(1000))
+	if a.Expect(5 * time.Millisecond) {
+		t.Fatal("an arrival after a pause is expected to be followed at once")
 	}
 }
