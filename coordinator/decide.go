@@ -47,8 +47,15 @@ func (c *Coordinator) policyRequest(r decisionRequest) (*policy.Request, error) 
 	if r.facts != nil {
 		in = *r.facts
 	}
+	policies, err := c.compiledPolicies(r.org)
+	if err != nil {
+		return nil, err
+	}
 	info, _ := policy.ActivityInfo(r.typ)
-	in.Activity = policy.Activity{Type: r.typ, Kind: info.Kind, Resource: info.Resource, Action: info.Action, Params: activityParams(info, r.intent)}
+	in.Activity = policy.Activity{Type: r.typ, Kind: info.Kind, Resource: info.Resource, Action: info.Action}
+	if readsParams(policies) { // decoding the intent again costs more than deciding on it
+		in.Activity.Params = activityParams(info, r.intent)
+	}
 	var rejections []string
 	for _, v := range r.votes {
 		u := r.org.User(v.UserID)
@@ -61,10 +68,6 @@ func (c *Coordinator) policyRequest(r decisionRequest) (*policy.Request, error) 
 		}
 		in.Approvers = append(in.Approvers, policyUser(u))
 		in.Credentials = append(in.Credentials, credentialOf(u, v.PublicKey))
-	}
-	policies, err := c.compiledPolicies(r.org)
-	if err != nil {
-		return nil, err
 	}
 	return &policy.Request{
 		RootQuorum:          policy.RootQuorum{UserIDs: r.org.RootQuorum.UserIDs, Threshold: int(r.org.RootQuorum.Threshold)},
@@ -93,6 +96,16 @@ func credentialOf(u *User, publicKey string) policy.Credential {
 		}
 	}
 	return policy.Credential{UserID: u.ID, PublicKey: publicKey}
+}
+
+// readsParams reports whether any of the policies reads activity.params.
+func readsParams(policies []policy.Policy) bool {
+	for _, p := range policies {
+		if p.Condition != nil && p.Condition.ReadsParams() || p.Consensus != nil && p.Consensus.ReadsParams() {
+			return true
+		}
+	}
+	return false
 }
 
 // activityParams exposes the parameters the policy language names (snake_case) from the intent (lowerCamelCase).

@@ -243,3 +243,30 @@ func TestSigningAwaitsConsensus(t *testing.T) {
 		}
 	})
 }
+
+// A policy may decide on the activity's parameters (activity.params), which are read from the intent only when some
+// policy of the organization names them.
+func TestPolicyOnActivityParams(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStack(t, b)
+		org := s.boot.OrganizationID
+		agentID, agent := s.createUser(org, s.root, "agent")
+		w, _, err := s.root.CreateWallet(bg, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.policy("hex digests only", api.EffectAllow,
+			"activity.type == 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2' && activity.params.encoding == 'PAYLOAD_ENCODING_HEXADECIMAL'",
+			"approvers.any(u, u.id == '"+agentID+"')")
+		digest := hex.EncodeToString(crypto.Keccak256([]byte("x")))
+		if _, _, err := agent.SignRawPayload(bg, org, api.SignRawPayloadIntentV2{SignWith: w.Addresses[0], Payload: digest,
+			Encoding: "PAYLOAD_ENCODING_HEXADECIMAL", HashFunction: "HASH_FUNCTION_NO_OP"}); err != nil {
+			t.Fatalf("hex digest: %v", err)
+		}
+		_, _, err = agent.SignRawPayload(bg, org, api.SignRawPayloadIntentV2{SignWith: w.Addresses[0], Payload: "hello",
+			Encoding: "PAYLOAD_ENCODING_TEXT_UTF8", HashFunction: "HASH_FUNCTION_KECCAK256"})
+		if !client.IsCode(err, apierr.PermissionDenied) {
+			t.Fatalf("text payload: %v", err)
+		}
+	})
+}

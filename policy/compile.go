@@ -39,6 +39,8 @@ type Expr struct {
 	pool  sync.Pool // *frame with nvars bound variables
 
 	voters *voterSet // consensus only: who can count toward it, see Names
+
+	readsParams bool // the expression reads activity.params
 }
 
 // Compile parses and type-checks src for field. The error is a *CompileError that
@@ -78,13 +80,17 @@ func compileTree(tree node, field Field, src string) (*Expr, error) {
 	} else if t.kind != kindBool {
 		return nil, c.errorf(tree.position(), "", "the expression is %s; it must be a bool (true or false)", t.a())
 	}
-	e := &Expr{field: field, src: src, tree: tree, root: asBoolEval(root), nvars: c.slots}
+	e := &Expr{field: field, src: src, tree: tree, root: asBoolEval(root), nvars: c.slots, readsParams: c.readsParams}
 	e.pool.New = func() any { return &frame{vars: make([]value, e.nvars)} }
 	return e, nil
 }
 
 // Field returns the field the expression was compiled for.
 func (e *Expr) Field() Field { return e.field }
+
+// ReadsParams reports whether the expression reads activity.params: the caller need not fill Activity.Params of an
+// input only such expressions read.
+func (e *Expr) ReadsParams() bool { return e.readsParams }
 
 // Source returns the text the expression was compiled from.
 func (e *Expr) Source() string { return e.src }
@@ -131,10 +137,11 @@ type binding struct {
 }
 
 type compiler struct {
-	field Field
-	src   string
-	scope []binding
-	slots int
+	field       Field
+	src         string
+	scope       []binding
+	slots       int
+	readsParams bool
 }
 
 func (c *compiler) errorf(pos int, hint, format string, args ...any) error {
@@ -240,6 +247,9 @@ func (c *compiler) compileField(n *fieldNode) (evaluator, *typ, error) {
 		}
 		if f.unsupported != "" {
 			return nil, nil, c.errorf(n.pos, "", "field '%s' is not supported yet: %s", displayPath(n), f.unsupported)
+		}
+		if t == tActivity && n.name == "params" {
+			c.readsParams = true
 		}
 		return &fieldEval{xr: asRefEval(x), get: f.get, str: f.str, ref: f.ref, src: format(n)}, f.typ, nil
 	case kindDyn:

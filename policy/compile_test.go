@@ -168,3 +168,23 @@ func TestExprAccessors(t *testing.T) {
 		t.Error("Field.String")
 	}
 }
+
+// An expression says whether it reads activity.params, so that a caller whose policies do not can leave them out.
+func TestReadsParams(t *testing.T) {
+	for src, want := range map[string]bool{
+		"activity.params.otp_length == 6":                                             true,
+		"activity.params['otp_length'] == 6":                                          true,
+		"activity.type == 'ACTIVITY_TYPE_INIT_OTP' || activity.params.otp_length > 4": true,
+		"activity.type == 'ACTIVITY_TYPE_INIT_OTP'":                                   false,
+		"eth.tx.to == '0x5fbdb2315678afecb367f032d93f642f64180aa3'":                   false,
+		"true": false,
+	} {
+		e, err := Compile(src, Condition)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if e.ReadsParams() != want {
+			t.Errorf("%s: ReadsParams() = %v, want %v", src, e.ReadsParams(), want)
+		}
+	}
+}
