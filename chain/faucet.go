@@ -37,6 +37,9 @@ type Faucet struct {
 	maxETH    *big.Int
 	maxTokens map[string]*big.Int // base units, by token fixture name
 	log       *slog.Logger
+	// settled, when set, returns once the node's transaction pool has taken in the blocks mined so far, so that a
+	// funded wallet can spend as soon as Fund returns (see sealer.syncPool).
+	settled func(context.Context) error
 }
 
 // FaucetError is a refused faucet request; the HTTP handler answers it with 400.
@@ -169,6 +172,11 @@ func (f *Faucet) Fund(ctx context.Context, to common.Address, eth *big.Int, toke
 			return nil, fmt.Errorf("chain: faucet %s to %s: %w", name, to, err)
 		}
 		hashes[name] = tx.Hash()
+	}
+	if f.settled != nil {
+		if err := f.settled(ctx); err != nil {
+			return nil, fmt.Errorf("chain: faucet to %s: %w", to, err)
+		}
 	}
 	return hashes, nil
 }

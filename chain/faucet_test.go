@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"sigil/contracts"
 )
@@ -157,5 +158,25 @@ func TestRequestFunds(t *testing.T) {
 	var refused *FaucetError
 	if !errors.As(err, &refused) || refused.Code != "above_cap" {
 		t.Fatalf("RequestFunds above the cap: %v", err)
+	}
+}
+
+// A wallet the faucet funded can spend as soon as Fund returns: the node's transaction pool has taken in the funding
+// block by then, not only its receipts.
+func TestFundedWalletSpendsAtOnce(t *testing.T) {
+	n := sharedNode(t)
+	to := common.HexToAddress("0x00000000000000000000000000000000000Ba5e0")
+	for i := range 20 {
+		key, err := crypto.GenerateKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wallet := NewAccount(n.Client(), key, n.ChainID())
+		if _, err := n.Faucet().Fund(t.Context(), wallet.Address(), big.NewInt(1e18), nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := wallet.Send(t.Context(), &to, big.NewInt(5e17), nil); err != nil {
+			t.Fatalf("wallet %d spends right after funding: %v", i, err)
+		}
 	}
 }

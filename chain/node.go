@@ -178,6 +178,7 @@ func (n *Node) setUp(ctx context.Context, key *ecdsa.PrivateKey, rec *record) er
 		return err
 	}
 	faucet.log = n.log
+	faucet.settled = n.sealer.syncPool
 	n.faucet = faucet
 	close(n.faucetReady)
 	sim, err := NewSimulator(n.client, n.dev, addresses, n.cfg.Simulator)

@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -22,6 +23,7 @@ type sealer struct {
 	db      ethdb.KeyValueSyncer // nil for an ephemeral chain
 	period  time.Duration
 	advance chan advanceRequest
+	syncs   chan chan error
 	stop    chan struct{}
 	done    chan struct{}
 }
@@ -37,7 +39,7 @@ const maxSealRounds = 64
 
 func startSealer(beacon *catalyst.SimulatedBeacon, pool *txpool.TxPool, db ethdb.KeyValueSyncer, period time.Duration) *sealer {
 	s := &sealer{beacon: beacon, pool: pool, db: db, period: period,
-		advance: make(chan advanceRequest), stop: make(chan struct{}), done: make(chan struct{})}
+		advance: make(chan advanceRequest), syncs: make(chan chan error), stop: make(chan struct{}), done: make(chan struct{})}
 	txs := make(chan core.NewTxsEvent, 64)
 	sub := pool.SubscribeTransactions(txs, true)
 	go s.run(txs, func() { sub.Unsubscribe() })
@@ -65,6 +67,9 @@ func (s *sealer) run(txs chan core.NewTxsEvent, unsubscribe func()) {
 			err := s.adjustTime(txs, req.by)
 			s.persist() // a caller told the time moved can rely on every block before it being on disk
 			req.reply <- err
+			continue
+		case reply := <-s.syncs:
+			reply <- s.pool.Sync()
 			continue
 		}
 		s.persist()
@@ -116,6 +121,26 @@ func drain(txs chan core.NewTxsEvent) {
 }
 
 var errSealerStopped = errors.New("chain: the dev chain is stopped")
+
+// syncPool returns once the transaction pool has taken in every block sealed so far. A block's receipts can be read
+// as soon as it is sealed, a moment before the pool has moved to it; a transaction sent in that moment is checked
+// against the state before the block (a wallet just funded still has nothing, say).
+func (s *sealer) syncPool(ctx context.Context) error {
+	reply := make(chan error, 1)
+	select {
+	case s.syncs <- reply:
+	case <-s.done:
+		return errSealerStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // advanceTime asks the sealing goroutine for a time jump and waits for it.
 func (s *sealer) advanceTime(by time.Duration) error {

@@ -276,22 +276,11 @@ func (w *wallet) sign(unsigned string) *types.Transaction {
 	return signed
 }
 
-// send broadcasts a signed transaction and waits until it is mined. The dev chain's transaction pool takes a new block
-// a moment after the block's receipts can be read, so a wallet the faucet has just funded may still be empty to it:
-// the send is retried for a while then.
+// send broadcasts a signed transaction and waits until it is mined.
 func (w *wallet) send(tx *types.Transaction) *types.Receipt {
 	w.e.t.Helper()
-	ctx := context.Background()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		err := w.e.eth.SendTransaction(ctx, tx)
-		if err == nil {
-			break
-		}
-		if !strings.Contains(err.Error(), "insufficient funds") || time.Now().After(deadline) {
-			w.e.t.Fatalf("send %s: %v", tx.Hash(), err)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if err := w.e.eth.SendTransaction(context.Background(), tx); err != nil {
+		w.e.t.Fatalf("send %s: %v", tx.Hash(), err)
 	}
 	return w.e.waitMined(tx.Hash())
 }
