@@ -198,27 +198,10 @@ func TestActivityAwaitingVotes(t *testing.T) {
 func TestMigrationIndexesActivitiesByBody(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
-		old, err := store.OpenAtVersionForTest(ctx, b.URL, b.Dir, 5)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = old.Write(ctx, func(tx *store.Tx) error {
-			for _, q := range []string{
-				`INSERT INTO activities (id, org_id, fingerprint, type, status, record, created_at, updated_at) VALUES ('a', 'o', 'f1', 'T', 'S', '{"id":"a","timestampMs":"1795528235990"}', 1, 1)`,
-				`INSERT INTO activities (id, org_id, fingerprint, type, status, record, created_at, updated_at) VALUES ('b', 'o', 'f2', 'T', 'ACTIVITY_STATUS_CONSENSUS_NEEDED', '{"id":"b","timestampMs":"1795528235991"}', 2, 2)`,
-			} {
-				if err := store.ExecForTest(ctx, tx, q); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		old.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := open(t, b)
-		err = s.Write(ctx, func(tx *store.Tx) error {
+		s := migratedFrom(t, b, 5,
+			`INSERT INTO activities (id, org_id, fingerprint, type, status, record, created_at, updated_at) VALUES ('a', 'o', 'f1', 'T', 'S', '{"id":"a","timestampMs":"1795528235990"}', 1, 1)`,
+			`INSERT INTO activities (id, org_id, fingerprint, type, status, record, created_at, updated_at) VALUES ('b', 'o', 'f2', 'T', 'ACTIVITY_STATUS_CONSENSUS_NEEDED', '{"id":"b","timestampMs":"1795528235991"}', 2, 2)`)
+		err := s.Write(ctx, func(tx *store.Tx) error {
 			if a, err := tx.ActivityByBody(ctx, "o", 1795528235990, "f1"); err != nil || a.ID != "a" || a.TimestampMs != 1795528235990 {
 				return fmt.Errorf("migrated activity by body: %+v %v", a, err)
 			}
@@ -245,28 +228,11 @@ func TestMigrationIndexesActivitiesByBody(t *testing.T) {
 func TestMigrationFoldsEvaluationsIntoActivities(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
-		old, err := store.OpenAtVersionForTest(ctx, b.URL, b.Dir, 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = old.Write(ctx, func(tx *store.Tx) error {
-			for _, q := range []string{
-				`INSERT INTO activities (id, org_id, fingerprint, type, status, record, created_at, updated_at) VALUES ('a', 'o', 'f1', 'T', 'S', '{}', 1, 1)`,
-				`INSERT INTO activities (id, org_id, fingerprint, type, status, record, created_at, updated_at) VALUES ('b', 'o', 'f2', 'T', 'S', '{}', 2, 2)`,
-				`INSERT INTO policy_evaluations (id, activity_id, org_id, vote_id, evaluations, created_at) VALUES ('e2', 'a', 'o', 'v2', '[{"policyId":"p","outcome":"OUTCOME_ALLOW"}]', 20)`,
-				`INSERT INTO policy_evaluations (id, activity_id, org_id, vote_id, evaluations, created_at) VALUES ('e1', 'a', 'o', 'v1', '[]', 10)`,
-			} {
-				if err := store.ExecForTest(ctx, tx, q); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		old.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := open(t, b)
+		s := migratedFrom(t, b, 4,
+			`INSERT INTO activities (id, org_id, fingerprint, type, status, record, created_at, updated_at) VALUES ('a', 'o', 'f1', 'T', 'S', '{}', 1, 1)`,
+			`INSERT INTO activities (id, org_id, fingerprint, type, status, record, created_at, updated_at) VALUES ('b', 'o', 'f2', 'T', 'S', '{}', 2, 2)`,
+			`INSERT INTO policy_evaluations (id, activity_id, org_id, vote_id, evaluations, created_at) VALUES ('e2', 'a', 'o', 'v2', '[{"policyId":"p","outcome":"OUTCOME_ALLOW"}]', 20)`,
+			`INSERT INTO policy_evaluations (id, activity_id, org_id, vote_id, evaluations, created_at) VALUES ('e1', 'a', 'o', 'v1', '[]', 10)`)
 		a, err := s.ActivityByID(ctx, "a")
 		if err != nil {
 			t.Fatal(err)
@@ -434,4 +400,28 @@ func TestReadersShareAnOrganizationAndWritersWait(t *testing.T) {
 	if err := s.Write(ctx, func(tx *store.Tx) error { _, err := tx.LockOrg(ctx, "o"); return err }); err != nil {
 		t.Fatalf("the writer could not lock the organization once the readers were done: %v", err)
 	}
+}
+
+// migratedFrom runs statements in a database migrated only up to version, as an older release left it, then opens it
+// with every migration applied.
+func migratedFrom(t *testing.T, b testdb.Backend, version int, statements ...string) *store.Store {
+	t.Helper()
+	ctx := context.Background()
+	old, err := store.OpenAtVersionForTest(ctx, b.URL, b.Dir, version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = old.Write(ctx, func(tx *store.Tx) error {
+		for _, q := range statements {
+			if err := store.ExecForTest(ctx, tx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	old.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return open(t, b)
 }

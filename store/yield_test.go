@@ -70,28 +70,12 @@ func TestYieldProjectFeeSet(t *testing.T) {
 func TestYieldProjectsMigration(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
-		old, err := store.OpenAtVersionForTest(ctx, b.URL, b.Dir, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = old.Write(ctx, func(tx *store.Tx) error {
-			for _, k := range []struct {
-				hash, project string
-				feeSet        int
-				created       int64
-			}{{"h1", "both", 20, 1}, {"h2", "both", 10, 2}, {"h3", "ten", 10, 3}, {"h4", "tie", 20, 4}, {"h5", "tie", 10, 4}} {
-				if err := store.ExecForTest(ctx, tx, "INSERT INTO yield_api_keys (key_hash, id, project, fee_set, created_at) VALUES (?, ?, ?, ?, ?)",
-					k.hash, "id-"+k.hash, k.project, k.feeSet, k.created); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		old.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := open(t, b)
+		s := migratedFrom(t, b, 10,
+			"INSERT INTO yield_api_keys (key_hash, id, project, fee_set, created_at) VALUES ('h1', 'id-h1', 'both', 20, 1)",
+			"INSERT INTO yield_api_keys (key_hash, id, project, fee_set, created_at) VALUES ('h2', 'id-h2', 'both', 10, 2)",
+			"INSERT INTO yield_api_keys (key_hash, id, project, fee_set, created_at) VALUES ('h3', 'id-h3', 'ten', 10, 3)",
+			"INSERT INTO yield_api_keys (key_hash, id, project, fee_set, created_at) VALUES ('h4', 'id-h4', 'tie', 20, 4)",
+			"INSERT INTO yield_api_keys (key_hash, id, project, fee_set, created_at) VALUES ('h5', 'id-h5', 'tie', 10, 4)")
 		for hash, want := range map[string]int{"h1": 20, "h2": 20, "h3": 10, "h4": 10, "h5": 10} {
 			if k, err := s.YieldAPIKeyByHash(ctx, hash); err != nil || k.FeeSet != want {
 				t.Errorf("key %s after the migration: %+v, %v; want fee set %d", hash, k, err, want)
