@@ -329,11 +329,14 @@ func failOrAbort(err error, rec *record, now time.Time) error {
 	return err
 }
 
+// executeSavepoint marks where an activity's writes begin; a failed activity rolls back to it.
+const executeSavepoint = "execute"
+
 // execute runs an allowed activity. Its writes are undone if it fails, leaving only the FAILED record; a read-only
 // activity writes nothing.
 func (c *Coordinator) execute(x *execution, def activityDef, params any, rec *record) error {
 	if !x.readOnly {
-		if err := x.tx.Savepoint(x.ctx, "execute"); err != nil {
+		if err := x.tx.Savepoint(x.ctx, executeSavepoint); err != nil {
 			return err
 		}
 	}
@@ -351,7 +354,7 @@ func (c *Coordinator) execute(x *execution, def activityDef, params any, rec *re
 	if err != nil {
 		var apiErr *apierr.Error
 		if errors.As(err, &apiErr) && !x.readOnly {
-			if rbErr := x.tx.RollbackTo(x.ctx, "execute"); rbErr != nil {
+			if rbErr := x.tx.RollbackTo(x.ctx, executeSavepoint); rbErr != nil {
 				return rbErr
 			}
 		}

@@ -545,7 +545,6 @@ func otpCheckError(err error) error {
 }
 
 // keepWrites makes the writes so far survive the activity's failure. The engine undoes a failed activity by rolling
-// back to the savepoint named "execute" (engine.go, execute); a newer savepoint of the same name is the one such a
-// rollback returns to, in SQLite and PostgreSQL alike, so everything before it stays. TestVerifyOtpAttempts fails if
-// the engine's savepoint changes.
-func (x *execution) keepWrites() error { return x.tx.Savepoint(x.ctx, "execute") }
+// back to executeSavepoint; a newer savepoint of the same name is the one such a rollback returns to, in SQLite and
+// PostgreSQL alike, so everything before it stays.
+func (x *execution) keepWrites() error { return x.tx.Savepoint(x.ctx, executeSavepoint) }
