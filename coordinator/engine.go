@@ -147,12 +147,18 @@ func parseTimestampMs(ms string) (int64, error) {
 // run decides and, when allowed, executes the activity and records it, in one database transaction holding the
 // organization's lock. An identical body already recorded is returned as it is, never executed again.
 //
-// An activity that only reads its organization (signing) is decided and executed before the transaction, against the
-// document it was authenticated with, so that its cryptography runs beside other requests instead of one after the
-// other under the lock; the transaction keeps that outcome only if the organization is still at that version (nothing
-// the decision read has changed), and otherwise decides and executes again under the lock.
+// An activity that only reads its organization (signing) is decided and executed before, against the document it was
+// authenticated with, so that its cryptography runs beside other requests instead of one after the other under the
+// lock, and recorded by one statement that holds nothing, if the organization is still at that version (nothing the
+// decision read has changed). When it is not — or the same body is recorded already — the activity is decided and
+// executed again in the transaction.
 func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error) {
-	ahead := c.decideAhead(ctx, sub)
+	if ahead := c.decideAhead(ctx, sub); ahead != nil {
+		recorded, err := c.store.InsertActivityAtOrgVersion(ctx, ahead.row, sub.org.version)
+		if err != nil || recorded {
+			return ahead.rec, err
+		}
+	}
 	readOnly := sub.def.readsOrg
 	var rec *record
 	err := c.store.Write(ctx, func(tx *store.Tx) error {
@@ -171,17 +177,13 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 				return err
 			}
 		}
-		var row store.Activity
-		if ahead != nil && org.version == sub.org.version {
-			rec, row = ahead.rec, ahead.row
-		} else {
-			rec = c.newRecord(sub, who)
-			if err := c.decideAndExecute(ctx, tx, org, who, sub, rec); err != nil {
-				return err
-			}
-			if row, err = rec.row(); err != nil {
-				return err
-			}
+		rec = c.newRecord(sub, who)
+		if err := c.decideAndExecute(ctx, tx, org, who, sub, rec); err != nil {
+			return err
+		}
+		row, err := rec.row()
+		if err != nil {
+			return err
 		}
 		inserted, err := tx.InsertActivity(ctx, row)
 		if err != nil || inserted {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 )
@@ -39,8 +40,32 @@ func scanActivity(row interface{ Scan(...any) error }) (Activity, error) {
 // did: an identical body is one activity. A transaction that holds its organization shared (ShareOrgIfChanged) relies
 // on it, as an identical body may be recorded by another one at the same time; the first recorded stands.
 func (t *Tx) InsertActivity(ctx context.Context, a Activity) (bool, error) {
-	res, err := t.exec(ctx, "INSERT INTO activities ("+activityColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, timestamp_ms, fingerprint) DO NOTHING",
-		a.ID, a.OrgID, a.Fingerprint, a.TimestampMs, a.Type, a.Status, string(a.Record), string(a.evaluations()), a.CreatedAt, a.UpdatedAt)
+	return inserted(t.exec(ctx, "INSERT INTO activities ("+activityColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, timestamp_ms, fingerprint) DO NOTHING",
+		a.ID, a.OrgID, a.Fingerprint, a.TimestampMs, a.Type, a.Status, string(a.Record), string(a.evaluations()), a.CreatedAt, a.UpdatedAt))
+}
+
+// InsertActivityAtOrgVersion records an activity decided against its organization at orgVersion, if the organization
+// is still at that version, and says whether it did. It is one statement (on PostgreSQL its own transaction, holding
+// nothing); it records nothing when the organization has changed or is gone, or when the same body is recorded
+// already, and the caller then decides again in a transaction that holds the organization.
+func (s *Store) InsertActivityAtOrgVersion(ctx context.Context, a Activity, orgVersion int64) (bool, error) {
+	const q = "INSERT INTO activities (" + activityColumns + ") SELECT ?, ?, ?, CAST(? AS BIGINT), ?, ?, ?, ?, CAST(? AS BIGINT), CAST(? AS BIGINT)" +
+		" FROM organizations WHERE id = ? AND version = ? ON CONFLICT (org_id, timestamp_ms, fingerprint) DO NOTHING"
+	args := []any{a.ID, a.OrgID, a.Fingerprint, a.TimestampMs, a.Type, a.Status, string(a.Record), string(a.evaluations()),
+		a.CreatedAt, a.UpdatedAt, a.OrgID, orgVersion}
+	if s.group == nil {
+		return inserted(s.exec(ctx, q, args...))
+	}
+	var ok bool
+	err := s.Write(ctx, func(tx *Tx) (err error) {
+		ok, err = inserted(tx.exec(ctx, q, args...))
+		return err
+	})
+	return ok, err
+}
+
+// inserted says whether an insert wrote its row.
+func inserted(res sql.Result, err error) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("store: insert activity: %w", err)
 	}

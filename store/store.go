@@ -233,6 +233,15 @@ func (t *Tx) RollbackTo(ctx context.Context, name string) error {
 	return err
 }
 
+// exec runs a statement on its own, outside any transaction: on PostgreSQL only, as SQLite's one writer takes statements
+// in transactions (Write).
+func (s *Store) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if st, err := s.writeStmts.get(ctx, s.dialect.rebind(q), false); err == nil && st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return s.write.ExecContext(ctx, s.dialect.rebind(q), args...)
+}
+
 func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	if st, err := s.readStmts.get(ctx, s.dialect.rebind(q), false); err == nil && st != nil {
 		return st.QueryRowContext(ctx, args...)

@@ -157,6 +157,48 @@ func TestActivitiesAreUniquePerBody(t *testing.T) {
 	})
 }
 
+// An activity decided against an organization's version is recorded by one statement only while the organization is at
+// that version, and only once per body.
+func TestInsertActivityAtOrgVersion(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := open(t, b)
+		err := s.Write(ctx, func(tx *store.Tx) error {
+			return tx.InsertOrg(ctx, store.Org{ID: "o", Version: 3, Data: []byte(`{}`), CreatedAt: 1}, nil)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		activity := func(id, fingerprint string) store.Activity {
+			return store.Activity{ID: id, OrgID: "o", Fingerprint: fingerprint, TimestampMs: 1795528235990, Type: "T", Status: "S",
+				Record: []byte(`{"id":"` + id + `"}`), Evaluations: []byte(`[]`), CreatedAt: 5, UpdatedAt: 6}
+		}
+		for _, c := range []struct {
+			name     string
+			a        store.Activity
+			version  int64
+			recorded bool
+		}{
+			{"at the version", activity("a1", "f1"), 3, true},
+			{"the same body again", activity("a2", "f1"), 3, false},
+			{"decided at an older version", activity("a3", "f3"), 2, false},
+			{"of an unknown organization", store.Activity{ID: "a4", OrgID: "nope", Fingerprint: "f4", Type: "T", Status: "S", Record: []byte(`{}`)}, 3, false},
+		} {
+			ok, err := s.InsertActivityAtOrgVersion(ctx, c.a, c.version)
+			if err != nil || ok != c.recorded {
+				t.Fatalf("%s: recorded %v, %v; want %v", c.name, ok, err, c.recorded)
+			}
+			got, err := s.ActivityByID(ctx, c.a.ID)
+			if c.recorded && (err != nil || got.TimestampMs != c.a.TimestampMs || got.CreatedAt != 5 || got.UpdatedAt != 6 || string(got.Record) != string(c.a.Record)) {
+				t.Fatalf("%s: stored %+v, %v", c.name, got, err)
+			}
+			if !c.recorded && !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("%s: a row was stored: %v", c.name, err)
+			}
+		}
+	})
+}
+
 // A vote finds its activity by fingerprint only while the activity waits for consensus.
 func TestActivityAwaitingVotes(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
