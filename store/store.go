@@ -119,7 +119,10 @@ func openPostgres(url string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Keep as many connections idle as may be open: database/sql keeps two by default, and closing the others after
+	// each burst makes the next burst connect again (a TCP handshake, authentication and a new server process each).
 	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(16)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
