@@ -220,10 +220,21 @@ func (c *testChain) blockTime(r *types.Receipt) uint64 {
 	return h.Time
 }
 
+// advance moves the chain's time on by d. The simulated backend refuses while its transaction pool still lists a
+// transaction as pending, which it does for a moment after the block that mined it (the pool moves to a new block
+// asynchronously), so a refusal is retried for a while.
 func (c *testChain) advance(d time.Duration) {
 	c.t.Helper()
-	if err := c.backend.AdjustTime(d); err != nil {
-		c.t.Fatal(err)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := c.backend.AdjustTime(d)
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "non-empty block") || time.Now().After(deadline) {
+			c.t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
