@@ -61,6 +61,16 @@ func ethAccount() api.WalletAccountParams {
 	return api.WalletAccountParams{Curve: "CURVE_SECP256K1", PathFormat: "PATH_FORMAT_BIP32", Path: "m/44'/60'/0'/0/0", AddressFormat: "ADDRESS_FORMAT_ETHEREUM"}
 }
 
+// ethWallet creates a wallet of one Ethereum account in the stack's root organization and returns its address.
+func (s *stack) ethWallet(name string) string {
+	s.t.Helper()
+	w, _, err := s.root.CreateWallet(bg, s.boot.OrganizationID, api.CreateWalletIntent{WalletName: name, Accounts: []api.WalletAccountParams{ethAccount()}})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return w.Addresses[0]
+}
+
 // The second specification's journey on the coordinator: a non-root agent bound by three policies signs an approval,
 // a deposit and a redeem, and nothing else.
 func TestSeedPoliciesGateTheAgent(t *testing.T) {
@@ -191,16 +201,13 @@ func TestSigningAwaitsConsensus(t *testing.T) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
 		tag, _, signers := s.tagged(2, "signer")
-		w, _, err := s.root.CreateWallet(bg, org, api.CreateWalletIntent{WalletName: "shared", Accounts: []api.WalletAccountParams{ethAccount()}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		from := common.HexToAddress(w.Addresses[0])
+		address := s.ethWallet("shared")
+		from := common.HexToAddress(address)
 		both := "approvers.filter(u, u.tags.contains('" + tag + "')).count() >= 2"
 		s.policy("two sign approvals", api.EffectAllow, "eth.tx.to == '"+token.Hex()+"'", both)
 		s.policy("two sign payloads", api.EffectAllow, "activity.type == 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2'", both)
 
-		_, pending, err := signers[0].SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: w.Addresses[0],
+		_, pending, err := signers[0].SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: address,
 			UnsignedTransaction: unsigned1559(t, token, calldata(t, "approve", vault, big.NewInt(5)), 3), Type: api.TransactionTypeEthereum})
 		var ae *client.ActivityError
 		if !errors.As(err, &ae) || pending.Status != api.StatusConsensusNeeded {
@@ -224,7 +231,7 @@ func TestSigningAwaitsConsensus(t *testing.T) {
 		}
 
 		digest := crypto.Keccak256([]byte("approved by two"))
-		_, pending, err = signers[1].SignRawPayload(bg, org, api.SignRawPayloadIntentV2{SignWith: w.Addresses[0],
+		_, pending, err = signers[1].SignRawPayload(bg, org, api.SignRawPayloadIntentV2{SignWith: address,
 			Payload: hex.EncodeToString(digest), Encoding: "PAYLOAD_ENCODING_HEXADECIMAL", HashFunction: "HASH_FUNCTION_NO_OP"})
 		if !errors.As(err, &ae) || pending.Status != api.StatusConsensusNeeded {
 			t.Fatalf("one signer of a payload: %v %+v", err, pending)
@@ -251,19 +258,16 @@ func TestPolicyOnActivityParams(t *testing.T) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
 		agentID, agent := s.createUser(org, s.root, "agent")
-		w, _, err := s.root.CreateWallet(bg, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		address := s.ethWallet("w")
 		s.policy("hex digests only", api.EffectAllow,
 			"activity.type == 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2' && activity.params.encoding == 'PAYLOAD_ENCODING_HEXADECIMAL'",
 			"approvers.any(u, u.id == '"+agentID+"')")
 		digest := hex.EncodeToString(crypto.Keccak256([]byte("x")))
-		if _, _, err := agent.SignRawPayload(bg, org, api.SignRawPayloadIntentV2{SignWith: w.Addresses[0], Payload: digest,
+		if _, _, err := agent.SignRawPayload(bg, org, api.SignRawPayloadIntentV2{SignWith: address, Payload: digest,
 			Encoding: "PAYLOAD_ENCODING_HEXADECIMAL", HashFunction: "HASH_FUNCTION_NO_OP"}); err != nil {
 			t.Fatalf("hex digest: %v", err)
 		}
-		_, _, err = agent.SignRawPayload(bg, org, api.SignRawPayloadIntentV2{SignWith: w.Addresses[0], Payload: "hello",
+		_, _, err := agent.SignRawPayload(bg, org, api.SignRawPayloadIntentV2{SignWith: address, Payload: "hello",
 			Encoding: "PAYLOAD_ENCODING_TEXT_UTF8", HashFunction: "HASH_FUNCTION_KECCAK256"})
 		if !client.IsCode(err, apierr.PermissionDenied) {
 			t.Fatalf("text payload: %v", err)

@@ -347,19 +347,22 @@ func TestYieldMetadataAndArguments(t *testing.T) {
 	}
 }
 
+// closeVaults closes the WETH vault to enters and the DAI vault to exits.
+func closeVaults(c *Catalogue) {
+	for i, y := range c.Yields {
+		switch {
+		case y.Kind == KindERC4626 && y.Token.Symbol == "WETH":
+			c.Yields[i].Status = &YieldStatus{Enter: false, Exit: true}
+		case y.Kind == KindERC4626 && y.Token.Symbol == "DAI":
+			c.Yields[i].Status = &YieldStatus{Enter: true, Exit: false}
+		}
+	}
+}
+
 // The status sorts put the yields closed for enters (or exits) first or last, and keep the catalogue's order
 // otherwise.
 func TestYieldStatusSorts(t *testing.T) {
-	e := newEnv(t, envOptions{edit: func(c *Catalogue) {
-		for i, y := range c.Yields {
-			switch {
-			case y.Kind == KindERC4626 && y.Token.Symbol == "WETH":
-				c.Yields[i].Status = &YieldStatus{Enter: false, Exit: true}
-			case y.Kind == KindERC4626 && y.Token.Symbol == "DAI":
-				c.Yields[i].Status = &YieldStatus{Enter: true, Exit: false}
-			}
-		}
-	}})
+	e := newEnv(t, envOptions{edit: closeVaults})
 	noEnter := e.yieldID(KindERC4626, e.addr(contracts.VaultWETH).Hex(), "WETH")
 	noExit := e.yieldID(KindERC4626, e.addr(contracts.VaultDAI).Hex(), "DAI")
 	ids := func(query string) []string {
@@ -399,13 +402,9 @@ func TestYieldStatusSorts(t *testing.T) {
 // Every bad input of an action is a 400 whose message names the field.
 func TestActionBadInputs(t *testing.T) {
 	e := newEnv(t, envOptions{edit: func(c *Catalogue) {
+		closeVaults(c)
 		for i, y := range c.Yields {
-			switch {
-			case y.Kind == KindERC4626 && y.Token.Symbol == "WETH":
-				c.Yields[i].Status = &YieldStatus{Enter: false, Exit: true}
-			case y.Kind == KindERC4626 && y.Token.Symbol == "DAI":
-				c.Yields[i].Status = &YieldStatus{Enter: true, Exit: false}
-			case y.Kind == KindLending && y.Token.Symbol == "USDC":
+			if y.Kind == KindLending && y.Token.Symbol == "USDC" {
 				c.Yields[i].EntryLimits = &EntryLimits{Minimum: "2", Maximum: "30"}
 			}
 		}
