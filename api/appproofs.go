@@ -1,8 +1,7 @@
 package api
 
-func init() {
-	Queries = append(Queries, query[GetActivityRequest, ListAppProofsResponse]("list_app_proofs"))
-}
+// ListAppProofs is the query of an activity's app proofs.
+var ListAppProofs = query[GetActivityRequest, ListAppProofsResponse]("list_app_proofs")
 
 // App proof constants.
 const (

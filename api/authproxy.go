@@ -5,19 +5,6 @@ package api
 // the query the proxy service reads it with by configuration id (resolve_auth_proxy_config), and the bodies of the
 // proxy's own /v1 endpoints (first specification, section 4.1; reference, section 6).
 
-func init() {
-	Activities = append(Activities,
-		spec[EnableAuthProxyIntent, EnableAuthProxyResult]("ENABLE_AUTH_PROXY", "enable_auth_proxy", "enableAuthProxyIntent", "enableAuthProxyResult"),
-		spec[UpdateAuthProxyConfigIntent, UpdateAuthProxyConfigResult]("UPDATE_AUTH_PROXY_CONFIG", "update_auth_proxy_config", "updateAuthProxyConfigIntent", "updateAuthProxyConfigResult"),
-		spec[RotateAuthProxyKeyIntent, RotateAuthProxyKeyResult]("ROTATE_AUTH_PROXY_KEY", "rotate_auth_proxy_key", "rotateAuthProxyKeyIntent", "rotateAuthProxyKeyResult"),
-		spec[DisableAuthProxyIntent, DisableAuthProxyResult]("DISABLE_AUTH_PROXY", "disable_auth_proxy", "disableAuthProxyIntent", "disableAuthProxyResult"),
-	)
-	Queries = append(Queries,
-		query[OrganizationRequest, GetAuthProxyConfigResponse]("get_auth_proxy_config"),
-		query[ResolveAuthProxyConfigRequest, ResolveAuthProxyConfigResponse]("resolve_auth_proxy_config"),
-	)
-}
-
 // Authentication methods of a proxy configuration (allowedAuthMethods, enabledSocialProviders), named as
 // wallet_kit_config's enabledProviders names them.
 const (
@@ -316,3 +303,17 @@ type ProxyWalletKitConfigResponse struct {
 	OtpAlphanumeric          bool              `json:"otpAlphanumeric"`
 	OtpLength                string            `json:"otpLength"`
 }
+
+// The activity types of this file: their wire names and their parameter and result types.
+var (
+	EnableAuthProxy       = activity[EnableAuthProxyIntent, EnableAuthProxyResult]("ENABLE_AUTH_PROXY", "enable_auth_proxy", "enableAuthProxyIntent", "enableAuthProxyResult")
+	UpdateAuthProxyConfig = activity[UpdateAuthProxyConfigIntent, UpdateAuthProxyConfigResult]("UPDATE_AUTH_PROXY_CONFIG", "update_auth_proxy_config", "updateAuthProxyConfigIntent", "updateAuthProxyConfigResult")
+	RotateAuthProxyKey    = activity[RotateAuthProxyKeyIntent, RotateAuthProxyKeyResult]("ROTATE_AUTH_PROXY_KEY", "rotate_auth_proxy_key", "rotateAuthProxyKeyIntent", "rotateAuthProxyKeyResult")
+	DisableAuthProxy      = activity[DisableAuthProxyIntent, DisableAuthProxyResult]("DISABLE_AUTH_PROXY", "disable_auth_proxy", "disableAuthProxyIntent", "disableAuthProxyResult")
+)
+
+// The queries of this file: their paths and their request and response types.
+var (
+	GetAuthProxyConfig     = query[OrganizationRequest, GetAuthProxyConfigResponse]("get_auth_proxy_config")
+	ResolveAuthProxyConfig = query[ResolveAuthProxyConfigRequest, ResolveAuthProxyConfigResponse]("resolve_auth_proxy_config")
+)

@@ -1,17 +1,5 @@
 package api
 
-func init() {
-	Activities = append(Activities,
-		spec[ExportWalletIntent, ExportWalletResult]("EXPORT_WALLET", "export_wallet", "exportWalletIntent", "exportWalletResult"),
-		spec[ExportWalletAccountIntent, ExportWalletAccountResult]("EXPORT_WALLET_ACCOUNT", "export_wallet_account", "exportWalletAccountIntent", "exportWalletAccountResult"),
-		spec[ExportPrivateKeyIntent, ExportPrivateKeyResult]("EXPORT_PRIVATE_KEY", "export_private_key", "exportPrivateKeyIntent", "exportPrivateKeyResult"),
-		spec[InitImportIntent, InitImportResult]("INIT_IMPORT_WALLET", "init_import_wallet", "initImportWalletIntent", "initImportWalletResult"),
-		spec[ImportWalletIntent, ImportWalletResult]("IMPORT_WALLET", "import_wallet", "importWalletIntent", "importWalletResult"),
-		spec[InitImportIntent, InitImportResult]("INIT_IMPORT_PRIVATE_KEY", "init_import_private_key", "initImportPrivateKeyIntent", "initImportPrivateKeyResult"),
-		spec[ImportPrivateKeyIntent, ImportPrivateKeyResult]("IMPORT_PRIVATE_KEY", "import_private_key", "importPrivateKeyIntent", "importPrivateKeyResult"),
-	)
-}
-
 // ExportWalletIntent is ACTIVITY_TYPE_EXPORT_WALLET: the mnemonic, encrypted to targetPublicKey.
 type ExportWalletIntent struct {
 	WalletID        string `json:"walletId"`
@@ -87,3 +75,14 @@ type ImportPrivateKeyResult struct {
 	PrivateKeyID string    `json:"privateKeyId"`
 	Addresses    []Address `json:"addresses"`
 }
+
+// The activity types of this file: their wire names and their parameter and result types.
+var (
+	ExportWallet         = activity[ExportWalletIntent, ExportWalletResult]("EXPORT_WALLET", "export_wallet", "exportWalletIntent", "exportWalletResult")
+	ExportWalletAccount  = activity[ExportWalletAccountIntent, ExportWalletAccountResult]("EXPORT_WALLET_ACCOUNT", "export_wallet_account", "exportWalletAccountIntent", "exportWalletAccountResult")
+	ExportPrivateKey     = activity[ExportPrivateKeyIntent, ExportPrivateKeyResult]("EXPORT_PRIVATE_KEY", "export_private_key", "exportPrivateKeyIntent", "exportPrivateKeyResult")
+	InitImportWallet     = activity[InitImportIntent, InitImportResult]("INIT_IMPORT_WALLET", "init_import_wallet", "initImportWalletIntent", "initImportWalletResult")
+	ImportWallet         = activity[ImportWalletIntent, ImportWalletResult]("IMPORT_WALLET", "import_wallet", "importWalletIntent", "importWalletResult")
+	InitImportPrivateKey = activity[InitImportIntent, InitImportResult]("INIT_IMPORT_PRIVATE_KEY", "init_import_private_key", "initImportPrivateKeyIntent", "initImportPrivateKeyResult")
+	ImportPrivateKey     = activity[ImportPrivateKeyIntent, ImportPrivateKeyResult]("IMPORT_PRIVATE_KEY", "import_private_key", "importPrivateKeyIntent", "importPrivateKeyResult")
+)

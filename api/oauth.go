@@ -1,28 +1,10 @@
 package api
 
-import "encoding/json"
 
 // The OAuth family: OIDC identities on users (CREATE_OAUTH_PROVIDERS_V2, DELETE_OAUTH_PROVIDERS), login with an
 // OIDC token (OAUTH_LOGIN), and OAuth 2.0 providers that issue no ID token of their own (X, Discord): their client
 // credentials (CREATE/UPDATE/DELETE_OAUTH2_CREDENTIAL) and the code exchange that ends in an OIDC token issued by the
 // coordinator (OAUTH2_AUTHENTICATE).
-
-func init() {
-	Activities = append(Activities,
-		spec[CreateOauthProvidersIntentV2, CreateOauthProvidersResult]("CREATE_OAUTH_PROVIDERS_V2", "create_oauth_providers", "createOauthProvidersIntentV2", "createOauthProvidersResultV2"),
-		spec[DeleteOauthProvidersIntent, DeleteOauthProvidersResult]("DELETE_OAUTH_PROVIDERS", "delete_oauth_providers", "deleteOauthProvidersIntent", "deleteOauthProvidersResult"),
-		spec[OauthLoginIntent, OauthLoginResult]("OAUTH_LOGIN", "oauth_login", "oauthLoginIntent", "oauthLoginResult"),
-		spec[CreateOauth2CredentialIntent, Oauth2CredentialIDResult]("CREATE_OAUTH2_CREDENTIAL", "create_oauth2_credential", "createOauth2CredentialIntent", "createOauth2CredentialResult"),
-		spec[UpdateOauth2CredentialIntent, Oauth2CredentialIDResult]("UPDATE_OAUTH2_CREDENTIAL", "update_oauth2_credential", "updateOauth2CredentialIntent", "updateOauth2CredentialResult"),
-		spec[DeleteOauth2CredentialIntent, Oauth2CredentialIDResult]("DELETE_OAUTH2_CREDENTIAL", "delete_oauth2_credential", "deleteOauth2CredentialIntent", "deleteOauth2CredentialResult"),
-		spec[Oauth2AuthenticateIntent, Oauth2AuthenticateResult]("OAUTH2_AUTHENTICATE", "oauth2_authenticate", "oauth2AuthenticateIntent", "oauth2AuthenticateResult"),
-	)
-	Queries = append(Queries,
-		query[GetOauthProvidersRequest, GetOauthProvidersResponse]("get_oauth_providers"),
-		query[GetOauth2CredentialRequest, GetOauth2CredentialResponse]("get_oauth2_credential"),
-		query[OrganizationRequest, ListOauth2CredentialsResponse]("list_oauth2_credentials"),
-	)
-}
 
 // OAuth 2.0 providers configured out of the box (v1Oauth2Provider).
 const (
@@ -54,23 +36,13 @@ type DeleteOauthProvidersResult struct {
 }
 
 // OauthLoginIntent is ACTIVITY_TYPE_OAUTH_LOGIN: an OIDC token whose nonce is hex(SHA-256(publicKey)) opens a
-// session for the user holding its identity. Its JSON encoding hides the token (see Redacted); clients send it with
-// client.OauthLogin.
+// session for the user holding its identity. The token is secret: records show Redacted.
 type OauthLoginIntent struct {
-	OidcToken          string `json:"oidcToken"`
+	OidcToken          string `json:"oidcToken" sigil:"secret"`
 	PublicKey          string `json:"publicKey"`
 	ExpirationSeconds  string `json:"expirationSeconds,omitempty"`
 	InvalidateExisting *bool  `json:"invalidateExisting,omitempty"`
 	SessionProfileID   string `json:"sessionProfileId,omitempty" sigil:"unsupported"`
-}
-
-// MarshalJSON encodes the intent with the OIDC token redacted.
-func (p OauthLoginIntent) MarshalJSON() ([]byte, error) {
-	type plain OauthLoginIntent
-	if p.OidcToken != "" {
-		p.OidcToken = Redacted
-	}
-	return json.Marshal(plain(p))
 }
 
 // OauthLoginResult is the result of OAUTH_LOGIN: a session JWT.
@@ -80,39 +52,20 @@ type OauthLoginResult struct {
 
 // CreateOauth2CredentialIntent is ACTIVITY_TYPE_CREATE_OAUTH2_CREDENTIAL: our client registration with an OAuth 2.0
 // provider. Sigil has no TLS-fetcher enclave to encrypt the secret to: EncryptedClientSecret carries the client
-// secret itself, sealed at rest and never recorded (the JSON encoding hides it; clients send it with
-// client.CreateOauth2Credential).
+// secret itself, sealed at rest and never recorded (records show Redacted).
 type CreateOauth2CredentialIntent struct {
 	Provider              string `json:"provider"`
 	ClientID              string `json:"clientId"`
-	EncryptedClientSecret string `json:"encryptedClientSecret"`
-}
-
-// MarshalJSON encodes the intent with the client secret redacted.
-func (p CreateOauth2CredentialIntent) MarshalJSON() ([]byte, error) {
-	type plain CreateOauth2CredentialIntent
-	if p.EncryptedClientSecret != "" {
-		p.EncryptedClientSecret = Redacted
-	}
-	return json.Marshal(plain(p))
+	EncryptedClientSecret string `json:"encryptedClientSecret" sigil:"secret"`
 }
 
 // UpdateOauth2CredentialIntent is ACTIVITY_TYPE_UPDATE_OAUTH2_CREDENTIAL: it replaces the provider, client id and
-// secret of a credential. Its JSON encoding hides the secret, as CreateOauth2CredentialIntent's does.
+// secret of a credential; the secret is recorded as Redacted, as CreateOauth2CredentialIntent's is.
 type UpdateOauth2CredentialIntent struct {
 	Oauth2CredentialID    string `json:"oauth2CredentialId"`
 	Provider              string `json:"provider"`
 	ClientID              string `json:"clientId"`
-	EncryptedClientSecret string `json:"encryptedClientSecret"`
-}
-
-// MarshalJSON encodes the intent with the client secret redacted.
-func (p UpdateOauth2CredentialIntent) MarshalJSON() ([]byte, error) {
-	type plain UpdateOauth2CredentialIntent
-	if p.EncryptedClientSecret != "" {
-		p.EncryptedClientSecret = Redacted
-	}
-	return json.Marshal(plain(p))
+	EncryptedClientSecret string `json:"encryptedClientSecret" sigil:"secret"`
 }
 
 // DeleteOauth2CredentialIntent is ACTIVITY_TYPE_DELETE_OAUTH2_CREDENTIAL.
@@ -126,30 +79,18 @@ type Oauth2CredentialIDResult struct {
 }
 
 // Oauth2AuthenticateIntent is ACTIVITY_TYPE_OAUTH2_AUTHENTICATE: redeem an authorization code (with its PKCE
-// verifier) at the credential's provider and get an OIDC token issued by the coordinator. Its JSON encoding hides the
-// code and the verifier; clients send them with client.Oauth2Authenticate.
+// verifier) at the credential's provider and get an OIDC token issued by the coordinator. The code and the verifier are
+// secret: records show Redacted.
 type Oauth2AuthenticateIntent struct {
 	Oauth2CredentialID string `json:"oauth2CredentialId"`
-	AuthCode           string `json:"authCode"`
+	AuthCode           string `json:"authCode" sigil:"secret"`
 	RedirectURI        string `json:"redirectUri"`
-	CodeVerifier       string `json:"codeVerifier"`
+	CodeVerifier       string `json:"codeVerifier" sigil:"secret"`
 	// Nonce is hex(SHA-256(publicKey)) of the key that will log in with the token.
 	Nonce string `json:"nonce"`
 	// BearerTokenTargetPublicKey, when set, is a P-256 key the provider's access token is encrypted to (HPKE), in the
 	// token's encrypted_bearer_token claim.
 	BearerTokenTargetPublicKey string `json:"bearerTokenTargetPublicKey,omitempty"`
-}
-
-// MarshalJSON encodes the intent with the authorization code and the PKCE verifier redacted.
-func (p Oauth2AuthenticateIntent) MarshalJSON() ([]byte, error) {
-	type plain Oauth2AuthenticateIntent
-	if p.AuthCode != "" {
-		p.AuthCode = Redacted
-	}
-	if p.CodeVerifier != "" {
-		p.CodeVerifier = Redacted
-	}
-	return json.Marshal(plain(p))
 }
 
 // Oauth2AuthenticateResult is the OIDC token for OAUTH_LOGIN, signup and list_suborgs.
@@ -195,3 +136,21 @@ type GetOauth2CredentialResponse struct {
 type ListOauth2CredentialsResponse struct {
 	Oauth2Credentials []Oauth2Credential `json:"oauth2Credentials"`
 }
+
+// The activity types of this file: their wire names and their parameter and result types.
+var (
+	CreateOauthProvidersV2 = activity[CreateOauthProvidersIntentV2, CreateOauthProvidersResult]("CREATE_OAUTH_PROVIDERS_V2", "create_oauth_providers", "createOauthProvidersIntentV2", "createOauthProvidersResultV2")
+	DeleteOauthProviders   = activity[DeleteOauthProvidersIntent, DeleteOauthProvidersResult]("DELETE_OAUTH_PROVIDERS", "delete_oauth_providers", "deleteOauthProvidersIntent", "deleteOauthProvidersResult")
+	OauthLogin             = activity[OauthLoginIntent, OauthLoginResult]("OAUTH_LOGIN", "oauth_login", "oauthLoginIntent", "oauthLoginResult")
+	CreateOauth2Credential = activity[CreateOauth2CredentialIntent, Oauth2CredentialIDResult]("CREATE_OAUTH2_CREDENTIAL", "create_oauth2_credential", "createOauth2CredentialIntent", "createOauth2CredentialResult")
+	UpdateOauth2Credential = activity[UpdateOauth2CredentialIntent, Oauth2CredentialIDResult]("UPDATE_OAUTH2_CREDENTIAL", "update_oauth2_credential", "updateOauth2CredentialIntent", "updateOauth2CredentialResult")
+	DeleteOauth2Credential = activity[DeleteOauth2CredentialIntent, Oauth2CredentialIDResult]("DELETE_OAUTH2_CREDENTIAL", "delete_oauth2_credential", "deleteOauth2CredentialIntent", "deleteOauth2CredentialResult")
+	Oauth2Authenticate     = activity[Oauth2AuthenticateIntent, Oauth2AuthenticateResult]("OAUTH2_AUTHENTICATE", "oauth2_authenticate", "oauth2AuthenticateIntent", "oauth2AuthenticateResult")
+)
+
+// The queries of this file: their paths and their request and response types.
+var (
+	GetOauthProviders     = query[GetOauthProvidersRequest, GetOauthProvidersResponse]("get_oauth_providers")
+	GetOauth2Credential   = query[GetOauth2CredentialRequest, GetOauth2CredentialResponse]("get_oauth2_credential")
+	ListOauth2Credentials = query[OrganizationRequest, ListOauth2CredentialsResponse]("list_oauth2_credentials")
+)

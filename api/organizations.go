@@ -1,6 +1,5 @@
 package api
 
-import "encoding/json"
 
 // RootUserParamsV4 is a root user of CREATE_SUB_ORGANIZATION_V7.
 type RootUserParamsV4 struct {
@@ -62,7 +61,7 @@ type CreateSubOrganizationIntentV7 struct {
 	DisableEmailAuth     *bool              `json:"disableEmailAuth,omitempty"`
 	DisableSmsAuth       *bool              `json:"disableSmsAuth,omitempty"`
 	DisableOtpEmailAuth  *bool              `json:"disableOtpEmailAuth,omitempty"`
-	VerificationToken    string             `json:"verificationToken,omitempty"`
+	VerificationToken    string             `json:"verificationToken,omitempty" sigil:"secret"`
 	ClientSignature      *ClientSignature   `json:"clientSignature,omitempty"`
 }
 
@@ -76,27 +75,8 @@ type CreateSubOrganizationIntentV8 struct {
 	DisableEmailAuth     *bool              `json:"disableEmailAuth,omitempty"`
 	DisableSmsAuth       *bool              `json:"disableSmsAuth,omitempty"`
 	DisableOtpEmailAuth  *bool              `json:"disableOtpEmailAuth,omitempty"`
-	VerificationToken    string             `json:"verificationToken,omitempty"`
+	VerificationToken    string             `json:"verificationToken,omitempty" sigil:"secret"`
 	ClientSignature      *ClientSignature   `json:"clientSignature,omitempty"`
-}
-
-// MarshalJSON encodes the intent with the verification token redacted (see Redacted): activity records never hold
-// it. Clients send it with client.CreateSubOrganizationV7.
-func (p CreateSubOrganizationIntentV7) MarshalJSON() ([]byte, error) {
-	type plain CreateSubOrganizationIntentV7
-	if p.VerificationToken != "" {
-		p.VerificationToken = Redacted
-	}
-	return json.Marshal(plain(p))
-}
-
-// MarshalJSON encodes the intent with the verification token redacted, as CreateSubOrganizationIntentV7's does.
-func (p CreateSubOrganizationIntentV8) MarshalJSON() ([]byte, error) {
-	type plain CreateSubOrganizationIntentV8
-	if p.VerificationToken != "" {
-		p.VerificationToken = Redacted
-	}
-	return json.Marshal(plain(p))
 }
 
 // CreateSubOrganizationResult is the result of V7 and V8 (under resultV7 / resultV8 keys).
@@ -135,3 +115,19 @@ type UpdateOrganizationNameResult struct {
 	OrganizationID   string `json:"organizationId"`
 	OrganizationName string `json:"organizationName"`
 }
+
+// The activity types of this file: their wire names and their parameter and result types.
+var (
+	CreateSubOrganizationV7 = activity[CreateSubOrganizationIntentV7, CreateSubOrganizationResult]("CREATE_SUB_ORGANIZATION_V7", "create_sub_organization", "createSubOrganizationIntentV7", "createSubOrganizationResultV7")
+	CreateSubOrganizationV8 = activity[CreateSubOrganizationIntentV8, CreateSubOrganizationResult]("CREATE_SUB_ORGANIZATION_V8", "create_sub_organization", "createSubOrganizationIntentV8", "createSubOrganizationResultV8")
+	DeleteSubOrganization   = activity[DeleteSubOrganizationIntent, DeleteSubOrganizationResult]("DELETE_SUB_ORGANIZATION", "delete_sub_organization", "deleteSubOrganizationIntent", "deleteSubOrganizationResult")
+	UpdateRootQuorum        = activity[UpdateRootQuorumIntent, UpdateRootQuorumResult]("UPDATE_ROOT_QUORUM", "update_root_quorum", "updateRootQuorumIntent", "updateRootQuorumResult")
+	UpdateOrganizationName  = activity[UpdateOrganizationNameIntent, UpdateOrganizationNameResult]("UPDATE_ORGANIZATION_NAME", "update_organization_name", "updateOrganizationNameIntent", "updateOrganizationNameResult")
+)
+
+// The queries of this file: their paths and their request and response types.
+var (
+	GetOrganization     = query[OrganizationRequest, GetOrganizationResponse]("get_organization")
+	ListSubOrgs         = query[ListSubOrgsRequest, ListSubOrgsResponse]("list_suborgs")
+	ListVerifiedSubOrgs = query[ListSubOrgsRequest, ListSubOrgsResponse]("list_verified_suborgs")
+)

@@ -1,6 +1,5 @@
 package api
 
-import "encoding/json"
 
 // OTP types (initOtp otpType, verification token verification_type).
 const (
@@ -13,19 +12,6 @@ const (
 	CredentialOTPAuthKeyP256 = "CREDENTIAL_TYPE_OTP_AUTH_KEY_P256"
 	CredentialLogin          = "CREDENTIAL_TYPE_LOGIN"
 )
-
-func init() {
-	Activities = append(Activities,
-		spec[InitOtpIntent, InitOtpResult]("INIT_OTP", "init_otp", "initOtpIntent", "initOtpResult"),
-		spec[InitOtpIntentV2, InitOtpResult]("INIT_OTP_V2", "init_otp", "initOtpIntentV2", "initOtpResult"),
-		spec[InitOtpIntentV3, InitOtpResultV2]("INIT_OTP_V3", "init_otp", "initOtpIntentV3", "initOtpResultV2"),
-		spec[VerifyOtpIntent, VerifyOtpResult]("VERIFY_OTP", "verify_otp", "verifyOtpIntent", "verifyOtpResult"),
-		spec[VerifyOtpIntentV2, VerifyOtpResult]("VERIFY_OTP_V2", "verify_otp", "verifyOtpIntentV2", "verifyOtpResult"),
-		spec[OtpLoginIntent, OtpLoginResult]("OTP_LOGIN", "otp_login", "otpLoginIntent", "otpLoginResult"),
-		spec[OtpLoginIntentV2, OtpLoginResult]("OTP_LOGIN_V2", "otp_login", "otpLoginIntentV2", "otpLoginResult"),
-		spec[StampLoginIntent, StampLoginResult]("STAMP_LOGIN", "stamp_login", "stampLoginIntent", "stampLoginResult"),
-	)
-}
 
 // EmailCustomizationParams is v1EmailCustomizationParams, the e-mail options of the legacy INIT_OTP.
 type EmailCustomizationParams struct {
@@ -97,29 +83,14 @@ type InitOtpResultV2 struct {
 	OtpEncryptionTargetBundle string `json:"otpEncryptionTargetBundle"`
 }
 
-// Redacted is what activity records show in place of a secret parameter (an OTP code, a verification token): the
-// record echoes the intent, and neither may be stored or shown in clear.
-const Redacted = "<redacted>"
-
 // VerifyOtpIntent is ACTIVITY_TYPE_VERIFY_OTP: the code in clear, and optionally the client key to bind into the
 // verification token.
-//
-// Its JSON encoding hides the code (see Redacted), because the coordinator records the intent as it encodes it.
-// Clients send it with client.VerifyOtp, or encode the fields themselves.
+// The code is secret: activity records show Redacted in its place.
 type VerifyOtpIntent struct {
 	OtpID             string `json:"otpId"`
-	OtpCode           string `json:"otpCode"`
+	OtpCode           string `json:"otpCode" sigil:"secret"`
 	ExpirationSeconds string `json:"expirationSeconds,omitempty"`
 	PublicKey         string `json:"publicKey,omitempty"`
-}
-
-// MarshalJSON encodes the intent with the code redacted.
-func (p VerifyOtpIntent) MarshalJSON() ([]byte, error) {
-	type plain VerifyOtpIntent
-	if p.OtpCode != "" {
-		p.OtpCode = Redacted
-	}
-	return json.Marshal(plain(p))
 }
 
 // VerifyOtpIntentV2 is ACTIVITY_TYPE_VERIFY_OTP_V2: the code and the client key, HPKE-encrypted to the target of
@@ -135,10 +106,10 @@ type VerifyOtpResult struct {
 	VerificationToken string `json:"verificationToken"`
 }
 
-// OtpLoginIntent is ACTIVITY_TYPE_OTP_LOGIN (first specification, section 2.6). Its JSON encoding hides the
-// verification token (see Redacted); clients send it with client.OtpLogin.
+// OtpLoginIntent is ACTIVITY_TYPE_OTP_LOGIN (first specification, section 2.6). The verification token is
+// secret: records show Redacted.
 type OtpLoginIntent struct {
-	VerificationToken  string           `json:"verificationToken"`
+	VerificationToken  string           `json:"verificationToken" sigil:"secret"`
 	PublicKey          string           `json:"publicKey"`
 	ExpirationSeconds  string           `json:"expirationSeconds,omitempty"`
 	InvalidateExisting *bool            `json:"invalidateExisting,omitempty"`
@@ -146,33 +117,15 @@ type OtpLoginIntent struct {
 	SessionProfileID   string           `json:"sessionProfileId,omitempty" sigil:"unsupported"`
 }
 
-// MarshalJSON encodes the intent with the verification token redacted.
-func (p OtpLoginIntent) MarshalJSON() ([]byte, error) {
-	type plain OtpLoginIntent
-	if p.VerificationToken != "" {
-		p.VerificationToken = Redacted
-	}
-	return json.Marshal(plain(p))
-}
-
-// OtpLoginIntentV2 is ACTIVITY_TYPE_OTP_LOGIN_V2: clientSignature is required. Its JSON encoding hides the
-// verification token, as OtpLoginIntent's does.
+// OtpLoginIntentV2 is ACTIVITY_TYPE_OTP_LOGIN_V2: clientSignature is required. The verification token is
+// secret, as OtpLoginIntent's is.
 type OtpLoginIntentV2 struct {
-	VerificationToken  string           `json:"verificationToken"`
+	VerificationToken  string           `json:"verificationToken" sigil:"secret"`
 	PublicKey          string           `json:"publicKey"`
 	ClientSignature    *ClientSignature `json:"clientSignature"`
 	ExpirationSeconds  string           `json:"expirationSeconds,omitempty"`
 	InvalidateExisting *bool            `json:"invalidateExisting,omitempty"`
 	SessionProfileID   string           `json:"sessionProfileId,omitempty" sigil:"unsupported"`
-}
-
-// MarshalJSON encodes the intent with the verification token redacted.
-func (p OtpLoginIntentV2) MarshalJSON() ([]byte, error) {
-	type plain OtpLoginIntentV2
-	if p.VerificationToken != "" {
-		p.VerificationToken = Redacted
-	}
-	return json.Marshal(plain(p))
 }
 
 // OtpLoginResult is the result of both OTP_LOGIN versions: a session JWT.
@@ -192,3 +145,15 @@ type StampLoginIntent struct {
 type StampLoginResult struct {
 	Session string `json:"session"`
 }
+
+// The activity types of this file: their wire names and their parameter and result types.
+var (
+	InitOtp     = activity[InitOtpIntent, InitOtpResult]("INIT_OTP", "init_otp", "initOtpIntent", "initOtpResult")
+	InitOtpV2   = activity[InitOtpIntentV2, InitOtpResult]("INIT_OTP_V2", "init_otp", "initOtpIntentV2", "initOtpResult")
+	InitOtpV3   = activity[InitOtpIntentV3, InitOtpResultV2]("INIT_OTP_V3", "init_otp", "initOtpIntentV3", "initOtpResultV2")
+	VerifyOtp   = activity[VerifyOtpIntent, VerifyOtpResult]("VERIFY_OTP", "verify_otp", "verifyOtpIntent", "verifyOtpResult")
+	VerifyOtpV2 = activity[VerifyOtpIntentV2, VerifyOtpResult]("VERIFY_OTP_V2", "verify_otp", "verifyOtpIntentV2", "verifyOtpResult")
+	OtpLogin    = activity[OtpLoginIntent, OtpLoginResult]("OTP_LOGIN", "otp_login", "otpLoginIntent", "otpLoginResult")
+	OtpLoginV2  = activity[OtpLoginIntentV2, OtpLoginResult]("OTP_LOGIN_V2", "otp_login", "otpLoginIntentV2", "otpLoginResult")
+	StampLogin  = activity[StampLoginIntent, StampLoginResult]("STAMP_LOGIN", "stamp_login", "stampLoginIntent", "stampLoginResult")
+)

@@ -125,3 +125,22 @@ type EvaluateActivityResponse struct {
 	Message           string             `json:"message"`
 	PolicyEvaluations []PolicyEvaluation `json:"policyEvaluations"`
 }
+
+// The activity types of this file: their wire names and their parameter and result types.
+var (
+	CreatePolicyV3  = activity[CreatePolicyIntentV3, CreatePolicyResult]("CREATE_POLICY_V3", "create_policy", "createPolicyIntentV3", "createPolicyResult")
+	CreatePolicies  = activity[CreatePoliciesIntent, CreatePoliciesResult]("CREATE_POLICIES", "create_policies", "createPoliciesIntent", "createPoliciesResult")
+	UpdatePolicyV2  = activity[UpdatePolicyIntentV2, PolicyIDResult]("UPDATE_POLICY_V2", "update_policy", "updatePolicyIntentV2", "updatePolicyResultV2")
+	DeletePolicy    = activity[DeletePolicyIntent, PolicyIDResult]("DELETE_POLICY", "delete_policy", "deletePolicyIntent", "deletePolicyResult")
+	DeletePolicies  = activity[DeletePoliciesIntent, DeletePoliciesResult]("DELETE_POLICIES", "delete_policies", "deletePoliciesIntent", "deletePoliciesResult")
+	ApproveActivity = activity[VoteIntent, VoteResult]("APPROVE_ACTIVITY", "approve_activity", "approveActivityIntent", "approveActivityResult")
+	RejectActivity  = activity[VoteIntent, VoteResult]("REJECT_ACTIVITY", "reject_activity", "rejectActivityIntent", "rejectActivityResult")
+)
+
+// The queries of this file: their paths and their request and response types.
+var (
+	GetPolicy            = query[GetPolicyRequest, GetPolicyResponse]("get_policy")
+	ListPolicies         = query[OrganizationRequest, ListPoliciesResponse]("list_policies")
+	GetPolicyEvaluations = query[GetActivityRequest, GetPolicyEvaluationsResponse]("get_policy_evaluations")
+	EvaluateActivity     = query[EvaluateActivityRequest, EvaluateActivityResponse]("evaluate_activity")
+)

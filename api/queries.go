@@ -111,3 +111,10 @@ const (
 	FilterOIDCToken     = "OIDC_TOKEN"
 	FilterWalletAddress = "WALLET_ACCOUNT_ADDRESS"
 )
+
+// The queries of this file: their paths and their request and response types.
+var (
+	Whoami         = query[OrganizationRequest, WhoamiResponse]("whoami")
+	GetActivity    = query[GetActivityRequest, ActivityResponse]("get_activity")
+	ListActivities = query[ListActivitiesRequest, ListActivitiesResponse]("list_activities")
+)

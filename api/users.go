@@ -210,3 +210,30 @@ type UpdateUserPhoneNumberIntent struct {
 	UserPhoneNumber   string `json:"userPhoneNumber"`
 	VerificationToken string `json:"verificationToken,omitempty" sigil:"unsupported"`
 }
+
+// The activity types of this file: their wire names and their parameter and result types.
+var (
+	CreateUsersV3          = activity[CreateUsersIntentV3, CreateUsersResult]("CREATE_USERS_V3", "create_users", "createUsersIntentV3", "createUsersResult")
+	CreateUsersV4          = activity[CreateUsersIntentV4, CreateUsersResult]("CREATE_USERS_V4", "create_users", "createUsersIntentV4", "createUsersResult")
+	DeleteUsers            = activity[DeleteUsersIntent, DeleteUsersResult]("DELETE_USERS", "delete_users", "deleteUsersIntent", "deleteUsersResult")
+	UpdateUser             = activity[UpdateUserIntent, UserIDResult]("UPDATE_USER", "update_user", "updateUserIntent", "updateUserResult")
+	UpdateUserName         = activity[UpdateUserNameIntent, UserIDResult]("UPDATE_USER_NAME", "update_user_name", "updateUserNameIntent", "updateUserNameResult")
+	UpdateUserEmail        = activity[UpdateUserEmailIntent, UserIDResult]("UPDATE_USER_EMAIL", "update_user_email", "updateUserEmailIntent", "updateUserEmailResult")
+	UpdateUserPhoneNumber  = activity[UpdateUserPhoneNumberIntent, UserIDResult]("UPDATE_USER_PHONE_NUMBER", "update_user_phone_number", "updateUserPhoneNumberIntent", "updateUserPhoneNumberResult")
+	CreateUserTag          = activity[CreateUserTagIntent, CreateUserTagResult]("CREATE_USER_TAG", "create_user_tag", "createUserTagIntent", "createUserTagResult")
+	UpdateUserTag          = activity[UpdateUserTagIntent, UpdateUserTagResult]("UPDATE_USER_TAG", "update_user_tag", "updateUserTagIntent", "updateUserTagResult")
+	DeleteUserTags         = activity[DeleteUserTagsIntent, DeleteUserTagsResult]("DELETE_USER_TAGS", "delete_user_tags", "deleteUserTagsIntent", "deleteUserTagsResult")
+	CreateAPIKeysV2        = activity[CreateAPIKeysIntentV2, CreateAPIKeysResult]("CREATE_API_KEYS_V2", "create_api_keys", "createApiKeysIntentV2", "createApiKeysResult")
+	DeleteAPIKeys          = activity[DeleteAPIKeysIntent, DeleteAPIKeysResult]("DELETE_API_KEYS", "delete_api_keys", "deleteApiKeysIntent", "deleteApiKeysResult")
+	CreateAuthenticatorsV2 = activity[CreateAuthenticatorsIntentV2, CreateAuthenticatorsResult]("CREATE_AUTHENTICATORS_V2", "create_authenticators", "createAuthenticatorsIntentV2", "createAuthenticatorsResult")
+	DeleteAuthenticators   = activity[DeleteAuthenticatorsIntent, DeleteAuthenticatorsResult]("DELETE_AUTHENTICATORS", "delete_authenticators", "deleteAuthenticatorsIntent", "deleteAuthenticatorsResult")
+)
+
+// The queries of this file: their paths and their request and response types.
+var (
+	GetUser           = query[GetUserRequest, GetUserResponse]("get_user")
+	ListUsers         = query[OrganizationRequest, ListUsersResponse]("list_users")
+	GetAPIKeys        = query[GetAPIKeysRequest, GetAPIKeysResponse]("get_api_keys")
+	GetAuthenticators = query[GetAuthenticatorsRequest, GetAuthenticatorsResponse]("get_authenticators")
+	ListUserTags      = query[OrganizationRequest, ListUserTagsResponse]("list_user_tags")
+)

@@ -1,27 +1,5 @@
 package api
 
-func init() {
-	Activities = append(Activities,
-		spec[CreateWalletIntent, CreateWalletResult]("CREATE_WALLET", "create_wallet", "createWalletIntent", "createWalletResult"),
-		spec[CreateWalletAccountsIntent, CreateWalletAccountsResult]("CREATE_WALLET_ACCOUNTS", "create_wallet_accounts", "createWalletAccountsIntent", "createWalletAccountsResult"),
-		spec[UpdateWalletIntent, UpdateWalletResult]("UPDATE_WALLET", "update_wallet", "updateWalletIntent", "updateWalletResult"),
-		spec[DeleteWalletsIntent, DeleteWalletsResult]("DELETE_WALLETS", "delete_wallets", "deleteWalletsIntent", "deleteWalletsResult"),
-		spec[CreatePrivateKeysIntentV2, CreatePrivateKeysResultV2]("CREATE_PRIVATE_KEYS_V2", "create_private_keys", "createPrivateKeysIntentV2", "createPrivateKeysResultV2"),
-		spec[DeletePrivateKeysIntent, DeletePrivateKeysResult]("DELETE_PRIVATE_KEYS", "delete_private_keys", "deletePrivateKeysIntent", "deletePrivateKeysResult"),
-		spec[SignTransactionIntentV2, SignTransactionResult]("SIGN_TRANSACTION_V2", "sign_transaction", "signTransactionIntentV2", "signTransactionResult"),
-		spec[SignRawPayloadIntentV2, SignRawPayloadResult]("SIGN_RAW_PAYLOAD_V2", "sign_raw_payload", "signRawPayloadIntentV2", "signRawPayloadResult"),
-		spec[SignRawPayloadsIntent, SignRawPayloadsResult]("SIGN_RAW_PAYLOADS", "sign_raw_payloads", "signRawPayloadsIntent", "signRawPayloadsResult"),
-	)
-	Queries = append(Queries,
-		query[OrganizationRequest, ListWalletsResponse]("list_wallets"),
-		query[GetWalletRequest, GetWalletResponse]("get_wallet"),
-		query[ListWalletAccountsRequest, ListWalletAccountsResponse]("list_wallet_accounts"),
-		query[GetWalletAccountRequest, GetWalletAccountResponse]("get_wallet_account"),
-		query[OrganizationRequest, ListPrivateKeysResponse]("list_private_keys"),
-		query[GetPrivateKeyRequest, GetPrivateKeyResponse]("get_private_key"),
-	)
-}
-
 // CreateWalletIntent is ACTIVITY_TYPE_CREATE_WALLET.
 type CreateWalletIntent struct {
 	WalletName     string                `json:"walletName"`
@@ -251,3 +229,26 @@ type GetPrivateKeyRequest struct {
 type GetPrivateKeyResponse struct {
 	PrivateKey PrivateKey `json:"privateKey"`
 }
+
+// The activity types of this file: their wire names and their parameter and result types.
+var (
+	CreateWallet         = activity[CreateWalletIntent, CreateWalletResult]("CREATE_WALLET", "create_wallet", "createWalletIntent", "createWalletResult")
+	CreateWalletAccounts = activity[CreateWalletAccountsIntent, CreateWalletAccountsResult]("CREATE_WALLET_ACCOUNTS", "create_wallet_accounts", "createWalletAccountsIntent", "createWalletAccountsResult")
+	UpdateWallet         = activity[UpdateWalletIntent, UpdateWalletResult]("UPDATE_WALLET", "update_wallet", "updateWalletIntent", "updateWalletResult")
+	DeleteWallets        = activity[DeleteWalletsIntent, DeleteWalletsResult]("DELETE_WALLETS", "delete_wallets", "deleteWalletsIntent", "deleteWalletsResult")
+	CreatePrivateKeysV2  = activity[CreatePrivateKeysIntentV2, CreatePrivateKeysResultV2]("CREATE_PRIVATE_KEYS_V2", "create_private_keys", "createPrivateKeysIntentV2", "createPrivateKeysResultV2")
+	DeletePrivateKeys    = activity[DeletePrivateKeysIntent, DeletePrivateKeysResult]("DELETE_PRIVATE_KEYS", "delete_private_keys", "deletePrivateKeysIntent", "deletePrivateKeysResult")
+	SignTransactionV2    = activity[SignTransactionIntentV2, SignTransactionResult]("SIGN_TRANSACTION_V2", "sign_transaction", "signTransactionIntentV2", "signTransactionResult")
+	SignRawPayloadV2     = activity[SignRawPayloadIntentV2, SignRawPayloadResult]("SIGN_RAW_PAYLOAD_V2", "sign_raw_payload", "signRawPayloadIntentV2", "signRawPayloadResult")
+	SignRawPayloads      = activity[SignRawPayloadsIntent, SignRawPayloadsResult]("SIGN_RAW_PAYLOADS", "sign_raw_payloads", "signRawPayloadsIntent", "signRawPayloadsResult")
+)
+
+// The queries of this file: their paths and their request and response types.
+var (
+	ListWallets        = query[OrganizationRequest, ListWalletsResponse]("list_wallets")
+	GetWallet          = query[GetWalletRequest, GetWalletResponse]("get_wallet")
+	ListWalletAccounts = query[ListWalletAccountsRequest, ListWalletAccountsResponse]("list_wallet_accounts")
+	GetWalletAccount   = query[GetWalletAccountRequest, GetWalletAccountResponse]("get_wallet_account")
+	ListPrivateKeys    = query[OrganizationRequest, ListPrivateKeysResponse]("list_private_keys")
+	GetPrivateKey      = query[GetPrivateKeyRequest, GetPrivateKeyResponse]("get_private_key")
+)

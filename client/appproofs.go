@@ -46,5 +46,5 @@ func VerifyAppProof(p api.AppProof, signer *ecdsa.PublicKey) (*api.AppProofPaylo
 
 // ListAppProofs returns the app proofs of an activity.
 func (c *Client) ListAppProofs(ctx context.Context, orgID, activityID string) (*api.ListAppProofsResponse, error) {
-	return query[api.ListAppProofsResponse](ctx, c, "list_app_proofs", api.GetActivityRequest{OrganizationID: orgID, ActivityID: activityID})
+	return query(ctx, c, api.ListAppProofs, api.GetActivityRequest{OrganizationID: orgID, ActivityID: activityID})
 }

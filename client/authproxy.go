@@ -17,32 +17,32 @@ import (
 
 // EnableAuthProxy creates or re-enables the organization's proxy configuration (ENABLE_AUTH_PROXY).
 func (c *Client) EnableAuthProxy(ctx context.Context, orgID string) (*api.EnableAuthProxyResult, *api.Activity, error) {
-	return submit[api.EnableAuthProxyResult](ctx, c, orgID, "ENABLE_AUTH_PROXY", api.EnableAuthProxyIntent{})
+	return submit(ctx, c, orgID, api.EnableAuthProxy, api.EnableAuthProxyIntent{})
 }
 
 // UpdateAuthProxyConfig changes the settings that p names (UPDATE_AUTH_PROXY_CONFIG).
 func (c *Client) UpdateAuthProxyConfig(ctx context.Context, orgID string, p api.UpdateAuthProxyConfigIntent) (*api.UpdateAuthProxyConfigResult, *api.Activity, error) {
-	return submit[api.UpdateAuthProxyConfigResult](ctx, c, orgID, "UPDATE_AUTH_PROXY_CONFIG", p)
+	return submit(ctx, c, orgID, api.UpdateAuthProxyConfig, p)
 }
 
 // RotateAuthProxyKey replaces the proxy user's key (ROTATE_AUTH_PROXY_KEY).
 func (c *Client) RotateAuthProxyKey(ctx context.Context, orgID string) (*api.RotateAuthProxyKeyResult, *api.Activity, error) {
-	return submit[api.RotateAuthProxyKeyResult](ctx, c, orgID, "ROTATE_AUTH_PROXY_KEY", api.RotateAuthProxyKeyIntent{})
+	return submit(ctx, c, orgID, api.RotateAuthProxyKey, api.RotateAuthProxyKeyIntent{})
 }
 
 // DisableAuthProxy turns the configuration off and deletes its key (DISABLE_AUTH_PROXY).
 func (c *Client) DisableAuthProxy(ctx context.Context, orgID string) (*api.DisableAuthProxyResult, *api.Activity, error) {
-	return submit[api.DisableAuthProxyResult](ctx, c, orgID, "DISABLE_AUTH_PROXY", api.DisableAuthProxyIntent{})
+	return submit(ctx, c, orgID, api.DisableAuthProxy, api.DisableAuthProxyIntent{})
 }
 
 // GetAuthProxyConfig reads the organization's proxy configuration.
 func (c *Client) GetAuthProxyConfig(ctx context.Context, orgID string) (*api.GetAuthProxyConfigResponse, error) {
-	return query[api.GetAuthProxyConfigResponse](ctx, c, "get_auth_proxy_config", api.OrganizationRequest{OrganizationID: orgID})
+	return query(ctx, c, api.GetAuthProxyConfig, api.OrganizationRequest{OrganizationID: orgID})
 }
 
 // ResolveAuthProxyConfig reads a configuration by id; the coordinator answers it only to the proxy service's key.
 func (c *Client) ResolveAuthProxyConfig(ctx context.Context, configID string) (*api.ResolveAuthProxyConfigResponse, error) {
-	return query[api.ResolveAuthProxyConfigResponse](ctx, c, "resolve_auth_proxy_config", api.ResolveAuthProxyConfigRequest{ConfigID: configID})
+	return query(ctx, c, api.ResolveAuthProxyConfig, api.ResolveAuthProxyConfigRequest{ConfigID: configID})
 }
 
 // Proxy calls an auth proxy's /v1 endpoints as a browser app would: unstamped, with the configuration id header and,

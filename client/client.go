@@ -59,13 +59,10 @@ func (e *ActivityError) Error() string {
 	return fmt.Sprintf("activity %s ended %s", e.Activity.ID, e.Activity.Status)
 }
 
-// Submit sends an activity and waits until it is terminal. The result is the activity record; errors are
-// *apierr.Error for refused requests and *ActivityError for activities that did not complete.
-func (c *Client) Submit(ctx context.Context, orgID, activityType string, params any) (*api.Activity, error) {
-	spec, ok := api.ActivityByType(activityType)
-	if !ok {
-		return nil, fmt.Errorf("client: unknown activity type %s", activityType)
-	}
+// Submit sends an activity of the type spec names and waits until it is terminal. The result is the activity record;
+// errors are *apierr.Error for refused requests and *ActivityError for activities that did not complete. The typed
+// methods (CreateUsers, SignTransaction, ...) call it; it serves callers that learn the type at run time.
+func (c *Client) Submit(ctx context.Context, orgID string, spec api.ActivitySpec, params any) (*api.Activity, error) {
 	rawParams, err := json.Marshal(params)
 	if err != nil {
 		return nil, err
@@ -74,7 +71,7 @@ func (c *Client) Submit(ctx context.Context, orgID, activityType string, params 
 	if c.Now != nil {
 		now = c.Now
 	}
-	req := api.SubmitRequest{Type: activityType, TimestampMs: strconv.FormatInt(now().UnixMilli(), 10),
+	req := api.SubmitRequest{Type: spec.Type, TimestampMs: strconv.FormatInt(now().UnixMilli(), 10),
 		OrganizationID: orgID, Parameters: rawParams}
 	if c.GenerateAppProofs {
 		req.GenerateAppProofs = &c.GenerateAppProofs
@@ -149,17 +146,15 @@ func (c *Client) post(ctx context.Context, path string, body, out any) error {
 	return json.Unmarshal(data, out)
 }
 
-// Result decodes an activity's result object into out.
+// Result decodes an activity's result object into out: the one its result holds under the result key of its type,
+// beside the nested activity record.
 func Result(a *api.Activity, out any) error {
-	spec, ok := api.ActivityByType(a.Type)
-	if !ok {
-		return fmt.Errorf("client: unknown activity type %s", a.Type)
+	for key, raw := range a.Result {
+		if key != "activity" {
+			return json.Unmarshal(raw, out)
+		}
 	}
-	raw, ok := a.Result[spec.ResultKey]
-	if !ok {
-		return fmt.Errorf("client: activity %s has no %s", a.ID, spec.ResultKey)
-	}
-	return json.Unmarshal(raw, out)
+	return fmt.Errorf("client: activity %s (%s) has no result", a.ID, a.Status)
 }
 
 // IsCode reports whether err is an API error with the gRPC code.
@@ -168,21 +163,25 @@ func IsCode(err error, code apierr.Code) bool {
 	return errors.As(err, &e) && e.Code == code
 }
 
-func submit[R any](ctx context.Context, c *Client, orgID, typ string, params any) (*R, *api.Activity, error) {
-	a, err := c.Submit(ctx, orgID, "ACTIVITY_TYPE_"+typ, params)
+// submit sends an activity of a type whose parameter and result types the compiler checks.
+func submit[P, R any](ctx context.Context, c *Client, orgID string, op api.ActivityOf[P, R], params P) (*R, *api.Activity, error) {
+	a, err := c.Submit(ctx, orgID, op.ActivitySpec, params)
 	if err != nil {
 		return nil, a, err
 	}
 	var r R
-	if err := Result(a, &r); err != nil {
+	if raw, ok := a.Result[op.ResultKey]; !ok {
+		return nil, a, fmt.Errorf("client: activity %s has no %s", a.ID, op.ResultKey)
+	} else if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, a, err
 	}
 	return &r, a, nil
 }
 
-func query[R any](ctx context.Context, c *Client, path string, req any) (*R, error) {
+// query runs a query whose request and response types the compiler checks.
+func query[Q, R any](ctx context.Context, c *Client, q api.QueryOf[Q, R], req Q) (*R, error) {
 	var r R
-	if err := c.Query(ctx, path, req, &r); err != nil {
+	if err := c.Query(ctx, q.Path, req, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil

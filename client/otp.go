@@ -18,45 +18,42 @@ import (
 // types hide when they are encoded, so activity records never hold it; these methods send the fields as they are.
 
 func (c *Client) InitOtpV1(ctx context.Context, orgID string, p api.InitOtpIntent) (*api.InitOtpResult, *api.Activity, error) {
-	return submit[api.InitOtpResult](ctx, c, orgID, "INIT_OTP", p)
+	return submit(ctx, c, orgID, api.InitOtp, p)
 }
 
 // InitOtp sends a code (INIT_OTP_V2, first specification section 2.5).
 func (c *Client) InitOtp(ctx context.Context, orgID string, p api.InitOtpIntentV2) (*api.InitOtpResult, *api.Activity, error) {
-	return submit[api.InitOtpResult](ctx, c, orgID, "INIT_OTP_V2", p)
+	return submit(ctx, c, orgID, api.InitOtpV2, p)
 }
 
 // InitOtpV3 sends a code and returns the target bundle VerifyOtpV2 encrypts it to (bundle.EncryptOTP).
 func (c *Client) InitOtpV3(ctx context.Context, orgID string, p api.InitOtpIntentV3) (*api.InitOtpResultV2, *api.Activity, error) {
-	return submit[api.InitOtpResultV2](ctx, c, orgID, "INIT_OTP_V3", p)
+	return submit(ctx, c, orgID, api.InitOtpV3, p)
 }
 
 // VerifyOtp checks a code in clear (VERIFY_OTP) and returns a verification token, bound to p.PublicKey if set.
 func (c *Client) VerifyOtp(ctx context.Context, orgID string, p api.VerifyOtpIntent) (*api.VerifyOtpResult, *api.Activity, error) {
-	type plain api.VerifyOtpIntent
-	return submit[api.VerifyOtpResult](ctx, c, orgID, "VERIFY_OTP", plain(p))
+	return submit(ctx, c, orgID, api.VerifyOtp, p)
 }
 
 // VerifyOtpV2 checks an encrypted code (VERIFY_OTP_V2) and returns a verification token bound to the bundle's key.
 func (c *Client) VerifyOtpV2(ctx context.Context, orgID string, p api.VerifyOtpIntentV2) (*api.VerifyOtpResult, *api.Activity, error) {
-	return submit[api.VerifyOtpResult](ctx, c, orgID, "VERIFY_OTP_V2", p)
+	return submit(ctx, c, orgID, api.VerifyOtpV2, p)
 }
 
 // OtpLogin turns a verification token into a session (OTP_LOGIN) in the organization of the user it verified.
 func (c *Client) OtpLogin(ctx context.Context, orgID string, p api.OtpLoginIntent) (*api.OtpLoginResult, *api.Activity, error) {
-	type plain api.OtpLoginIntent
-	return submit[api.OtpLoginResult](ctx, c, orgID, "OTP_LOGIN", plain(p))
+	return submit(ctx, c, orgID, api.OtpLogin, p)
 }
 
 // OtpLoginV2 is OtpLogin with the clientSignature required (OTP_LOGIN_V2).
 func (c *Client) OtpLoginV2(ctx context.Context, orgID string, p api.OtpLoginIntentV2) (*api.OtpLoginResult, *api.Activity, error) {
-	type plain api.OtpLoginIntentV2
-	return submit[api.OtpLoginResult](ctx, c, orgID, "OTP_LOGIN_V2", plain(p))
+	return submit(ctx, c, orgID, api.OtpLoginV2, p)
 }
 
 // StampLogin opens a session for the user the client's stamper authenticates (STAMP_LOGIN).
 func (c *Client) StampLogin(ctx context.Context, orgID string, p api.StampLoginIntent) (*api.StampLoginResult, *api.Activity, error) {
-	return submit[api.StampLoginResult](ctx, c, orgID, "STAMP_LOGIN", p)
+	return submit(ctx, c, orgID, api.StampLogin, p)
 }
 
 // LoginSignature signs the clientSignature of an OTP login: key is the client key the verification token binds,

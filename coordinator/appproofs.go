@@ -6,10 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"slices"
 	"strconv"
 
 	"sigil/api"
+)
+
+// The queries of this file.
+var (
+	listAppProofs = query(api.ListAppProofs, queryListAppProofs)
 )
 
 // App proofs are statements signed by the coordinator's signer key (published at /.well-known/sigil-signer.json):
@@ -17,13 +21,6 @@ import (
 // Without a hardware enclave they prove only that the holder of that key said so: an operator with the key and the
 // database could sign anything. They let a client check that responses came from this coordinator unaltered, and let
 // an auditor replay an outcome against the digests; they are not remote attestation. See docs/APP_PROOFS.md.
-
-func init() {
-	registerQuery("list_app_proofs", typedQuery(queryListAppProofs))
-}
-
-// signingTypes get a policy-outcome proof when proofs are asked for.
-var signingTypes = []string{"ACTIVITY_TYPE_SIGN_TRANSACTION_V2", "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", "ACTIVITY_TYPE_SIGN_RAW_PAYLOADS"}
 
 // proof signs one payload with the signer key.
 func (c *Coordinator) proof(key *ecdsa.PrivateKey, payload api.AppProofPayload) (api.AppProof, error) {
@@ -67,10 +64,11 @@ func (x *execution) proveAddresses(org *Org, w *Wallet, accounts []*WalletAccoun
 	return nil
 }
 
-// proveOutcome records the policy outcome of an allowed signing activity, over digests of the organization as the
-// decision saw it and of the decision's context (type, intent, fingerprint, per-policy outcomes).
+// proveOutcome records the policy outcome of an allowed signing activity (one that Signs, so x.readOnly), over
+// digests of the organization as the decision saw it and of the decision's context (type, intent, fingerprint,
+// per-policy outcomes).
 func (x *execution) proveOutcome(rec *record, orgBefore []byte, evaluations []api.PolicyEvaluation) error {
-	if !x.wantProofs || !slices.Contains(signingTypes, rec.Type) {
+	if !x.wantProofs || !x.readOnly {
 		return nil
 	}
 	key, err := x.c.ownKey(x.ctx, signerKeyName)

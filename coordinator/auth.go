@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 
 	"github.com/google/uuid"
@@ -66,6 +67,62 @@ func stampError(err error) *apierr.Error {
 	}
 }
 
+// verifyStamp checks the signature of a stamp that carries its own public key (an API key's, an attested client
+// key's) over the exact body, before anything of the body is read. A passkey's signature can only be checked against
+// the credential it names, which authenticatePasskey finds first.
+func verifyStamp(st stamp.Stamp, body []byte) error {
+	switch s := st.(type) {
+	case *stamp.APIKeyStamp:
+		if s.Verify(body) != nil {
+			return errBadSignature("api key")
+		}
+	case *stamp.AttestedStamp:
+		if s.Verify(body) != nil {
+			return errBadSignature("attested client key")
+		}
+	}
+	return nil
+}
+
+// bodyOrgID reads the organizationId of a request body, judging nothing else of it: only to know where to look for
+// the credential. The strict decoding, with its errors, comes once the request is authenticated.
+func bodyOrgID(body []byte) string {
+	var q struct {
+		OrganizationID string `json:"organizationId"`
+	}
+	_ = json.Unmarshal(body, &q)
+	return q.OrganizationID
+}
+
+// unknownOrg answers a request naming an organization that is malformed or does not exist. Only the holder of a key
+// registered in some organization hears that answer; anyone else hears that the key was not found, as for an
+// organization that exists but is not theirs, so that no one learns which organizations exist by asking.
+func (c *Coordinator) unknownOrg(ctx context.Context, st stamp.Stamp, answer *apierr.Error) error {
+	if s, ok := st.(*stamp.APIKeyStamp); ok {
+		hits, err := c.store.FindIndex(ctx, indexPublicKey, s.PublicKey)
+		if err != nil {
+			return err
+		}
+		if len(hits) > 0 {
+			return answer
+		}
+	}
+	return orNotFound(nil, nil, st)
+}
+
+// requestOrg reads the organization a stamped request names, for authenticating it: a body that is not JSON, and an
+// unknown or malformed id, are answered by unknownOrg.
+func (c *Coordinator) requestOrg(ctx context.Context, st stamp.Stamp, body []byte) (*Org, error) {
+	if !json.Valid(body) {
+		return nil, c.unknownOrg(ctx, st, decodeRequest(body, &struct{}{}).(*apierr.Error))
+	}
+	org, err := c.loadOrg(ctx, bodyOrgID(body))
+	if errors.Is(err, errBadOrgID) || errors.Is(err, errOrgNotFound) {
+		return nil, c.unknownOrg(ctx, st, err.(*apierr.Error))
+	}
+	return org, err
+}
+
 // loadOrg reads an organization for a request, answering the documented errors for bad or unknown ids. The document
 // it returns may be shared with other requests: read it, never change it (activities change the one they lock).
 func (c *Coordinator) loadOrg(ctx context.Context, id string) (*Org, error) {
@@ -99,14 +156,14 @@ func (c *Coordinator) loadOrg(ctx context.Context, id string) (*Org, error) {
 // document without asking the database whether it is current, because the activity's transaction reads the document
 // again under the organization's lock and finds the credential there again (principal.refresh). Only a request the
 // cached document does not authenticate is tried again on the stored document, which another process may have changed.
-func (c *Coordinator) authenticateSubmission(ctx context.Context, orgID string, st stamp.Stamp, body []byte) (*Org, *principal, error) {
-	if cached := c.orgs.get(orgID); cached != nil {
+func (c *Coordinator) authenticateSubmission(ctx context.Context, st stamp.Stamp, body []byte) (*Org, *principal, error) {
+	if cached := c.orgs.get(bodyOrgID(body)); cached != nil {
 		who, err := c.authenticate(ctx, cached, st, body)
 		if e := (*apierr.Error)(nil); !errors.As(err, &e) || e.Code != apierr.Unauthenticated {
 			return cached, who, err
 		}
 	}
-	org, err := c.loadOrg(ctx, orgID)
+	org, err := c.requestOrg(ctx, st, body)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -125,6 +182,9 @@ func (c *Coordinator) authenticate(ctx context.Context, org *Org, st stamp.Stamp
 		return who, orNotFound(who, err, st)
 	}
 	parent, err := c.loadOrg(ctx, org.ParentID)
+	if errors.Is(err, errOrgNotFound) { // deleted since its sub-organization was read
+		return nil, orNotFound(nil, nil, st)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +199,7 @@ func (c *Coordinator) authenticate(ctx context.Context, org *Org, st stamp.Stamp
 func (c *Coordinator) authenticateIn(ctx context.Context, o *Org, st stamp.Stamp, body []byte) (*principal, error) {
 	switch s := st.(type) {
 	case *stamp.APIKeyStamp:
-		return c.authenticateAPIKey(o, s, body)
+		return c.authenticateAPIKey(o, s)
 	case *stamp.WebAuthnStamp:
 		return c.authenticatePasskey(ctx, o, s, body)
 	}
@@ -157,15 +217,13 @@ func orNotFound(who *principal, err error, st stamp.Stamp) error {
 	return errKeyNotFound
 }
 
-func (c *Coordinator) authenticateAPIKey(o *Org, s *stamp.APIKeyStamp, body []byte) (*principal, error) {
+// authenticateAPIKey finds the API key of a stamp whose signature verifyStamp checked.
+func (c *Coordinator) authenticateAPIKey(o *Org, s *stamp.APIKeyStamp) (*principal, error) {
 	user, key := o.apiKeyByPublicKey(s.PublicKey)
 	if key == nil {
 		return nil, nil
 	}
-	if key.Curve != string(s.Curve) {
-		return nil, errBadSignature("api key")
-	}
-	if err := s.Verify(body); err != nil {
+	if key.Curve != string(s.Curve) { // the signature verified (verifyStamp) under the curve the stamp claims
 		return nil, errBadSignature("api key")
 	}
 	if key.Expired(c.now()) {

@@ -18,8 +18,8 @@ import (
 // opens a session and nothing else; the session key then stamps everything else.
 const attestedActivity = "ACTIVITY_TYPE_STAMP_LOGIN"
 
-// authenticateAttested verifies an X-Stamp-Attested stamp: the client key's signature over the body, the token that
-// attests the key, and the user of org that the token names — by the contact a verification token verified, or by the
+// authenticateAttested verifies an X-Stamp-Attested stamp whose client key's signature over the body verifyStamp
+// checked: the token that attests the key, and the user of org that the token names — by the contact a verification token verified, or by the
 // OIDC identity (issuer, subject, audience) of an OIDC token. The token is not consumed: the current SDKs present
 // the same verification token to create a sub-organization and then to log in.
 func (c *Coordinator) authenticateAttested(ctx context.Context, org *Org, s *stamp.AttestedStamp, body []byte) (*principal, error) {
@@ -28,9 +28,6 @@ func (c *Coordinator) authenticateAttested(ctx context.Context, org *Org, s *sta
 	}
 	if json.Unmarshal(body, &env) != nil || env.Type != attestedActivity {
 		return nil, apierr.Unauth("UNAUTHENTICATED", "X-Stamp-Attested authenticates only %s; stamp other requests with the session key it returns", attestedActivity)
-	}
-	if err := s.Verify(body); err != nil {
-		return nil, errBadSignature("attested client key")
 	}
 	p := &principal{Org: org, PublicKey: s.PublicKey, Scheme: string(stamp.SchemeP256), Signature: hex.EncodeToString(s.Signature)}
 	switch s.Scheme {

@@ -15,13 +15,25 @@ import (
 	"sigil/api"
 	"sigil/apierr"
 	"sigil/bundle"
-	"sigil/jsonstrict"
 	"sigil/keys"
 	"sigil/notify"
 	"sigil/otp"
 	"sigil/stamp"
 	"sigil/store"
 	"sigil/token"
+)
+
+// The activity types of this file.
+var (
+	enableAuthProxy       = activity(api.EnableAuthProxy, on(resAuthProxy, actCreate), nil, execEnableAuthProxy)
+	updateAuthProxyConfig = activity(api.UpdateAuthProxyConfig, on(resAuthProxy, actUpdate), validateUpdateAuthProxy, execUpdateAuthProxy)
+	rotateAuthProxyKey    = activity(api.RotateAuthProxyKey, on(resAuthProxy, actUpdate), nil, execRotateAuthProxyKey)
+	disableAuthProxy      = activity(api.DisableAuthProxy, on(resAuthProxy, actDelete), nil, execDisableAuthProxy)
+)
+
+// The queries of this file.
+var (
+	getAuthProxyConfig = query(api.GetAuthProxyConfig, queryGetAuthProxyConfig)
 )
 
 // The auth proxy family. An organization's proxy configuration is part of its document (Org.AuthProxy), changed by
@@ -35,17 +47,6 @@ import (
 //
 // The proxy service reads a configuration by id with resolve_auth_proxy_config, stamped with its own service key
 // (Config.AuthProxy), never with a key of an organization.
-
-func init() {
-	register(
-		define("ENABLE_AUTH_PROXY", nil, execEnableAuthProxy),
-		define("UPDATE_AUTH_PROXY_CONFIG", validateUpdateAuthProxy, execUpdateAuthProxy),
-		define("ROTATE_AUTH_PROXY_KEY", nil, execRotateAuthProxyKey),
-		define("DISABLE_AUTH_PROXY", nil, execDisableAuthProxy),
-	)
-	registerQuery("get_auth_proxy_config", typedQuery(queryGetAuthProxyConfig))
-	serviceQueries["resolve_auth_proxy_config"] = resolveAuthProxyConfig
-}
 
 // AuthProxyService identifies the auth proxy service to the coordinator.
 type AuthProxyService struct {
@@ -75,13 +76,6 @@ type AuthProxyState struct {
 // indexAuthProxy finds an organization by its proxy configuration id.
 const indexAuthProxy = "AUTH_PROXY_CONFIG"
 
-// ProxiedActivities are the activity types the auth proxy submits, and the only ones its user's policy allows.
-var ProxiedActivities = []string{
-	"ACTIVITY_TYPE_INIT_OTP_V2", "ACTIVITY_TYPE_INIT_OTP_V3", "ACTIVITY_TYPE_VERIFY_OTP", "ACTIVITY_TYPE_VERIFY_OTP_V2",
-	"ACTIVITY_TYPE_OTP_LOGIN", "ACTIVITY_TYPE_OTP_LOGIN_V2", "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7",
-	"ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8", "ACTIVITY_TYPE_OAUTH2_AUTHENTICATE", "ACTIVITY_TYPE_OAUTH_LOGIN",
-}
-
 // Names the proxy's user and policy get in the organization.
 const (
 	authProxyUserName   = "auth-proxy"
@@ -108,11 +102,13 @@ func DefaultAuthProxySettings() api.AuthProxySettings {
 	}
 }
 
-// proxyPolicy is the policy that lets the proxy user submit the proxied activities and nothing else.
-func proxyPolicy(userID string) api.CreatePolicyIntentV3 {
-	types := make([]string, len(ProxiedActivities))
-	for i, t := range ProxiedActivities {
-		types[i] = "'" + t + "'"
+// proxyPolicy is the policy that lets the proxy user submit the activity types marked Proxied and nothing else.
+func (r *registry) proxyPolicy(userID string) api.CreatePolicyIntentV3 {
+	var types []string
+	for _, op := range r.list {
+		if op.info().Proxied {
+			types = append(types, "'"+op.info().Type+"'")
+		}
 	}
 	return api.CreatePolicyIntentV3{
 		PolicyName: authProxyPolicyName, Effect: api.EffectAllow,
@@ -164,7 +160,7 @@ func execEnableAuthProxy(x *execution, _ *api.EnableAuthProxyIntent) (*api.Enabl
 
 // ensureProxyPolicy creates the proxy user's policy, or restores it to what this version of the proxy sends.
 func (x *execution) ensureProxyPolicy(p *AuthProxyState) error {
-	want := proxyPolicy(p.UserID)
+	want := x.c.ops.proxyPolicy(p.UserID)
 	if pol := x.org.Policy(p.PolicyID); pol != nil {
 		pol.Effect, pol.Condition, pol.Consensus, pol.UpdatedAt = want.Effect, want.Condition, want.Consensus, x.now
 		return nil
@@ -449,15 +445,12 @@ func queryGetAuthProxyConfig(r *reader, _ *api.OrganizationRequest) (*api.GetAut
 	return &api.GetAuthProxyConfigResponse{Config: renderAuthProxy(r.org)}, nil
 }
 
-// serviceQuery is a query that a service of the installation (not a user of an organization) sends, stamped with
-// the service's own key.
-type serviceQuery func(ctx context.Context, c *Coordinator, header http.Header, body []byte) (any, error)
+// resolveAuthProxyConfig is the query the proxy service sends, stamped with its own key (not a user's): the
+// configuration with its id, and the encrypted proxy key.
+var resolveAuthProxyConfig = &ServiceQuery[api.ResolveAuthProxyConfigRequest, api.ResolveAuthProxyConfigResponse]{
+	QueryOf: api.ResolveAuthProxyConfig, Run: serveResolveAuthProxyConfig}
 
-// serviceQueries are answered before the organization queries (queries.go, Query).
-var serviceQueries = map[string]serviceQuery{}
-
-// resolveAuthProxyConfig answers the proxy service: the configuration with its id, and the encrypted proxy key.
-func resolveAuthProxyConfig(ctx context.Context, c *Coordinator, header http.Header, body []byte) (any, error) {
+func serveResolveAuthProxyConfig(ctx context.Context, c *Coordinator, header http.Header, body []byte) (*api.ResolveAuthProxyConfigResponse, error) {
 	svc := c.cfg.AuthProxy
 	if svc == nil {
 		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "this server has no auth proxy service configured")
@@ -474,8 +467,8 @@ func resolveAuthProxyConfig(ctx context.Context, c *Coordinator, header http.Hea
 		return nil, errBadSignature("api key")
 	}
 	var req api.ResolveAuthProxyConfigRequest
-	if err := jsonstrict.Decode(body, &req, "request"); err != nil {
-		return nil, apierr.Invalid("bad request body: %s", err.Error())
+	if err := decodeRequest(body, &req); err != nil {
+		return nil, err
 	}
 	if err := checkID("configId", req.ConfigID); err != nil {
 		return nil, err

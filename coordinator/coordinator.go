@@ -123,6 +123,7 @@ func (c Config) withDefaults() Config {
 type Coordinator struct {
 	cfg   Config
 	store *store.Store
+	ops   *registry // every activity type and query it serves
 	exprs exprCache
 	orgs  orgCache
 	blobs cache[[]byte] // sealed blobs by row id: ciphertext only, so that signing reads no row
@@ -137,7 +138,7 @@ type Coordinator struct {
 // New returns a coordinator over a store.
 func New(s *store.Store, cfg Config) *Coordinator {
 	cfg = cfg.withDefaults()
-	return &Coordinator{cfg: cfg, store: s, vault: &vault{ring: cfg.Keyring, path: cfg.MasterKeyFile},
+	return &Coordinator{cfg: cfg, store: s, ops: newRegistry(), vault: &vault{ring: cfg.Keyring, path: cfg.MasterKeyFile},
 		ownKeys: map[string]*ecdsa.PrivateKey{}, oauth: newOAuthState(cfg)}
 }
 

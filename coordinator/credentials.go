@@ -6,6 +6,15 @@ import (
 
 	"sigil/api"
 	"sigil/apierr"
+	"sigil/policy"
+)
+
+// The activity types of this file.
+var (
+	createAPIKeysV2        = activity(api.CreateAPIKeysV2, on(resCredential, actCreate, policy.ParamUserID), validateCreateAPIKeys, execCreateAPIKeys).ownCredentials()
+	deleteAPIKeys          = activity(api.DeleteAPIKeys, on(resCredential, actDelete, policy.ParamUserID, policy.ParamAPIKeyIDs), validateDeleteAPIKeys, execDeleteAPIKeys).ownCredentials()
+	createAuthenticatorsV2 = activity(api.CreateAuthenticatorsV2, on(resCredential, actCreate), validateCreateAuthenticators, execCreateAuthenticators).ownCredentials()
+	deleteAuthenticators   = activity(api.DeleteAuthenticators, on(resCredential, actDelete), validateDeleteAuthenticators, execDeleteAuthenticators).ownCredentials()
 )
 
 func validateCreateAPIKeys(p *api.CreateAPIKeysIntentV2) error {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -15,8 +14,8 @@ import (
 
 // decisionRequest is what the policy engine is asked about one activity.
 type decisionRequest struct {
-	org         *Org // the organization that decides: the parent, for a login submitted with its credential
-	typ         string
+	org         *Org          // the organization that decides: the parent, for a login submitted with its credential
+	op          *activityInfo // the activity's type
 	intent      json.RawMessage
 	votes       []api.Vote
 	submitterID string
@@ -51,10 +50,9 @@ func (c *Coordinator) policyRequest(r decisionRequest) (*policy.Request, error) 
 	if err != nil {
 		return nil, err
 	}
-	info, _ := policy.ActivityInfo(r.typ)
-	in.Activity = policy.Activity{Type: r.typ, Kind: info.Kind, Resource: info.Resource, Action: info.Action}
+	in.Activity = policy.Activity{Type: r.op.Type, Kind: r.op.Kind(), Resource: r.op.Resource, Action: r.op.Action}
 	if readsParams(policies) { // decoding the intent again costs more than deciding on it
-		in.Activity.Params = activityParams(info, r.intent)
+		in.Activity.Params = activityParams(r.op.Params, r.intent)
 	}
 	var rejections []string
 	for _, v := range r.votes {
@@ -73,7 +71,8 @@ func (c *Coordinator) policyRequest(r decisionRequest) (*policy.Request, error) 
 		RootQuorum:          policy.RootQuorum{UserIDs: r.org.RootQuorum.UserIDs, Threshold: int(r.org.RootQuorum.Threshold)},
 		Input:               &in,
 		Rejections:          rejections,
-		OwnCredentialChange: ownCredentialChange(r.typ, r.intent, r.submitterID),
+		RootOnly:            r.op.RootOnly,
+		OwnCredentialChange: r.op.OwnCredentials && ownCredentialChange(r.intent, r.submitterID),
 		VoterInConsensus:    r.voterInConsensus,
 		Policies:            policies,
 	}, nil
@@ -109,8 +108,8 @@ func readsParams(policies []policy.Policy) bool {
 }
 
 // activityParams exposes the parameters the policy language names (snake_case) from the intent (lowerCamelCase).
-func activityParams(info policy.Info, intent json.RawMessage) map[string]any {
-	if len(info.Params) == 0 {
+func activityParams(params []policy.Param, intent json.RawMessage) map[string]any {
+	if len(params) == 0 {
 		return nil
 	}
 	var raw map[string]any
@@ -119,8 +118,8 @@ func activityParams(info policy.Info, intent json.RawMessage) map[string]any {
 	if dec.Decode(&raw) != nil {
 		return nil
 	}
-	out := make(map[string]any, len(info.Params))
-	for _, p := range info.Params {
+	out := make(map[string]any, len(params))
+	for _, p := range params {
 		v, ok := raw[camel(p.Name)]
 		if !ok {
 			continue
@@ -155,16 +154,9 @@ func camel(snake string) string {
 	return strings.Join(parts, "")
 }
 
-var credentialActivities = []string{
-	"ACTIVITY_TYPE_CREATE_API_KEYS_V2", "ACTIVITY_TYPE_DELETE_API_KEYS",
-	"ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2", "ACTIVITY_TYPE_DELETE_AUTHENTICATORS",
-}
-
-// ownCredentialChange: the submitter creates or deletes its own credentials, which users may do implicitly.
-func ownCredentialChange(typ string, intent json.RawMessage, submitterID string) bool {
-	if !slices.Contains(credentialActivities, typ) {
-		return false
-	}
+// ownCredentialChange: the activity (one marked OwnCredentials) names the submitter as the user whose credentials it
+// changes, which users may do implicitly.
+func ownCredentialChange(intent json.RawMessage, submitterID string) bool {
 	var p struct {
 		UserID string `json:"userId"`
 	}

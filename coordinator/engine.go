@@ -21,12 +21,12 @@ import (
 	"sigil/store"
 )
 
-// submission is a request that passed every check that needs no database write: parsed, validated, authenticated.
+// submission is a request that passed every check that needs no database write: authenticated, then parsed and
+// checked.
 type submission struct {
-	def         activityDef
+	op          *activityInfo
+	job         job // its parameters, decoded and checked
 	env         api.SubmitRequest
-	params      any
-	checked     any // what validation parsed from params (activityDef.validate)
 	body        []byte
 	timestampMs int64
 	fingerprint string
@@ -56,7 +56,7 @@ func (c *Coordinator) Submit(ctx context.Context, path string, header http.Heade
 
 // votedOn answers a completed vote with the activity voted on, as the reference's SDKs expect.
 func (c *Coordinator) votedOn(ctx context.Context, rec *record) (*api.ActivityResponse, error) {
-	if rec.Status != api.StatusCompleted || (rec.Type != "ACTIVITY_TYPE_APPROVE_ACTIVITY" && rec.Type != "ACTIVITY_TYPE_REJECT_ACTIVITY") {
+	if rec.Status != api.StatusCompleted || (rec.Type != approveActivity.Type && rec.Type != rejectActivity.Type) {
 		return nil, nil
 	}
 	var res api.VoteResult
@@ -67,7 +67,7 @@ func (c *Coordinator) votedOn(ctx context.Context, rec *record) (*api.ActivityRe
 	if err != nil {
 		return nil, err
 	}
-	target, err := decodeRecord(row)
+	target, err := c.decodeRecord(row)
 	if err != nil {
 		return nil, err
 	}
@@ -77,45 +77,59 @@ func (c *Coordinator) votedOn(ctx context.Context, rec *record) (*api.ActivityRe
 	return &api.ActivityResponse{Activity: target.render(rec.Votes[0].UserID)}, nil
 }
 
+// prepare authenticates a request, then decodes and checks it. Nothing of the body but the organization it names is
+// read before its stamp is verified and its credential found: a caller who cannot authenticate learns nothing from
+// the answer about the body, the parameters or the organization (authenticateSubmission).
 func (c *Coordinator) prepare(ctx context.Context, path string, header http.Header, body []byte) (*submission, error) {
 	st, err := stamp.FromHeaders(header)
 	if err != nil {
 		return nil, stampError(err)
 	}
-	sub := &submission{body: body}
-	if err := jsonstrict.Decode(body, &sub.env, "request"); err != nil {
-		return nil, apierr.Invalid("bad request body: %s", err.Error())
+	if err := verifyStamp(st, body); err != nil {
+		return nil, err
 	}
-	def, ok := registry()[sub.env.Type]
+	sub := &submission{body: body}
+	if sub.org, sub.who, err = c.authenticateSubmission(ctx, st, body); err != nil {
+		return nil, err
+	}
+	if err := decodeRequest(body, &sub.env); err != nil {
+		return nil, err
+	}
+	op, ok := c.ops.activity(sub.env.Type)
 	if !ok {
 		return nil, apierr.Invalid("unknown activity type %q", sub.env.Type)
 	}
-	if def.spec.Path != path {
-		return nil, apierr.Invalid("activity type %s is submitted at /public/v1/submit/%s, not /public/v1/submit/%s", sub.env.Type, def.spec.Path, path)
+	sub.op = op.info()
+	if sub.op.Path != path {
+		return nil, apierr.Invalid("activity type %s is submitted at /public/v1/submit/%s, not /public/v1/submit/%s", sub.env.Type, sub.op.Path, path)
 	}
-	sub.def = def
 	if sub.timestampMs, err = c.checkTimestamp(sub.env.TimestampMs); err != nil {
 		return nil, err
 	}
-	sub.params = def.spec.NewParams()
-	if err := jsonstrict.Decode(sub.env.Parameters, sub.params, "parameters"); err != nil {
-		return nil, apierr.Invalid("%s", err.Error())
-	}
-	if sub.checked, err = def.validate(sub.params); err != nil {
+	sub.job, err = op.begin(func(params any) error {
+		if err := jsonstrict.Decode(sub.env.Parameters, params, "parameters"); err != nil {
+			return apierr.Invalid("%s", err.Error())
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	if _, err := uuid.Parse(sub.env.OrganizationID); err != nil {
-		return nil, errBadOrgID
-	}
-	if sub.org, sub.who, err = c.authenticateSubmission(ctx, sub.env.OrganizationID, st, body); err != nil {
-		return nil, err
-	}
-	if sub.who.ViaParent && !def.parentMayAct {
+	if sub.who.ViaParent && !sub.op.ByParent {
 		return nil, apierr.Denied("%s in a sub-organization must be submitted by one of its own users; the parent organization's credentials may only read and log users in", sub.env.Type)
 	}
 	sum := sha256.Sum256(body)
 	sub.fingerprint = hex.EncodeToString(sum[:])
 	return sub, nil
+}
+
+// decodeRequest decodes an authenticated request body strictly: unknown fields, wrong types, duplicate keys and
+// missing required fields are errors naming their path.
+func decodeRequest(body []byte, v any) error {
+	if err := jsonstrict.Decode(body, v, "request"); err != nil {
+		return apierr.Invalid("bad request body: %s", err.Error())
+	}
+	return nil
 }
 
 // checkTimestamp parses timestampMs and refuses requests outside the configured window around server time.
@@ -159,7 +173,7 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 			return ahead.rec, err
 		}
 	}
-	readOnly := sub.def.readsOrg
+	readOnly := sub.op.Signs
 	var rec *record
 	err := c.store.Write(ctx, func(tx *store.Tx) error {
 		org, err := c.lockOrg(ctx, tx, sub.org.ID, readOnly)
@@ -209,7 +223,7 @@ func (c *Coordinator) recorded(ctx context.Context, tx *store.Tx, sub *submissio
 	if err != nil {
 		return nil, err
 	}
-	return decodeRecord(existing)
+	return c.decodeRecord(existing)
 }
 
 // outcome is an activity decided and executed ahead of its transaction, with the row that records it.
@@ -222,7 +236,7 @@ type outcome struct {
 // outside any transaction; nil for other activities, or when that fails for a reason of storage (the transaction then
 // tries again).
 func (c *Coordinator) decideAhead(ctx context.Context, sub *submission) *outcome {
-	if !sub.def.readsOrg || sub.who.ViaParent {
+	if !sub.op.Signs || sub.who.ViaParent {
 		return nil
 	}
 	rec := c.newRecord(sub, sub.who)
@@ -236,12 +250,15 @@ func (c *Coordinator) decideAhead(ctx context.Context, sub *submission) *outcome
 	return &outcome{rec: rec, row: row}
 }
 
+// newRecord is the record of a submission, its intent with the secrets in it redacted: records, and so every answer
+// and every log that shows one, never hold an OTP code or a token.
 func (c *Coordinator) newRecord(sub *submission, who *principal) *record {
 	now := c.now()
-	intent, _ := json.Marshal(sub.params)
+	intent, _ := json.Marshal(api.Redact(sub.job.params()))
 	id := newActivityID()
 	return &record{
-		ID: id, OrganizationID: sub.org.ID, Type: sub.env.Type, Status: api.StatusPending,
+		spec: sub.op.ActivitySpec,
+		ID:   id, OrganizationID: sub.org.ID, Type: sub.env.Type, Status: api.StatusPending,
 		TimestampMs: sub.env.TimestampMs, Fingerprint: sub.fingerprint, Intent: intent,
 		Votes:     []api.Vote{c.approval(id, who, now)},
 		CreatedAt: now, UpdatedAt: now,
@@ -265,16 +282,15 @@ func (c *Coordinator) approval(activityID string, who *principal, now time.Time)
 // decided ahead, with no transaction: tx is nil). Failures of the activity itself (denied, invalid for the current
 // state) are recorded on rec; only storage failures are returned.
 func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *Org, who *principal, sub *submission, rec *record) error {
-	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: rec.ID, readOnly: sub.def.readsOrg, checked: sub.checked,
+	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: rec.ID, readOnly: sub.op.Signs,
 		wantProofs: sub.env.GenerateAppProofs != nil && *sub.env.GenerateAppProofs}
-	req := decisionRequest{org: org, typ: rec.Type, intent: rec.Intent, votes: rec.Votes, submitterID: who.User.ID}
+	req := decisionRequest{org: org, op: sub.op, intent: rec.Intent, votes: rec.Votes, submitterID: who.User.ID}
 	if who.ViaParent {
 		req.org = who.Org
 	}
-	if sub.def.prepare != nil {
-		if err := sub.def.prepare(x, sub.params, &req); err != nil {
-			return failOrAbort(err, rec, x.now)
-		}
+	run, err := sub.job.prepare(x, &req)
+	if err != nil {
+		return failOrAbort(err, rec, x.now)
 	}
 	d := c.decide(req)
 	if err := rec.addEvaluation(rec.Votes[0].ID, d, x.now); err != nil {
@@ -283,7 +299,7 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *O
 	x.evaluations = evaluationsWire(d)
 	switch d.Outcome {
 	case policy.Allow:
-		return c.execute(x, sub.def, sub.params, rec)
+		return c.execute(x, run, rec)
 	case policy.ConsensusNeeded:
 		rec.Status = api.StatusConsensusNeeded
 	case policy.Rejected:
@@ -334,9 +350,9 @@ func failOrAbort(err error, rec *record, now time.Time) error {
 // executeSavepoint marks where an activity's writes begin; a failed activity rolls back to it.
 const executeSavepoint = "execute"
 
-// execute runs an allowed activity. Its writes are undone if it fails, leaving only the FAILED record; a read-only
-// activity writes nothing.
-func (c *Coordinator) execute(x *execution, def activityDef, params any, rec *record) error {
+// execute runs an allowed activity's Execute step. Its writes are undone if it fails, leaving only the FAILED record;
+// a read-only activity writes nothing.
+func (c *Coordinator) execute(x *execution, run func() (any, error), rec *record) error {
 	if !x.readOnly {
 		if err := x.tx.Savepoint(x.ctx, executeSavepoint); err != nil {
 			return err
@@ -346,7 +362,7 @@ func (c *Coordinator) execute(x *execution, def activityDef, params any, rec *re
 	if x.wantProofs {
 		orgBefore, _ = json.Marshal(x.org)
 	}
-	result, err := def.exec(x, params)
+	result, err := run()
 	if err == nil {
 		err = x.proveOutcome(rec, orgBefore, x.evaluations)
 	}

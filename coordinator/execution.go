@@ -28,16 +28,10 @@ type execution struct {
 	created []*Org // sub-organizations created by this activity
 	deleted bool   // the organization itself was deleted
 
-	readOnly    bool                   // the activity does not change the organization; org may be shared
+	readOnly    bool                   // the activity signs and changes nothing (activityInfo.Signs); org may be shared
 	wantProofs  bool                   // the request asked for app proofs (generateAppProofs)
 	proofs      []api.AppProof         // the app proofs this activity produced
 	evaluations []api.PolicyEvaluation // the decision's per-policy outcomes, for the policy-outcome proof
-
-	// checked is what the activity's validation parsed from its parameters (activityDef.validate); nil for most.
-	checked any
-	// prepared is what the activity's prepare step resolved for the decision, kept so that the execute step of the
-	// same execution need not resolve it again; nil when no prepare step ran.
-	prepared any
 }
 
 func newID() string { return uuid.NewString() }

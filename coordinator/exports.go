@@ -8,22 +8,22 @@ import (
 	"sigil/apierr"
 	"sigil/bundle"
 	"sigil/keys"
+	"sigil/policy"
+)
+
+// The activity types of this file.
+var (
+	exportWallet         = activity(api.ExportWallet, on(resWallet, actExport, policy.ParamTargetPublicKey), validateExportWallet, execExportWallet)
+	exportWalletAccount  = activity(api.ExportWalletAccount, on(resWallet, actExport, policy.ParamTargetPublicKey), validateExportWalletAccount, execExportWalletAccount)
+	exportPrivateKey     = activity(api.ExportPrivateKey, on(resPrivateKey, actExport, policy.ParamTargetPublicKey), validateExportPrivateKey, execExportPrivateKey)
+	initImportWallet     = activity(api.InitImportWallet, on(resWallet, actImport), validateInitImport, execInitImport)
+	importWallet         = activity(api.ImportWallet, on(resWallet, actImport), validateImportWallet, execImportWallet)
+	initImportPrivateKey = activity(api.InitImportPrivateKey, on(resPrivateKey, actImport), validateInitImport, execInitImport)
+	importPrivateKey     = activity(api.ImportPrivateKey, on(resPrivateKey, actImport), validateImportPrivateKey, execImportPrivateKey)
 )
 
 // signerKeyName is the coordinator's own key that signs export and import bundles and app proofs.
 const signerKeyName = "signer"
-
-func init() {
-	register(
-		define("EXPORT_WALLET", validateExportWallet, execExportWallet),
-		define("EXPORT_WALLET_ACCOUNT", validateExportWalletAccount, execExportWalletAccount),
-		define("EXPORT_PRIVATE_KEY", validateExportPrivateKey, execExportPrivateKey),
-		define("INIT_IMPORT_WALLET", validateInitImport, execInitImport),
-		define("IMPORT_WALLET", validateImportWallet, execImportWallet),
-		define("INIT_IMPORT_PRIVATE_KEY", validateInitImport, execInitImport),
-		define("IMPORT_PRIVATE_KEY", validateImportPrivateKey, execImportPrivateKey),
-	)
-}
 
 func checkTarget(key string) error {
 	if _, err := bundle.ParsePublicKeyHex(key); err != nil {

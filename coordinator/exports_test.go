@@ -69,7 +69,7 @@ func TestExportAndImportWallet(t *testing.T) {
 			t.Fatal("wallet not marked exported")
 		}
 
-		initRes, _, err := submitTyped[api.InitImportResult](s, org, "INIT_IMPORT_WALLET", api.InitImportIntent{UserID: s.boot.UserID})
+		initRes, _, err := submitTyped(s, org, api.InitImportWallet, api.InitImportIntent{UserID: s.boot.UserID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestExportAndImportWallet(t *testing.T) {
 			t.Fatal(err)
 		}
 		enc, _ := json.Marshal(ct)
-		imported, _, err := submitTyped[api.ImportWalletResult](s, org, "IMPORT_WALLET", api.ImportWalletIntent{UserID: s.boot.UserID,
+		imported, _, err := submitTyped(s, org, api.ImportWallet, api.ImportWalletIntent{UserID: s.boot.UserID,
 			WalletName: "imported", EncryptedBundle: string(enc), Accounts: []api.WalletAccountParams{ethAccount()}})
 		if err != nil {
 			t.Fatal(err)
@@ -91,14 +91,14 @@ func TestExportAndImportWallet(t *testing.T) {
 			t.Fatalf("imported address %s, want %s", imported.Addresses[0], w.Addresses[0])
 		}
 		// The import key is one-time: the same bundle cannot be imported twice.
-		_, _, err = submitTyped[api.ImportWalletResult](s, org, "IMPORT_WALLET", api.ImportWalletIntent{UserID: s.boot.UserID,
+		_, _, err = submitTyped(s, org, api.ImportWallet, api.ImportWalletIntent{UserID: s.boot.UserID,
 			WalletName: "again", EncryptedBundle: string(enc), Accounts: []api.WalletAccountParams{ethAccount()}})
 		if !client.IsCode(err, apierr.FailedPrecondition) {
 			t.Fatalf("second import with a used key: %v", err)
 		}
 		// Nobody imports into another user's custody.
 		_, other := s.createUser(org, s.root, "other")
-		if _, _, err := submitTypedAs[api.InitImportResult](other, org, "INIT_IMPORT_WALLET", api.InitImportIntent{UserID: s.boot.UserID}); !client.IsCode(err, apierr.PermissionDenied) {
+		if _, _, err := submitTypedAs(other, org, api.InitImportWallet, api.InitImportIntent{UserID: s.boot.UserID}); !client.IsCode(err, apierr.PermissionDenied) {
 			t.Fatalf("init import for another user: %v", err)
 		}
 		if _, _, err := submitExport(s, org, w.WalletID, "02ff"); !client.IsCode(err, apierr.InvalidArgument) {
@@ -108,15 +108,15 @@ func TestExportAndImportWallet(t *testing.T) {
 }
 
 func submitExport(s *stack, org, walletID, target string) (*api.ExportWalletResult, *api.Activity, error) {
-	return submitTyped[api.ExportWalletResult](s, org, "EXPORT_WALLET", api.ExportWalletIntent{WalletID: walletID, TargetPublicKey: target})
+	return submitTyped(s, org, api.ExportWallet, api.ExportWalletIntent{WalletID: walletID, TargetPublicKey: target})
 }
 
-func submitTyped[R any](s *stack, org, typ string, params any) (*R, *api.Activity, error) {
-	return submitTypedAs[R](s.root, org, typ, params)
+func submitTyped[P, R any](s *stack, org string, op api.ActivityOf[P, R], params P) (*R, *api.Activity, error) {
+	return submitTypedAs(s.root, org, op, params)
 }
 
-func submitTypedAs[R any](c *client.Client, org, typ string, params any) (*R, *api.Activity, error) {
-	a, err := c.Submit(bg, org, "ACTIVITY_TYPE_"+typ, params)
+func submitTypedAs[P, R any](c *client.Client, org string, op api.ActivityOf[P, R], params P) (*R, *api.Activity, error) {
+	a, err := c.Submit(bg, org, op.ActivitySpec, params)
 	if err != nil {
 		return nil, a, err
 	}

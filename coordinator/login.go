@@ -10,20 +10,20 @@ import (
 	"sigil/api"
 	"sigil/apierr"
 	"sigil/otp"
+	"sigil/policy"
 	"sigil/token"
+)
+
+// The activity types of this file.
+var (
+	otpLogin   = activity(api.OtpLogin, on(resAuth, actCreate, policy.ParamSessionProfile), validateOtpLoginV1, execOtpLoginV1).byParent().proxied()
+	otpLoginV2 = activity(api.OtpLoginV2, on(resAuth, actCreate, policy.ParamSessionProfile), validateOtpLoginV2, execOtpLoginV2).byParent().proxied()
+	stampLogin = activity(api.StampLogin, on(resAuth, actCreate, policy.ParamSessionProfile), validateStampLogin, execStampLogin).byParent()
 )
 
 // The login family: OTP_LOGIN turns a verification token into a session for the user whose contact it verified;
 // STAMP_LOGIN makes a session for whoever stamped the request. A session is a P-256 key registered as an API key of
 // the user that expires with the session, and a session JWT naming it.
-
-func init() {
-	register(
-		define("OTP_LOGIN", validateOtpLoginV1, execOtpLoginV1).byParent(),
-		define("OTP_LOGIN_V2", validateOtpLoginV2, execOtpLoginV2).byParent(),
-		define("STAMP_LOGIN", validateStampLogin, execStampLogin).byParent(),
-	)
-}
 
 // loginCredentialTypes are the credentials logins create; invalidateExisting removes a user's credentials of these
 // types, never its API keys or passkeys.
@@ -33,8 +33,8 @@ var loginCredentialTypes = []string{api.CredentialLogin, api.CredentialOTPAuthKe
 // maxTokenLen bounds a verification token (a few hundred bytes in practice).
 const maxTokenLen = 4096
 
-// otpLogin is an OTP_LOGIN of either version.
-type otpLogin struct {
+// otpLoginRequest is an OTP_LOGIN of either version.
+type otpLoginRequest struct {
 	token             string
 	publicKey         string
 	expirationSeconds string
@@ -43,13 +43,13 @@ type otpLogin struct {
 	signatureRequired bool // OTP_LOGIN_V2
 }
 
-func loginV1(p *api.OtpLoginIntent) otpLogin {
-	return otpLogin{token: p.VerificationToken, publicKey: p.PublicKey, expirationSeconds: p.ExpirationSeconds,
+func loginV1(p *api.OtpLoginIntent) otpLoginRequest {
+	return otpLoginRequest{token: p.VerificationToken, publicKey: p.PublicKey, expirationSeconds: p.ExpirationSeconds,
 		invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, signature: p.ClientSignature}
 }
 
-func loginV2(p *api.OtpLoginIntentV2) otpLogin {
-	return otpLogin{token: p.VerificationToken, publicKey: p.PublicKey, expirationSeconds: p.ExpirationSeconds,
+func loginV2(p *api.OtpLoginIntentV2) otpLoginRequest {
+	return otpLoginRequest{token: p.VerificationToken, publicKey: p.PublicKey, expirationSeconds: p.ExpirationSeconds,
 		invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, signature: p.ClientSignature, signatureRequired: true}
 }
 
@@ -58,7 +58,7 @@ func validateOtpLoginV2(p *api.OtpLoginIntentV2) error {
 	return loginV2(p).validate()
 }
 
-func (l otpLogin) validate() error {
+func (l otpLoginRequest) validate() error {
 	if l.token == "" || len(l.token) > maxTokenLen {
 		return apierr.Invalid("parameters.verificationToken must be the token VERIFY_OTP returned")
 	}
@@ -94,7 +94,7 @@ func execOtpLoginV2(x *execution, p *api.OtpLoginIntentV2) (*api.OtpLoginResult,
 
 // otpLogin checks the token (signature, expiry, scope, client signature, single use), finds the user whose contact
 // it verified, marks the contact verified and opens a session for that user.
-func (x *execution) otpLogin(l otpLogin) (*api.OtpLoginResult, error) {
+func (x *execution) otpLogin(l otpLoginRequest) (*api.OtpLoginResult, error) {
 	ttl, err := x.sessionTTL(l.expirationSeconds)
 	if err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func tokenInScope(c token.VerificationClaims, org *Org) error {
 
 // checkLoginSignature requires the clientSignature when the token binds a key (and always for OTP_LOGIN_V2), and
 // checks that it allows exactly this login.
-func checkLoginSignature(l otpLogin, c token.VerificationClaims) error {
+func checkLoginSignature(l otpLoginRequest, c token.VerificationClaims) error {
 	if c.PublicKey == "" {
 		if l.signatureRequired {
 			return apierr.Invalid("OTP_LOGIN_V2 needs a verification token bound to a client key (VERIFY_OTP with publicKey, or VERIFY_OTP_V2)")

@@ -15,7 +15,20 @@ import (
 	"sigil/api"
 	"sigil/apierr"
 	"sigil/oidc"
+	"sigil/policy"
 	"sigil/token"
+)
+
+// The activity types of this file.
+var (
+	createOauthProvidersV2 = activity(api.CreateOauthProvidersV2, on(resCredential, actCreate), validateCreateOauthProviders, execCreateOauthProviders)
+	deleteOauthProviders   = activity(api.DeleteOauthProviders, on(resCredential, actDelete), validateDeleteOauthProviders, execDeleteOauthProviders)
+	oauthLogin             = activity(api.OauthLogin, on(resAuth, actCreate, policy.ParamSessionProfile), validateOauthLogin, execOauthLogin).byParent().proxied()
+)
+
+// The queries of this file.
+var (
+	getOauthProviders = query(api.GetOauthProviders, queryGetOauthProviders)
 )
 
 // The OAuth family: OIDC identities on users, OAUTH_LOGIN, and the verification of every OIDC token the coordinator
@@ -23,15 +36,6 @@ import (
 // two kinds of issuer: the trusted issuers of Config.OIDC (Google, Apple, any configured URL), and the coordinator
 // itself (Config.OIDCIssuerURL), which issues tokens after an OAuth 2.0 code exchange (oauth2.go) and verifies them
 // with its token key, never over the network.
-
-func init() {
-	register(
-		define("CREATE_OAUTH_PROVIDERS_V2", validateCreateOauthProviders, execCreateOauthProviders),
-		define("DELETE_OAUTH_PROVIDERS", validateDeleteOauthProviders, execDeleteOauthProviders),
-		define("OAUTH_LOGIN", validateOauthLogin, execOauthLogin).byParent(),
-	)
-	registerQuery("get_oauth_providers", typedQuery(queryGetOauthProviders))
-}
 
 // maxOIDCTokenLen bounds an ID token (one to two KiB in practice).
 const maxOIDCTokenLen = 8192

@@ -15,21 +15,24 @@ import (
 	"sigil/token"
 )
 
+// The activity types of this file.
+var (
+	createOauth2Credential = activity(api.CreateOauth2Credential, on(resConfig, actCreate), validateCreateOauth2Credential, execCreateOauth2Credential)
+	updateOauth2Credential = activity(api.UpdateOauth2Credential, on(resConfig, actUpdate), validateUpdateOauth2Credential, execUpdateOauth2Credential)
+	deleteOauth2Credential = activity(api.DeleteOauth2Credential, on(resConfig, actDelete), validateDeleteOauth2Credential, execDeleteOauth2Credential)
+	oauth2Authenticate     = activity(api.Oauth2Authenticate, on(resAuth, actVerify), validateOauth2Authenticate, execOauth2Authenticate).proxied()
+)
+
+// The queries of this file.
+var (
+	getOauth2Credential   = query(api.GetOauth2Credential, queryGetOauth2Credential)
+	listOauth2Credentials = query(api.ListOauth2Credentials, queryListOauth2Credentials)
+)
+
 // OAuth 2.0 providers that issue no ID token of their own (X, Discord, any configured one): an organization
 // registers its client with CREATE_OAUTH2_CREDENTIAL (the secret sealed like key material), and OAUTH2_AUTHENTICATE
 // redeems a user's authorization code, reads the provider's user id and answers with an OIDC token the coordinator
 // issues itself, which OAUTH_LOGIN, signup and list_suborgs accept like any trusted issuer's.
-
-func init() {
-	register(
-		define("CREATE_OAUTH2_CREDENTIAL", validateCreateOauth2Credential, execCreateOauth2Credential),
-		define("UPDATE_OAUTH2_CREDENTIAL", validateUpdateOauth2Credential, execUpdateOauth2Credential),
-		define("DELETE_OAUTH2_CREDENTIAL", validateDeleteOauth2Credential, execDeleteOauth2Credential),
-		define("OAUTH2_AUTHENTICATE", validateOauth2Authenticate, execOauth2Authenticate),
-	)
-	registerQuery("get_oauth2_credential", typedQuery(queryGetOauth2Credential))
-	registerQuery("list_oauth2_credentials", typedQuery(queryListOauth2Credentials))
-}
 
 // OAuth2Credential is an organization's client registration with an OAuth 2.0 provider. The client secret is a
 // sealed row (vault.go); SecretID is empty for a public client, which proves itself with PKCE alone.

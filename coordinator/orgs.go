@@ -11,6 +11,15 @@ import (
 	"sigil/store"
 )
 
+// The activity types of this file.
+var (
+	createSubOrganizationV7 = activity(api.CreateSubOrganizationV7, on(resOrganization, actCreate), validateCreateSubOrgV7, execCreateSubOrgV7).proxied()
+	createSubOrganizationV8 = activity(api.CreateSubOrganizationV8, on(resOrganization, actCreate), validateCreateSubOrgV8, execCreateSubOrgV8).proxied()
+	deleteSubOrganization   = activity(api.DeleteSubOrganization, on(resOrganization, actDelete), nil, execDeleteSubOrg)
+	updateRootQuorum        = activity(api.UpdateRootQuorum, on(resOrganization, actUpdate), validateUpdateRootQuorum, execUpdateRootQuorum).rootOnly()
+	updateOrganizationName  = activity(api.UpdateOrganizationName, on(resOrganization, actUpdate), validateUpdateOrgName, execUpdateOrgName).rootOnly()
+)
+
 // subOrgSpec is a sub-organization to create, whatever version of the parameters described it.
 type subOrgSpec struct {
 	Name      string

@@ -12,29 +12,22 @@ import (
 	"sigil/bundle"
 	"sigil/notify"
 	"sigil/otp"
+	"sigil/policy"
 	"sigil/store"
 	"sigil/token"
 )
 
+// The activity types of this file.
+var (
+	initOtp     = activity(api.InitOtp, on(resOTP, actCreate, policy.ParamOTPLength), validateInitOtpV1, execInitOtpV1).byParent()
+	initOtpV2   = activity(api.InitOtpV2, on(resOTP, actCreate, policy.ParamOTPLength), validateInitOtpV2, execInitOtpV2).byParent().proxied()
+	initOtpV3   = activity(api.InitOtpV3, on(resOTP, actCreate, policy.ParamOTPLength), validateInitOtpV3, execInitOtpV3).byParent().proxied()
+	verifyOtp   = activity(api.VerifyOtp, on(resOTP, actVerify), validateVerifyOtpV1, execVerifyOtpV1).byParent().proxied()
+	verifyOtpV2 = activity(api.VerifyOtpV2, on(resOTP, actVerify), validateVerifyOtpV2, execVerifyOtpV2).byParent().proxied()
+)
+
 // The OTP family: INIT_OTP (three versions) sends a code and stores its keyed hash; VERIFY_OTP (two versions) checks
 // a code and issues a verification token, which OTP_LOGIN (login.go) turns into a session.
-
-func init() {
-	register(
-		define("INIT_OTP", validateInitOtpV1, execInitOtpV1).byParent(),
-		define("INIT_OTP_V2", validateInitOtpV2, execInitOtpV2).byParent(),
-		define("INIT_OTP_V3", validateInitOtpV3, execInitOtpV3).byParent(),
-		define("VERIFY_OTP", validateVerifyOtpV1, execVerifyOtpV1).byParent(),
-		define("VERIFY_OTP_V2", validateVerifyOtpV2, execVerifyOtpV2).byParent(),
-	)
-}
-
-// byParent lets a credential of the parent organization submit the activity in a direct sub-organization: the auth
-// proxy signs the login family with its parent organization's proxy key.
-func (d activityDef) byParent() activityDef {
-	d.parentMayAct = true
-	return d
-}
 
 // Bounds of free-text INIT_OTP parameters.
 const (

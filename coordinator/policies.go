@@ -10,6 +10,15 @@ import (
 	"sigil/policy"
 )
 
+// The activity types of this file.
+var (
+	createPolicyV3 = activity(api.CreatePolicyV3, on(resPolicy, actCreate), validateCreatePolicy, execCreatePolicy)
+	createPolicies = activity(api.CreatePolicies, on(resPolicy, actCreate), validateCreatePolicies, execCreatePolicies)
+	updatePolicyV2 = activity(api.UpdatePolicyV2, on(resPolicy, actUpdate), validateUpdatePolicy, execUpdatePolicy)
+	deletePolicy   = activity(api.DeletePolicy, on(resPolicy, actDelete), validateDeletePolicy, execDeletePolicy)
+	deletePolicies = activity(api.DeletePolicies, on(resPolicy, actDelete), validateDeletePolicies, execDeletePolicies)
+)
+
 const maxPoliciesPerOrg = 1000
 
 // checkPolicy validates a policy's fields and compiles its expressions, so a policy that cannot be evaluated is refused

@@ -12,6 +12,14 @@ import (
 	"sigil/store"
 )
 
+// The queries of this file.
+var (
+	getPolicy            = query(api.GetPolicy, queryGetPolicy)
+	listPolicies         = query(api.ListPolicies, queryListPolicies)
+	getPolicyEvaluations = query(api.GetPolicyEvaluations, queryPolicyEvaluations)
+	evaluateActivity     = query(api.EvaluateActivity, queryEvaluateActivity)
+)
+
 // errDryRun rolls back the transaction of a dry run.
 var errDryRun = errors.New("dry run")
 
@@ -61,32 +69,40 @@ func queryEvaluateActivity(r *reader, q *api.EvaluateActivityRequest) (*api.Eval
 	if env.OrganizationID != r.org.ID {
 		return nil, apierr.Invalid("activity.organizationId must be the organization the query is sent to")
 	}
-	def, ok := registry()[env.Type]
+	op, ok := r.c.ops.activity(env.Type)
 	if !ok {
 		return nil, apierr.Invalid("unknown activity type %q", env.Type)
 	}
-	params := def.spec.NewParams()
-	if err := jsonstrict.Decode(env.Parameters, params, "activity.parameters"); err != nil {
-		return nil, apierr.Invalid("%s", err.Error())
-	}
-	checked, err := def.validate(params)
+	j, err := op.begin(func(params any) error {
+		if err := jsonstrict.Decode(env.Parameters, params, "activity.parameters"); err != nil {
+			return apierr.Invalid("%s", err.Error())
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if r.who.ViaParent && !def.parentMayAct {
+	info := op.info()
+	if r.who.ViaParent && !info.ByParent {
 		return decisionResponse(policy.Decision{Outcome: policy.Deny, Message: "a parent organization's credentials may not submit this activity here"}), nil
 	}
-	intent, _ := json.Marshal(params)
+	intent, _ := json.Marshal(api.Redact(j.params()))
 	vote := r.c.approval("", r.who, r.c.now())
-	req := decisionRequest{org: r.org, typ: env.Type, intent: intent, votes: []api.Vote{vote}, submitterID: r.who.User.ID}
+	req := decisionRequest{org: r.org, op: info, intent: intent, votes: []api.Vote{vote}, submitterID: r.who.User.ID}
 	if r.who.ViaParent {
 		req.org = r.who.Org
 	}
-	if def.prepare != nil {
-		x := &execution{ctx: r.ctx, c: r.c, org: r.org.clone(), who: r.who, now: r.c.now(), checked: checked}
+	// The prepare step gives the decision its facts (the transaction signed, the activity voted on). A signing
+	// activity's needs no transaction; any other's runs in one that is rolled back.
+	x := &execution{ctx: r.ctx, c: r.c, org: r.org.clone(), who: r.who, now: r.c.now(), readOnly: info.Signs}
+	if info.Signs {
+		if _, err := j.prepare(x, &req); err != nil {
+			return nil, err
+		}
+	} else {
 		err := r.c.store.Write(r.ctx, func(tx *store.Tx) error {
 			x.tx = tx
-			if err := def.prepare(x, params, &req); err != nil {
+			if _, err := j.prepare(x, &req); err != nil {
 				return err
 			}
 			return errDryRun

@@ -2,7 +2,6 @@ package coordinator
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -12,9 +11,23 @@ import (
 
 	"sigil/api"
 	"sigil/apierr"
-	"sigil/jsonstrict"
 	"sigil/stamp"
 	"sigil/store"
+)
+
+// The queries of this file.
+var (
+	whoami              = query(api.Whoami, queryWhoami)
+	getActivity         = query(api.GetActivity, queryGetActivity)
+	listActivities      = query(api.ListActivities, queryListActivities)
+	getUser             = query(api.GetUser, queryGetUser)
+	listUsers           = query(api.ListUsers, queryListUsers)
+	getAPIKeys          = query(api.GetAPIKeys, queryGetAPIKeys)
+	getAuthenticators   = query(api.GetAuthenticators, queryGetAuthenticators)
+	listUserTags        = query(api.ListUserTags, queryListUserTags)
+	getOrganization     = query(api.GetOrganization, queryGetOrganization)
+	listSubOrgs         = query(api.ListSubOrgs, queryListSubOrgs)
+	listVerifiedSubOrgs = query(api.ListVerifiedSubOrgs, queryListVerifiedSubOrgs)
 )
 
 // reader is an authenticated query: the organization asked about and who asks.
@@ -25,53 +38,26 @@ type reader struct {
 	who *principal
 }
 
-type queryFunc func(r *reader, req any) (any, error)
-
-// registerQuery adds a family's query; call it from an init function.
-func registerQuery(path string, fn queryFunc) { queries[path] = fn }
-
-var queries = map[string]queryFunc{
-	"whoami":                 typedQuery(queryWhoami),
-	"get_activity":           typedQuery(queryGetActivity),
-	"list_activities":        typedQuery(queryListActivities),
-	"get_user":               typedQuery(queryGetUser),
-	"list_users":             typedQuery(queryListUsers),
-	"get_api_keys":           typedQuery(queryGetAPIKeys),
-	"get_authenticators":     typedQuery(queryGetAuthenticators),
-	"list_user_tags":         typedQuery(queryListUserTags),
-	"get_organization":       typedQuery(queryGetOrganization),
-	"list_suborgs":           typedQuery(queryListSubOrgs),
-	"list_verified_suborgs":  typedQuery(queryListVerifiedSubOrgs),
-	"get_policy":             typedQuery(queryGetPolicy),
-	"list_policies":          typedQuery(queryListPolicies),
-	"get_policy_evaluations": typedQuery(queryPolicyEvaluations),
-	"evaluate_activity":      typedQuery(queryEvaluateActivity),
-}
-
-func typedQuery[Q, R any](fn func(*reader, *Q) (*R, error)) queryFunc {
-	return func(r *reader, req any) (any, error) { return fn(r, req.(*Q)) }
-}
-
-// Query runs one query (the body of POST /public/v1/query/<path>). A caller reads its own organization and its
-// direct sub-organizations, nothing else.
+// Query runs one query (the body of POST /public/v1/query/<path>).
 func (c *Coordinator) Query(ctx context.Context, path string, header http.Header, body []byte) (any, error) {
-	if fn, ok := serviceQueries[path]; ok {
-		return fn(ctx, c, header, body)
-	}
-	spec, ok := api.QueryByPath(path)
-	fn := queries[path]
-	if !ok || fn == nil {
+	q, ok := c.ops.queries[path]
+	if !ok {
 		return nil, apierr.NotFoundf("unknown query %q", path)
 	}
+	return q.serve(ctx, c, header, body)
+}
+
+// authenticateQuery verifies a query's stamp over the exact body and finds its credential in the organization the
+// body names or in its parent, before anything else of the body is decoded.
+func (c *Coordinator) authenticateQuery(ctx context.Context, header http.Header, body []byte) (*reader, error) {
 	st, err := stamp.FromHeaders(header)
 	if err != nil {
 		return nil, stampError(err)
 	}
-	req := spec.NewRequest()
-	if err := jsonstrict.Decode(body, req, "request"); err != nil {
-		return nil, apierr.Invalid("bad request body: %s", err.Error())
+	if err := verifyStamp(st, body); err != nil {
+		return nil, err
 	}
-	org, err := c.loadOrg(ctx, organizationIDOf(body))
+	org, err := c.requestOrg(ctx, st, body)
 	if err != nil {
 		return nil, err
 	}
@@ -79,16 +65,7 @@ func (c *Coordinator) Query(ctx context.Context, path string, header http.Header
 	if err != nil {
 		return nil, err
 	}
-	return fn(&reader{ctx: ctx, c: c, org: org, who: who}, req)
-}
-
-// organizationIDOf reads the organizationId every query body carries (the strict decode has checked the body).
-func organizationIDOf(body []byte) string {
-	var q struct {
-		OrganizationID string `json:"organizationId"`
-	}
-	_ = json.Unmarshal(body, &q)
-	return q.OrganizationID
+	return &reader{ctx: ctx, c: c, org: org, who: who}, nil
 }
 
 func queryWhoami(r *reader, _ *api.OrganizationRequest) (*api.WhoamiResponse, error) {
@@ -108,7 +85,7 @@ func (r *reader) activity(id string) (*record, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeRecord(row)
+	return r.c.decodeRecord(row)
 }
 
 func queryGetActivity(r *reader, q *api.GetActivityRequest) (*api.ActivityResponse, error) {
@@ -169,7 +146,7 @@ func queryListActivities(r *reader, q *api.ListActivitiesRequest) (*api.ListActi
 	}
 	out := &api.ListActivitiesResponse{Activities: []api.Activity{}}
 	for _, row := range rows {
-		rec, err := decodeRecord(row)
+		rec, err := r.c.decodeRecord(row)
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +256,7 @@ func queryListVerifiedSubOrgs(r *reader, q *api.ListSubOrgsRequest) (*api.ListSu
 	if _, ok := kinds[q.FilterType]; !ok {
 		return nil, apierr.Invalid("filterType must be EMAIL or PHONE_NUMBER, got %q", q.FilterType)
 	}
-	return listSubOrgs(r, q, kinds)
+	return subOrgs(r, q, kinds)
 }
 
 func queryListSubOrgs(r *reader, q *api.ListSubOrgsRequest) (*api.ListSubOrgsResponse, error) {
@@ -287,11 +264,11 @@ func queryListSubOrgs(r *reader, q *api.ListSubOrgsRequest) (*api.ListSubOrgsRes
 	for name, f := range subOrgFilters {
 		kinds[name] = f.kind
 	}
-	return listSubOrgs(r, q, kinds)
+	return subOrgs(r, q, kinds)
 }
 
 // listSubOrgs lists the caller's sub-organizations, filtered by a filter type mapped to an index kind.
-func listSubOrgs(r *reader, q *api.ListSubOrgsRequest, kinds map[string]string) (*api.ListSubOrgsResponse, error) {
+func subOrgs(r *reader, q *api.ListSubOrgsRequest, kinds map[string]string) (*api.ListSubOrgsResponse, error) {
 	if r.who.ViaParent {
 		return nil, apierr.Denied("list_suborgs lists the sub-organizations of the caller's own organization")
 	}

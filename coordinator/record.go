@@ -27,6 +27,8 @@ type record struct {
 	CreatedAt      time.Time       `json:"createdAt"`
 	UpdatedAt      time.Time       `json:"updatedAt"`
 
+	// spec is the wire contract of its type: the keys its intent and result are rendered under.
+	spec api.ActivitySpec
 	// evaluations is the JSON list of the policy engine's verdicts on the votes ([]evaluation), stored beside the
 	// record and decoded only by the queries that show them.
 	evaluations json.RawMessage
@@ -74,12 +76,13 @@ func (r *record) row() (store.Activity, error) {
 	}, nil
 }
 
-func decodeRecord(row store.Activity) (*record, error) {
+func (c *Coordinator) decodeRecord(row store.Activity) (*record, error) {
 	var r record
 	if err := json.Unmarshal(row.Record, &r); err != nil {
 		return nil, err
 	}
 	r.evaluations = row.Evaluations
+	r.spec = c.ops.info(r.Type).ActivitySpec
 	return &r, nil
 }
 
@@ -120,15 +123,14 @@ func (r *record) render(viewerUserID string) api.Activity {
 
 // nested is the record as result.activity holds it, for a viewer.
 func (r *record) nested(viewerUserID string) api.NestedActivity {
-	spec, _ := api.ActivityByType(r.Type)
 	result := map[string]json.RawMessage{}
 	if r.Status == api.StatusCompleted && r.Result != nil {
-		result[spec.ResultKey] = r.Result
+		result[r.spec.ResultKey] = r.Result
 	}
 	canVote := r.Status == api.StatusConsensusNeeded && viewerUserID != "" && !r.votedBy(viewerUserID)
 	return api.NestedActivity{
 		ID: r.ID, OrganizationID: r.OrganizationID, Status: r.Status, Type: r.Type,
-		Intent: map[string]json.RawMessage{spec.IntentKey: r.Intent}, Result: result, Votes: r.votes(),
+		Intent: map[string]json.RawMessage{r.spec.IntentKey: r.Intent}, Result: result, Votes: r.votes(),
 		Fingerprint: r.Fingerprint, CanApprove: canVote, CanReject: canVote,
 		CreatedAt: r.CreatedAt.Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.Format(time.RFC3339Nano),
 	}

@@ -17,19 +17,16 @@ import (
 
 const maxPayloadsPerCall = 100
 
-// signing completes the definition of a signing activity: it changes nothing, its validation parses what it signs,
-// and its prepare step gives the policy engine the facts about it.
-func signing[P any](d activityDef, check func(*P) (any, error), prepare func(*execution, *P, *decisionRequest) error) activityDef {
-	return withPrepare(withCheck(d, check).readOnly(), prepare)
-}
-
-func init() {
-	register(
-		signing(define("SIGN_TRANSACTION_V2", nil, execSignTransaction), checkSignTransaction, prepareSignTransaction),
-		signing(define("SIGN_RAW_PAYLOAD_V2", nil, execSignRawPayload), checkSignRawPayload, prepareSignRawPayload),
-		signing(define("SIGN_RAW_PAYLOADS", nil, execSignRawPayloads), checkSignRawPayloads, prepareSignRawPayloads),
-	)
-}
+// The signing activities: each parses what it signs when it is checked, resolves its signer for the decision, and
+// signs what it parsed with the key it resolved.
+var (
+	signTransactionV2 = signing(api.SignTransactionV2, []policy.Param{policy.ParamTxType},
+		checkSignTransaction, prepareSignTransaction, execSignTransaction)
+	signRawPayloadV2 = signing(api.SignRawPayloadV2, []policy.Param{policy.ParamHashFunction, policy.ParamEncoding},
+		checkSignRawPayload, prepareSignRawPayload, execSignRawPayload)
+	signRawPayloads = signing(api.SignRawPayloads, []policy.Param{policy.ParamHashFunction, policy.ParamEncoding},
+		checkSignRawPayloads, prepareSignRawPayloads, execSignRawPayloads)
+)
 
 // signer is the key a signing activity names with signWith: a wallet account (by address or id) or a private key (by
 // id or one of its addresses).
@@ -118,7 +115,7 @@ func (x *execution) sign(s *signer, fn func(key []byte) error) error {
 }
 
 // checkSignTransaction checks p and decodes its transaction.
-func checkSignTransaction(p *api.SignTransactionIntentV2) (any, error) {
+func checkSignTransaction(p *api.SignTransactionIntentV2) (*evm.UnsignedTx, error) {
 	if err := checkSignWith(p.SignWith); err != nil {
 		return nil, err
 	}
@@ -139,12 +136,9 @@ type ethTransaction struct {
 	from   string
 }
 
-// ethTransaction resolves p's signer, once per execution, beside the transaction validation decoded: the prepare
-// step's result is what the execute step signs.
-func (x *execution) ethTransaction(p *api.SignTransactionIntentV2) (*ethTransaction, error) {
-	if t, ok := x.prepared.(*ethTransaction); ok {
-		return t, nil
-	}
+// prepareSignTransaction resolves p's signer beside the transaction its check decoded, and gives the policy engine
+// both: the result is what the execute step signs.
+func prepareSignTransaction(x *execution, p *api.SignTransactionIntentV2, tx *evm.UnsignedTx, d *decisionRequest) (*ethTransaction, error) {
 	s, err := x.org.signer(p.SignWith)
 	if err != nil {
 		return nil, err
@@ -153,31 +147,18 @@ func (x *execution) ethTransaction(p *api.SignTransactionIntentV2) (*ethTransact
 	if err != nil {
 		return nil, err
 	}
-	t := &ethTransaction{signer: s, tx: x.checked.(*evm.UnsignedTx), from: from}
-	x.prepared = t
-	return t, nil
-}
-
-func prepareSignTransaction(x *execution, p *api.SignTransactionIntentV2, d *decisionRequest) error {
-	t, err := x.ethTransaction(p)
-	if err != nil {
-		return err
-	}
+	t := &ethTransaction{signer: s, tx: tx, from: from}
 	v := t.tx.View(strings.ToLower(t.from))
 	d.facts = &policy.Input{EthTx: &policy.EthTx{From: v.From, To: v.To, Data: v.Data, Type: v.Type, Value: v.Value, Gas: v.Gas,
 		GasPrice: v.GasPrice, ChainID: v.ChainID, Nonce: v.Nonce, MaxFeePerGas: v.MaxFeePerGas,
 		MaxPriorityFeePerGas: v.MaxPriorityFeePerGas, MaxFeePerBlobGas: v.MaxFeePerBlobGas}}
 	t.signer.facts(d.facts)
-	return nil
+	return t, nil
 }
 
-func execSignTransaction(x *execution, p *api.SignTransactionIntentV2) (*api.SignTransactionResult, error) {
-	t, err := x.ethTransaction(p)
-	if err != nil {
-		return nil, err
-	}
+func execSignTransaction(x *execution, _ *api.SignTransactionIntentV2, t *ethTransaction) (*api.SignTransactionResult, error) {
 	var signed string
-	err = x.sign(t.signer, func(key []byte) error {
+	err := x.sign(t.signer, func(key []byte) (err error) {
 		signed, err = t.tx.Sign(key)
 		return err
 	})
@@ -203,7 +184,7 @@ func parsePayload(path, payload, encoding, hash string) (*evm.RawPayload, error)
 }
 
 // checkSignRawPayload checks p and parses its payload.
-func checkSignRawPayload(p *api.SignRawPayloadIntentV2) (any, error) {
+func checkSignRawPayload(p *api.SignRawPayloadIntentV2) ([]*evm.RawPayload, error) {
 	if err := checkSignWith(p.SignWith); err != nil {
 		return nil, err
 	}
@@ -215,7 +196,7 @@ func checkSignRawPayload(p *api.SignRawPayloadIntentV2) (any, error) {
 }
 
 // checkSignRawPayloads checks p and parses its payloads.
-func checkSignRawPayloads(p *api.SignRawPayloadsIntent) (any, error) {
+func checkSignRawPayloads(p *api.SignRawPayloadsIntent) ([]*evm.RawPayload, error) {
 	if err := checkSignWith(p.SignWith); err != nil {
 		return nil, err
 	}
@@ -233,21 +214,35 @@ func checkSignRawPayloads(p *api.SignRawPayloadsIntent) (any, error) {
 	return parsed, nil
 }
 
-// payloadFacts adds what the policy engine reads about raw payloads: the signer, and eth.eip_712 for typed data (of
-// the first payload).
-func (x *execution) payloadFacts(signWith string, d *decisionRequest) error {
+// payloads is what a raw-payload signing activity signs: the payloads its check parsed, with the signer resolved.
+type payloads struct {
+	signer   *signer
+	payloads []*evm.RawPayload
+}
+
+func prepareSignRawPayload(x *execution, p *api.SignRawPayloadIntentV2, parsed []*evm.RawPayload, d *decisionRequest) (*payloads, error) {
+	return x.preparePayloads(p.SignWith, parsed, d)
+}
+
+func prepareSignRawPayloads(x *execution, p *api.SignRawPayloadsIntent, parsed []*evm.RawPayload, d *decisionRequest) (*payloads, error) {
+	return x.preparePayloads(p.SignWith, parsed, d)
+}
+
+// preparePayloads resolves the signer of raw payloads and gives the policy engine what it reads about them: the
+// signer, and eth.eip_712 for typed data (of the first payload).
+func (x *execution) preparePayloads(signWith string, parsed []*evm.RawPayload, d *decisionRequest) (*payloads, error) {
 	s, err := x.org.signer(signWith)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d.facts = &policy.Input{}
 	s.facts(d.facts)
-	if rp := x.checked.([]*evm.RawPayload)[0]; rp.TypedData != nil {
+	if rp := parsed[0]; rp.TypedData != nil {
 		v := rp.TypedData.View()
 		d.facts.EIP712 = &policy.EIP712{PrimaryType: v.PrimaryType, Message: jsonNumbers(v.Message).(map[string]any),
 			Domain: policy.EIP712Domain{Name: v.Domain.Name, Version: v.Domain.Version, ChainID: v.Domain.ChainID, VerifyingContract: v.Domain.VerifyingContract}}
 	}
-	return nil
+	return &payloads{signer: s, payloads: parsed}, nil
 }
 
 // jsonNumbers turns the *big.Int numbers of a decoded typed-data message into json.Number, the form policies read.
@@ -271,44 +266,33 @@ func jsonNumbers(v any) any {
 	return v
 }
 
-func prepareSignRawPayload(x *execution, p *api.SignRawPayloadIntentV2, d *decisionRequest) error {
-	return x.payloadFacts(p.SignWith, d)
-}
-
-func prepareSignRawPayloads(x *execution, p *api.SignRawPayloadsIntent, d *decisionRequest) error {
-	return x.payloadFacts(p.SignWith, d)
-}
-
-func execSignRawPayload(x *execution, p *api.SignRawPayloadIntentV2) (*api.SignRawPayloadResult, error) {
-	sigs, err := x.signPayloads(p.SignWith)
+func execSignRawPayload(x *execution, _ *api.SignRawPayloadIntentV2, pl *payloads) (*api.SignRawPayloadResult, error) {
+	sigs, err := x.signPayloads(pl)
 	if err != nil {
 		return nil, err
 	}
 	return &sigs[0], nil
 }
 
-func execSignRawPayloads(x *execution, p *api.SignRawPayloadsIntent) (*api.SignRawPayloadsResult, error) {
-	sigs, err := x.signPayloads(p.SignWith)
+func execSignRawPayloads(x *execution, _ *api.SignRawPayloadsIntent, pl *payloads) (*api.SignRawPayloadsResult, error) {
+	sigs, err := x.signPayloads(pl)
 	if err != nil {
 		return nil, err
 	}
 	return &api.SignRawPayloadsResult{Signatures: sigs}, nil
 }
 
-// signPayloads signs the payloads validation parsed.
-func (x *execution) signPayloads(signWith string) ([]api.SignRawPayloadResult, error) {
-	s, err := x.org.signer(signWith)
-	if err != nil {
-		return nil, err
-	}
-	payloads := x.checked.([]*evm.RawPayload)
-	inputs := make([][]byte, len(payloads))
-	for i, rp := range payloads {
+// signPayloads signs the parsed payloads with their signer's key.
+func (x *execution) signPayloads(pl *payloads) ([]api.SignRawPayloadResult, error) {
+	s := pl.signer
+	inputs := make([][]byte, len(pl.payloads))
+	var err error
+	for i, rp := range pl.payloads {
 		if inputs[i], err = rp.SigningInput(s.curve); err != nil {
 			return nil, apierr.Invalid("parameters: %s", err.Error())
 		}
 	}
-	out := make([]api.SignRawPayloadResult, 0, len(payloads))
+	out := make([]api.SignRawPayloadResult, 0, len(pl.payloads))
 	err = x.sign(s, func(key []byte) error {
 		for _, in := range inputs {
 			sig, err := keys.Sign(s.curve, key, in)

@@ -7,6 +7,13 @@ import (
 	"sigil/apierr"
 )
 
+// The activity types of this file.
+var (
+	createUserTag  = activity(api.CreateUserTag, on(resUser, actCreate), validateCreateUserTag, execCreateUserTag)
+	updateUserTag  = activity(api.UpdateUserTag, on(resUser, actUpdate), validateUpdateUserTag, execUpdateUserTag)
+	deleteUserTags = activity(api.DeleteUserTags, on(resUser, actDelete), validateDeleteUserTags, execDeleteUserTags)
+)
+
 func validateCreateUserTag(p *api.CreateUserTagIntent) error {
 	if err := checkName("parameters.userTagName", p.UserTagName); err != nil {
 		return err

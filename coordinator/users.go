@@ -8,7 +8,19 @@ import (
 
 	"sigil/api"
 	"sigil/apierr"
+	"sigil/policy"
 	"sigil/stamp"
+)
+
+// The activity types of this file.
+var (
+	createUsersV3         = activity(api.CreateUsersV3, on(resUser, actCreate), validateCreateUsersV3, execCreateUsersV3)
+	createUsersV4         = activity(api.CreateUsersV4, on(resUser, actCreate), validateCreateUsersV4, execCreateUsersV4)
+	deleteUsers           = activity(api.DeleteUsers, on(resUser, actDelete, policy.ParamUserIDs), validateDeleteUsers, execDeleteUsers)
+	updateUser            = activity(api.UpdateUser, on(resUser, actUpdate), validateUpdateUser, execUpdateUser)
+	updateUserName        = activity(api.UpdateUserName, on(resUser, actUpdate), validateUpdateUserName, execUpdateUserName)
+	updateUserEmail       = activity(api.UpdateUserEmail, on(resUser, actUpdate), validateUpdateUserEmail, execUpdateUserEmail)
+	updateUserPhoneNumber = activity(api.UpdateUserPhoneNumber, on(resUser, actUpdate), validateUpdateUserPhone, execUpdateUserPhone)
 )
 
 func specsV3(users []api.UserParamsV3) []userSpec {

@@ -15,6 +15,13 @@ import (
 // itself never expires; it waits in CONSENSUS_NEEDED until enough fresh approvals arrive or it is rejected.
 const approvalWindow = 24 * time.Hour
 
+// The votes: a change to one of the organization's pending activities. Voting on an activity whose consensus names
+// the voter is an implicit permission (prepareVote).
+var (
+	approveActivity = prepared(api.ApproveActivity, on(resOrganization, actUpdate), validateVote, prepareVote, execApprove)
+	rejectActivity  = prepared(api.RejectActivity, on(resOrganization, actUpdate), validateVote, prepareVote, execReject)
+)
+
 func validateVote(p *api.VoteIntent) error {
 	if p.Fingerprint == "" {
 		return apierr.Invalid("parameters.fingerprint must name the activity to vote on")
@@ -35,7 +42,7 @@ func (x *execution) target(fingerprint string) (*record, error) {
 	if row, err = x.tx.LockActivity(x.ctx, row.ID); err != nil {
 		return nil, err
 	}
-	rec, err := decodeRecord(row)
+	rec, err := x.c.decodeRecord(row)
 	if err != nil {
 		return nil, err
 	}
@@ -49,15 +56,15 @@ func (x *execution) target(fingerprint string) (*record, error) {
 	return rec, nil
 }
 
-// prepareVote tells the policy engine whether the voter takes part in the target's consensus: votes are then
-// implicitly allowed.
-func prepareVote(x *execution, p *api.VoteIntent, d *decisionRequest) error {
+// prepareVote finds the activity voted on and tells the policy engine whether the voter takes part in its consensus:
+// votes are then implicitly allowed.
+func prepareVote(x *execution, p *api.VoteIntent, d *decisionRequest) (*voteTarget, error) {
 	t, err := x.voteTarget(p.Fingerprint)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d.voterInConsensus = x.c.inConsensus(t.request(x.org, liveVotes(t.rec.Votes, x.now)), x.who)
-	return nil
+	return t, nil
 }
 
 // inConsensus reports whether a user's vote can matter to an activity, decided as req: the user is a root user, or
@@ -78,21 +85,17 @@ func liveVotes(votes []api.Vote, now time.Time) []api.Vote {
 	return votes
 }
 
-func execApprove(x *execution, p *api.VoteIntent) (*api.VoteResult, error) {
-	return x.vote(p.Fingerprint, api.VoteApproved)
+func execApprove(x *execution, _ *api.VoteIntent, t *voteTarget) (*api.VoteResult, error) {
+	return x.vote(t, api.VoteApproved)
 }
 
-func execReject(x *execution, p *api.VoteIntent) (*api.VoteResult, error) {
-	return x.vote(p.Fingerprint, api.VoteRejected)
+func execReject(x *execution, _ *api.VoteIntent, t *voteTarget) (*api.VoteResult, error) {
+	return x.vote(t, api.VoteRejected)
 }
 
 // vote adds the voter's vote to the target, decides it again, and executes it when its consensus is now met, all in
 // the voting activity's transaction.
-func (x *execution) vote(fingerprint, selection string) (*api.VoteResult, error) {
-	t, err := x.voteTarget(fingerprint)
-	if err != nil {
-		return nil, err
-	}
+func (x *execution) vote(t *voteTarget, selection string) (*api.VoteResult, error) {
 	target := t.rec
 	v := x.c.approval(target.ID, x.who, x.now)
 	v.Selection = selection
@@ -126,31 +129,28 @@ func (x *execution) vote(fingerprint, selection string) (*api.VoteResult, error)
 // for the transaction, and that activity made ready to run again (nil, with the reason, when it no longer can be).
 type voteTarget struct {
 	rec    *record
+	op     *activityInfo // its type
 	run    *rerun
 	runErr *apierr.Error
 }
 
-// voteTarget resolves the activity with the fingerprint, once per execution.
+// voteTarget resolves the activity with the fingerprint.
 func (x *execution) voteTarget(fingerprint string) (*voteTarget, error) {
-	if t, ok := x.prepared.(*voteTarget); ok {
-		return t, nil
-	}
 	rec, err := x.target(fingerprint)
 	if err != nil {
 		return nil, err
 	}
-	t := &voteTarget{rec: rec}
+	t := &voteTarget{rec: rec, op: x.c.ops.info(rec.Type)}
 	if t.run, err = x.rerun(rec); err != nil && !errors.As(err, &t.runErr) {
 		return nil, err
 	}
-	x.prepared = t
 	return t, nil
 }
 
 // request is the target's decision request with the votes, with the facts its prepare step gave the policy engine
 // when it was submitted (the transaction it signs, ...), found again now.
 func (t *voteTarget) request(org *Org, votes []api.Vote) decisionRequest {
-	req := decisionRequest{org: org, typ: t.rec.Type, intent: t.rec.Intent, votes: votes, submitterID: t.rec.Votes[0].UserID}
+	req := decisionRequest{org: org, op: t.op, intent: t.rec.Intent, votes: votes, submitterID: t.rec.Votes[0].UserID}
 	if t.run != nil {
 		req.facts = t.run.facts
 	}
@@ -158,27 +158,22 @@ func (t *voteTarget) request(org *Org, votes []api.Vote) decisionRequest {
 }
 
 // rerun is an activity waiting for consensus made ready to be decided and executed again, in the transaction of the
-// vote that may complete it: its parameters, an execution of its own as its submitter on a copy of the organization
-// (replacing the voting activity's only if the target succeeds), and the facts its prepare step adds.
+// vote that may complete it: an execution of its own as its submitter on a copy of the organization (replacing the
+// voting activity's only if the target succeeds), the facts its prepare step adds, and its execute step.
 type rerun struct {
-	def    activityDef
-	params any
-	x      *execution
-	facts  *policy.Input
+	x       *execution
+	facts   *policy.Input
+	execute func() (any, error)
 }
 
 // rerun prepares target as it was prepared when submitted. An API error says why it no longer can be: its parameters
 // no longer pass, its submitter or what it names is gone.
 func (x *execution) rerun(target *record) (*rerun, error) {
-	def, ok := registry()[target.Type]
+	op, ok := x.c.ops.activity(target.Type)
 	if !ok {
 		return nil, apierr.Invalid("activity type %s can no longer be executed", target.Type)
 	}
-	params := def.spec.NewParams()
-	if err := decodeIntent(target.Intent, params); err != nil {
-		return nil, err
-	}
-	checked, err := def.validate(params)
+	j, err := op.begin(func(params any) error { return decodeIntent(target.Intent, params) })
 	if err != nil {
 		return nil, err
 	}
@@ -189,16 +184,13 @@ func (x *execution) rerun(target *record) (*rerun, error) {
 	sub := *x
 	sub.org = x.org.clone()
 	sub.who = &principal{Org: sub.org, User: sub.org.User(submitter.ID), PublicKey: target.Votes[0].PublicKey}
-	sub.activityID, sub.created, sub.checked, sub.prepared = target.ID, nil, checked, nil
-	r := &rerun{def: def, params: params, x: &sub}
-	if def.prepare != nil {
-		var req decisionRequest
-		if err := def.prepare(&sub, params, &req); err != nil {
-			return nil, err
-		}
-		r.facts = req.facts
+	sub.activityID, sub.created = target.ID, nil
+	var req decisionRequest
+	execute, err := j.prepare(&sub, &req)
+	if err != nil {
+		return nil, err
 	}
-	return r, nil
+	return &rerun{x: &sub, facts: req.facts, execute: execute}, nil
 }
 
 // executeTarget runs an activity whose consensus a vote just completed.
@@ -208,7 +200,7 @@ func (x *execution) executeTarget(t *voteTarget) error {
 		return nil
 	}
 	sub := t.run.x
-	result, err := t.run.def.exec(sub, t.run.params)
+	result, err := t.run.execute()
 	if err != nil {
 		return failOrAbort(err, t.rec, x.now)
 	}

@@ -5,6 +5,16 @@ import (
 	"sigil/apierr"
 )
 
+// The queries of this file.
+var (
+	listWallets        = query(api.ListWallets, queryListWallets)
+	getWallet          = query(api.GetWallet, queryGetWallet)
+	listWalletAccounts = query(api.ListWalletAccounts, queryListWalletAccounts)
+	getWalletAccount   = query(api.GetWalletAccount, queryGetWalletAccount)
+	listPrivateKeys    = query(api.ListPrivateKeys, queryListPrivateKeys)
+	getPrivateKey      = query(api.GetPrivateKey, queryGetPrivateKey)
+)
+
 func renderWallet(w *Wallet) api.Wallet {
 	return api.Wallet{WalletID: w.ID, WalletName: w.Name, CreatedAt: api.NewTimestamp(w.CreatedAt),
 		UpdatedAt: api.NewTimestamp(w.UpdatedAt), Exported: w.Exported, Imported: w.Imported}

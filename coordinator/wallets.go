@@ -9,6 +9,17 @@ import (
 	"sigil/api"
 	"sigil/apierr"
 	"sigil/keys"
+	"sigil/policy"
+)
+
+// The activity types of this file.
+var (
+	createWallet         = activity(api.CreateWallet, on(resWallet, actCreate), validateCreateWallet, execCreateWallet)
+	createWalletAccounts = activity(api.CreateWalletAccounts, on(resWallet, actCreate), validateCreateWalletAccounts, execCreateWalletAccounts)
+	updateWallet         = activity(api.UpdateWallet, on(resWallet, actUpdate, policy.ParamWalletID), validateUpdateWallet, execUpdateWallet)
+	deleteWallets        = activity(api.DeleteWallets, on(resWallet, actDelete), validateDeleteWallets, execDeleteWallets)
+	createPrivateKeysV2  = activity(api.CreatePrivateKeysV2, on(resPrivateKey, actCreate), validateCreatePrivateKeys, execCreatePrivateKeys)
+	deletePrivateKeys    = activity(api.DeletePrivateKeys, on(resPrivateKey, actDelete), validateDeletePrivateKeys, execDeletePrivateKeys)
 )
 
 // Wallet is an HD wallet: a sealed mnemonic and the accounts derived from it.
@@ -58,23 +69,6 @@ const (
 	maxAccountsPerWallet = 1000
 	maxWalletsPerOrg     = 1000
 )
-
-func init() {
-	register(
-		define("CREATE_WALLET", validateCreateWallet, execCreateWallet),
-		define("CREATE_WALLET_ACCOUNTS", validateCreateWalletAccounts, execCreateWalletAccounts),
-		define("UPDATE_WALLET", validateUpdateWallet, execUpdateWallet),
-		define("DELETE_WALLETS", validateDeleteWallets, execDeleteWallets),
-		define("CREATE_PRIVATE_KEYS_V2", validateCreatePrivateKeys, execCreatePrivateKeys),
-		define("DELETE_PRIVATE_KEYS", validateDeletePrivateKeys, execDeletePrivateKeys),
-	)
-	registerQuery("list_wallets", typedQuery(queryListWallets))
-	registerQuery("get_wallet", typedQuery(queryGetWallet))
-	registerQuery("list_wallet_accounts", typedQuery(queryListWalletAccounts))
-	registerQuery("get_wallet_account", typedQuery(queryGetWalletAccount))
-	registerQuery("list_private_keys", typedQuery(queryListPrivateKeys))
-	registerQuery("get_private_key", typedQuery(queryGetPrivateKey))
-}
 
 // Wallet finds a wallet by id.
 func (o *Org) Wallet(id string) *Wallet {

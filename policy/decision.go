@@ -33,13 +33,13 @@ type Request struct {
 	RootQuorum RootQuorum
 	// Input is what the expressions read. Input.Approvers are the users who voted to
 	// approve, the submitter first (with their tags); Input.Credentials the credentials
-	// of those votes; Input.Activity the activity's facts from ActivityInfo.
+	// of those votes; Input.Activity the activity's facts.
 	Input *Input
 	// Rejections are the IDs of users who voted to reject. The coordinator accepts a
 	// reject vote only from a user allowed to vote (CanVote); any accepted rejection
 	// rejects the activity.
 	Rejections []string
-	// RootOnly marks the activity root-only in addition to those ActivityInfo marks.
+	// RootOnly marks an activity only the root quorum may perform: no policy can grant it.
 	RootOnly bool
 	// OwnCredentialChange is true when the submitter changes its own credentials
 	// (creates or deletes its own API keys, passkeys or OAuth providers). It is
@@ -138,7 +138,7 @@ func Decide(r *Request) Decision {
 	if len(r.Rejections) > 0 {
 		return Decision{Outcome: Rejected, Message: "Rejected by " + strings.Join(r.Rejections, ", ")}
 	}
-	if r.RootOnly || IsRootOnly(in.Activity.Type) {
+	if r.RootOnly {
 		if roots > 0 {
 			return Decision{Outcome: ConsensusNeeded, Message: rootProgress(roots, threshold)}
 		}

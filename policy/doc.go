@@ -80,6 +80,8 @@
 // outcome with the messages of the reference ("No policies evaluated to outcome:
 // Allow", "The following policies denied this action: <ids>").
 //
-// ActivityInfo gives, for every activity type, its resource, action, kind,
-// root-only flag and the activity.params it exposes (docs/ACTIVITIES.md lists them).
+// The facts of each activity type (resource, action, kind, root-only, the
+// activity.params it exposes) come with the request: the coordinator lists them
+// beside each activity type (docs/ACTIVITIES.md). Params is the vocabulary of
+// activity.params the type checker knows.
 package policy

@@ -22,11 +22,7 @@ const (
 
 func activity(t *testing.T, activityType string, params map[string]any) Activity {
 	t.Helper()
-	info, ok := ActivityInfo(activityType)
-	if !ok {
-		t.Fatalf("unknown activity type %s", activityType)
-	}
-	return Activity{Type: info.Type, Kind: info.Kind, Resource: info.Resource, Action: info.Action, Params: params}
+	return factsOf(t, activityType, params)
 }
 
 func wei(s string) *big.Int {

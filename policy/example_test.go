@@ -22,11 +22,10 @@ func Example() {
 	deposit := policy.Policy{ID: "deposit", Effect: policy.EffectAllow, Condition: condition, Consensus: consensus}
 
 	// At every activity: fill the input and decide.
-	info, _ := policy.ActivityInfo("ACTIVITY_TYPE_SIGN_TRANSACTION_V2")
 	d := policy.Decide(&policy.Request{
 		RootQuorum: policy.RootQuorum{UserIDs: []string{"root-user-id"}, Threshold: 1},
 		Input: &policy.Input{
-			Activity:  policy.Activity{Type: info.Type, Kind: info.Kind, Resource: info.Resource, Action: info.Action},
+			Activity:  policy.Activity{Type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", Kind: "SIGN_TRANSACTION", Resource: "PRIVATE_KEY", Action: "SIGN"},
 			Approvers: []policy.User{{ID: "agent-user-id"}},
 			EthTx: &policy.EthTx{
 				To:    "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512",

@@ -26,9 +26,9 @@ type Input struct {
 	PrivateKey           *PrivateKey           // the private key the request acts on or signs with
 }
 
-// Activity holds the facts about the activity itself. Resource, Action and Kind come
-// from ActivityInfo. Params holds the parameters listed for the type in ActivityInfo,
-// with Go values of type string, []string, bool, int, int64, uint64 or *big.Int.
+// Activity holds the facts about the activity itself, as its type's definition gives
+// them. Kind is the type without the ACTIVITY_TYPE_ prefix and the _Vn suffix, empty for
+// root-only types. Params holds the parameters the type exposes (from Params), with Go values of type string, []string, bool, int, int64, uint64 or *big.Int.
 type Activity struct {
 	Type     string
 	Kind     string

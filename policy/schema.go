@@ -208,16 +208,12 @@ func activityKind(ref any) (value, error) {
 	return stringValue(a.Kind), nil
 }
 
-// paramsType is the union of the parameters of every activity type; which of them a
-// given activity has is known only at evaluation (MissingField otherwise).
+// paramsType is the vocabulary of activity.params (Params); which of them a given
+// activity has is known only at evaluation (MissingField otherwise).
 func paramsType() *typ {
 	fields := map[string]*fieldDef{}
-	for _, info := range activityTable {
-		for _, p := range info.Params {
-			if _, done := fields[p.Name]; !done {
-				fields[p.Name] = paramField(p)
-			}
-		}
+	for _, p := range Params {
+		fields[p.Name] = paramField(p)
 	}
 	t := structOf("activity.params", fields)
 	t.st.keyed = true

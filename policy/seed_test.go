@@ -89,11 +89,10 @@ func decodedTx(t testing.TB, to string, method string, args ...any) *EthTx {
 }
 
 func signingRequest(t testing.TB, tx *EthTx, policies []Policy, approver string) *Request {
-	info, _ := ActivityInfo("ACTIVITY_TYPE_SIGN_TRANSACTION_V2")
 	return &Request{
 		RootQuorum: RootQuorum{UserIDs: []string{rootUser}, Threshold: 1},
 		Input: &Input{
-			Activity:    Activity{Type: info.Type, Kind: info.Kind, Resource: info.Resource, Action: info.Action, Params: map[string]any{"type": "TRANSACTION_TYPE_ETHEREUM"}},
+			Activity:    factsOf(t, "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", map[string]any{"type": "TRANSACTION_TYPE_ETHEREUM"}),
 			Approvers:   []User{{ID: approver}},
 			Credentials: []Credential{{ID: "cred", UserID: approver, Type: "CREDENTIAL_TYPE_API_KEY_P256"}},
 			EthTx:       tx,
@@ -170,10 +169,9 @@ func TestSeedPolicies(t *testing.T) {
 // A non-signing activity by the agent: eth.tx does not apply, every policy errors,
 // and an errored ALLOW never allows.
 func TestSeedPoliciesOnOtherActivities(t *testing.T) {
-	info, _ := ActivityInfo("ACTIVITY_TYPE_CREATE_WALLET")
 	d := Decide(&Request{
 		RootQuorum: RootQuorum{UserIDs: []string{rootUser}, Threshold: 1},
-		Input:      &Input{Activity: Activity{Type: info.Type, Kind: info.Kind, Resource: info.Resource, Action: info.Action}, Approvers: []User{{ID: agent}}},
+		Input:      &Input{Activity: factsOf(t, "ACTIVITY_TYPE_CREATE_WALLET", nil), Approvers: []User{{ID: agent}}},
 		Policies:   seedPolicies(t, tokenAddr, vaultAddr),
 	})
 	if d.Outcome != Deny || outcomes(d) != "approve=ERROR deposit=ERROR withdraw=ERROR" || d.Message != msgImplicitDeny {

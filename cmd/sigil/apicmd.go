@@ -10,6 +10,7 @@ import (
 
 	"sigil/api"
 	"sigil/client"
+	"sigil/coordinator"
 	"sigil/stamp"
 )
 
@@ -34,8 +35,8 @@ func runAPI(ctx context.Context, args []string) error {
 		return err
 	}
 	var out any
-	if spec, ok := api.QueryByPath(name); ok {
-		out, err = runQuery(ctx, c, spec.Path, orgID, *params)
+	if isQuery(name) {
+		out, err = runQuery(ctx, c, name, orgID, *params)
 	} else {
 		out, err = runActivity(ctx, c, name, orgID, *params)
 	}
@@ -95,13 +96,14 @@ func runActivity(ctx context.Context, c *client.Client, name, orgID, params stri
 	if !strings.HasPrefix(typ, "ACTIVITY_TYPE_") {
 		typ = "ACTIVITY_TYPE_" + typ
 	}
-	if _, ok := api.ActivityByType(typ); !ok {
+	spec, ok := activitySpec(typ)
+	if !ok {
 		return nil, fmt.Errorf("%q is neither a query nor an activity type this client knows", name)
 	}
 	if !json.Valid([]byte(params)) {
 		return nil, fmt.Errorf("--params is not valid JSON")
 	}
-	a, err := c.Submit(ctx, orgID, typ, json.RawMessage(params))
+	a, err := c.Submit(ctx, orgID, spec, json.RawMessage(params))
 	if a != nil && err != nil {
 		fmt.Fprintln(os.Stderr, "sigil:", err)
 		return api.ActivityResponse{Activity: *a}, nil
@@ -110,4 +112,24 @@ func runActivity(ctx context.Context, c *client.Client, name, orgID, params stri
 		return nil, err
 	}
 	return api.ActivityResponse{Activity: *a}, nil
+}
+
+// isQuery reports whether name is the path of a query the coordinator answers.
+func isQuery(name string) bool {
+	for _, op := range coordinator.Operations() {
+		if op.Query && op.Path == name {
+			return true
+		}
+	}
+	return false
+}
+
+// activitySpec finds the wire contract of an activity type the coordinator executes.
+func activitySpec(typ string) (api.ActivitySpec, bool) {
+	for _, op := range coordinator.Operations() {
+		if !op.Query && op.Type == typ {
+			return op.ActivitySpec, true
+		}
+	}
+	return api.ActivitySpec{}, false
 }

@@ -114,11 +114,11 @@ func ensureRootAuthProxy(ctx context.Context, coord *coordinator.Coordinator, id
 	root := localSubmitter{coord: coord, key: key, org: b.OrganizationID}
 	if b.AuthProxyConfigID == "" {
 		var enabled api.EnableAuthProxyResult
-		if err := root.submit(ctx, "ENABLE_AUTH_PROXY", api.EnableAuthProxyIntent{}, &enabled); err != nil {
+		if err := root.submit(ctx, api.EnableAuthProxy.ActivitySpec, api.EnableAuthProxyIntent{}, &enabled); err != nil {
 			return "", err
 		}
 		var updated api.UpdateAuthProxyConfigResult
-		err := root.submit(ctx, "UPDATE_AUTH_PROXY_CONFIG", api.UpdateAuthProxyConfigIntent{AllowedOrigins: []string{"*"},
+		err := root.submit(ctx, api.UpdateAuthProxyConfig.ActivitySpec, api.UpdateAuthProxyConfigIntent{AllowedOrigins: []string{"*"},
 			AllowedAuthMethods: []string{api.AuthMethodEmail}}, &updated)
 		return enabled.ConfigID, err
 	}
@@ -129,7 +129,7 @@ func ensureRootAuthProxy(ctx context.Context, coord *coordinator.Coordinator, id
 	own := fmt.Sprintf("%x", id.EncryptionPublicKey().Bytes())
 	if resolved.Config.Enabled && resolved.EncryptionPublicKey != own {
 		var rotated api.RotateAuthProxyKeyResult
-		if err := root.submit(ctx, "ROTATE_AUTH_PROXY_KEY", api.RotateAuthProxyKeyIntent{}, &rotated); err != nil {
+		if err := root.submit(ctx, api.RotateAuthProxyKey.ActivitySpec, api.RotateAuthProxyKeyIntent{}, &rotated); err != nil {
 			return "", err
 		}
 	}
@@ -144,11 +144,7 @@ type localSubmitter struct {
 	org   string
 }
 
-func (l localSubmitter) submit(ctx context.Context, typ string, params, result any) error {
-	spec, ok := api.ActivityByType("ACTIVITY_TYPE_" + typ)
-	if !ok {
-		return fmt.Errorf("unknown activity %s", typ)
-	}
+func (l localSubmitter) submit(ctx context.Context, spec api.ActivitySpec, params, result any) error {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return err
@@ -169,7 +165,7 @@ func (l localSubmitter) submit(ctx context.Context, typ string, params, result a
 		return err
 	}
 	if res.Activity.Status != api.StatusCompleted {
-		return fmt.Errorf("%s ended %s", typ, res.Activity.Status)
+		return fmt.Errorf("%s ended %s", spec.Type, res.Activity.Status)
 	}
 	return json.Unmarshal(res.Activity.Result[spec.ResultKey], result)
 }
