@@ -1,6 +1,5 @@
 package api
 
-
 // The OAuth family: OIDC identities on users (CREATE_OAUTH_PROVIDERS_V2, DELETE_OAUTH_PROVIDERS), login with an
 // OIDC token (OAUTH_LOGIN), and OAuth 2.0 providers that issue no ID token of their own (X, Discord): their client
 // credentials (CREATE/UPDATE/DELETE_OAUTH2_CREDENTIAL) and the code exchange that ends in an OIDC token issued by the

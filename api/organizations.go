@@ -1,6 +1,5 @@
 package api
 
-
 // RootUserParamsV4 is a root user of CREATE_SUB_ORGANIZATION_V7.
 type RootUserParamsV4 struct {
 	UserName        string                  `json:"userName"`

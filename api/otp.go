@@ -1,6 +1,5 @@
 package api
 
-
 // OTP types (initOtp otpType, verification token verification_type).
 const (
 	OtpTypeEmail = "OTP_TYPE_EMAIL"
