@@ -3,6 +3,7 @@ package coordinator_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -92,7 +93,8 @@ func TestCreateUsersV3Envelope(t *testing.T) {
 
 func TestStampFailuresStoreNothing(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
-		s := newStack(t, b)
+		clock := newClock()
+		s := newStackAt(t, b, clock)
 		org := s.boot.OrganizationID
 		params := api.UpdateOrganizationNameIntent{OrganizationName: "renamed"}
 		body := envelope("ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME", org, params, time.Now())
@@ -106,7 +108,7 @@ func TestStampFailuresStoreNothing(t *testing.T) {
 		if _, _, err := s.root.CreateAPIKeys(context.Background(), org, api.CreateAPIKeysIntentV2{UserID: s.boot.UserID, APIKeys: []api.APIKeyParamsV2{expParams}}); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(1100 * time.Millisecond)
+		clock.Advance(1100 * time.Millisecond)
 		_, expiredValue, _ := expiring.Stamp(body)
 
 		// A key of another organization (a sub-organization's root user).
@@ -268,3 +270,77 @@ func TestRootQuorumThreshold(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A request is authenticated before anything else of its body is looked at: whatever the body holds, a stamp that
+// does not verify, or a key no organization holds, is answered 401 and nothing more. Only the holder of a registered
+// key learns that a body is malformed or that an organization does not exist.
+func TestAuthenticationComesFirst(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStack(t, b)
+		org := s.boot.OrganizationID
+		stranger, _ := newKey(t, stamp.CurveP256)
+		unknownOrg := "6f3c7a52-2d8e-4b8a-9d55-111111111111"
+		bodies := []struct {
+			name, path string
+			body       []byte
+		}{
+			{"not JSON", "submit/update_organization_name", []byte(`{"type":`)},
+			{"unknown field", "submit/update_organization_name", []byte(`{"type":"ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME","timestampMs":"1","organizationId":"` + org + `","parameters":{},"extra":1}`)},
+			{"unknown organization", "submit/update_organization_name", envelope("ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME", unknownOrg, api.UpdateOrganizationNameIntent{OrganizationName: "x"}, time.Now())},
+			{"malformed organization id", "submit/update_organization_name", envelope("ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME", "nope", api.UpdateOrganizationNameIntent{OrganizationName: "x"}, time.Now())},
+			{"invalid parameters", "submit/create_users", envelope("ACTIVITY_TYPE_CREATE_USERS_V4", org, map[string]any{"users": []any{map[string]any{"userName": "u", "userEmail": "not-an-email"}}}, time.Now())},
+			{"unknown type", "submit/update_organization_name", envelope("ACTIVITY_TYPE_NOPE", org, map[string]any{}, time.Now())},
+			{"query of an unknown organization", "query/get_organization", []byte(`{"organizationId":"` + unknownOrg + `"}`)},
+			{"query with an unknown field", "query/whoami", []byte(`{"organizationId":"` + org + `","extra":1}`)},
+		}
+		before := s.activityCount(org)
+		for _, c := range bodies {
+			_, otherBytes, _ := s.boot.APIKey.Stamp([]byte(`{"other":"body"}`))
+			_, strangers, _ := stranger.Stamp(c.body)
+			for _, st := range []struct{ who, value, want string }{
+				{"a signature over other bytes", otherBytes, "could not verify api key signature"},
+				{"a key no organization holds", strangers, "public key could not be found in organization or its parent organization"},
+			} {
+				h := http.Header{}
+				h.Set("X-Stamp", st.value)
+				r := s.post("/public/v1/"+c.path, c.body, h)
+				if r.status != http.StatusUnauthorized || r.body["code"] != float64(16) || !strings.Contains(r.message(), st.want) {
+					t.Errorf("%s with %s: %d %s, want 401 with %q", c.name, st.who, r.status, r.raw, st.want)
+				}
+			}
+		}
+		if after := s.activityCount(org); after != before {
+			t.Fatalf("unauthenticated requests stored %d activities", after-before)
+		}
+		// The holder of a registered key is told what is wrong with the body.
+		r := s.stamped("/public/v1/query/get_organization", []byte(`{"organizationId":"`+unknownOrg+`"}`), s.boot.APIKey)
+		if r.status != http.StatusNotFound || !strings.Contains(r.message(), "no organization found") {
+			t.Errorf("registered key, unknown organization: %d %s, want 404", r.status, r.raw)
+		}
+	})
+}
+
+// Names and labels refuse control characters and bidirectional overrides, which would make a name show one thing and
+// be another.
+func TestNamesRefuseControlAndBidiCharacters(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, testdb.SQLite(t))
+	org := s.boot.OrganizationID
+	before := s.activityCount(org)
+	for _, name := range []string{"evil\x00", "two\nlines", "del\x7f", "pay\u202eusdc", "iso\u2066late\u2069", "tab\there"} {
+		_, _, err := s.root.CreateWallet(bg, org, api.CreateWalletIntent{WalletName: name, Accounts: []api.WalletAccountParams{}})
+		var e *apierr.Error
+		if !errors.As(err, &e) || e.Code != apierr.InvalidArgument || !strings.Contains(e.Message, "parameters.walletName must not contain control characters or bidirectional overrides") {
+			t.Errorf("wallet named %q: %v, want a 400 naming parameters.walletName", name, err)
+		}
+		if _, _, err := s.root.UpdateUserName(bg, org, api.UpdateUserNameIntent{UserID: s.boot.UserID, UserName: name}); !client.IsCode(err, apierr.InvalidArgument) {
+			t.Errorf("user renamed %q: %v, want 400", name, err)
+		}
+	}
+	if after := s.activityCount(org); after != before {
+		t.Fatalf("refused names stored %d activities", after-before)
+	}
+	if _, _, err := s.root.UpdateUserName(bg, org, api.UpdateUserNameIntent{UserID: s.boot.UserID, UserName: "Trésor — 財布 💰"}); err != nil {
+		t.Fatalf("a name in any script: %v", err)
+	}
+}

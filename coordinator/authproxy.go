@@ -271,8 +271,8 @@ func validateUpdateAuthProxy(p *api.UpdateAuthProxyConfigIntent) error {
 		return err
 	}
 	if e := p.EmailCustomizationParams; e != nil {
-		if len(e.AppName) > maxNameLen {
-			return apierr.Invalid("parameters.emailCustomizationParams.appName is longer than %d bytes", maxNameLen)
+		if err := checkLabel("parameters.emailCustomizationParams.appName", e.AppName); err != nil {
+			return err
 		}
 		if err := validateEmailCustomization(api.EmailCustomizationParamsV2{LogoURL: e.LogoURL, MagicLinkTemplate: e.MagicLinkTemplate,
 			TemplateVariables: e.TemplateVariables, TemplateID: e.TemplateID}); err != nil {

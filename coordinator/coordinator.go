@@ -138,7 +138,7 @@ type Coordinator struct {
 // New returns a coordinator over a store.
 func New(s *store.Store, cfg Config) *Coordinator {
 	cfg = cfg.withDefaults()
-	return &Coordinator{cfg: cfg, store: s, ops: newRegistry(), vault: &vault{ring: cfg.Keyring, path: cfg.MasterKeyFile},
+	return &Coordinator{cfg: cfg, store: s, ops: newRegistry(), vault: &vault{ring: cfg.Keyring, path: cfg.MasterKeyFile, now: cfg.Now},
 		ownKeys: map[string]*ecdsa.PrivateKey{}, oauth: newOAuthState(cfg)}
 }
 

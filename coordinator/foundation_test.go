@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -223,10 +222,7 @@ func TestCORS(t *testing.T) {
 
 // Approvals expire 24 hours after the first one: later approvals count alone.
 func TestApprovalsExpire(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Now()
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	clock := newClock()
 	s := newStackAt(t, testdb.SQLite(t), clock)
 	org := s.boot.OrganizationID
 	r2, c2 := s.createUser(org, s.root, "root2")
@@ -238,18 +234,17 @@ func TestApprovalsExpire(t *testing.T) {
 	if _, err := c2.ApproveActivity(bg, org, a.Fingerprint); !isConsensusNeeded(err) {
 		t.Fatalf("second approval: %v", err)
 	}
-	advance(25 * time.Hour)
-	// Both earlier approvals expired: the third approval alone does not reach 3 of 3. (The clock moves a second
-	// between approvals: with a frozen clock two approvals would be the same body, hence the same activity.)
+	clock.Advance(25 * time.Hour)
+	// Both earlier approvals expired: the third approval alone does not reach 3 of 3.
 	if _, err := c3.ApproveActivity(bg, org, a.Fingerprint); !isConsensusNeeded(err) {
 		t.Fatalf("approval after expiry: %v", err)
 	}
-	advance(time.Second)
+	clock.Advance(time.Second)
 	// The expired approvers may approve again; the window restarted with the third approval.
 	if _, err := s.root.ApproveActivity(bg, org, a.Fingerprint); !isConsensusNeeded(err) {
 		t.Fatalf("fresh approval: %v", err)
 	}
-	advance(time.Second)
+	clock.Advance(time.Second)
 	done, err := c2.ApproveActivity(bg, org, a.Fingerprint)
 	if err != nil || done.Status != api.StatusCompleted {
 		t.Fatalf("third fresh approval: %v", err)

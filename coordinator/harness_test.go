@@ -30,21 +30,25 @@ type stack struct {
 	srv   *httptest.Server
 	boot  *coordinator.Bootstrap
 	root  *client.Client
-	now   func() time.Time // the coordinator's clock, nil for the real one
-	ring  *seal.Keyring    // the master keys; another coordinator over the same database needs them too
+	clock *clock        // the coordinator's clock, nil for the real one
+	ring  *seal.Keyring // the master keys; another coordinator over the same database needs them too
 }
 
 func newStack(t testing.TB, b testdb.Backend) *stack { return newStackAt(t, b, nil) }
 
-// newStackAt is newStack with the coordinator's clock (nil: the real one).
-func newStackAt(t testing.TB, b testdb.Backend, now func() time.Time) *stack {
+// newStackAt is newStack with the coordinator's clock (nil: the real one); its clients stamp their requests with it.
+func newStackAt(t testing.TB, b testdb.Backend, clk *clock) *stack {
 	t.Helper()
 	s, err := store.Open(context.Background(), b.URL, b.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	st := &stack{t: t, store: s, ring: testKeyring(t)}
+	st := &stack{t: t, store: s, ring: testKeyring(t), clock: clk}
+	var now func() time.Time
+	if clk != nil {
+		now = clk.Now
+	}
 	st.coord = coordinator.New(s, coordinator.Config{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), AllowedOrigins: []string{"http://app.example"},
 		Keyring: st.ring, Now: now,
@@ -58,7 +62,6 @@ func newStackAt(t testing.TB, b testdb.Backend, now func() time.Time) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.now = now
 	st.root = st.client(st.boot.APIKey)
 	return st
 }
@@ -66,7 +69,9 @@ func newStackAt(t testing.TB, b testdb.Backend, now func() time.Time) *stack {
 func (s *stack) client(st stamp.Stamper) *client.Client {
 	c := client.New(s.srv.URL, st)
 	c.PollInterval = 10 * time.Millisecond
-	c.Now = s.now
+	if s.clock != nil {
+		c.Now = s.clock.Stamp
+	}
 	return c
 }
 

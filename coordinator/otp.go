@@ -125,8 +125,8 @@ func (in *otpInit) validate(expirationSeconds string, appNameRequired bool) erro
 		if err := checkName("parameters.appName", in.appName); err != nil {
 			return err
 		}
-	} else if len(in.appName) > maxNameLen {
-		return apierr.Invalid("parameters.emailCustomization.appName is longer than %d bytes", maxNameLen)
+	} else if err := checkLabel("parameters.emailCustomization.appName", in.appName); err != nil {
+		return err
 	}
 	if len(in.userIdentifier) > maxUserIdentifierLen {
 		return apierr.Invalid("parameters.userIdentifier is longer than %d bytes", maxUserIdentifierLen)
@@ -162,8 +162,8 @@ func (in *otpInit) validateSender() error {
 		}
 		*f.v = addr
 	}
-	if len(in.fromName) > maxNameLen || strings.ContainsAny(in.fromName, "\r\n") {
-		return apierr.Invalid("parameters.sendFromEmailSenderName must be one line of at most %d bytes", maxNameLen)
+	if err := checkLabel("parameters.sendFromEmailSenderName", in.fromName); err != nil {
+		return err
 	}
 	return nil
 }

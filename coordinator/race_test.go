@@ -121,7 +121,7 @@ func TestCachedOrganizationsFollowOtherProcesses(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		first := newStack(t, b)
-		second := &stack{t: t, srv: secondCoordinator(t, first, b), now: first.now}
+		second := &stack{t: t, srv: secondCoordinator(t, first, b), clock: first.clock}
 		org := first.boot.OrganizationID
 		rename := func(c *client.Client, name string) error {
 			_, _, err := c.UpdateOrganizationName(ctx, org, api.UpdateOrganizationNameIntent{OrganizationName: name})

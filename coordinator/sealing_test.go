@@ -74,7 +74,9 @@ func TestMasterKeyRotationWhileServing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	coord := coordinator.New(st, coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: ring, MasterKeyFile: path})
+	clock := newClock()
+	coord := coordinator.New(st, coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: ring, MasterKeyFile: path,
+		Now: clock.Now})
 	if err := coord.Start(bg); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +121,7 @@ func TestMasterKeyRotationWhileServing(t *testing.T) {
 		t.Fatal(err)
 	}
 	sign(before)
-	time.Sleep(1100 * time.Millisecond) // the coordinator looks at the key file at most once a second
+	clock.Advance(1100 * time.Millisecond) // the coordinator looks at the key file at most once a second
 	after := newWallet("after")
 	sign(after)
 	sign(before)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -24,14 +25,31 @@ const (
 
 var e164 = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
 
+// checkName accepts a name or label a person gives: not empty, and a label (checkLabel).
 func checkName(path, name string) error {
-	switch {
-	case strings.TrimSpace(name) == "":
+	if strings.TrimSpace(name) == "" {
 		return apierr.Invalid("%s must not be empty", path)
-	case len(name) > maxNameLen:
+	}
+	return checkLabel(path, name)
+}
+
+// checkLabel accepts an optional name or label: at most maxNameLen bytes, and no control characters or bidirectional
+// overrides, which would let a name show one thing and be another (in a dashboard, a log line, an e-mail).
+func checkLabel(path, label string) error {
+	if len(label) > maxNameLen {
 		return apierr.Invalid("%s is longer than %d bytes", path, maxNameLen)
 	}
+	if i := strings.IndexFunc(label, isDeceptive); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(label[i:])
+		return apierr.Invalid("%s must not contain control characters or bidirectional overrides; it has U+%04X at byte %d", path, r, i)
+	}
 	return nil
+}
+
+// isDeceptive: C0 controls, DEL, and the bidirectional embeddings, overrides and isolates (U+202A-U+202E,
+// U+2066-U+2069).
+func isDeceptive(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
 
 // checkEmail accepts a plain address (no display name), as users type it.

@@ -25,6 +25,7 @@ type vault struct {
 	mu         sync.RWMutex
 	ring       *seal.Keyring
 	path       string
+	now        func() time.Time // the coordinator's clock
 	lastReload time.Time // the last time the file was read, or checked for a change
 	modTime    time.Time // the file's modification time when it was read
 }
@@ -69,10 +70,10 @@ func (v *vault) reloadIfChanged() { v.readFile(true) }
 func (v *vault) readFile(onlyIfChanged bool) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.path == "" || time.Since(v.lastReload) < time.Second {
+	if v.path == "" || v.now().Sub(v.lastReload) < time.Second {
 		return false
 	}
-	v.lastReload = time.Now()
+	v.lastReload = v.now()
 	info, err := os.Stat(v.path)
 	if err != nil || (onlyIfChanged && info.ModTime().Equal(v.modTime)) {
 		return false
