@@ -17,6 +17,7 @@ import (
 )
 
 func TestCreateUsersV3Envelope(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		_, k := newKey(t, stamp.CurveSecp256k1)
@@ -92,6 +93,7 @@ func TestCreateUsersV3Envelope(t *testing.T) {
 }
 
 func TestStampFailuresStoreNothing(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		clock := newClock()
 		s := newStackAt(t, b, clock)
@@ -159,6 +161,7 @@ func b64(s string) string {
 }
 
 func TestBadBodies(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -204,6 +207,7 @@ func TestBadBodies(t *testing.T) {
 }
 
 func TestNonRootUserIsDenied(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -229,6 +233,7 @@ func TestNonRootUserIsDenied(t *testing.T) {
 }
 
 func TestExecutionFailureRollsBack(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -249,6 +254,7 @@ func TestExecutionFailureRollsBack(t *testing.T) {
 }
 
 func TestRootQuorumThreshold(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -275,6 +281,7 @@ func ptr[T any](v T) *T { return &v }
 // does not verify, or a key no organization holds, is answered 401 and nothing more. Only the holder of a registered
 // key learns that a body is malformed or that an organization does not exist.
 func TestAuthenticationComesFirst(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID

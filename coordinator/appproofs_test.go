@@ -11,6 +11,7 @@ import (
 )
 
 func TestAppProofs(t *testing.T) {
+	t.Parallel()
 	s := newStack(t, testdb.SQLite(t))
 	org := s.boot.OrganizationID
 	signer := s.signerKey(t)

@@ -76,6 +76,7 @@ func code(err error) apierr.Code {
 }
 
 func TestAuthProxyLifecycle(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newProxyStack(t, b)
 		ctx, org := context.Background(), s.boot.OrganizationID
@@ -209,6 +210,7 @@ func TestAuthProxyLifecycle(t *testing.T) {
 }
 
 func TestResolveAuthProxyConfigIsForTheServiceOnly(t *testing.T) {
+	t.Parallel()
 	s := newProxyStack(t, testdb.SQLite(t))
 	ctx := context.Background()
 	enabled, _, err := s.root.EnableAuthProxy(ctx, s.boot.OrganizationID)
@@ -251,6 +253,7 @@ func TestResolveAuthProxyConfigIsForTheServiceOnly(t *testing.T) {
 }
 
 func TestEnableAuthProxyRefusals(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	// Without a proxy service configured.
 	plain := newOTPStack(t, testdb.SQLite(t), coordinator.Config{})
@@ -290,6 +293,7 @@ func TestEnableAuthProxyRefusals(t *testing.T) {
 // TestSignupWithVerificationToken: a sub-organization created with a verification token starts with the contact
 // verified; a token binding a key needs the client signature over exactly the root user created.
 func TestSignupWithVerificationToken(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newProxyStack(t, b)
 		ctx, org := context.Background(), s.boot.OrganizationID

@@ -40,6 +40,7 @@ func (s *stack) signerKey(t *testing.T) *ecdsa.PublicKey {
 // Export a wallet's mnemonic to a client key, import it back as a new wallet: the accounts derive to the same
 // addresses. Every bundle is checked against the coordinator's published signer key.
 func TestExportAndImportWallet(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID

@@ -17,6 +17,7 @@ import (
 )
 
 func TestPasskeyStamps(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -68,6 +69,7 @@ func TestPasskeyStamps(t *testing.T) {
 }
 
 func TestSubOrganizations(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -137,6 +139,7 @@ func TestSubOrganizations(t *testing.T) {
 }
 
 func TestUsersAndTags(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -198,6 +201,7 @@ func TestUsersAndTags(t *testing.T) {
 }
 
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	s := newStack(t, testdb.SQLite(t))
 	preflight := func(origin string) *http.Response {
 		req, _ := http.NewRequest(http.MethodOptions, s.srv.URL+"/public/v1/query/whoami", nil)
@@ -222,6 +226,7 @@ func TestCORS(t *testing.T) {
 
 // Approvals expire 24 hours after the first one: later approvals count alone.
 func TestApprovalsExpire(t *testing.T) {
+	t.Parallel()
 	clock := newClock()
 	s := newStackAt(t, testdb.SQLite(t), clock)
 	org := s.boot.OrganizationID

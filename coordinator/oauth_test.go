@@ -105,6 +105,7 @@ func with(claims map[string]any, extra map[string]any) map[string]any {
 }
 
 func TestOAuthLogin(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := newOAuthStack(t, b)
@@ -179,6 +180,7 @@ func TestOAuthLogin(t *testing.T) {
 // An unknown key id refreshes the issuer's keys once per refresh interval: a token of a rotated key is refused
 // until then, with no extra fetch, and accepted after.
 func TestOAuthLoginKeyRotation(t *testing.T) {
+	t.Parallel()
 	s := newOAuthStack(t, testdb.SQLite(t))
 	sub, _ := s.subOrgWithIdentities("alice", api.OauthProviderParamsV2{ProviderName: "Local", OidcToken: s.idp.IDToken(nil)})
 	_, pub := newP256(t)
@@ -207,6 +209,7 @@ func TestOAuthLoginKeyRotation(t *testing.T) {
 }
 
 func TestOAuthProvidersOnUsers(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := newOAuthStack(t, b)
@@ -283,6 +286,7 @@ func pkceVerifier(t *testing.T) string {
 }
 
 func TestOAuth2Authenticate(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := newOAuthStack(t, b)
@@ -484,6 +488,7 @@ func (s *oauthStack) checkBearerToken(claims *oidc.Claims, target *ecdh.PrivateK
 
 // The coordinator publishes its issuer's discovery document; without an issuer URL it issues nothing.
 func TestOpenIDConfiguration(t *testing.T) {
+	t.Parallel()
 	s := newOAuthStack(t, testdb.SQLite(t))
 	rec := httptest.NewRecorder()
 	s.coord.OpenIDConfigurationHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/.well-known/openid-configuration", nil))
@@ -516,6 +521,7 @@ func TestOpenIDConfiguration(t *testing.T) {
 // An issuer that cannot be reached is a transient failure that says so, and nothing is stored; the same token logs in
 // once the issuer is back and the refresh interval has passed.
 func TestOAuthLoginIssuerDown(t *testing.T) {
+	t.Parallel()
 	s := newOAuthStack(t, testdb.SQLite(t))
 	sub, _ := s.subOrgWithIdentities("alice", api.OauthProviderParamsV2{ProviderName: "Local", OidcClaims: &api.OidcClaims{
 		Iss: s.idp.Issuer(), Sub: oidctest.DefaultSubject, Aud: oidctest.ClientID}})

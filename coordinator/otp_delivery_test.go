@@ -130,6 +130,7 @@ func pngOf(t *testing.T, w, h int) []byte {
 // templateVariables, sender and reply-to as asked; bad logos refused; a server that is down fails the activity and
 // leaves no code behind.
 func TestOTPEmailOverSMTP(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		mb := startMailbox(t)
@@ -284,6 +285,7 @@ func fakeTwilio(t *testing.T) (*httptest.Server, func() url.Values) {
 }
 
 func TestOTPSMSOverTwilio(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		srv, last := fakeTwilio(t)

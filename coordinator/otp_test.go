@@ -67,6 +67,7 @@ func (s *otpStack) userVerified(orgID, userID string) (email, phone bool) {
 // The first specification's flow, as the auth proxy drives it: INIT_OTP_V2 and VERIFY_OTP in the parent, OTP_LOGIN
 // in the user's sub-organization with the parent's key; then the session key stamps requests until it expires.
 func TestOTPLoginEmail(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := newOTPStack(t, b, coordinator.Config{})
@@ -165,6 +166,7 @@ func hasCredential(keys []api.APIKey, pub, typ string) bool {
 // The current SDKs' flow: INIT_OTP_V3, the code encrypted to its target bundle, VERIFY_OTP_V2, OTP_LOGIN_V2; and
 // STAMP_LOGIN stamped with X-Stamp-Attested by the key the token binds.
 func TestOTPLoginEncryptedAndStampLogin(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := newOTPStack(t, b, coordinator.Config{})
@@ -243,6 +245,7 @@ func TestOTPLoginEncryptedAndStampLogin(t *testing.T) {
 // TestVerifyOtpAttempts: three wrong entries kill a code, even the right code fails after that, and every wrong
 // entry counts although its activity fails and its writes are otherwise undone.
 func TestVerifyOtpAttempts(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := newOTPStack(t, b, coordinator.Config{})
@@ -267,6 +270,7 @@ func TestVerifyOtpAttempts(t *testing.T) {
 }
 
 func TestOTPBadInput(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := newOTPStack(t, b, coordinator.Config{})
@@ -452,6 +456,7 @@ func expectErr(t *testing.T, name string, err error, code apierr.Code, msg strin
 }
 
 func TestJWKS(t *testing.T) {
+	t.Parallel()
 	s := newOTPStack(t, testdb.SQLite(t), coordinator.Config{})
 	resp, err := s.srv.Client().Get(s.srv.URL + "/.well-known/jwks.json")
 	if err != nil {

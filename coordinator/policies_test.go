@@ -48,6 +48,7 @@ func createUserParams(name string) api.CreateUsersIntentV4 {
 }
 
 func TestTwoOfThreeTaggedApprovers(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -98,6 +99,7 @@ func TestTwoOfThreeTaggedApprovers(t *testing.T) {
 
 // Votes find their activity among those waiting for consensus, which the store indexes by its own name for the status.
 func TestStoreIndexesTheConsensusStatus(t *testing.T) {
+	t.Parallel()
 	if store.StatusAwaitingVotes != api.StatusConsensusNeeded {
 		t.Fatalf("the store indexes activities awaiting votes as %q, the coordinator records them as %q", store.StatusAwaitingVotes, api.StatusConsensusNeeded)
 	}
@@ -113,6 +115,7 @@ func hasUser(users []api.User, name string) bool {
 }
 
 func TestDenyWinsAndDenialDetails(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -155,6 +158,7 @@ func TestDenyWinsAndDenialDetails(t *testing.T) {
 }
 
 func TestRootQuorumBypassTwoOfThree(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -178,6 +182,7 @@ func TestRootQuorumBypassTwoOfThree(t *testing.T) {
 }
 
 func TestDenyOnCredentialsBlocksOwnAPIKey(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -200,6 +205,7 @@ func TestDenyOnCredentialsBlocksOwnAPIKey(t *testing.T) {
 }
 
 func TestPolicyValidation(t *testing.T) {
+	t.Parallel()
 	s := newStack(t, testdb.SQLite(t))
 	org := s.boot.OrganizationID
 	cases := []struct {

@@ -24,6 +24,7 @@ import (
 // Two coordinators, each with its own connection pool, share one PostgreSQL database as two processes would. The same
 // signed body sent to both at once is one activity, executed once.
 func TestIdenticalSubmissionsRacingThroughTwoCoordinators(t *testing.T) {
+	t.Parallel()
 	b := testdb.Postgres(t)
 	first := newStack(t, b)
 	second := secondCoordinator(t, first, b)
@@ -47,6 +48,7 @@ func TestIdenticalSubmissionsRacingThroughTwoCoordinators(t *testing.T) {
 // Signing holds the organization shared, so identical signing bodies run side by side in two processes: still one
 // activity, and every caller gets its signature.
 func TestIdenticalSigningRacingThroughTwoCoordinators(t *testing.T) {
+	t.Parallel()
 	b := testdb.Postgres(t)
 	first := newStack(t, b)
 	second := secondCoordinator(t, first, b)
@@ -118,6 +120,7 @@ func race(t *testing.T, first *stack, second *httptest.Server, path string, body
 // whether they are current. A key another process added is still found, and a key another process deleted no longer
 // acts, and its request leaves no activity behind.
 func TestCachedOrganizationsFollowOtherProcesses(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		first := newStack(t, b)
@@ -171,6 +174,7 @@ func TestCachedOrganizationsFollowOtherProcesses(t *testing.T) {
 // another process has changed the organization meanwhile, the decision is made again under the lock: a policy deleted
 // elsewhere no longer allows, a policy created elsewhere allows.
 func TestSigningDecidedAheadFollowsPolicyChangesElsewhere(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		first := newStack(t, b)

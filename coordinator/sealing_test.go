@@ -23,6 +23,7 @@ import (
 
 // A dump of the whole database holds no mnemonic, no mnemonic word sequence and no private key, in any encoding.
 func TestNoPlaintextKeyMaterialAtRest(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -63,6 +64,7 @@ func TestNoPlaintextKeyMaterialAtRest(t *testing.T) {
 // `sigil keys rotate-master` run by another process while a coordinator serves: the coordinator keeps signing with
 // keys sealed before (even once the old master key version is retired), and seals new material under the new version.
 func TestMasterKeyRotationWhileServing(t *testing.T) {
+	t.Parallel()
 	b := testdb.SQLite(t)
 	path := filepath.Join(t.TempDir(), "master.key")
 	ring, err := seal.CreateKeyFile(path)

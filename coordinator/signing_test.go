@@ -74,6 +74,7 @@ func (s *stack) ethWallet(name string) string {
 // The second specification's journey on the coordinator: a non-root agent bound by three policies signs an approval,
 // a deposit and a redeem, and nothing else.
 func TestSeedPoliciesGateTheAgent(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -150,6 +151,7 @@ func TestSeedPoliciesGateTheAgent(t *testing.T) {
 }
 
 func TestSigningRefusals(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -197,6 +199,7 @@ func TestSigningRefusals(t *testing.T) {
 // A signing activity that waits for consensus is signed when the approval that completes it arrives: transactions
 // and raw payloads alike, each as it was submitted.
 func TestSigningAwaitsConsensus(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID
@@ -254,6 +257,7 @@ func TestSigningAwaitsConsensus(t *testing.T) {
 // A policy may decide on the activity's parameters (activity.params), which are read from the intent only when some
 // policy of the organization names them.
 func TestPolicyOnActivityParams(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStack(t, b)
 		org := s.boot.OrganizationID

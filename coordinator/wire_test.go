@@ -12,6 +12,7 @@ import (
 
 // An activity marshalled by splicing is the same JSON value encoding/json makes of it, whatever state it is in.
 func TestActivityResponseMarshalsAsEncodingJSON(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 24, 13, 50, 35, 991166675, time.UTC)
 	vote := func(user string) api.Vote {
 		return api.Vote{ID: "v-" + user, UserID: user, User: api.User{UserID: user, UserName: "<agent & \"co\">",
@@ -73,6 +74,7 @@ func sameJSON(t *testing.T, name string, v any, marshal func() ([]byte, error)) 
 
 // Member names are quoted as encoding/json quotes them, identifiers or not.
 func TestAppendName(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"signTransactionResult", "activity", "a_b9", "", "a\"b", "<tag>", "naïve", "tab\t"} {
 		want, _ := json.Marshal(name)
 		if got := appendName(nil, name); string(got) != string(want) {
