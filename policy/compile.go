@@ -493,6 +493,9 @@ func (c *compiler) compileBinary(n *binaryNode) (evaluator, *typ, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if l, lt, r, rt, err = c.numericStrings(n, l, lt, r, rt); err != nil {
+		return nil, nil, err
+	}
 	src := format(n)
 	switch n.op {
 	case tokEq, tokNe:
@@ -521,6 +524,53 @@ func (c *compiler) compileBinary(n *binaryNode) (evaluator, *typ, error) {
 		return nil, nil, c.mismatchOrder(n, lt, rt)
 	}
 	return &orderEval{l: l, r: r, op: n.op, src: src}, tBool, nil
+}
+
+// numericStrings reads a quoted decimal literal compared with an int as that number, as the reference does for the
+// comparisons its own documentation writes (eth.tx.chain_id == '8453', eth.tx.chain_id in ['1', '8453']). Only
+// literals written in full are read so; a string field compared with an int stays a type error, with its suggestion.
+func (c *compiler) numericStrings(n *binaryNode, l evaluator, lt *typ, r evaluator, rt *typ) (evaluator, *typ, evaluator, *typ, error) {
+	if lt.kind == kindInt {
+		if num, ok := numericLiteral(n.r, n.op == tokIn); ok {
+			re, rt2, err := c.compile(num)
+			return l, lt, re, rt2, err
+		}
+	}
+	if rt.kind == kindInt && n.op != tokIn {
+		if num, ok := numericLiteral(n.l, false); ok {
+			le, lt2, err := c.compile(num)
+			return le, lt2, r, rt, err
+		}
+	}
+	return l, lt, r, rt, nil
+}
+
+// numericLiteral is a quoted decimal literal (or, inList, a list literal of them) as an int literal.
+func numericLiteral(n node, inList bool) (node, bool) {
+	if inList {
+		list, ok := n.(*listNode)
+		if !ok || len(list.elems) == 0 {
+			return nil, false
+		}
+		out := &listNode{pos: list.pos, elems: make([]node, len(list.elems))}
+		for i, e := range list.elems {
+			num, ok := numericLiteral(e, false)
+			if !ok {
+				return nil, false
+			}
+			out.elems[i] = num
+		}
+		return out, true
+	}
+	lit, ok := n.(*stringNode)
+	if !ok || !isDigits(lit.val) {
+		return nil, false
+	}
+	num := &intNode{pos: lit.pos, text: lit.val}
+	if num.val.SetFromDecimal(lit.val) != nil {
+		return nil, false
+	}
+	return num, true
 }
 
 // flatten collects the operands of a chain of the same logical operator.

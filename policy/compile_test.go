@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"math/big"
 	"strings"
 	"testing"
 )
@@ -25,16 +26,18 @@ func TestCompileErrors(t *testing.T) {
 			"condition: keyword 'approvers' can be used only in the consensus field at column 1"},
 		{"keyword of the other field in consensus", Consensus, "activity.action == 'SIGN'",
 			"consensus: keyword 'activity' can be used only in the condition field at column 1"},
-		{"int compared with string", Condition, "eth.tx.chain_id == '1'",
-			"condition: type mismatch: cannot compare 'eth.tx.chain_id' (an int) with '1' (a string) at column 17; write 1 without quotes"},
+		{"int compared with a string that is no number", Condition, "eth.tx.chain_id == '0x1'",
+			"condition: type mismatch: cannot compare 'eth.tx.chain_id' (an int) with '0x1' (a string) at column 17"},
+		{"int compared with a string field", Condition, "eth.tx.chain_id == eth.tx.to",
+			"condition: type mismatch: cannot compare 'eth.tx.chain_id' (an int) with 'eth.tx.to' (a string) at column 17"},
 		{"string compared with int", Condition, "eth.tx.to == 5",
 			"condition: type mismatch: cannot compare 'eth.tx.to' (a string) with 5 (an int) at column 11; write '5' in single quotes"},
 		{"ordering strings", Condition, "eth.tx.to < 'b'",
 			"condition: type mismatch: '<' compares ints, but 'eth.tx.to' is a string and 'b' is a string at column 11"},
 		{"comparing structs", Condition, "wallet == wallet",
 			"condition: cannot compare 'wallet' (a Wallet) with 'wallet' (a Wallet): only strings, ints and bools compare at column 8"},
-		{"in with the wrong element type", Condition, "eth.tx.nonce in ['1']",
-			"condition: cannot look for 'eth.tx.nonce' (an int) in ['1'] (a list<string>) at column 14"},
+		{"in with the wrong element type", Condition, "eth.tx.nonce in ['1', 'x']",
+			"condition: cannot look for 'eth.tx.nonce' (an int) in ['1', 'x'] (a list<string>) at column 14"},
 		{"in without a list", Condition, "'a' in eth.tx.to",
 			"condition: 'in' needs a list on its right, but 'eth.tx.to' is a string at column 5"},
 		{"method on the wrong type", Condition, "eth.tx.to.count() == 1",
@@ -185,6 +188,33 @@ func TestReadsParams(t *testing.T) {
 		}
 		if e.ReadsParams() != want {
 			t.Errorf("%s: ReadsParams() = %v, want %v", src, e.ReadsParams(), want)
+		}
+	}
+}
+
+// The reference's documentation compares integer fields with quoted numbers; a quoted decimal literal compared with an
+// int is that number.
+func TestQuotedNumbersCompareWithInts(t *testing.T) {
+	t.Parallel()
+	in := &Input{Activity: factsOf(t, "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", nil),
+		EthTx: &EthTx{To: "0x1", ChainID: big.NewInt(8453), Value: big.NewInt(999), Nonce: big.NewInt(7)}}
+	for src, want := range map[string]bool{
+		"eth.tx.chain_id == '8453'":               true,
+		"'8453' == eth.tx.chain_id":               true,
+		"eth.tx.chain_id != '8453'":               false,
+		"eth.tx.chain_id in ['1', '8453']":        true,
+		"eth.tx.chain_id in ['1', '10']":          false,
+		"eth.tx.value < '1000'":                   true,
+		"'1000' <= eth.tx.value":                  false,
+		"eth.tx.nonce == 7 && eth.tx.to == '0x1'": true,
+	} {
+		e, err := Compile(src, Condition)
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		if got, err := e.Eval(in); err != nil || got != want {
+			t.Errorf("%s = %v, %v; want %v", src, got, err, want)
 		}
 	}
 }
