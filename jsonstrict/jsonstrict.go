@@ -105,6 +105,10 @@ func assign(n *node, v reflect.Value, path string) error {
 		if v.NumMethod() != 0 {
 			return &Error{Path: path, Message: "unsupported interface type"}
 		}
+		if n.kind == 'z' { // null: a nil interface (reflect.ValueOf(nil) is no value to set)
+			v.SetZero()
+			return nil
+		}
 		v.Set(reflect.ValueOf(n.toAny()))
 		return nil
 	case reflect.String:
