@@ -17,6 +17,8 @@ const (
 	Condition Field = iota + 1
 	// Consensus is who may act: approvers, credentials.
 	Consensus
+	// Time is when a policy is active: time.now, Timestamp and CronSpan.
+	Time
 )
 
 func (f Field) String() string {
@@ -25,6 +27,8 @@ func (f Field) String() string {
 		return "condition"
 	case Consensus:
 		return "consensus"
+	case Time:
+		return "time"
 	}
 	return fmt.Sprintf("Field(%d)", int(f))
 }
@@ -46,7 +50,7 @@ type Expr struct {
 // Compile parses and type-checks src for field. The error is a *CompileError that
 // names the column and, for a misspelt name, the likely intended one.
 func Compile(src string, field Field) (*Expr, error) {
-	if field != Condition && field != Consensus {
+	if field != Condition && field != Consensus && field != Time {
 		return nil, fmt.Errorf("policy: unknown field %v", field)
 	}
 	tree, err := parse(src)
@@ -178,10 +182,7 @@ func (c *compiler) compile(n node) (evaluator, *typ, error) {
 	case *methodNode:
 		return c.compileMethod(n)
 	case *callNode:
-		if why, ok := unsupportedFuncs[n.name]; ok {
-			return nil, nil, c.errorf(n.pos, "", "%s", why)
-		}
-		return nil, nil, c.errorf(n.pos, "", "unknown function '%s': the only calls are the list methods any, all, filter, contains and count", n.name)
+		return c.compileCall(n)
 	case *notNode:
 		x, err := c.compileBool(n.x)
 		if err != nil {

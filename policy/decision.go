@@ -13,13 +13,14 @@ const (
 	EffectDeny  Effect = "EFFECT_DENY"
 )
 
-// Policy is a compiled policy. A nil Condition or Consensus is absent, which means
-// true. Condition must be compiled for Condition and Consensus for Consensus.
+// Policy is a compiled policy. A nil Condition, Consensus or Time is absent, which
+// means true. Each must be compiled for its own field.
 type Policy struct {
 	ID        string
 	Effect    Effect
 	Condition *Expr
 	Consensus *Expr
+	Time      *Expr // when the policy is active; inactive, it is skipped
 }
 
 // RootQuorum is the organization's root quorum: Threshold approvals from UserIDs.
@@ -82,6 +83,7 @@ const (
 	OutcomeDenyExplicit      PolicyOutcome = "OUTCOME_DENY_EXPLICIT"
 	OutcomeDenyImplicit      PolicyOutcome = "OUTCOME_DENY_IMPLICIT"
 	OutcomeRequiresConsensus PolicyOutcome = "OUTCOME_REQUIRES_CONSENSUS"
+	OutcomeTimeInactive      PolicyOutcome = "OUTCOME_TIME_INACTIVE"
 	OutcomeError             PolicyOutcome = "OUTCOME_ERROR"
 )
 
@@ -235,6 +237,18 @@ const (
 func evaluate(p *Policy, in *Input) (ev Evaluation, eff effect, applies bool) {
 	ev.PolicyID = p.ID
 	isDeny := p.Effect != EffectAllow // an unknown effect fails closed
+	if _, active, err := run(p.Time, Time, in); err != nil {
+		// A time that cannot be read: an ALLOW does not allow, a DENY denies.
+		ev.Outcome, ev.Err = OutcomeError, err
+		if isDeny {
+			return ev, effectDeny, true
+		}
+		return ev, effectNone, true
+	} else if !active {
+		// Outside its time the policy is skipped: a DENY denies nothing, an ALLOW allows nothing.
+		ev.Outcome = OutcomeTimeInactive
+		return ev, effectNone, false
+	}
 	condKnown, cond, err := run(p.Condition, Condition, in)
 	if err == nil && !cond {
 		ev.Outcome = OutcomeDenyImplicit

@@ -1,6 +1,9 @@
 package policy
 
-import "math/big"
+import (
+	"math/big"
+	"time"
+)
 
 // Input is everything an expression can read about one request. The coordinator fills
 // it once per decision; expressions only read it, so one Input may be shared by
@@ -10,6 +13,9 @@ import "math/big"
 // request: reading it is an evaluation error, never a zero value.
 type Input struct {
 	Activity Activity
+
+	// Now is the request's trusted server time, which the time field reads as time.now.
+	Now time.Time
 
 	// Approvers are the users whose approval votes count, the submitter first.
 	// Credentials are the credentials those votes were made with. Both feed the

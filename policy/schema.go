@@ -275,12 +275,6 @@ var unsupportedRoots = map[string]string{
 	"bitcoin": "'bitcoin.tx' is not supported yet: Sigil does not parse Bitcoin transactions",
 	"tempo":   "'tempo.tx' is not supported yet: Sigil does not parse Tempo transactions",
 	"secret":  "'secret' is not supported yet: Sigil has no secrets",
-	"time":    "'time' is not supported yet: Sigil has no time field on policies",
-}
-
-var unsupportedFuncs = map[string]string{
-	"Timestamp": "function 'Timestamp' is not supported yet: Sigil has no time field on policies",
-	"CronSpan":  "function 'CronSpan' is not supported yet: Sigil has no time field on policies",
 }
 
 var roots = map[string]*rootDef{
@@ -290,6 +284,7 @@ var roots = map[string]*rootDef{
 	"credentials": {field: Consensus, typ: listOf(tCredential), get: func(in *Input) (value, error) {
 		return listValue((*credList)(&in.Credentials)), nil
 	}},
+	"time":     structRoot(Time, tTime, timeRoot),
 	"activity": structRoot(Condition, tActivity, func(in *Input) (any, error) { return &in.Activity, nil }),
 	"eth":      structRoot(Condition, tEth, func(in *Input) (any, error) { return in, nil }),
 	"wallet":   structRoot(Condition, tWallet, func(in *Input) (any, error) { return present(in.Wallet) }),
