@@ -72,7 +72,9 @@ func encodeActivity(r *api.ActivityResponse) (any, error) {
 
 // writeError answers err through the edge (for the handlers of the other files): an internal error is logged on the
 // request's line, and only "internal error" leaves.
-func (c *Coordinator) writeError(w http.ResponseWriter, r *http.Request, err error) { edge.Fail(w, r, err) }
+func (c *Coordinator) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	edge.Fail(w, r, err)
+}
 
 // writeJSON answers v (for the handlers of the other files).
 func writeJSON(w http.ResponseWriter, status int, v any) {
