@@ -1,9 +1,11 @@
 package authproxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,7 +14,7 @@ import (
 	"sigil/api"
 	"sigil/apierr"
 	"sigil/client"
-	"sigil/jsonstrict"
+	"sigil/edge"
 	"sigil/otp"
 	"sigil/token"
 )
@@ -498,14 +500,17 @@ func seconds(v int32) string {
 	return strconv.Itoa(int(v))
 }
 
-// decode parses a request body strictly: unknown fields, wrong types and missing required fields are refused here,
-// before anything reaches the coordinator. An empty body counts as {}.
+// decode parses a request body strictly (edge.Unmarshal, paths from "request"): unknown fields, wrong types and
+// missing required fields are refused here, before anything reaches the coordinator, in the coordinator's words for
+// its own bodies. An empty body counts as {}.
 func decode(body []byte, v any) error {
-	if len(strings.TrimSpace(string(body))) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	if err := jsonstrict.Decode(body, v, "request"); err != nil {
-		return apierr.Invalid("bad request body: %s", err.Error())
+	err := edge.Unmarshal(body, v, "request")
+	var refused *edge.Error
+	if errors.As(err, &refused) {
+		return apierr.Invalid("bad request body: %s", refused.Message)
 	}
-	return nil
+	return err
 }

@@ -255,3 +255,32 @@ func TestConfigCache(t *testing.T) {
 		t.Fatalf("new origin after the TTL: %d", s)
 	}
 }
+
+// A body over MaxBodyBytes is a 413 in the coordinator's google.rpc.Status shape, and nothing reaches the coordinator.
+func TestOversizedBodyIs413(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testdb.SQLite(t), authproxy.Config{MaxBodyBytes: 1024})
+	ten := e.tenant("Acme", api.UpdateAuthProxyConfigIntent{AllowedOrigins: []string{origin}})
+	before := activityCount(t, ten)
+	body := `{"otpType":"OTP_TYPE_EMAIL","contact":"` + strings.Repeat("a", 1024) + `@sigil.test"}`
+	status, header, raw := e.raw(http.MethodPost, "/v1/otp_init", []byte(body), map[string]string{"Origin": origin, "X-Auth-Proxy-Config-ID": ten.configID})
+	var b struct {
+		Code    apierr.Code `json:"code"`
+		Message string      `json:"message"`
+		Details []struct {
+			Type             string `json:"@type"`
+			TurnkeyErrorCode string `json:"turnkeyErrorCode"`
+		} `json:"details"`
+	}
+	if err := json.Unmarshal(raw, &b); err != nil || status != http.StatusRequestEntityTooLarge || b.Code != apierr.InvalidArgument ||
+		b.Message != "request body is larger than the limit of 1024 bytes" || len(b.Details) != 1 ||
+		b.Details[0].TurnkeyErrorCode != "REQUEST_INVALID" || b.Details[0].Type != "type.googleapis.com/errors.v1.TurnkeyErrorDetail" {
+		t.Fatalf("%d %s", status, raw)
+	}
+	if header.Get("Content-Type") != "application/json" || header.Get("Access-Control-Allow-Origin") != origin {
+		t.Fatalf("headers %v", header)
+	}
+	if after := activityCount(t, ten); after != before {
+		t.Fatalf("an oversized request reached the coordinator: %d activities, %d before", after, before)
+	}
+}

@@ -9,28 +9,6 @@ import (
 	"time"
 )
 
-func TestOriginAllowed(t *testing.T) {
-	for _, c := range []struct {
-		allowed []string
-		origin  string
-		want    bool
-	}{
-		{[]string{"*"}, "", true},
-		{[]string{"*"}, "https://any.example", true},
-		{[]string{"https://app.example"}, "https://app.example", true},
-		{[]string{"https://app.example"}, "https://APP.example/", true},
-		{[]string{"https://app.example"}, "", false},
-		{[]string{"https://app.example"}, "http://app.example", false},
-		{[]string{"https://app.example"}, "https://app.example.evil", false},
-		{[]string{"https://app.example"}, "https://app.example:8443", false},
-		{[]string{}, "https://app.example", false},
-	} {
-		if got := originAllowed(c.allowed, c.origin); got != c.want {
-			t.Errorf("originAllowed(%v, %q) = %t", c.allowed, c.origin, got)
-		}
-	}
-}
-
 func TestLimiter(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	l := newLimiter(2, 3)

@@ -15,7 +15,6 @@ package authproxy
 
 import (
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -27,7 +26,7 @@ import (
 
 	"sigil/apierr"
 	"sigil/client"
-	"sigil/httpjson"
+	"sigil/edge"
 )
 
 // Config tunes the proxy. The zero value of each field but CoordinatorURL and Identity means its default.
@@ -118,74 +117,63 @@ const ConfigIDHeader = "X-Auth-Proxy-Config-Id"
 // allowedHeaders are the request headers browsers may send to the proxy.
 const allowedHeaders = "Content-Type, X-Auth-Proxy-Config-Id, X-Captcha-Token, X-Client-Version"
 
-// Handler serves /v1/<endpoint>, their CORS preflights, and /healthz.
+// Handler serves /v1/<endpoint>, their CORS preflights, and /healthz, behind the HTTP edge: bodies capped at
+// MaxBodyBytes, errors as google.rpc.Status, one log line per request.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/{name}", s.serve)
+	mux.HandleFunc("POST /v1/{name}", func(w http.ResponseWriter, r *http.Request) {
+		res, err := s.serve(w.Header(), r)
+		edge.Respond(w, r, res, err)
+	})
 	mux.HandleFunc("OPTIONS /v1/{name}", s.preflight)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
-	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		apierr.Write(w, apierr.NotFoundf("no route for %s %s; the proxy serves POST /v1/<endpoint>", r.Method, r.URL.Path))
-	})
-	return s.logRequests(mux)
+	mux.Handle("GET /healthz", edge.Func(func(*http.Request) (any, error) { return map[string]string{"status": "ok"}, nil }))
+	mux.Handle("/", edge.Func(func(r *http.Request) (any, error) {
+		return nil, apierr.NotFoundf("no route for %s %s; the proxy serves POST /v1/<endpoint>", r.Method, r.URL.Path)
+	}))
+	svc := &edge.Service{Format: apierr.Format, Logger: s.cfg.Logger, Message: "authproxy request", MaxBodyBytes: s.cfg.MaxBodyBytes}
+	return svc.Wrap(mux)
 }
 
-// preflight answers a CORS preflight. Browsers send no header values with it (no configuration id), so it cannot
-// be checked against a configuration: it echoes the origin, and the real request is checked in full.
+// preflightCORS answers every origin's preflight: browsers send no header values with it (no configuration id), so it
+// cannot be checked against a configuration. The real request is checked in full (admit).
+var preflightCORS = &edge.CORS{Origins: []string{"*"}, Methods: "POST, OPTIONS", Headers: allowedHeaders}
+
 func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
 	if _, ok := endpoints[r.PathValue("name")]; !ok {
-		apierr.Write(w, apierr.NotFoundf("no proxy endpoint /v1/%s", r.PathValue("name")))
+		edge.Fail(w, r, apierr.NotFoundf("no proxy endpoint /v1/%s", r.PathValue("name")))
 		return
 	}
-	h := w.Header()
-	if origin := r.Header.Get("Origin"); origin != "" {
-		h.Set("Access-Control-Allow-Origin", origin)
-		h.Add("Vary", "Origin")
-	}
-	h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
-	h.Set("Access-Control-Allow-Headers", allowedHeaders)
-	h.Set("Access-Control-Max-Age", "600")
-	w.WriteHeader(http.StatusNoContent)
+	preflightCORS.Preflight(w, r)
 }
 
-// serve runs one proxied request through the checks of the package comment, in that order.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+// serve runs one proxied request through the checks of the package comment, in that order; h is the answer's header.
+func (s *Server) serve(h http.Header, r *http.Request) (any, error) {
+	if id := r.Header.Get(ConfigIDHeader); id != "" && len(id) <= 64 {
+		edge.Note(r, slog.String("config", id))
+	}
 	ep, ok := endpoints[r.PathValue("name")]
 	if !ok {
-		apierr.Write(w, apierr.NotFoundf("no proxy endpoint /v1/%s", r.PathValue("name")))
-		return
+		return nil, apierr.NotFoundf("no proxy endpoint /v1/%s", r.PathValue("name"))
 	}
 	now := s.cfg.Now()
 	ip := s.cfg.ClientIP(r)
 	if ok, wait := s.byIP.allow(ip, now); !ok {
-		rateLimited(wait, "too many requests from this client").write(w)
-		return
+		return nil, rateLimited(wait, "too many requests from this client")
 	}
-	rq, err := s.admit(w, r, now)
+	rq, err := s.admit(h, r, now)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	body, err := readBody(w, r, s.cfg.MaxBodyBytes)
-	if err != nil {
-		apierr.Write(w, err)
-		return
+	if rq.body, err = edge.ReadBody(r); err != nil {
+		return nil, err
 	}
-	rq.body, rq.clientIP = body, ip
-	res, err := ep(s, r.Context(), rq)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, res)
+	rq.clientIP = ip
+	return ep(s, r.Context(), rq)
 }
 
-// admit finds the request's configuration and checks its origin and rate limit; it sets the CORS response headers
-// of an allowed browser origin.
-func (s *Server) admit(w http.ResponseWriter, r *http.Request, now time.Time) (*request, error) {
+// admit finds the request's configuration and checks its origin and rate limit; it sets the CORS headers of an
+// allowed browser origin on h.
+func (s *Server) admit(h http.Header, r *http.Request, now time.Time) (*request, error) {
 	id := r.Header.Get(ConfigIDHeader)
 	if id == "" {
 		return nil, apierr.Invalid("the %s header is required: it names the auth proxy configuration (see the dashboard's AUTH section)", ConfigIDHeader)
@@ -201,54 +189,19 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, now time.Time) (*
 		return nil, apierr.Denied("auth proxy configuration %s is disabled", id)
 	}
 	origin := r.Header.Get("Origin")
-	if !originAllowed(cfg.Config.AllowedOrigins, origin) {
+	if !edge.OriginAllowed(cfg.Config.AllowedOrigins, origin) {
 		if origin == "" {
 			return nil, apierr.Denied("this configuration allows only listed origins, and the request has no Origin header")
 		}
 		return nil, apierr.Denied("origin %s is not allowed by auth proxy configuration %s", origin, id)
 	}
 	if origin != "" {
-		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", origin)
-		h.Add("Vary", "Origin")
+		edge.AllowOrigin(h, origin)
 	}
 	if ok, wait := s.byConfig.allow(id, now); !ok {
 		return nil, rateLimited(wait, "too many requests for this auth proxy configuration")
 	}
 	return &request{cfg: cfg}, nil
-}
-
-// originAllowed: "*" allows every request, with or without an Origin; otherwise the Origin must be listed.
-func originAllowed(allowed []string, origin string) bool {
-	for _, a := range allowed {
-		if a == "*" {
-			return true
-		}
-	}
-	if origin == "" {
-		return false
-	}
-	origin = strings.ToLower(strings.TrimSuffix(origin, "/"))
-	for _, a := range allowed {
-		if a == origin {
-			return true
-		}
-	}
-	return false
-}
-
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		e := apierr.Invalid("request body is larger than the limit of %d bytes", limit)
-		e.HTTP = http.StatusRequestEntityTooLarge
-		return nil, e
-	}
-	if err != nil {
-		return nil, apierr.Invalid("could not read the request body: %s", err.Error())
-	}
-	return body, nil
 }
 
 // rateLimitError is a 429 that carries its Retry-After.
@@ -271,29 +224,12 @@ func retrySeconds(wait time.Duration) string {
 	return strconv.FormatInt(secs, 10)
 }
 
-func (e *rateLimitError) write(w http.ResponseWriter) {
-	w.Header().Set("Retry-After", retrySeconds(e.wait))
-	apierr.Write(w, e.err)
-}
+// Status and Render make it an edge.WireError: the 429 body with its Retry-After header.
+func (e *rateLimitError) Status() int { return e.err.Status() }
 
-func writeJSON(w http.ResponseWriter, v any) {
-	if err := httpjson.Write(w, http.StatusOK, v); err != nil {
-		apierr.Write(w, err)
-	}
-}
-
-// writeError answers with an API error; any other error is logged here and leaves as "internal error".
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var rl *rateLimitError
-	if errors.As(err, &rl) {
-		rl.write(w)
-		return
-	}
-	var e *apierr.Error
-	if !errors.As(err, &e) {
-		s.cfg.Logger.Error("internal error", "path", r.URL.Path, "err", err)
-	}
-	apierr.Write(w, err)
+func (e *rateLimitError) Render(h http.Header) any {
+	h.Set("Retry-After", retrySeconds(e.wait))
+	return e.err.Render(h)
 }
 
 // remoteIP is the connection's remote address without its port.
@@ -303,27 +239,4 @@ func remoteIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusRecorder) WriteHeader(code int) { s.status = code; s.ResponseWriter.WriteHeader(code) }
-
-// logRequests writes one line per request: method, path, status, duration and configuration id. Never bodies,
-// keys, codes or tokens.
-func (s *Server) logRequests(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(rec, r)
-		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status,
-			"duration_ms", float64(time.Since(start).Microseconds()) / 1000}
-		if id := r.Header.Get(ConfigIDHeader); id != "" && len(id) <= 64 {
-			attrs = append(attrs, "config", id)
-		}
-		s.cfg.Logger.Info("authproxy request", attrs...)
-	})
 }

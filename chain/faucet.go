@@ -2,10 +2,7 @@ package chain
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/big"
 	"net/http"
@@ -17,7 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"sigil/contracts"
-	"sigil/httpjson"
+	"sigil/edge"
 )
 
 // FaucetPath is where the faucet is served, next to JSON-RPC on the same listener.
@@ -36,16 +33,19 @@ type Faucet struct {
 	addresses contracts.Addresses
 	maxETH    *big.Int
 	maxTokens map[string]*big.Int // base units, by token fixture name
-	log       *slog.Logger
 	// settled, when set, returns once the node's transaction pool has taken in the blocks mined so far, so that a
 	// funded wallet can spend as soon as Fund returns (see sealer.syncPool).
 	settled func(context.Context) error
 }
 
-// FaucetError is a refused faucet request; the HTTP handler answers it with 400.
+// FaucetError is a refused faucet request; the HTTP handler answers it with 400 (unless it says otherwise) and
+// {code, message}.
 type FaucetError struct {
-	Code    string // invalid_request, invalid_address, invalid_amount, unknown_token, above_cap, nothing_requested
+	// Code is invalid_request, invalid_address, invalid_amount, unknown_token, above_cap or nothing_requested; over
+	// HTTP also too_large (413), method_not_allowed (405), not_ready (503) and internal (500).
+	Code    string
 	Message string
+	status  int // the HTTP status when it is not 400
 }
 
 func (e *FaucetError) Error() string { return "faucet: " + e.Message }
@@ -56,7 +56,7 @@ func refuse(code, format string, args ...any) error {
 
 // NewFaucet returns a faucet that pays from sender, which must own the test tokens.
 func NewFaucet(client *ethclient.Client, sender *Account, addresses contracts.Addresses, cfg FaucetConfig) (*Faucet, error) {
-	f := &Faucet{client: client, sender: sender, addresses: addresses, maxTokens: map[string]*big.Int{}, log: slog.Default()}
+	f := &Faucet{client: client, sender: sender, addresses: addresses, maxTokens: map[string]*big.Int{}}
 	maxETH := cfg.MaxETH
 	if maxETH == "" {
 		maxETH = DefaultFaucetMaxETH
@@ -208,10 +208,10 @@ type FundResponse struct {
 
 // FundUnits is Fund with the amounts of a FundRequest.
 func (f *Faucet) FundUnits(ctx context.Context, req FundRequest) (FundResponse, error) {
-	if !strings.HasPrefix(req.Address, "0x") || !common.IsHexAddress(req.Address) {
-		return FundResponse{}, refuse("invalid_address", "address %q is not a 0x-prefixed 20-byte hex address", req.Address)
+	to, err := ParseAddress(req.Address)
+	if err != nil {
+		return FundResponse{}, refuse("invalid_address", "address: %v", err)
 	}
-	to := common.HexToAddress(req.Address)
 	var eth *big.Int
 	if req.ETH != "" {
 		v, err := ParseUnits(req.ETH, 18)
@@ -243,49 +243,58 @@ func (f *Faucet) FundUnits(ctx context.Context, req FundRequest) (FundResponse, 
 	return resp, nil
 }
 
-// ServeHTTP serves POST /faucet: 200 with a FundResponse, 400 with {code, message} for a refused
-// request.
-func (f *Faucet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		writeJSON(w, http.StatusMethodNotAllowed, faucetErrorBody("method_not_allowed", "use POST with a JSON body"))
-		return
-	}
-	var req FundRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxFaucetBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		writeJSON(w, http.StatusBadRequest, faucetErrorBody("invalid_request",
-			"body must be JSON like {\"address\":\"0x…\",\"eth\":\"1\",\"tokens\":{\"USDC\":\"1000\"}}: "+err.Error()))
-		return
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		writeJSON(w, http.StatusBadRequest, faucetErrorBody("invalid_request", "body must hold exactly one JSON object"))
-		return
-	}
-	resp, err := f.FundUnits(r.Context(), req)
-	var refused *FaucetError
-	switch {
-	case errors.As(err, &refused):
-		writeJSON(w, http.StatusBadRequest, faucetErrorBody(refused.Code, refused.Message))
-	case err != nil:
-		f.log.Error("faucet request failed", "address", req.Address, "err", err)
-		writeJSON(w, http.StatusInternalServerError, faucetErrorBody("internal", "the faucet could not send the transactions; see the dev chain's log"))
-	default:
-		writeJSON(w, http.StatusOK, resp)
-	}
+// faucetFormat is the faucet's wire format: {code, message}.
+var faucetFormat = edge.Format{
+	Error: func(status int, message string) edge.WireError {
+		code := map[int]string{http.StatusRequestEntityTooLarge: "too_large", http.StatusMethodNotAllowed: "method_not_allowed"}[status]
+		if code == "" {
+			code = "invalid_request"
+		}
+		return &FaucetError{Code: code, Message: message, status: status}
+	},
+	Internal: &FaucetError{Code: "internal", Message: "the faucet could not send the transactions; see the dev chain's log",
+		status: http.StatusInternalServerError},
 }
+
+// Status and Render make a FaucetError an edge.WireError.
+func (e *FaucetError) Status() int {
+	if e.status == 0 {
+		return http.StatusBadRequest
+	}
+	return e.status
+}
+
+func (e *FaucetError) Render(http.Header) any { return errorBody{Code: e.Code, Message: e.Message} }
 
 type errorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
 
-func faucetErrorBody(code, message string) errorBody { return errorBody{Code: code, Message: message} }
+// faucetHandler serves POST /faucet behind the HTTP edge: 200 with a FundResponse, {code, message} otherwise (400 for
+// a refused request, decoded strictly: unknown fields and a wrong EIP-55 checksum are refused). faucet returns the
+// faucet, or nil while the dev chain still deploys its contracts (503).
+func faucetHandler(log *slog.Logger, faucet func() *Faucet) http.Handler {
+	svc := &edge.Service{Format: faucetFormat, Logger: log, Message: "faucet request", MaxBodyBytes: maxFaucetBody}
+	return svc.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		v, err := serveFaucet(w.Header(), r, faucet())
+		edge.Respond(w, r, v, err)
+	}))
+}
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Cache-Control", "no-store")
-	if err := httpjson.Write(w, status, v); err != nil {
-		http.Error(w, "internal error", http.StatusInternalServerError)
+func serveFaucet(h http.Header, r *http.Request, f *Faucet) (any, error) {
+	if r.Method != http.MethodPost {
+		h.Set("Allow", http.MethodPost)
+		return nil, &FaucetError{Code: "method_not_allowed", Message: "use POST with a JSON body", status: http.StatusMethodNotAllowed}
 	}
+	if f == nil {
+		return nil, &FaucetError{Code: "not_ready", Message: "the dev chain is still deploying its contracts; retry in a moment",
+			status: http.StatusServiceUnavailable}
+	}
+	var req FundRequest
+	if err := edge.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	return f.FundUnits(r.Context(), req)
 }

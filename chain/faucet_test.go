@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -19,6 +20,7 @@ func TestFaucetHTTP(t *testing.T) {
 	n := sharedNode(t)
 	client := dialHTTP(t, n)
 	recipient := common.HexToAddress("0x1234567890AbcdEF1234567890aBcdef12345678")
+	wrongChecksum := strings.Replace(recipient.Hex(), "Ab", "aB", 1)
 	for _, tc := range []struct {
 		name     string
 		method   string
@@ -43,6 +45,9 @@ func TestFaucetHTTP(t *testing.T) {
 		{name: "zero address", body: `{"address":"0x0000000000000000000000000000000000000000","eth":"1"}`, status: 400, code: "invalid_address"},
 		{name: "nothing", body: `{"address":"` + recipient.Hex() + `","eth":"0"}`, status: 400, code: "nothing_requested"},
 		{name: "unknown field", body: `{"address":"` + recipient.Hex() + `","eth":"1","wei":"5"}`, status: 400, code: "invalid_request"},
+		{name: "wrong checksum", body: `{"address":"` + wrongChecksum + `","eth":"1"}`, status: 400, code: "invalid_address"},
+		{name: "oversized", body: `{"address":"` + recipient.Hex() + `","eth":"1","tokens":{"` + strings.Repeat("X", maxFaucetBody) + `":"1"}}`,
+			status: 413, code: "too_large"},
 		{name: "number instead of string", body: `{"address":"` + recipient.Hex() + `","eth":1}`, status: 400, code: "invalid_request"},
 		{name: "two objects", body: `{"address":"` + recipient.Hex() + `","eth":"1"}{}`, status: 400, code: "invalid_request"},
 		{name: "same token twice", body: `{"address":"` + recipient.Hex() + `","tokens":{"USDC":"1","usdc":"2"}}`, status: 400, code: "invalid_request"},
@@ -97,6 +102,43 @@ func TestFaucetHTTP(t *testing.T) {
 			ethAfter, _ := client.BalanceAt(t.Context(), recipient, nil)
 			wantEq(t, "ETH received", sub(ethAfter, ethBefore), bigString(tc.ethWei))
 			wantEq(t, "USDC received", sub(read(t, n, contracts.USDC, "balanceOf", recipient), usdcBefore), bigString(tc.usdcBase))
+		})
+	}
+}
+
+// The faucet's refusals over HTTP, before anything reaches the chain: each is {code, message} with its status.
+func TestFaucetHandlerRefusals(t *testing.T) {
+	t.Parallel()
+	ready := faucetHandler(quietLog, func() *Faucet { return &Faucet{} })
+	deploying := faucetHandler(quietLog, func() *Faucet { return nil })
+	good := "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+	for _, tc := range []struct {
+		name, method, body string
+		handler            http.Handler
+		status             int
+		code, message      string
+	}{
+		{"unknown field", "POST", `{"address":"` + good + `","eth":"1","wei":"5"}`, ready, 400, "invalid_request", "wei: unknown field"},
+		{"wrong type", "POST", `{"address":"` + good + `","eth":1}`, ready, 400, "invalid_request", "eth: expected string, got number"},
+		{"duplicate key", "POST", `{"address":"` + good + `","eth":"1","eth":"2"}`, ready, 400, "invalid_request", `duplicate key "eth"`},
+		{"no address", "POST", `{"eth":"1"}`, ready, 400, "invalid_request", "address: required field is missing"},
+		{"not JSON", "POST", `address=0x`, ready, 400, "invalid_request", "request body: malformed JSON"},
+		{"wrong checksum", "POST", `{"address":"0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD","eth":"1"}`, ready, 400, "invalid_address",
+			"invalid EIP-55 checksum (expected " + good + ")"},
+		{"oversized", "POST", `{"address":"` + good + `","eth":"` + strings.Repeat("1", maxFaucetBody) + `"}`, ready, 413, "too_large",
+			"larger than the limit of 16384 bytes"},
+		{"GET", "GET", "", ready, 405, "method_not_allowed", "use POST"},
+		{"still deploying", "POST", `{"address":"` + good + `","eth":"1"}`, deploying, 503, "not_ready", "retry in a moment"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec := httptest.NewRecorder()
+			tc.handler.ServeHTTP(rec, httptest.NewRequest(tc.method, FaucetPath, strings.NewReader(tc.body)))
+			var body errorBody
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != tc.status || body.Code != tc.code ||
+				!strings.Contains(body.Message, tc.message) || rec.Header().Get("Cache-Control") != "no-store" {
+				t.Fatalf("%d %s, want %d %s with %q", rec.Code, rec.Body, tc.status, tc.code, tc.message)
+			}
 		})
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
-	"net/http"
 	"sync"
 	"time"
 
@@ -145,7 +144,7 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 		return fmt.Errorf("chain: start the simulated beacon: %w", err)
 	}
 	stack.RegisterLifecycle(beacon)
-	stack.RegisterHandler("Sigil dev faucet", FaucetPath, http.HandlerFunc(n.serveFaucet))
+	stack.RegisterHandler("Sigil dev faucet", FaucetPath, faucetHandler(n.log, n.readyFaucet))
 
 	if err := stack.Start(); err != nil {
 		stack.Close()
@@ -177,7 +176,6 @@ func (n *Node) setUp(ctx context.Context, key *ecdsa.PrivateKey, rec *record) er
 	if err != nil {
 		return err
 	}
-	faucet.log = n.log
 	faucet.settled = n.sealer.syncPool
 	n.faucet = faucet
 	close(n.faucetReady)
@@ -329,11 +327,12 @@ func (n *Node) Bootstrap() Bootstrap {
 	return b
 }
 
-func (n *Node) serveFaucet(w http.ResponseWriter, r *http.Request) {
+// readyFaucet is the faucet once it can serve, nil before.
+func (n *Node) readyFaucet() *Faucet {
 	select {
 	case <-n.faucetReady:
-		n.faucet.ServeHTTP(w, r)
+		return n.faucet
 	default:
-		writeJSON(w, http.StatusServiceUnavailable, faucetErrorBody("not_ready", "the dev chain is still deploying its contracts; retry in a moment"))
+		return nil
 	}
 }

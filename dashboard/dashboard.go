@@ -9,10 +9,11 @@ package dashboard
 
 import (
 	"embed"
-	"encoding/json"
 	"io/fs"
 	"net/http"
 	"net/url"
+
+	"sigil/edge"
 )
 
 //go:embed static
@@ -37,9 +38,8 @@ func Handler(cfg Config) http.Handler {
 	files := http.FileServerFS(sub)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /config.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
-		_ = json.NewEncoder(w).Encode(cfg)
+		_ = edge.WriteJSON(w, http.StatusOK, cfg) // a Config always marshals
 	})
 	mux.Handle("GET /", files)
 	return securityHeaders(cfg, mux)

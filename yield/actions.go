@@ -14,24 +14,27 @@ import (
 	"github.com/google/uuid"
 
 	"sigil/chain"
+	"sigil/edge"
 	"sigil/store"
 )
 
-// actionBody is the body of POST /v1/actions/enter, /exit and /manage.
+// actionBody is the body of POST /v1/actions/enter, /exit and /manage, decoded strictly: an unknown field is refused,
+// and so is a missing yieldId or address.
 type actionBody struct {
 	YieldID     string          `json:"yieldId"`
 	Address     string          `json:"address"`
-	Arguments   json.RawMessage `json:"arguments"`
-	Action      string          `json:"action"`      // manage only
-	Passthrough string          `json:"passthrough"` // manage only
+	Arguments   json.RawMessage `json:"arguments,omitempty"`
+	Action      string          `json:"action,omitempty"`      // manage only
+	Passthrough string          `json:"passthrough,omitempty"` // manage only
 }
 
-// actionArguments are the arguments the builders use; the others are kept in rawArguments.
+// actionArguments are the arguments an action takes (mechanics.arguments of the yield), decoded strictly; the
+// arguments as sent are kept as the action's rawArguments.
 type actionArguments struct {
-	Amount          json.RawMessage `json:"amount"`
-	UseMaxAmount    bool            `json:"useMaxAmount"`
-	UseMaxAllowance bool            `json:"useMaxAllowance"`
-	ReceiverAddress string          `json:"receiverAddress"`
+	Amount          json.RawMessage `json:"amount,omitempty"`
+	UseMaxAmount    bool            `json:"useMaxAmount,omitempty"`
+	UseMaxAllowance bool            `json:"useMaxAllowance,omitempty"`
+	ReceiverAddress string          `json:"receiverAddress,omitempty"`
 }
 
 // Stored bodies of actions and transactions: what never changes after the action is built.
@@ -151,8 +154,8 @@ func (s *Service) parseAction(k *keyInfo, intent string, body actionBody) (*requ
 	var args actionArguments
 	raw := map[string]any{}
 	if len(bytes.TrimSpace(body.Arguments)) > 0 && string(bytes.TrimSpace(body.Arguments)) != "null" {
-		if err := json.Unmarshal(body.Arguments, &args); err != nil {
-			return nil, nil, fieldError("arguments", "is not an object of the documented fields: %v", err)
+		if err := edge.Unmarshal(body.Arguments, &args, "arguments"); err != nil {
+			return nil, nil, err
 		}
 		_ = json.Unmarshal(body.Arguments, &raw)
 	}

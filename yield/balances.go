@@ -150,9 +150,9 @@ func renderBalance(y *yieldEntry, address string, p position) balanceDTO {
 
 // balanceQuery is one query of POST /v1/yields/balances.
 type balanceQuery struct {
-	YieldID string `json:"yieldId"`
+	YieldID string `json:"yieldId,omitempty"`
 	Address string `json:"address"`
-	Network string `json:"network"`
+	Network string `json:"network,omitempty"`
 }
 
 // multiBalances answers each query; a query without a yield scans every yield of its network the key sees. Failures

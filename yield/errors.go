@@ -1,18 +1,17 @@
 package yield
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 
-	"sigil/httpjson"
+	"sigil/edge"
 )
 
 // apiError is an error a caller sees, in the reference's shape {message, error, statusCode}. Anything that is not an
-// *apiError reaches the caller as a 500 without its text.
+// *apiError (or an upstreamError) reaches the caller as a 500 without its text; the edge logs it.
 type apiError struct {
-	Status     int
+	StatusCode int
 	Message    string
 	RetryAfter int // seconds; only for 429
 }
@@ -20,11 +19,11 @@ type apiError struct {
 func (e *apiError) Error() string { return e.Message }
 
 func badRequest(format string, args ...any) *apiError {
-	return &apiError{Status: http.StatusBadRequest, Message: fmt.Sprintf(format, args...)}
+	return &apiError{StatusCode: http.StatusBadRequest, Message: fmt.Sprintf(format, args...)}
 }
 
 func notFoundError(format string, args ...any) *apiError {
-	return &apiError{Status: http.StatusNotFound, Message: fmt.Sprintf(format, args...)}
+	return &apiError{StatusCode: http.StatusNotFound, Message: fmt.Sprintf(format, args...)}
 }
 
 // fieldError is a 400 that names the request field at fault first, so a person knows what to change.
@@ -39,24 +38,29 @@ type errorBody struct {
 	RetryAfter *int   `json:"retryAfter,omitempty"`
 }
 
-// writeError answers err in the reference's shape. Internal errors are logged by the caller, never sent.
-func writeError(w http.ResponseWriter, err error) {
-	var ae *apiError
-	if !errors.As(err, &ae) {
-		ae = &apiError{Status: http.StatusInternalServerError, Message: "Internal server error"}
+// Status and Render make an apiError an edge.WireError.
+func (e *apiError) Status() int { return e.StatusCode }
+
+func (e *apiError) Render(h http.Header) any {
+	body := errorBody{Message: e.Message, Error: http.StatusText(e.StatusCode), StatusCode: e.StatusCode}
+	if e.StatusCode == http.StatusTooManyRequests {
+		body.RetryAfter = &e.RetryAfter
+		h.Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
-	body := errorBody{Message: ae.Message, Error: http.StatusText(ae.Status), StatusCode: ae.Status}
-	if ae.Status == http.StatusTooManyRequests {
-		body.RetryAfter = &ae.RetryAfter
-		w.Header().Set("Retry-After", strconv.Itoa(ae.RetryAfter))
-	}
-	writeJSON(w, ae.Status, body)
+	return body
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	if err := httpjson.Write(w, status, v); err != nil {
-		internal := errorBody{Message: "Internal server error", Error: http.StatusText(http.StatusInternalServerError), StatusCode: http.StatusInternalServerError}
-		_ = httpjson.Write(w, internal.StatusCode, internal)
-	}
+// A node that did not answer is a 503 the caller may retry; its error, with the node's, is logged by the edge.
+func (e *upstreamError) Status() int { return http.StatusServiceUnavailable }
+
+func (e *upstreamError) Render(h http.Header) any {
+	return (&apiError{StatusCode: e.Status(), Message: fmt.Sprintf("The RPC node of network %s did not answer; retry shortly", e.network)}).Render(h)
+}
+
+// errorFormat is the service's wire format for the edge.
+var errorFormat = edge.Format{
+	Error: func(status int, message string) edge.WireError {
+		return &apiError{StatusCode: status, Message: message}
+	},
+	Internal: &apiError{StatusCode: http.StatusInternalServerError, Message: "Internal server error"},
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"sigil/chain"
 )
 
 // parseAmount reads a decimal amount in token units ("1", "0.5") into base units, exactly. It refuses what is not a
@@ -42,19 +44,15 @@ func allDigits(s string) bool {
 	return true
 }
 
-// parseAddress reads a 0x-prefixed 20-byte hex address. Mixed case must be a valid EIP-55 checksum: a typo in a
-// checksummed address is caught instead of sending funds to the wrong account.
+// parseAddress reads a 0x-prefixed 20-byte hex address (chain.ParseAddress: mixed case must be a valid EIP-55
+// checksum); field names the request field.
 func parseAddress(field, s string) (common.Address, error) {
 	if s == "" {
 		return common.Address{}, fieldError(field, "is required: a 0x-prefixed 20-byte hex address")
 	}
-	if len(s) != 42 || !strings.HasPrefix(s, "0x") || !common.IsHexAddress(s) {
-		return common.Address{}, fieldError(field, "%q is not a 0x-prefixed 20-byte hex address", truncate(s, 60))
-	}
-	a := common.HexToAddress(s)
-	body := s[2:]
-	if body != strings.ToLower(body) && body != strings.ToUpper(body) && a.Hex() != s {
-		return common.Address{}, fieldError(field, "%q has an invalid EIP-55 checksum (expected %s)", s, a.Hex())
+	a, err := chain.ParseAddress(s)
+	if err != nil {
+		return common.Address{}, fieldError(field, "%v", err)
 	}
 	return a, nil
 }

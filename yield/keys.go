@@ -102,9 +102,9 @@ func newKeyCache() *keyCache { return &keyCache{byHash: map[string]*keyInfo{}} }
 // authenticate finds the key of a request. Unknown and malformed keys are the same 401 to the caller.
 func (s *Service) authenticate(ctx context.Context, key string) (*keyInfo, error) {
 	if key == "" {
-		return nil, &apiError{Status: 401, Message: "Missing API key: send it in the X-API-KEY header"}
+		return nil, &apiError{StatusCode: 401, Message: "Missing API key: send it in the X-API-KEY header"}
 	}
-	invalid := &apiError{Status: 401, Message: "Invalid API key"}
+	invalid := &apiError{StatusCode: 401, Message: "Invalid API key"}
 	if !strings.HasPrefix(key, keyPrefix) || len(key) > 128 {
 		return nil, invalid
 	}

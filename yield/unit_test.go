@@ -43,7 +43,7 @@ func TestParseAmount(t *testing.T) {
 		got, err := parseAmount("arguments.amount", tc.in, tc.decimals, "TOK")
 		if tc.want == "" {
 			var ae *apiError
-			if !errors.As(err, &ae) || ae.Status != 400 || !strings.HasPrefix(ae.Message, "arguments.amount: ") || !strings.Contains(ae.Message, tc.errPart) {
+			if !errors.As(err, &ae) || ae.StatusCode != 400 || !strings.HasPrefix(ae.Message, "arguments.amount: ") || !strings.Contains(ae.Message, tc.errPart) {
 				t.Errorf("%q: got %v, %v; want an error with %q", tc.in, got, err, tc.errPart)
 			}
 			continue

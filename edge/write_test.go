@@ -1,4 +1,4 @@
-package httpjson_test
+package edge_test
 
 import (
 	"encoding/json"
@@ -8,14 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"sigil/httpjson"
+	"sigil/edge"
 )
 
 // A body larger than net/http's buffer still goes out whole, with its length, not chunked.
 func TestLargeBodyIsSentWithItsLength(t *testing.T) {
+	t.Parallel()
 	big := map[string]string{"data": strings.Repeat("x", 10_000)}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := httpjson.Write(w, http.StatusCreated, big); err != nil {
+		if err := edge.WriteJSON(w, http.StatusCreated, big); err != nil {
 			t.Error(err)
 		}
 	}))
@@ -39,8 +40,9 @@ func TestLargeBodyIsSentWithItsLength(t *testing.T) {
 
 // A value that does not marshal is the caller's to answer: nothing has been written.
 func TestUnmarshallableValueWritesNothing(t *testing.T) {
+	t.Parallel()
 	rec := httptest.NewRecorder()
-	if err := httpjson.Write(rec, http.StatusOK, math.Inf(1)); err == nil {
+	if err := edge.WriteJSON(rec, http.StatusOK, math.Inf(1)); err == nil {
 		t.Fatal("no error for a value JSON cannot hold")
 	}
 	if rec.Body.Len() != 0 || rec.Header().Get("Content-Length") != "" {
@@ -50,9 +52,10 @@ func TestUnmarshallableValueWritesNothing(t *testing.T) {
 
 // A Content-Type the caller chose is kept.
 func TestCallersContentTypeIsKept(t *testing.T) {
+	t.Parallel()
 	rec := httptest.NewRecorder()
 	rec.Header().Set("Content-Type", "application/json; charset=utf-8")
-	if err := httpjson.Write(rec, http.StatusOK, []int{1}); err != nil {
+	if err := edge.WriteJSON(rec, http.StatusOK, []int{1}); err != nil {
 		t.Fatal(err)
 	}
 	if got := rec.Header().Get("Content-Type"); got != "application/json; charset=utf-8" || rec.Body.String() != "[1]\n" {
