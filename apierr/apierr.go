@@ -153,10 +153,6 @@ func FromBody(status int, b Body) *Error {
 // Render returns the wire form, for the HTTP edge (edge.WireError).
 func (e *Error) Render(http.Header) any { return e.Body() }
 
-// Write sends err as a JSON error response; an error that is not an *Error is sent as "internal error", unlogged
-// (edge.Fail logs it).
-func Write(w http.ResponseWriter, err error) { edge.Render(w, As(err)) }
-
 // Format is the edge's wire format of the services that answer google.rpc.Status: the refusals of the edge are
 // REQUEST_INVALID (with their own status, such as 413, when it is not 400), REQUEST_NOT_AUTHORIZED for 403 and
 // NOT_FOUND for 404; an internal error is code 13, "internal error".

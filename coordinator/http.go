@@ -70,19 +70,6 @@ func encodeActivity(r *api.ActivityResponse) (any, error) {
 	return json.RawMessage(body), nil
 }
 
-// writeError answers err through the edge (for the handlers of the other files): an internal error is logged on the
-// request's line, and only "internal error" leaves.
-func (c *Coordinator) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	edge.Fail(w, r, err)
-}
-
-// writeJSON answers v (for the handlers of the other files).
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	if err := edge.WriteJSON(w, status, v); err != nil {
-		apierr.Write(w, err)
-	}
-}
-
 // serveSignerKey publishes the public key that signs export and import bundles and app proofs, so clients can pin it
 // (for @turnkey/crypto, as dangerouslyOverrideSignerPublicKey).
 func (c *Coordinator) serveSignerKey(r *http.Request) (any, error) {

@@ -14,6 +14,7 @@ import (
 
 	"sigil/api"
 	"sigil/apierr"
+	"sigil/edge"
 	"sigil/oidc"
 	"sigil/policy"
 	"sigil/token"
@@ -314,17 +315,17 @@ func (c *Coordinator) OpenIDConfigurationHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		iss := c.cfg.OIDCIssuerURL
 		if iss == "" {
-			apierr.Write(w, apierr.NotFoundf("this server issues no OIDC tokens (no issuer URL configured)"))
+			edge.Fail(w, r, apierr.NotFoundf("this server issues no OIDC tokens (no issuer URL configured)"))
 			return
 		}
 		w.Header().Set("Cache-Control", "public, max-age=300")
-		writeJSON(w, http.StatusOK, map[string]any{
+		edge.Respond(w, r, map[string]any{
 			"issuer":                                iss,
 			"jwks_uri":                              strings.TrimSuffix(iss, "/") + "/.well-known/jwks.json",
 			"response_types_supported":              []string{"id_token"},
 			"subject_types_supported":               []string{"public"},
 			"id_token_signing_alg_values_supported": []string{"ES256"},
 			"claims_supported":                      []string{"iss", "sub", "aud", "exp", "iat", "nonce", "encrypted_bearer_token"},
-		})
+		}, nil)
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"net/http"
 
+	"sigil/edge"
 	"sigil/keys"
 	"sigil/store"
 	"sigil/token"
@@ -100,16 +101,14 @@ func (c *Coordinator) JWKSHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			edge.Fail(w, r, edge.Errorf(http.StatusMethodNotAllowed, "method not allowed"))
 			return
 		}
 		set, err := c.JWKS(r.Context())
-		if err != nil {
-			c.writeError(w, r, err)
-			return
+		if err == nil {
+			w.Header().Set("Cache-Control", "public, max-age=300")
 		}
-		w.Header().Set("Cache-Control", "public, max-age=300")
-		writeJSON(w, http.StatusOK, set)
+		edge.Respond(w, r, set, err)
 	})
 }
 
