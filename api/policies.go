@@ -13,7 +13,8 @@ type CreatePolicyIntentV3 struct {
 	Condition  string `json:"condition,omitempty"`
 	Consensus  string `json:"consensus,omitempty"`
 	Notes      string `json:"notes"`
-	Time       string `json:"time,omitempty" sigil:"unsupported"`
+	// Time is when the policy is active (policy.Time): time.now, Timestamp, CronSpan. Empty: always.
+	Time string `json:"time,omitempty"`
 }
 
 // CreatePolicyResult names the new policy.
@@ -39,7 +40,7 @@ type UpdatePolicyIntentV2 struct {
 	PolicyCondition *string `json:"policyCondition,omitempty"`
 	PolicyConsensus *string `json:"policyConsensus,omitempty"`
 	PolicyNotes     *string `json:"policyNotes,omitempty"`
-	Time            string  `json:"time,omitempty" sigil:"unsupported"`
+	Time            *string `json:"time,omitempty"` // "" makes the policy always active
 }
 
 // PolicyIDResult names one policy.
@@ -139,8 +140,25 @@ var (
 
 // The queries of this file: their paths and their request and response types.
 var (
+	GetActivePolicies    = query[OrganizationRequest, GetActivePoliciesResponse]("get_active_policies")
 	GetPolicy            = query[GetPolicyRequest, GetPolicyResponse]("get_policy")
 	ListPolicies         = query[OrganizationRequest, ListPoliciesResponse]("list_policies")
 	GetPolicyEvaluations = query[GetActivityRequest, GetPolicyEvaluationsResponse]("get_policy_evaluations")
 	EvaluateActivity     = query[EvaluateActivityRequest, EvaluateActivityResponse]("evaluate_activity")
 )
+
+// GetActivePoliciesResponse says, for every policy of the organization, whether its time field holds now.
+type GetActivePoliciesResponse struct {
+	Statuses      []ActivePolicyStatus `json:"statuses"`
+	EvaluatedAtMs string               `json:"evaluatedAtMs"` // the server time every policy was evaluated at
+}
+
+// ActivePolicyStatus is one policy's status: a policy without a time is always active; one whose time cannot be
+// evaluated is reported inactive, with the error.
+type ActivePolicyStatus struct {
+	OrganizationID string `json:"organizationId"`
+	PolicyID       string `json:"policyId"`
+	Active         bool   `json:"active"`
+	TimeExpr       string `json:"timeExpr,omitempty"`
+	Error          string `json:"error,omitempty"`
+}

@@ -118,4 +118,5 @@ type Policy struct {
 	Notes      string    `json:"notes"`
 	Consensus  string    `json:"consensus"`
 	Condition  string    `json:"condition"`
+	Time       string    `json:"time,omitempty"`
 }

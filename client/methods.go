@@ -186,3 +186,8 @@ func (c *Client) EvaluateActivity(ctx context.Context, orgID, activityType strin
 	env := api.SubmitRequest{Type: activityType, TimestampMs: strconv.FormatInt(time.Now().UnixMilli(), 10), OrganizationID: orgID, Parameters: raw}
 	return query(ctx, c, api.EvaluateActivity, api.EvaluateActivityRequest{OrganizationID: orgID, Activity: env})
 }
+
+// GetActivePolicies says which of the organization's policies are active now (their time field holds).
+func (c *Client) GetActivePolicies(ctx context.Context, orgID string) (*api.GetActivePoliciesResponse, error) {
+	return query(ctx, c, api.GetActivePolicies, api.OrganizationRequest{OrganizationID: orgID})
+}

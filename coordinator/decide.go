@@ -50,6 +50,7 @@ func (c *Coordinator) policyRequest(r decisionRequest) (*policy.Request, error) 
 	if err != nil {
 		return nil, err
 	}
+	in.Now = c.now()
 	in.Activity = policy.Activity{Type: r.op.Type, Kind: r.op.Kind(), Resource: r.op.Resource, Action: r.op.Action}
 	if readsParams(policies) { // decoding the intent again costs more than deciding on it
 		in.Activity.Params = activityParams(r.op.Params, r.intent)
@@ -175,7 +176,11 @@ func (c *Coordinator) compiledPolicies(org *Org) ([]policy.Policy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("policy %s no longer compiles, so nothing is allowed until it is fixed: %v", p.ID, err)
 		}
-		out = append(out, policy.Policy{ID: p.ID, Effect: policy.Effect(p.Effect), Condition: cond, Consensus: cons})
+		when, err := c.compile(p.Time, policy.Time)
+		if err != nil {
+			return nil, fmt.Errorf("policy %s no longer compiles, so nothing is allowed until it is fixed: %v", p.ID, err)
+		}
+		out = append(out, policy.Policy{ID: p.ID, Effect: policy.Effect(p.Effect), Condition: cond, Consensus: cons, Time: when})
 	}
 	return out, nil
 }

@@ -41,7 +41,7 @@ func queries() []queryOp {
 		whoami, getActivity, listActivities, getPolicyEvaluations, evaluateActivity, listAppProofs,
 		getUser, listUsers, getAPIKeys, getAuthenticators, listUserTags,
 		getOrganization, listSubOrgs, listVerifiedSubOrgs,
-		getPolicy, listPolicies,
+		getPolicy, listPolicies, getActivePolicies,
 		listWallets, getWallet, listWalletAccounts, getWalletAccount, listPrivateKeys, getPrivateKey,
 		getOauthProviders, getOauth2Credential, listOauth2Credentials,
 		getAuthProxyConfig, resolveAuthProxyConfig,

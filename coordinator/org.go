@@ -116,6 +116,7 @@ type Policy struct {
 	Effect    string    `json:"effect"`
 	Condition string    `json:"condition,omitempty"`
 	Consensus string    `json:"consensus,omitempty"`
+	Time      string    `json:"time,omitempty"` // when the policy is active; empty: always
 	Notes     string    `json:"notes"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`

@@ -23,7 +23,7 @@ const maxPoliciesPerOrg = 1000
 
 // checkPolicy validates a policy's fields and compiles its expressions, so a policy that cannot be evaluated is refused
 // when it is written, with the position and what to change.
-func checkPolicy(path string, name, effect string, condition, consensus *string) error {
+func checkPolicy(path string, name, effect string, condition, consensus, when *string) error {
 	if name != "" {
 		if err := checkName(path+".policyName", name); err != nil {
 			return err
@@ -40,6 +40,11 @@ func checkPolicy(path string, name, effect string, condition, consensus *string)
 	if consensus != nil && *consensus != "" {
 		if _, err := policy.Compile(*consensus, policy.Consensus); err != nil {
 			return apierr.Invalid("%s: invalid policy consensus: %s", path, compileMessage(err))
+		}
+	}
+	if when != nil && *when != "" {
+		if _, err := policy.Compile(*when, policy.Time); err != nil {
+			return apierr.Invalid("%s: invalid policy time: %s", path, compileMessage(err))
 		}
 	}
 	return nil
@@ -60,7 +65,7 @@ func validateCreatePolicy(p *api.CreatePolicyIntentV3) error {
 	if p.Effect == "" {
 		return apierr.Invalid("parameters.effect is required: EFFECT_ALLOW or EFFECT_DENY")
 	}
-	return checkPolicy("parameters", p.PolicyName, p.Effect, &p.Condition, &p.Consensus)
+	return checkPolicy("parameters", p.PolicyName, p.Effect, &p.Condition, &p.Consensus, &p.Time)
 }
 
 func validateCreatePolicies(p *api.CreatePoliciesIntent) error {
@@ -76,7 +81,7 @@ func validateCreatePolicies(p *api.CreatePoliciesIntent) error {
 		if q.Effect == "" {
 			return apierr.Invalid("%s.effect is required: EFFECT_ALLOW or EFFECT_DENY", path)
 		}
-		if err := checkPolicy(path, q.PolicyName, q.Effect, &q.Condition, &q.Consensus); err != nil {
+		if err := checkPolicy(path, q.PolicyName, q.Effect, &q.Condition, &q.Consensus, &q.Time); err != nil {
 			return err
 		}
 	}
@@ -111,7 +116,7 @@ func (x *execution) addPolicy(p api.CreatePolicyIntentV3) (string, error) {
 		return "", apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "an organization holds at most %d policies", maxPoliciesPerOrg)
 	}
 	pol := &Policy{ID: newID(), Name: p.PolicyName, Effect: p.Effect, Condition: p.Condition, Consensus: p.Consensus,
-		Notes: p.Notes, CreatedAt: x.now, UpdatedAt: x.now}
+		Time: p.Time, Notes: p.Notes, CreatedAt: x.now, UpdatedAt: x.now}
 	x.org.Policies = append(x.org.Policies, pol)
 	return pol.ID, nil
 }
@@ -129,7 +134,7 @@ func validateUpdatePolicy(p *api.UpdatePolicyIntentV2) error {
 	if err := checkID("parameters.policyId", p.PolicyID); err != nil {
 		return err
 	}
-	return checkPolicy("parameters", p.PolicyName, p.PolicyEffect, p.PolicyCondition, p.PolicyConsensus)
+	return checkPolicy("parameters", p.PolicyName, p.PolicyEffect, p.PolicyCondition, p.PolicyConsensus, p.Time)
 }
 
 func execUpdatePolicy(x *execution, p *api.UpdatePolicyIntentV2) (*api.PolicyIDResult, error) {
@@ -154,6 +159,9 @@ func execUpdatePolicy(x *execution, p *api.UpdatePolicyIntentV2) (*api.PolicyIDR
 	}
 	if p.PolicyNotes != nil {
 		pol.Notes = *p.PolicyNotes
+	}
+	if p.Time != nil {
+		pol.Time = *p.Time
 	}
 	pol.UpdatedAt = x.now
 	return &api.PolicyIDResult{PolicyID: pol.ID}, nil
@@ -193,5 +201,5 @@ func (x *execution) deletePolicies(ids []string) error {
 
 func renderPolicy(p *Policy) api.Policy {
 	return api.Policy{PolicyID: p.ID, PolicyName: p.Name, Effect: p.Effect, CreatedAt: api.NewTimestamp(p.CreatedAt),
-		UpdatedAt: api.NewTimestamp(p.UpdatedAt), Notes: p.Notes, Consensus: p.Consensus, Condition: p.Condition}
+		UpdatedAt: api.NewTimestamp(p.UpdatedAt), Notes: p.Notes, Consensus: p.Consensus, Condition: p.Condition, Time: p.Time}
 }

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"time"
 
 	"sigil/api"
@@ -14,6 +15,7 @@ import (
 
 // The queries of this file.
 var (
+	getActivePolicies    = query(api.GetActivePolicies, queryGetActivePolicies)
 	getPolicy            = query(api.GetPolicy, queryGetPolicy)
 	listPolicies         = query(api.ListPolicies, queryListPolicies)
 	getPolicyEvaluations = query(api.GetPolicyEvaluations, queryPolicyEvaluations)
@@ -117,4 +119,22 @@ func queryEvaluateActivity(r *reader, q *api.EvaluateActivityRequest) (*api.Eval
 func decisionResponse(d policy.Decision) *api.EvaluateActivityResponse {
 	names := map[policy.Outcome]string{policy.Allow: "ALLOW", policy.Deny: "DENY", policy.ConsensusNeeded: "CONSENSUS_NEEDED", policy.Rejected: "REJECTED"}
 	return &api.EvaluateActivityResponse{Decision: names[d.Outcome], Message: d.Message, PolicyEvaluations: evaluationsWire(d)}
+}
+
+// queryGetActivePolicies evaluates every policy's time field at one server time.
+func queryGetActivePolicies(r *reader, _ *api.OrganizationRequest) (*api.GetActivePoliciesResponse, error) {
+	now := r.c.now()
+	out := &api.GetActivePoliciesResponse{Statuses: []api.ActivePolicyStatus{}, EvaluatedAtMs: strconv.FormatInt(now.UnixMilli(), 10)}
+	for _, p := range r.org.Policies {
+		st := api.ActivePolicyStatus{OrganizationID: r.org.ID, PolicyID: p.ID, TimeExpr: p.Time}
+		when, err := r.c.compile(p.Time, policy.Time)
+		if err == nil {
+			st.Active, err = policy.Active(&policy.Policy{Time: when}, now)
+		}
+		if err != nil {
+			st.Active, st.Error = false, err.Error()
+		}
+		out.Statuses = append(out.Statuses, st)
+	}
+	return out, nil
 }
