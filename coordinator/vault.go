@@ -26,8 +26,8 @@ type vault struct {
 	ring       *seal.Keyring
 	path       string
 	now        func() time.Time // the coordinator's clock
-	lastReload time.Time // the last time the file was read, or checked for a change
-	modTime    time.Time // the file's modification time when it was read
+	lastReload time.Time        // the last time the file was read, or checked for a change
+	modTime    time.Time        // the file's modification time when it was read
 }
 
 func secretAAD(id string) []byte { return []byte("sigil/secret/" + id) }
