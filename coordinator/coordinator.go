@@ -21,6 +21,8 @@ import (
 	"sigil/seal"
 	"sigil/store"
 	"sigil/token"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
 )
 
 // Config tunes the coordinator. The zero value of each field means its default.
@@ -126,7 +128,8 @@ type Coordinator struct {
 	ops   *registry // every activity type and query it serves
 	exprs exprCache
 	orgs  orgCache
-	blobs cache[[]byte] // sealed blobs by row id: ciphertext only, so that signing reads no row
+	blobs cache[[]byte]   // sealed blobs by row id: ciphertext only, so that signing reads no row
+	abis  cache[*abi.ABI] // parsed contract interfaces by id (they never change)
 	vault *vault
 
 	ownKeysMu sync.Mutex

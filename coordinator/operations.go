@@ -21,6 +21,8 @@ func activities() []operation {
 		// policies and votes (policies.go, votes.go)
 		createPolicyV3, createPolicies, updatePolicyV2, deletePolicy, deletePolicies,
 		approveActivity, rejectActivity,
+		// smart contract interfaces for policies (interfaces.go)
+		createSmartContractInterface, deleteSmartContractInterface,
 		// wallets, private keys, export and import (wallets.go, exports.go)
 		createWallet, createWalletAccounts, updateWallet, deleteWallets, createPrivateKeysV2, deletePrivateKeys,
 		exportWallet, exportWalletAccount, exportPrivateKey, initImportWallet, importWallet, initImportPrivateKey, importPrivateKey,
@@ -41,7 +43,7 @@ func queries() []queryOp {
 		whoami, getActivity, listActivities, getPolicyEvaluations, evaluateActivity, listAppProofs,
 		getUser, listUsers, getAPIKeys, getAuthenticators, listUserTags,
 		getOrganization, listSubOrgs, listVerifiedSubOrgs,
-		getPolicy, listPolicies, getActivePolicies,
+		getPolicy, listPolicies, getActivePolicies, getSmartContractInterface, getSmartContractInterfaces,
 		listWallets, getWallet, listWalletAccounts, getWalletAccount, listPrivateKeys, getPrivateKey,
 		getOauthProviders, getOauth2Credential, listOauth2Credentials,
 		getAuthProxyConfig, resolveAuthProxyConfig,

@@ -32,6 +32,9 @@ type Org struct {
 
 	// OAuth2Credentials are the organization's OAuth 2.0 client registrations (oauth2.go).
 	OAuth2Credentials []*OAuth2Credential `json:"oauth2Credentials,omitempty"`
+	// Interfaces are the smart contract interfaces uploaded for policies (interfaces.go); their bodies are stored
+	// apart.
+	Interfaces []*ContractInterface `json:"interfaces,omitempty"`
 
 	version int64              // the stored version this document was read at
 	stored  []byte             // the document as read, to skip writing one that did not change

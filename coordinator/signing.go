@@ -149,9 +149,13 @@ func prepareSignTransaction(x *execution, p *api.SignTransactionIntentV2, tx *ev
 	}
 	t := &ethTransaction{signer: s, tx: tx, from: from}
 	v := t.tx.View(strings.ToLower(t.from))
+	call, err := x.c.contractCall(x.ctx, x.org, v.To, tx.Transaction().Data())
+	if err != nil {
+		return nil, err
+	}
 	d.facts = &policy.Input{EthTx: &policy.EthTx{From: v.From, To: v.To, Data: v.Data, Type: v.Type, Value: v.Value, Gas: v.Gas,
 		GasPrice: v.GasPrice, ChainID: v.ChainID, Nonce: v.Nonce, MaxFeePerGas: v.MaxFeePerGas,
-		MaxPriorityFeePerGas: v.MaxPriorityFeePerGas, MaxFeePerBlobGas: v.MaxFeePerBlobGas}}
+		MaxPriorityFeePerGas: v.MaxPriorityFeePerGas, MaxFeePerBlobGas: v.MaxFeePerBlobGas, Call: call}}
 	t.signer.facts(d.facts)
 	return t, nil
 }

@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"strings"
@@ -132,5 +133,23 @@ func TestBase58(t *testing.T) {
 		if got := base58Encode(mustHex(t, tt.hex)); got != tt.want {
 			t.Errorf("base58(%s) = %s, want %s", tt.hex, got, tt.want)
 		}
+	}
+}
+
+func TestBase58RoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, b := range [][]byte{{}, {0}, {0, 0, 1}, []byte("hello world"), bytes.Repeat([]byte{0xff}, 32), append([]byte{0, 0}, bytes.Repeat([]byte{7}, 31)...)} {
+		s := base58Encode(b)
+		got, err := Base58Decode(s)
+		if err != nil || !bytes.Equal(got, b) {
+			t.Errorf("Base58Decode(%q) = %x, %v; want %x", s, got, err, b)
+		}
+	}
+	// The System Program's id is 32 zero bytes.
+	if b, err := Base58Decode("11111111111111111111111111111111"); err != nil || len(b) != 32 {
+		t.Errorf("system program id = %x, %v", b, err)
+	}
+	if _, err := Base58Decode("0OIl"); err == nil {
+		t.Error("characters outside the alphabet were accepted")
 	}
 }

@@ -1,5 +1,10 @@
 package keys
 
+import (
+	"fmt"
+	"strings"
+)
+
 // base58Alphabet is Bitcoin's alphabet, used by Solana addresses.
 const base58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
@@ -33,4 +38,36 @@ func base58Encode(b []byte) string {
 		out[zeros+i] = base58Alphabet[digits[n-1-i]]
 	}
 	return string(out)
+}
+
+// Base58Decode decodes base58 (Bitcoin's alphabet; each leading '1' is a zero byte).
+func Base58Decode(s string) ([]byte, error) {
+	zeros := 0
+	for zeros < len(s) && s[zeros] == '1' {
+		zeros++
+	}
+	// log(58)/log(256) < 0.733, so this many bytes always suffice.
+	buf := make([]byte, (len(s)-zeros)*733/1000+1)
+	n := 0
+	for i := zeros; i < len(s); i++ {
+		carry := strings.IndexByte(base58Alphabet, s[i])
+		if carry < 0 {
+			return nil, fmt.Errorf("%q is not a base58 character", s[i])
+		}
+		for j := 0; j < n; j++ {
+			carry += int(buf[j]) * 58
+			buf[j] = byte(carry)
+			carry >>= 8
+		}
+		for carry > 0 {
+			buf[n] = byte(carry)
+			n++
+			carry >>= 8
+		}
+	}
+	out := make([]byte, zeros+n)
+	for i := range n {
+		out[zeros+i] = buf[n-1-i]
+	}
+	return out, nil
 }

@@ -77,6 +77,19 @@ type EthTx struct {
 	MaxFeePerGas         *big.Int
 	MaxPriorityFeePerGas *big.Int
 	MaxFeePerBlobGas     *big.Int
+
+	// Call is the calldata decoded with the contract interface uploaded for To; nil when there is none or the
+	// calldata does not match it, and then function_name, function_signature and contract_call_args are absent.
+	Call *ContractCall
+}
+
+// ContractCall is a call decoded with a contract's ABI.
+type ContractCall struct {
+	FunctionName      string // transfer
+	FunctionSignature string // transfer(address,uint256)
+	// Args are the arguments by name, as JSON-decoded values: addresses and bytes as 0x-hex strings, integers as
+	// json.Number, bools, strings, and arrays and tuples as []any (tuple fields by position).
+	Args map[string]any
 }
 
 // EIP712 is a typed-data payload. Message is the message as decoded JSON

@@ -87,7 +87,16 @@ func listField[T any](elem *typ, read func(*T) list) *fieldDef {
 	return &fieldDef{typ: listOf(elem), get: func(ref any) (value, error) { return listValue(read(ref.(*T))), nil }}
 }
 
-func unsupported(t *typ, why string) *fieldDef { return &fieldDef{typ: t, unsupported: why} }
+// callField is a field of eth.tx read from the calldata decoded with an uploaded ABI; absent without one.
+func callField(read func(*ContractCall) value, t *typ) *fieldDef {
+	return &fieldDef{typ: t, get: func(ref any) (value, error) {
+		c := ref.(*EthTx).Call
+		if c == nil {
+			return value{}, notApplicable()
+		}
+		return read(c), nil
+	}}
+}
 
 // notApplicable is the error for a keyword the request does not carry; the failing
 // node adds the keyword's path as the clause.
@@ -128,8 +137,7 @@ var (
 		"exported": boolField(func(k *PrivateKey) bool { return k.Exported }),
 	})
 
-	needsABI = "it needs contract ABI uploads, which Sigil does not have yet"
-	tEthTx   = structOf("eth.tx", map[string]*fieldDef{
+	tEthTx = structOf("eth.tx", map[string]*fieldDef{
 		"from":                     strField(func(t *EthTx) string { return t.From }),
 		"to":                       strField(func(t *EthTx) string { return t.To }),
 		"data":                     strField(func(t *EthTx) string { return t.Data }),
@@ -142,9 +150,9 @@ var (
 		"max_fee_per_gas":          bigField(func(t *EthTx) *big.Int { return t.MaxFeePerGas }),
 		"max_priority_fee_per_gas": bigField(func(t *EthTx) *big.Int { return t.MaxPriorityFeePerGas }),
 		"max_fee_per_blob_gas":     bigField(func(t *EthTx) *big.Int { return t.MaxFeePerBlobGas }),
-		"function_name":            unsupported(tString, needsABI),
-		"function_signature":       unsupported(tString, needsABI),
-		"contract_call_args":       unsupported(tDyn, needsABI),
+		"function_name":            callField(func(c *ContractCall) value { return stringValue(c.FunctionName) }, tString),
+		"function_signature":       callField(func(c *ContractCall) value { return stringValue(c.FunctionSignature) }, tString),
+		"contract_call_args":       callField(func(c *ContractCall) value { return value{k: kindDyn, ref: c.Args} }, tDyn),
 	})
 	tEIP712Domain = structOf("eth.eip_712.domain", map[string]*fieldDef{
 		"name":               strField(func(d *EIP712Domain) string { return d.Name }),

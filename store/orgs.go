@@ -95,6 +95,7 @@ func (t *Tx) DeleteOrg(ctx context.Context, id string) error {
 	for _, q := range []string{
 		"DELETE FROM org_index WHERE org_id = ?",
 		"DELETE FROM webauthn_counters WHERE org_id = ?",
+		"DELETE FROM contract_interfaces WHERE org_id = ?",
 		"DELETE FROM organizations WHERE id = ?",
 	} {
 		if _, err := t.exec(ctx, q, id); err != nil {

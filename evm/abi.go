@@ -1,0 +1,97 @@
+package evm
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"reflect"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// ParseABI reads a contract's ABI JSON (an array of entries, as solc and Etherscan give it).
+func ParseABI(s string) (*abi.ABI, error) {
+	a, err := abi.JSON(strings.NewReader(s))
+	if err != nil {
+		return nil, fmt.Errorf("not a contract ABI: %v", err)
+	}
+	if len(a.Methods) == 0 {
+		return nil, errors.New("the ABI has no functions")
+	}
+	return &a, nil
+}
+
+// Call is calldata decoded with an ABI: the function and its arguments by name.
+type Call struct {
+	FunctionName      string
+	FunctionSignature string // name(type,...), as in a selector's preimage
+	// Args are JSON-like values: addresses and bytes as 0x-hex strings, integers as json.Number, bools, strings, and
+	// arrays and tuples as []any (tuple fields by position). An unnamed argument is named argN by its position.
+	Args map[string]any
+}
+
+// DecodeCall decodes calldata with an ABI; the error says why it does not match (unknown selector, bad encoding).
+func DecodeCall(a *abi.ABI, data []byte) (*Call, error) {
+	if len(data) < 4 {
+		return nil, errors.New("calldata is shorter than a function selector")
+	}
+	m, err := a.MethodById(data[:4])
+	if err != nil {
+		return nil, fmt.Errorf("no function of the ABI has selector 0x%x", data[:4])
+	}
+	values, err := m.Inputs.Unpack(data[4:])
+	if err != nil {
+		return nil, fmt.Errorf("arguments of %s do not decode: %v", m.Sig, err)
+	}
+	c := &Call{FunctionName: m.RawName, FunctionSignature: m.Sig, Args: make(map[string]any, len(values))}
+	for i, in := range m.Inputs {
+		name := in.Name
+		if name == "" {
+			name = fmt.Sprintf("arg%d", i)
+		}
+		c.Args[name] = plainValue(in.Type, reflect.ValueOf(values[i]))
+	}
+	return c, nil
+}
+
+// plainValue turns a value go-ethereum decoded for type t into the JSON-like form policies read.
+func plainValue(t abi.Type, v reflect.Value) any {
+	switch t.T {
+	case abi.AddressTy:
+		return v.Interface().(common.Address).Hex()
+	case abi.IntTy, abi.UintTy:
+		switch n := v.Interface().(type) {
+		case *big.Int:
+			return json.Number(n.String())
+		default:
+			return json.Number(fmt.Sprint(n))
+		}
+	case abi.BoolTy, abi.StringTy:
+		return v.Interface()
+	case abi.BytesTy:
+		return "0x" + hex.EncodeToString(v.Bytes())
+	case abi.FixedBytesTy, abi.HashTy, abi.FunctionTy:
+		b := make([]byte, v.Len())
+		for i := range b {
+			b[i] = byte(v.Index(i).Uint())
+		}
+		return "0x" + hex.EncodeToString(b)
+	case abi.SliceTy, abi.ArrayTy:
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = plainValue(*t.Elem, v.Index(i))
+		}
+		return out
+	case abi.TupleTy:
+		out := make([]any, len(t.TupleElems))
+		for i, et := range t.TupleElems {
+			out[i] = plainValue(*et, v.Field(i))
+		}
+		return out
+	}
+	return fmt.Sprint(v.Interface())
+}
