@@ -125,6 +125,9 @@ type EvaluateActivityResponse struct {
 	Decision          string             `json:"decision"`
 	Message           string             `json:"message"`
 	PolicyEvaluations []PolicyEvaluation `json:"policyEvaluations"`
+	// VelocityControls are the controls that measure the activity: the aggregate now, what it would add, and whether
+	// the control passes with it.
+	VelocityControls []ControlMeasure `json:"velocityControls,omitempty"`
 }
 
 // The activity types of this file: their wire names and their parameter and result types.

@@ -64,11 +64,11 @@ func (x *execution) proveAddresses(org *Org, w *Wallet, accounts []*WalletAccoun
 	return nil
 }
 
-// proveOutcome records the policy outcome of an allowed signing activity (one that Signs, so x.readOnly), over
+// proveOutcome records the policy outcome of an allowed signing activity (x.signs), over
 // digests of the organization as the decision saw it and of the decision's context (type, intent, fingerprint,
 // per-policy outcomes).
 func (x *execution) proveOutcome(rec *record, orgBefore []byte, evaluations []api.PolicyEvaluation) error {
-	if !x.wantProofs || !x.readOnly {
+	if !x.wantProofs || !x.signs {
 		return nil
 	}
 	key, err := x.c.ownKey(x.ctx, signerKeyName)

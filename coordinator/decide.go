@@ -9,6 +9,7 @@ import (
 
 	"sigil/api"
 	"sigil/apierr"
+	"sigil/evm"
 	"sigil/policy"
 )
 
@@ -22,6 +23,10 @@ type decisionRequest struct {
 	// facts are the request's facts beyond the activity itself (eth.tx, wallet, ...); nil for none.
 	facts            *policy.Input
 	voterInConsensus bool
+	// transfers are the assets what is signed moves, and walletID the wallet (or private key) that signs: what
+	// velocity controls measure (controls.go).
+	transfers []evm.AssetTransfer
+	walletID  string
 }
 
 // decide runs the policy engine: the root quorum, then the organization's policies, then implicit permissions.

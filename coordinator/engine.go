@@ -173,12 +173,31 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 			return ahead.rec, err
 		}
 	}
-	readOnly := sub.op.Signs
+	// An activity a velocity control measures reads and adds to the control's total: it holds the organization
+	// exclusively. A control created since the cached document was read is found under the hold, and the activity
+	// starts again with the exclusive one.
+	readOnly := sub.op.Signs && !sub.org.measures(sub.op)
+	rec, err := c.runIn(ctx, sub, readOnly)
+	if errors.Is(err, errNowMeasured) {
+		rec, err = c.runIn(ctx, sub, false)
+	}
+	return rec, err
+}
+
+// errNowMeasured ends a transaction that held its organization shared when a velocity control measures the activity.
+var errNowMeasured = errors.New("coordinator: a velocity control now measures the activity")
+
+// runIn decides, executes and records the activity in one transaction, holding the organization shared (readOnly)
+// or exclusively.
+func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool) (*record, error) {
 	var rec *record
 	err := c.store.Write(ctx, func(tx *store.Tx) error {
 		org, err := c.lockOrg(ctx, tx, sub.org.ID, readOnly)
 		if err != nil {
 			return err
+		}
+		if readOnly && org.measures(sub.op) {
+			return errNowMeasured
 		}
 		who, err := sub.who.refresh(org)
 		if err != nil {
@@ -192,7 +211,7 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 			}
 		}
 		rec = c.newRecord(sub, who)
-		if err := c.decideAndExecute(ctx, tx, org, who, sub, rec); err != nil {
+		if err := c.decideAndExecute(ctx, tx, org, who, sub, rec, readOnly); err != nil {
 			return err
 		}
 		row, err := rec.row()
@@ -236,11 +255,11 @@ type outcome struct {
 // outside any transaction; nil for other activities, or when that fails for a reason of storage (the transaction then
 // tries again).
 func (c *Coordinator) decideAhead(ctx context.Context, sub *submission) *outcome {
-	if !sub.op.Signs || sub.who.ViaParent {
+	if !sub.op.Signs || sub.who.ViaParent || sub.org.measures(sub.op) {
 		return nil
 	}
 	rec := c.newRecord(sub, sub.who)
-	if err := c.decideAndExecute(ctx, nil, sub.org, sub.who, sub, rec); err != nil {
+	if err := c.decideAndExecute(ctx, nil, sub.org, sub.who, sub, rec, true); err != nil {
 		return nil
 	}
 	row, err := rec.row()
@@ -281,8 +300,8 @@ func (c *Coordinator) approval(activityID string, who *principal, now time.Time)
 // decideAndExecute decides, and executes an allowed activity, in the locked organization (or, for a read-only activity
 // decided ahead, with no transaction: tx is nil). Failures of the activity itself (denied, invalid for the current
 // state) are recorded on rec; only storage failures are returned.
-func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *Org, who *principal, sub *submission, rec *record) error {
-	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: rec.ID, readOnly: sub.op.Signs,
+func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *Org, who *principal, sub *submission, rec *record, readOnly bool) error {
+	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: rec.ID, readOnly: readOnly, signs: sub.op.Signs,
 		wantProofs: sub.env.GenerateAppProofs != nil && *sub.env.GenerateAppProofs}
 	req := decisionRequest{org: org, op: sub.op, intent: rec.Intent, votes: rec.Votes, submitterID: who.User.ID}
 	if who.ViaParent {
@@ -292,6 +311,12 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *O
 	if err != nil {
 		return failOrAbort(err, rec, x.now)
 	}
+	var measures []measure
+	if len(req.org.Controls) > 0 && !readOnly {
+		if measures, err = c.measureControls(ctx, tx, &req, x.now); err != nil {
+			return err
+		}
+	}
 	d := c.decide(req)
 	if err := rec.addEvaluation(rec.Votes[0].ID, d, x.now); err != nil {
 		return err
@@ -299,7 +324,7 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *O
 	x.evaluations = evaluationsWire(d)
 	switch d.Outcome {
 	case policy.Allow:
-		return c.execute(x, run, rec)
+		return c.execute(x, run, measures, rec)
 	case policy.ConsensusNeeded:
 		rec.Status = api.StatusConsensusNeeded
 	case policy.Rejected:
@@ -350,9 +375,9 @@ func failOrAbort(err error, rec *record, now time.Time) error {
 // executeSavepoint marks where an activity's writes begin; a failed activity rolls back to it.
 const executeSavepoint = "execute"
 
-// execute runs an allowed activity's Execute step. Its writes are undone if it fails, leaving only the FAILED record;
-// a read-only activity writes nothing.
-func (c *Coordinator) execute(x *execution, run func() (any, error), rec *record) error {
+// execute runs an allowed activity's Execute step and records what it added to velocity controls. Its writes are undone
+// if it fails, leaving only the FAILED record; a read-only activity writes nothing.
+func (c *Coordinator) execute(x *execution, run func() (any, error), measures []measure, rec *record) error {
 	if !x.readOnly {
 		if err := x.tx.Savepoint(x.ctx, executeSavepoint); err != nil {
 			return err
@@ -363,6 +388,9 @@ func (c *Coordinator) execute(x *execution, run func() (any, error), rec *record
 		orgBefore, _ = json.Marshal(x.org)
 	}
 	result, err := run()
+	if err == nil {
+		err = recordMeasures(x.ctx, x.tx, measures, x.now, rec.ID)
+	}
 	if err == nil {
 		err = x.proveOutcome(rec, orgBefore, x.evaluations)
 	}

@@ -28,7 +28,8 @@ type execution struct {
 	created []*Org // sub-organizations created by this activity
 	deleted bool   // the organization itself was deleted
 
-	readOnly    bool                   // the activity signs and changes nothing (activityInfo.Signs); org may be shared
+	readOnly    bool                   // the activity writes nothing, and org may be shared (a signing activity no velocity control measures)
+	signs       bool                   // the activity signs (activityInfo.Signs): an allowed one proves its outcome
 	wantProofs  bool                   // the request asked for app proofs (generateAppProofs)
 	proofs      []api.AppProof         // the app proofs this activity produced
 	evaluations []api.PolicyEvaluation // the decision's per-policy outcomes, for the policy-outcome proof

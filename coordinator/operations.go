@@ -21,8 +21,8 @@ func activities() []operation {
 		// policies and votes (policies.go, votes.go)
 		createPolicyV3, createPolicies, updatePolicyV2, deletePolicy, deletePolicies,
 		approveActivity, rejectActivity,
-		// smart contract interfaces for policies (interfaces.go)
-		createSmartContractInterface, deleteSmartContractInterface,
+		// smart contract interfaces and velocity controls for policies (interfaces.go, controls.go)
+		createSmartContractInterface, deleteSmartContractInterface, createVelocityControl, deleteVelocityControl,
 		// wallets, private keys, export and import (wallets.go, exports.go)
 		createWallet, createWalletAccounts, updateWallet, deleteWallets, createPrivateKeysV2, deletePrivateKeys,
 		exportWallet, exportWalletAccount, exportPrivateKey, initImportWallet, importWallet, initImportPrivateKey, importPrivateKey,
@@ -44,6 +44,7 @@ func queries() []queryOp {
 		getUser, listUsers, getAPIKeys, getAuthenticators, listUserTags,
 		getOrganization, listSubOrgs, listVerifiedSubOrgs,
 		getPolicy, listPolicies, getActivePolicies, getSmartContractInterface, getSmartContractInterfaces,
+		getVelocityControl, listVelocityControls,
 		listWallets, getWallet, listWalletAccounts, getWalletAccount, listPrivateKeys, getPrivateKey,
 		getOauthProviders, getOauth2Credential, listOauth2Credentials,
 		getAuthProxyConfig, resolveAuthProxyConfig,

@@ -35,6 +35,8 @@ type Org struct {
 	// Interfaces are the smart contract interfaces uploaded for policies (interfaces.go); their bodies are stored
 	// apart.
 	Interfaces []*ContractInterface `json:"interfaces,omitempty"`
+	// Controls are the organization's velocity controls (controls.go).
+	Controls []*VelocityControl `json:"controls,omitempty"`
 
 	version int64              // the stored version this document was read at
 	stored  []byte             // the document as read, to skip writing one that did not change

@@ -112,6 +112,9 @@ func (x *execution) addPolicy(p api.CreatePolicyIntentV3) (string, error) {
 	if err := x.policyNameFree(p.PolicyName, ""); err != nil {
 		return "", err
 	}
+	if err := x.org.checkPolicyControls("parameters", p.Condition); err != nil {
+		return "", err
+	}
 	if len(x.org.Policies) >= maxPoliciesPerOrg {
 		return "", apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "an organization holds at most %d policies", maxPoliciesPerOrg)
 	}
@@ -152,6 +155,9 @@ func execUpdatePolicy(x *execution, p *api.UpdatePolicyIntentV2) (*api.PolicyIDR
 		pol.Effect = p.PolicyEffect
 	}
 	if p.PolicyCondition != nil {
+		if err := x.org.checkPolicyControls("parameters", *p.PolicyCondition); err != nil {
+			return nil, err
+		}
 		pol.Condition = *p.PolicyCondition
 	}
 	if p.PolicyConsensus != nil {

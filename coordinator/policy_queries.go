@@ -113,7 +113,13 @@ func queryEvaluateActivity(r *reader, q *api.EvaluateActivityRequest) (*api.Eval
 			return nil, err
 		}
 	}
-	return decisionResponse(r.c.decide(req)), nil
+	measures, err := r.c.measureControls(r.ctx, r.c.store, &req, x.now)
+	if err != nil {
+		return nil, err
+	}
+	out := decisionResponse(r.c.decide(req))
+	out.VelocityControls = controlMeasures(measures)
+	return out, nil
 }
 
 func decisionResponse(d policy.Decision) *api.EvaluateActivityResponse {

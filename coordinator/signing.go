@@ -104,6 +104,14 @@ func (s *signer) facts(in *policy.Input) {
 	}
 }
 
+// groupID is the wallet (or the private key) a signer belongs to, which velocity controls may count by.
+func (s *signer) groupID() string {
+	if s.wallet != nil {
+		return s.wallet.ID
+	}
+	return s.privateKey.ID
+}
+
 // sign opens the signer's sealed key for this one call, signs, and wipes the key.
 func (x *execution) sign(s *signer, fn func(key []byte) error) error {
 	key, err := x.c.openSecret(x.ctx, s.keySecret)
@@ -157,6 +165,7 @@ func prepareSignTransaction(x *execution, p *api.SignTransactionIntentV2, tx *ev
 		GasPrice: v.GasPrice, ChainID: v.ChainID, Nonce: v.Nonce, MaxFeePerGas: v.MaxFeePerGas,
 		MaxPriorityFeePerGas: v.MaxPriorityFeePerGas, MaxFeePerBlobGas: v.MaxFeePerBlobGas, Call: call}}
 	t.signer.facts(d.facts)
+	d.transfers, d.walletID = tx.Transfers(), s.groupID()
 	return t, nil
 }
 
@@ -241,6 +250,7 @@ func (x *execution) preparePayloads(signWith string, parsed []*evm.RawPayload, d
 	}
 	d.facts = &policy.Input{}
 	s.facts(d.facts)
+	d.walletID = s.groupID()
 	if rp := parsed[0]; rp.TypedData != nil {
 		v := rp.TypedData.View()
 		d.facts.EIP712 = &policy.EIP712{PrimaryType: v.PrimaryType, Message: jsonNumbers(v.Message).(map[string]any),

@@ -101,7 +101,12 @@ func (x *execution) vote(t *voteTarget, selection string) (*api.VoteResult, erro
 	v.Selection = selection
 	target.Votes = append(liveVotes(target.Votes, x.now), v)
 	target.UpdatedAt = x.now
-	d := x.c.decide(t.request(x.org, target.Votes))
+	req := t.request(x.org, target.Votes)
+	measures, err := x.c.measureControls(x.ctx, x.tx, &req, x.now)
+	if err != nil {
+		return nil, err
+	}
+	d := x.c.decide(req)
 	if err := target.addEvaluation(v.ID, d, x.now); err != nil {
 		return nil, err
 	}
@@ -109,6 +114,11 @@ func (x *execution) vote(t *voteTarget, selection string) (*api.VoteResult, erro
 	case policy.Allow:
 		if err := x.executeTarget(t); err != nil {
 			return nil, err
+		}
+		if target.Status == api.StatusCompleted {
+			if err := recordMeasures(x.ctx, x.tx, measures, x.now, target.ID); err != nil {
+				return nil, err
+			}
 		}
 	case policy.Rejected:
 		target.Status = api.StatusRejected
@@ -152,17 +162,22 @@ func (x *execution) voteTarget(fingerprint string) (*voteTarget, error) {
 func (t *voteTarget) request(org *Org, votes []api.Vote) decisionRequest {
 	req := decisionRequest{org: org, op: t.op, intent: t.rec.Intent, votes: votes, submitterID: t.rec.Votes[0].UserID}
 	if t.run != nil {
-		req.facts = t.run.facts
+		req.facts, req.transfers, req.walletID = t.run.req.facts, t.run.req.transfers, t.run.req.walletID
+	}
+	if req.facts != nil { // the facts are the target's; the controls are measured for each decision anew
+		facts := *req.facts
+		facts.Controls = nil
+		req.facts = &facts
 	}
 	return req
 }
 
 // rerun is an activity waiting for consensus made ready to be decided and executed again, in the transaction of the
 // vote that may complete it: an execution of its own as its submitter on a copy of the organization (replacing the
-// voting activity's only if the target succeeds), the facts its prepare step adds, and its execute step.
+// voting activity's only if the target succeeds), what its prepare step adds to the decision, and its execute step.
 type rerun struct {
 	x       *execution
-	facts   *policy.Input
+	req     decisionRequest
 	execute func() (any, error)
 }
 
@@ -190,7 +205,7 @@ func (x *execution) rerun(target *record) (*rerun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rerun{x: &sub, facts: req.facts, execute: execute}, nil
+	return &rerun{x: &sub, req: req, execute: execute}, nil
 }
 
 // executeTarget runs an activity whose consensus a vote just completed.

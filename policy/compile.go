@@ -44,7 +44,8 @@ type Expr struct {
 
 	voters *voterSet // consensus only: who can count toward it, see Names
 
-	readsParams bool // the expression reads activity.params
+	readsParams bool     // the expression reads activity.params
+	controls    []string // the velocity controls it reads
 }
 
 // Compile parses and type-checks src for field. The error is a *CompileError that
@@ -84,7 +85,8 @@ func compileTree(tree node, field Field, src string) (*Expr, error) {
 	} else if t.kind != kindBool {
 		return nil, c.errorf(tree.position(), "", "the expression is %s; it must be a bool (true or false)", t.a())
 	}
-	e := &Expr{field: field, src: src, tree: tree, root: asBoolEval(root), nvars: c.slots, readsParams: c.readsParams}
+	e := &Expr{field: field, src: src, tree: tree, root: asBoolEval(root), nvars: c.slots, readsParams: c.readsParams,
+		controls: c.controls}
 	e.pool.New = func() any { return &frame{vars: make([]value, e.nvars)} }
 	return e, nil
 }
@@ -146,6 +148,7 @@ type compiler struct {
 	scope       []binding
 	slots       int
 	readsParams bool
+	controls    []string
 }
 
 func (c *compiler) errorf(pos int, hint, format string, args ...any) error {
@@ -237,6 +240,9 @@ func (c *compiler) compileField(n *fieldNode) (evaluator, *typ, error) {
 	}
 	switch t.kind {
 	case kindStruct:
+		if t == tControls {
+			return c.compileControl(n.name, n)
+		}
 		f, ok := t.st.fields[n.name]
 		if !ok {
 			prefix := pathName(n.x)

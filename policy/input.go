@@ -17,6 +17,9 @@ type Input struct {
 	// Now is the request's trusted server time, which the time field reads as time.now.
 	Now time.Time
 
+	// Controls says, by identifier, whether each velocity control that measures this activity passes with it.
+	Controls map[string]bool
+
 	// Approvers are the users whose approval votes count, the submitter first.
 	// Credentials are the credentials those votes were made with. Both feed the
 	// consensus keywords; nil means none.

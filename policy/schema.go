@@ -293,6 +293,7 @@ var roots = map[string]*rootDef{
 		return listValue((*credList)(&in.Credentials)), nil
 	}},
 	"time":     structRoot(Time, tTime, timeRoot),
+	"controls": structRoot(Condition, tControls, func(in *Input) (any, error) { return in, nil }),
 	"activity": structRoot(Condition, tActivity, func(in *Input) (any, error) { return &in.Activity, nil }),
 	"eth":      structRoot(Condition, tEth, func(in *Input) (any, error) { return in, nil }),
 	"wallet":   structRoot(Condition, tWallet, func(in *Input) (any, error) { return present(in.Wallet) }),
