@@ -71,5 +71,5 @@ var (
 // The queries of this file.
 var (
 	GetSmartContractInterface  = query[GetSmartContractInterfaceRequest, GetSmartContractInterfaceResponse]("get_smart_contract_interface")
-	GetSmartContractInterfaces = query[OrganizationRequest, GetSmartContractInterfacesResponse]("get_smart_contract_interfaces")
+	GetSmartContractInterfaces = query[OrganizationRequest, GetSmartContractInterfacesResponse]("list_smart_contract_interfaces")
 )
