@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"math/big"
 )
@@ -37,35 +36,36 @@ func (s *Store) VelocityTotal(ctx context.Context, b VelocityBucket, sinceMs int
 	return velocityTotal(ctx, s, b, sinceMs)
 }
 
+// velocityTotal reads a bucket's last event and the running total before the window in one statement: two index seeks
+// (the bucket's newest row; its newest row at or before the window's start), one round trip.
 func velocityTotal(ctx context.Context, q rowQuerier, b VelocityBucket, sinceMs int64) (VelocityTotal, error) {
 	tot := VelocityTotal{Window: new(big.Int), Cumulative: new(big.Int)}
-	var cum string
-	err := q.queryRow(ctx, "SELECT seq, at_ms, cumulative FROM velocity_events WHERE control_id = ? AND bucket = ? ORDER BY seq DESC LIMIT 1",
-		b.ControlID, b.Bucket).Scan(&tot.LastSeq, &tot.LastAtMs, &cum)
-	if errors.Is(err, sql.ErrNoRows) {
-		return tot, nil
-	}
+	var seq, at sql.NullInt64
+	var cum, before sql.NullString
+	err := q.queryRow(ctx, `SELECT
+		(SELECT seq FROM velocity_events WHERE control_id = ? AND bucket = ? ORDER BY seq DESC LIMIT 1),
+		(SELECT at_ms FROM velocity_events WHERE control_id = ? AND bucket = ? ORDER BY seq DESC LIMIT 1),
+		(SELECT cumulative FROM velocity_events WHERE control_id = ? AND bucket = ? ORDER BY seq DESC LIMIT 1),
+		(SELECT cumulative FROM velocity_events WHERE control_id = ? AND bucket = ? AND at_ms <= ? ORDER BY at_ms DESC, seq DESC LIMIT 1)`,
+		b.ControlID, b.Bucket, b.ControlID, b.Bucket, b.ControlID, b.Bucket, b.ControlID, b.Bucket, sinceMs).Scan(&seq, &at, &cum, &before)
 	if err != nil {
 		return VelocityTotal{}, fmt.Errorf("store: velocity total: %w", err)
 	}
-	if _, ok := tot.Cumulative.SetString(cum, 10); !ok {
-		return VelocityTotal{}, fmt.Errorf("store: velocity total: cumulative %q is not a decimal integer", cum)
+	if !seq.Valid {
+		return tot, nil // an empty bucket
+	}
+	tot.LastSeq, tot.LastAtMs = seq.Int64, at.Int64
+	if _, ok := tot.Cumulative.SetString(cum.String, 10); !ok {
+		return VelocityTotal{}, fmt.Errorf("store: velocity total: cumulative %q is not a decimal integer", cum.String)
 	}
 	tot.Window.Set(tot.Cumulative)
-	var before string
-	err = q.queryRow(ctx, "SELECT cumulative FROM velocity_events WHERE control_id = ? AND bucket = ? AND at_ms <= ? ORDER BY at_ms DESC, seq DESC LIMIT 1",
-		b.ControlID, b.Bucket, sinceMs).Scan(&before)
-	if errors.Is(err, sql.ErrNoRows) {
-		return tot, nil
+	if before.Valid {
+		start, ok := new(big.Int).SetString(before.String, 10)
+		if !ok {
+			return VelocityTotal{}, fmt.Errorf("store: velocity total: cumulative %q is not a decimal integer", before.String)
+		}
+		tot.Window.Sub(tot.Window, start)
 	}
-	if err != nil {
-		return VelocityTotal{}, fmt.Errorf("store: velocity total: %w", err)
-	}
-	start, ok := new(big.Int).SetString(before, 10)
-	if !ok {
-		return VelocityTotal{}, fmt.Errorf("store: velocity total: cumulative %q is not a decimal integer", before)
-	}
-	tot.Window.Sub(tot.Window, start)
 	return tot, nil
 }
 
