@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"testing"
@@ -63,6 +64,34 @@ func BenchmarkDecide50(b *testing.B) {
 	for b.Loop() {
 		if d := Decide(req); d.Outcome != Allow {
 			b.Fatal(d.Outcome)
+		}
+	}
+}
+
+// BenchmarkDecide50ControlsABI decides a signing over 50 policies that each read two velocity controls and one
+// argument decoded with an uploaded ABI (issue's goal: under 50 µs), the last of them allowing.
+func BenchmarkDecide50ControlsABI(b *testing.B) {
+	policies := make([]Policy, 50)
+	for i := range policies {
+		policies[i] = pol(b, fmt.Sprintf("p%02d", i), EffectAllow,
+			fmt.Sprintf("controls.daily_usdc && controls.hourly_count && eth.tx.contract_call_args['amount'] < 1000000000 && eth.tx.to == '0x%040x'", i),
+			"approvers.any(user, user.id == 'agent')")
+	}
+	req := &Request{
+		RootQuorum: RootQuorum{UserIDs: []string{"root"}, Threshold: 1},
+		Input: &Input{
+			Activity:  Activity{Type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", Kind: "SIGN_TRANSACTION", Resource: "PRIVATE_KEY", Action: "SIGN"},
+			Approvers: []User{{ID: "agent"}},
+			EthTx: &EthTx{To: fmt.Sprintf("0x%040x", 49), Value: big.NewInt(0), Call: &ContractCall{FunctionName: "transfer",
+				FunctionSignature: "transfer(address,uint256)", Args: map[string]any{"to": "0x00", "amount": json.Number("5000000")}}},
+			Controls: map[string]bool{"daily_usdc": true, "hourly_count": true},
+		},
+		Policies: policies,
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := Decide(req); d.Outcome != Allow {
+			b.Fatal(d.Outcome, d.Message)
 		}
 	}
 }
