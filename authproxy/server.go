@@ -14,7 +14,9 @@
 package authproxy
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -27,6 +29,7 @@ import (
 	"sigil/apierr"
 	"sigil/client"
 	"sigil/edge"
+	"sigil/metrics"
 )
 
 // Config tunes the proxy. The zero value of each field but CoordinatorURL and Identity means its default.
@@ -56,6 +59,8 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives one line per request (default slog.Default()). Bodies, keys and tokens are never logged.
 	Logger *slog.Logger
+	// Metrics counts requests and is served at /metrics; nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 func (c Config) withDefaults() Config {
@@ -117,7 +122,8 @@ const ConfigIDHeader = "X-Auth-Proxy-Config-Id"
 // allowedHeaders are the request headers browsers may send to the proxy.
 const allowedHeaders = "Content-Type, X-Auth-Proxy-Config-Id, X-Captcha-Token, X-Client-Version"
 
-// Handler serves /v1/<endpoint>, their CORS preflights, and /healthz, behind the HTTP edge: bodies capped at
+// Handler serves /v1/<endpoint>, their CORS preflights, and /healthz, /readyz (the coordinator ready) and /metrics,
+// behind the HTTP edge: bodies capped at
 // MaxBodyBytes, errors as google.rpc.Status, one log line per request.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -126,12 +132,30 @@ func (s *Server) Handler() http.Handler {
 		edge.Respond(w, r, res, err)
 	})
 	mux.HandleFunc("OPTIONS /v1/{name}", s.preflight)
-	mux.Handle("GET /healthz", edge.Func(func(*http.Request) (any, error) { return map[string]string{"status": "ok"}, nil }))
+	svc := &edge.Service{Format: apierr.Format, Logger: s.cfg.Logger, Message: "authproxy request", MaxBodyBytes: s.cfg.MaxBodyBytes,
+		Name: "authproxy", Metrics: s.cfg.Metrics}
+	svc.MountOps(mux, edge.Check{Name: "coordinator", Probe: s.coordinatorAnswers})
 	mux.Handle("/", edge.Func(func(r *http.Request) (any, error) {
 		return nil, apierr.NotFoundf("no route for %s %s; the proxy serves POST /v1/<endpoint>", r.Method, r.URL.Path)
 	}))
-	svc := &edge.Service{Format: apierr.Format, Logger: s.cfg.Logger, Message: "authproxy request", MaxBodyBytes: s.cfg.MaxBodyBytes}
 	return svc.Wrap(mux)
+}
+
+// coordinatorAnswers checks that the coordinator the proxy forwards to is ready.
+func (s *Server) coordinatorAnswers(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(s.cfg.CoordinatorURL, "/")+"/readyz", nil)
+	if err != nil {
+		return err
+	}
+	res, err := s.cfg.HTTP.Do(req)
+	if err != nil {
+		return err
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("the coordinator answers /readyz with %s", res.Status)
+	}
+	return nil
 }
 
 // preflightCORS answers every origin's preflight: browsers send no header values with it (no configuration id), so it

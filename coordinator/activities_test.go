@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"net/http"
 	"strings"
 	"testing"
@@ -350,5 +351,32 @@ func TestNamesRefuseControlAndBidiCharacters(t *testing.T) {
 	}
 	if _, _, err := s.root.UpdateUserName(bg, org, api.UpdateUserNameIntent{UserID: s.boot.UserID, UserName: "Trésor — 財布 💰"}); err != nil {
 		t.Fatalf("a name in any script: %v", err)
+	}
+}
+
+// A body is the same activity only for the user who submitted it: another user sending the identical bytes (a copy of
+// someone's request) is refused and does not receive that activity or its result.
+func TestIdenticalBodyOfAnotherUserIsRefused(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, testdb.SQLite(t))
+	org := s.boot.OrganizationID
+	_, bobClient := s.createUser(org, s.root, "bob")
+	from := s.ethWallet("root's wallet")
+	body := envelope("ACTIVITY_TYPE_SIGN_TRANSACTION_V2", org, api.SignTransactionIntentV2{SignWith: from, Type: api.TransactionTypeEthereum,
+		UnsignedTransaction: unsigned1559(t, token, calldata(t, "approve", vault, big.NewInt(1)), 1)}, time.Now())
+	if r := s.stamped("/public/v1/submit/sign_transaction", body, s.boot.APIKey); r.status != http.StatusOK {
+		t.Fatalf("root signs: %d %s", r.status, r.raw)
+	}
+	before := s.activityCount(org)
+	r := s.stamped("/public/v1/submit/sign_transaction", body, bobClient.Stamper)
+	if r.status != http.StatusConflict || strings.Contains(string(r.raw), "signedTransaction") || !strings.Contains(r.message(), "another user has submitted an identical request") {
+		t.Fatalf("bob replays root's body: %d %s, want 409 without the signature", r.status, r.raw)
+	}
+	if after := s.activityCount(org); after != before {
+		t.Fatalf("the replay stored %d activities", after-before)
+	}
+	// The same user sending it again gets the same activity, as always.
+	if again := s.stamped("/public/v1/submit/sign_transaction", body, s.boot.APIKey); again.status != http.StatusOK {
+		t.Fatalf("root again: %d %s", again.status, again.raw)
 	}
 }

@@ -112,7 +112,7 @@ func TestVelocityControlRaceAcrossProcesses(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		first := newStack(t, b)
-		second := &stack{t: t, srv: secondCoordinator(t, first, b)}
+		second := &stack{t: t, srv: secondCoordinator(t, first, b), stamps: first.stamps}
 		org := first.boot.OrganizationID
 		bob, from := bobUnderControl(t, first, "1000")
 		if _, _, err := bob.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: from, Type: api.TransactionTypeEthereum,

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"sigil/metrics"
 	"sigil/notify"
 	"sigil/oidc"
 	"sigil/otp"
@@ -39,6 +40,8 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives one line per request (default slog.Default()).
 	Logger *slog.Logger
+	// Metrics counts requests, activities and decisions, and is served at /metrics; nil counts nothing.
+	Metrics *metrics.Metrics
 	// Keyring seals key material at rest. MasterKeyFile, when set, is where it was loaded from; the coordinator reads
 	// it again when it meets a blob sealed under a version it does not hold (a rotation by another process).
 	Keyring       *seal.Keyring

@@ -169,6 +169,9 @@ func parseTimestampMs(ms string) (int64, error) {
 func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error) {
 	if ahead := c.decideAhead(ctx, sub); ahead != nil {
 		recorded, err := c.store.InsertActivityAtOrgVersion(ctx, ahead.row, sub.org.version)
+		if recorded {
+			c.cfg.Metrics.Activity(ahead.rec.Type, ahead.rec.Status)
+		}
 		if err != nil || recorded {
 			return ahead.rec, err
 		}
@@ -219,6 +222,9 @@ func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool)
 			return err
 		}
 		inserted, err := tx.InsertActivity(ctx, row)
+		if inserted {
+			c.cfg.Metrics.Activity(rec.Type, rec.Status) // counted a few microseconds before the commit, which may fail
+		}
 		if err != nil || inserted {
 			return err
 		}
@@ -233,7 +239,9 @@ func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool)
 	return rec, err
 }
 
-// recorded is the activity already recorded for the submission's body; nil when there is none.
+// recorded is the activity already recorded for the submission's body; nil when there is none. A body is the same
+// activity only for the user who submitted it: another user who sends the identical bytes (a copy of someone else's
+// request, or two requests in the same millisecond) is refused, never handed that user's activity and its result.
 func (c *Coordinator) recorded(ctx context.Context, tx *store.Tx, sub *submission) (*record, error) {
 	existing, err := tx.ActivityByBody(ctx, sub.org.ID, sub.timestampMs, sub.fingerprint)
 	if errors.Is(err, store.ErrNotFound) {
@@ -242,7 +250,15 @@ func (c *Coordinator) recorded(ctx context.Context, tx *store.Tx, sub *submissio
 	if err != nil {
 		return nil, err
 	}
-	return c.decodeRecord(existing)
+	rec, err := c.decodeRecord(existing)
+	if err != nil {
+		return nil, err
+	}
+	if len(rec.Votes) == 0 || rec.Votes[0].UserID != sub.who.User.ID {
+		return nil, apierr.New(apierr.AlreadyExists, "REQUEST_INVALID",
+			"another user has submitted an identical request (the same body and timestampMs); send this one with a new timestampMs")
+	}
+	return rec, nil
 }
 
 // outcome is an activity decided and executed ahead of its transaction, with the row that records it.
@@ -318,6 +334,7 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *O
 		}
 	}
 	d := c.decide(req)
+	c.cfg.Metrics.Decision(d.Outcome.String())
 	if err := rec.addEvaluation(rec.Votes[0].ID, d, x.now); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,8 +31,11 @@ type stack struct {
 	srv   *httptest.Server
 	boot  *coordinator.Bootstrap
 	root  *client.Client
-	clock *clock        // the coordinator's clock, nil for the real one
-	ring  *seal.Keyring // the master keys; another coordinator over the same database needs them too
+	clock *clock // the coordinator's clock, nil for the real one
+	// stamps gives the stack's clients their timestampMs when the clock is real: never the same millisecond twice, so
+	// that two users' identical requests are two activities, as they would be from two machines.
+	stamps *stampClock
+	ring   *seal.Keyring // the master keys; another coordinator over the same database needs them too
 }
 
 func newStack(t testing.TB, b testdb.Backend) *stack { return newStackAt(t, b, nil) }
@@ -44,7 +48,7 @@ func newStackAt(t testing.TB, b testdb.Backend, clk *clock) *stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	st := &stack{t: t, store: s, ring: testKeyring(t), clock: clk}
+	st := &stack{t: t, store: s, ring: testKeyring(t), clock: clk, stamps: &stampClock{}}
 	var now func() time.Time
 	if clk != nil {
 		now = clk.Now
@@ -69,6 +73,7 @@ func newStackAt(t testing.TB, b testdb.Backend, clk *clock) *stack {
 func (s *stack) client(st stamp.Stamper) *client.Client {
 	c := client.New(s.srv.URL, st)
 	c.PollInterval = 10 * time.Millisecond
+	c.Now = s.stamps.Now
 	if s.clock != nil {
 		c.Now = s.clock.Stamp
 	}
@@ -164,4 +169,21 @@ func (s *stack) activityCount(orgID string) int {
 func (r response) message() string {
 	m, _ := r.body["message"].(string)
 	return m
+}
+
+// stampClock is the real time, moved on by a millisecond when a reading would repeat the last one.
+type stampClock struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+func (c *stampClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now().Truncate(time.Millisecond)
+	if !now.After(c.last) {
+		now = c.last.Add(time.Millisecond)
+	}
+	c.last = now
+	return now
 }

@@ -14,13 +14,13 @@ import (
 // corsHeaders are the request headers browsers may send: the SDKs' stamps and version header.
 const corsHeaders = "Content-Type, X-Stamp, X-Stamp-WebAuthn, X-Stamp-Attested, X-Client-Version, X-Auth-Proxy-Config-Id"
 
-// Handler serves the public API, /healthz, and CORS for browser callers, behind the HTTP edge: bodies capped at
-// MaxBodyBytes, errors as google.rpc.Status, one log line per request.
+// Handler serves the public API, the operator's /healthz, /readyz (database migrated and reachable, master key loaded)
+// and /metrics, and CORS for browser callers, behind the HTTP edge: bodies capped at MaxBodyBytes, errors as
+// google.rpc.Status, one log line per request.
 func (c *Coordinator) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST /public/v1/submit/{name}", edge.Func(c.serveSubmit))
 	mux.Handle("POST /public/v1/query/{name}", edge.Func(c.serveQuery))
-	mux.Handle("GET /healthz", edge.Func(func(*http.Request) (any, error) { return map[string]string{"status": "ok"}, nil }))
 	mux.Handle("GET /.well-known/sigil-signer.json", edge.Func(c.serveSignerKey))
 	mux.Handle("GET /.well-known/jwks.json", c.JWKSHandler())
 	mux.Handle("GET /.well-known/openid-configuration", c.OpenIDConfigurationHandler())
@@ -28,7 +28,8 @@ func (c *Coordinator) Handler() http.Handler {
 		return nil, apierr.NotFoundf("no route for %s %s", r.Method, r.URL.Path)
 	}))
 	cors := &edge.CORS{Origins: c.cfg.AllowedOrigins, Methods: "GET, POST, OPTIONS", Headers: corsHeaders}
-	svc := &edge.Service{Format: apierr.Format, Logger: c.cfg.Logger, MaxBodyBytes: c.cfg.MaxBodyBytes}
+	svc := &edge.Service{Format: apierr.Format, Logger: c.cfg.Logger, MaxBodyBytes: c.cfg.MaxBodyBytes, Name: "coordinator", Metrics: c.cfg.Metrics}
+	svc.MountOps(mux, edge.Check{Name: "database", Probe: c.store.Ready}, edge.Check{Name: "master key", Probe: c.vault.ready})
 	return svc.Wrap(cors.Handler(mux))
 }
 

@@ -353,6 +353,7 @@ func (x *execution) deliver(in otpInit, code string, ttl time.Duration) error {
 			err = x.c.cfg.SMS.SendSMS(x.ctx, notify.SMS{To: in.contact, Body: body})
 		}
 	}
+	x.c.cfg.Metrics.OTPSend(strings.ToLower(strings.TrimPrefix(string(in.typ), "OTP_TYPE_")), err)
 	if err == nil {
 		return nil
 	}

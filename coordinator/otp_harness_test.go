@@ -157,7 +157,7 @@ type otpStack struct {
 func newOTPStack(t *testing.T, b testdb.Backend, cfg coordinator.Config) *otpStack {
 	t.Helper()
 	e := startOTPEnv(t, b, cfg)
-	st := &stack{t: t, store: e.store, coord: e.coord, srv: e.srv, boot: e.boot, root: e.root}
+	st := &stack{t: t, store: e.store, coord: e.coord, srv: e.srv, boot: e.boot, root: e.root, stamps: &stampClock{}}
 	return &otpStack{stack: st, env: e, clock: e.clock, outbox: e.outbox}
 }
 

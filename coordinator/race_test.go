@@ -124,7 +124,7 @@ func TestCachedOrganizationsFollowOtherProcesses(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		first := newStack(t, b)
-		second := &stack{t: t, srv: secondCoordinator(t, first, b), clock: first.clock}
+		second := &stack{t: t, srv: secondCoordinator(t, first, b), clock: first.clock, stamps: first.stamps}
 		org := first.boot.OrganizationID
 		rename := func(c *client.Client, name string) error {
 			_, _, err := c.UpdateOrganizationName(ctx, org, api.UpdateOrganizationNameIntent{OrganizationName: name})
@@ -178,7 +178,7 @@ func TestSigningDecidedAheadFollowsPolicyChangesElsewhere(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		first := newStack(t, b)
-		elsewhere := (&stack{t: t, srv: secondCoordinator(t, first, b)}).client(first.boot.APIKey)
+		elsewhere := (&stack{t: t, srv: secondCoordinator(t, first, b), stamps: first.stamps}).client(first.boot.APIKey)
 		org := first.boot.OrganizationID
 		agentID, agent := first.createUser(org, first.root, "agent")
 		w, _, err := first.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})

@@ -38,6 +38,14 @@ func (v *vault) keyring() *seal.Keyring {
 	return v.ring
 }
 
+// ready says whether a master key is loaded, so that key material can be sealed and opened.
+func (v *vault) ready(context.Context) error {
+	if v.keyring() == nil {
+		return errors.New("no master key is loaded")
+	}
+	return nil
+}
+
 func (v *vault) seal(id string, plaintext []byte) ([]byte, error) {
 	v.reloadIfChanged()
 	ring := v.keyring()

@@ -107,6 +107,7 @@ func (x *execution) vote(t *voteTarget, selection string) (*api.VoteResult, erro
 		return nil, err
 	}
 	d := x.c.decide(req)
+	x.c.cfg.Metrics.Decision(d.Outcome.String())
 	if err := target.addEvaluation(v.ID, d, x.now); err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sigil/metrics"
 	"time"
 )
 
@@ -34,6 +35,10 @@ type Service struct {
 	Message string
 	// MaxBodyBytes caps request bodies (default 1 MiB); ReadBody and Decode answer a larger one with 413.
 	MaxBodyBytes int64
+	// Name names the service in metrics (coordinator, authproxy, yield, ...).
+	Name string
+	// Metrics counts and times the requests by route and status; nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 // DefaultMaxBodyBytes is the body limit of a Service that sets none.
@@ -68,6 +73,7 @@ func (s *Service) Wrap(next http.Handler) http.Handler {
 		if x.canceled && !x.wrote {
 			status = statusClientClosed
 		}
+		s.Metrics.Request(s.Name, in.Pattern, r.Method, status, time.Since(start))
 		attrs := make([]slog.Attr, 0, 6+len(x.notes))
 		attrs = append(attrs, slog.String("method", r.Method), slog.String("route", in.Pattern), slog.String("path", r.URL.Path),
 			slog.Int("status", status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))

@@ -173,11 +173,11 @@ func (g *groupCommitter) gather(group []*writeRequest, wait <-chan time.Time, se
 func (g *groupCommitter) commit(group []*writeRequest) {
 	if len(group) == 1 { // its own transaction: no savepoint to pay for
 		r := group[0]
-		r.done <- g.s.writeTx(r.ctx, func(tx *Tx) error { return callRecovering(r.fn, tx) })
+		r.done <- g.s.writeTx(r.ctx, 1, func(tx *Tx) error { return callRecovering(r.fn, tx) })
 		return
 	}
 	errs := make([]error, len(group))
-	err := g.s.writeTx(context.Background(), func(tx *Tx) error {
+	err := g.s.writeTx(context.Background(), len(group), func(tx *Tx) error {
 		for i, r := range group {
 			if errs[i] = r.ctx.Err(); errs[i] != nil {
 				continue // the caller has given up; run nothing for it

@@ -150,3 +150,20 @@ func (t *Tx) appliedMigrations(ctx context.Context) (map[int]bool, error) {
 	}
 	return applied, rows.Err()
 }
+
+// Ready checks that the database answers and holds every migration this build embeds: a process started against a
+// database another process has not finished migrating, or one an older build migrated, is not ready.
+func (s *Store) Ready(ctx context.Context) error {
+	all, err := migrations()
+	if err != nil {
+		return err
+	}
+	var applied int
+	if err := s.queryRow(ctx, "SELECT COUNT(*) FROM schema_migrations").Scan(&applied); err != nil {
+		return fmt.Errorf("store: the database does not answer: %w", err)
+	}
+	if applied < len(all) {
+		return fmt.Errorf("store: %d of %d migrations applied", applied, len(all))
+	}
+	return nil
+}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sigil/metrics"
 	"strings"
 	"time"
 
@@ -33,6 +34,16 @@ type Store struct {
 	group                 *groupCommitter // SQLite: concurrent write transactions share a commit
 	checkpoints           *checkpointer   // SQLite: copies the WAL into the database file off the commit path
 	sqlitePath            string          // SQLite: the database file
+	metrics               *metrics.Metrics
+}
+
+// Measure records the store's commits (group sizes, commit time) and its connection pools in m.
+func (s *Store) Measure(m *metrics.Metrics) {
+	s.metrics = m
+	m.Database("write", s.write)
+	if s.read != s.write {
+		m.Database("read", s.read)
+	}
 }
 
 // Open opens (and migrates) the database named by url: a postgres:// or postgresql:// URL, or else a SQLite file
@@ -169,11 +180,11 @@ func (s *Store) Write(ctx context.Context, fn func(*Tx) error) error {
 	if s.group != nil {
 		return s.group.write(ctx, fn)
 	}
-	return s.writeTx(ctx, fn)
+	return s.writeTx(ctx, 1, fn)
 }
 
-// writeTx runs fn in a transaction of its own.
-func (s *Store) writeTx(ctx context.Context, fn func(*Tx) error) error {
+// writeTx runs fn in a transaction of its own, which makes the writes of group callers durable.
+func (s *Store) writeTx(ctx context.Context, group int, fn func(*Tx) error) error {
 	if s.writeStmts != nil {
 		s.writeStmts.prepareWanted(ctx)
 	}
@@ -188,9 +199,11 @@ func (s *Store) writeTx(ctx context.Context, fn func(*Tx) error) error {
 		_ = tx.Rollback()
 		return err
 	}
+	start := time.Now()
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
+	s.metrics.Commit(group, time.Since(start))
 	if s.checkpoints != nil {
 		s.checkpoints.committed()
 	}

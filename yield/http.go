@@ -1,6 +1,7 @@
 package yield
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 
 	"sigil/edge"
 	"sigil/store"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
 const maxBodyBytes = 64 << 10
@@ -23,6 +26,8 @@ type handler func(r *http.Request, k *keyInfo) (any, error)
 func (s *Service) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /health", edge.Func(s.health))
+	svc := &edge.Service{Format: errorFormat, Logger: s.log, Message: "yield request", MaxBodyBytes: maxBodyBytes, Name: "yield", Metrics: s.cfg.Metrics}
+	svc.MountOps(mux, edge.Check{Name: "database", Probe: s.cfg.Store.Ready}, edge.Check{Name: "chain", Probe: s.chainsAnswer})
 	route := func(pattern string, h handler) { mux.Handle(pattern, s.authed(h)) }
 	route("GET /v1/yields", s.handleYields)
 	route("GET /v1/yields/{id}", s.handleYield)
@@ -39,7 +44,6 @@ func (s *Service) Handler() http.Handler {
 	route("GET /v1/transactions/{id}", s.handleTransaction)
 	route("PUT /v1/transactions/{id}/submit-hash", s.handleSubmitHash)
 	route("POST /v1/transactions/{id}/submit", s.handleSubmit)
-	svc := &edge.Service{Format: errorFormat, Logger: s.log, Message: "yield request", MaxBodyBytes: maxBodyBytes}
 	return svc.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		if _, pattern := mux.Handler(r); pattern == "" {
@@ -77,6 +81,19 @@ func (s *Service) admit(hdr http.Header, r *http.Request) (*keyInfo, error) {
 		return nil, &apiError{StatusCode: http.StatusTooManyRequests, Message: "Rate limit exceeded", RetryAfter: v.retryAfter}
 	}
 	return k, nil
+}
+
+// chainsAnswer checks that every network's node answers (its latest block number).
+func (s *Service) chainsAnswer(ctx context.Context) error {
+	for id, c := range s.clients {
+		var n hexutil.Uint64
+		b := c.newBatch()
+		b.add(&n, "eth_blockNumber")
+		if err := b.run(ctx); err != nil {
+			return fmt.Errorf("network %s: %w", id, err)
+		}
+	}
+	return nil
 }
 
 func (s *Service) health(*http.Request) (any, error) {

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -15,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"sigil/contracts"
+	"sigil/metrics"
 )
 
 // The ABIs the builders speak. The dev chain's fixtures implement the standard interfaces with the standard
@@ -40,6 +42,7 @@ type chainClient struct {
 	noSimulate atomic.Bool
 	calls      atomic.Int64
 	roundTrips atomic.Int64
+	metrics    *metrics.Metrics
 }
 
 func dialNetwork(ctx context.Context, n *Network, hc *http.Client) (*chainClient, error) {
@@ -196,7 +199,12 @@ func (c *chainClient) runTogether(ctx context.Context, batches []*batch) []error
 	if len(elems) > 0 {
 		c.calls.Add(int64(len(elems)))
 		c.roundTrips.Add(1)
-		if err := c.rpc.BatchCallContext(ctx, elems); err != nil {
+		start := time.Now()
+		err := c.rpc.BatchCallContext(ctx, elems)
+		for _, e := range elems {
+			c.metrics.ChainCall(e.Method, time.Since(start), errors.Join(err, e.Error))
+		}
+		if err != nil {
 			for i := range errs {
 				errs[i] = &upstreamError{network: c.network.ID, err: err}
 			}

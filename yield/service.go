@@ -19,6 +19,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"sigil/metrics"
 	"sigil/store"
 )
 
@@ -43,6 +44,8 @@ type Config struct {
 	DropAfter time.Duration
 	// HTTPClient reaches the networks' JSON-RPC endpoints; default a client with a 10-second timeout.
 	HTTPClient *http.Client
+	// Metrics counts requests and chain calls, and is served at /metrics; nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 func (c Config) withDefaults() Config {
@@ -148,6 +151,7 @@ func New(cfg Config) (*Service, error) {
 			s.closeClients()
 			return nil, err
 		}
+		c.metrics = cfg.Metrics
 		s.networks[n.ID], s.clients[n.ID] = n, c
 	}
 	for _, y := range cfg.Catalogue.Yields {
