@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"sigil/api"
 	"sigil/apierr"
@@ -20,6 +23,10 @@ import (
 	"sigil/stamp"
 	"sigil/store"
 )
+
+// tracer starts the spans of an activity's phases: authenticate (and decode and check), run (decide, execute and
+// commit), and within it decide and execute. It exports only when tracing is set up (package tracing).
+var tracer = otel.Tracer("sigil/coordinator")
 
 // submission is a request that passed every check that needs no database write: authenticated, then parsed and
 // checked.
@@ -37,11 +44,18 @@ type submission struct {
 // Submit runs one activity request (the body of POST /public/v1/submit/<path>) and returns the activity record, or
 // an error for a request that is refused (the error of a FAILED activity, every time the same body is submitted).
 func (c *Coordinator) Submit(ctx context.Context, path string, header http.Header, body []byte) (*api.ActivityResponse, error) {
-	sub, err := c.prepare(ctx, path, header, body)
+	pctx, span := tracer.Start(ctx, "activity.authenticate")
+	sub, err := c.prepare(pctx, path, header, body)
+	span.End()
 	if err != nil {
 		return nil, err
 	}
-	rec, err := c.run(ctx, sub)
+	rctx, span := tracer.Start(ctx, "activity.run", trace.WithAttributes(attribute.String("sigil.activity_type", sub.env.Type)))
+	rec, err := c.run(rctx, sub)
+	if rec != nil {
+		span.SetAttributes(attribute.String("sigil.activity_id", rec.ID), attribute.String("sigil.status", rec.Status))
+	}
+	span.End()
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +347,10 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *O
 			return err
 		}
 	}
+	_, span := tracer.Start(ctx, "activity.decide")
 	d := c.decide(req)
+	span.SetAttributes(attribute.String("sigil.outcome", d.Outcome.String()))
+	span.End()
 	c.cfg.Metrics.Decision(d.Outcome.String())
 	if err := rec.addEvaluation(rec.Votes[0].ID, d, x.now); err != nil {
 		return err
@@ -341,6 +358,8 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *O
 	x.evaluations = evaluationsWire(d)
 	switch d.Outcome {
 	case policy.Allow:
+		_, span := tracer.Start(ctx, "activity.execute")
+		defer span.End()
 		return c.execute(x, run, measures, rec)
 	case policy.ConsensusNeeded:
 		rec.Status = api.StatusConsensusNeeded

@@ -22,7 +22,13 @@ import (
 	"log/slog"
 	"net/http"
 	"sigil/metrics"
+	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Service is one service's edge. Build it once and wrap the service's handler with Wrap.
@@ -60,10 +66,14 @@ func (s *Service) Wrap(next http.Handler) http.Handler {
 	if limit <= 0 {
 		limit = DefaultMaxBodyBytes
 	}
+	tracer := otel.Tracer("sigil/edge")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		x := &exchange{format: s.Format, recorder: recorder{ResponseWriter: w, status: http.StatusOK}}
-		in := r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
+		ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		ctx, span := tracer.Start(ctx, "http.request", trace.WithSpanKind(trace.SpanKindServer))
+		defer span.End()
+		in := r.WithContext(context.WithValue(ctx, exchangeKey{}, x))
 		if r.Body != nil && r.Body != http.NoBody {
 			// The server's own writer, not the recorder: it is told to close a connection whose body was cut short.
 			in.Body = http.MaxBytesReader(w, r.Body, limit)
@@ -74,6 +84,9 @@ func (s *Service) Wrap(next http.Handler) http.Handler {
 			status = statusClientClosed
 		}
 		s.Metrics.Request(s.Name, in.Pattern, r.Method, status, time.Since(start))
+		span.SetName(r.Method + " " + strings.TrimPrefix(in.Pattern, r.Method+" "))
+		span.SetAttributes(attribute.String("sigil.service", s.Name), attribute.String("http.route", in.Pattern),
+			attribute.Int("http.status_code", status))
 		attrs := make([]slog.Attr, 0, 6+len(x.notes))
 		attrs = append(attrs, slog.String("method", r.Method), slog.String("route", in.Pattern), slog.String("path", r.URL.Path),
 			slog.Int("status", status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
