@@ -16,6 +16,14 @@ const http = new TurnkeyClient(
 );
 const submit = (type, parameters) => ({ type, timestampMs: String(Date.now()), organizationId, parameters });
 
+// The stack's root organization is shared by every conformance test: the policies created here name a user who does
+// not exist, so they allow nobody, and are deleted at the end.
+const nobody = "approvers.any(user, user.id == '00000000-0000-4000-8000-000000000000')";
+async function deletePolicy(activity) {
+  const policyId = activity.result.createPolicyResult.policyId;
+  await http.deletePolicy(submit("ACTIVITY_TYPE_DELETE_POLICY", { policyId }));
+}
+
 const erc20ABI = JSON.stringify([
   { type: "function", name: "transfer", inputs: [{ name: "to", type: "address" }, { name: "amount", type: "uint256" }], outputs: [{ type: "bool" }] },
 ]);
@@ -33,10 +41,12 @@ test("@turnkey/sdk-server createSmartContractInterface, then the interface is re
   assert.equal(mine.smartContractInterface, erc20ABI);
 
   const policy = await http.createPolicy(submit("ACTIVITY_TYPE_CREATE_POLICY_V3", {
-    policyName: `abi-${Date.now()}`, effect: "EFFECT_ALLOW", notes: "",
+    policyName: `abi-${Date.now()}`, effect: "EFFECT_ALLOW", notes: "", consensus: nobody,
     condition: `eth.tx.to == '${address}' && eth.tx.function_name == 'transfer' && eth.tx.contract_call_args['amount'] < 100`,
   }));
   assert.equal(policy.activity.status, "ACTIVITY_STATUS_COMPLETED");
+  await deletePolicy(policy.activity);
+  await http.deleteSmartContractInterface(submit("ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE", { smartContractInterfaceId: res.smartContractInterfaceId }));
 });
 
 test("@turnkey/http createVelocityControl, getVelocityControl, listVelocityControls, and a policy reading it", async () => {
@@ -56,11 +66,13 @@ test("@turnkey/http createVelocityControl, getVelocityControl, listVelocityContr
   assert.equal(typeof list.pageInfo.hasNextPage, "boolean");
 
   const policy = await http.createPolicy(submit("ACTIVITY_TYPE_CREATE_POLICY_V3", {
-    policyName: `cap-${identifier}`, effect: "EFFECT_ALLOW", notes: "", condition: `activity.action == 'SIGN' && controls.${identifier}`,
+    policyName: `cap-${identifier}`, effect: "EFFECT_ALLOW", notes: "", consensus: nobody, condition: `activity.action == 'SIGN' && controls.${identifier}`,
   }));
   assert.equal(policy.activity.status, "ACTIVITY_STATUS_COMPLETED");
+  await deletePolicy(policy.activity);
+  await http.deleteVelocityControl(submit("ACTIVITY_TYPE_DELETE_VELOCITY_CONTROL", { velocityControlId: id }));
   await assert.rejects(
-    http.createPolicy(submit("ACTIVITY_TYPE_CREATE_POLICY_V3", { policyName: `typo-${identifier}`, effect: "EFFECT_ALLOW", notes: "", condition: "controls.nope" })),
+    http.createPolicy(submit("ACTIVITY_TYPE_CREATE_POLICY_V3", { policyName: `typo-${identifier}`, effect: "EFFECT_ALLOW", notes: "", consensus: nobody, condition: "controls.nope" })),
     (err) => /unknown velocity control 'controls.nope'/.test(err.message),
   );
 });
@@ -68,7 +80,7 @@ test("@turnkey/http createVelocityControl, getVelocityControl, listVelocityContr
 test("@turnkey/http a time-based policy and getActivePolicies", async () => {
   const name = `window-${Date.now()}`;
   const policy = await http.createPolicy(submit("ACTIVITY_TYPE_CREATE_POLICY_V3", {
-    policyName: name, effect: "EFFECT_DENY", notes: "", condition: "activity.action == 'EXPORT'",
+    policyName: name, effect: "EFFECT_DENY", notes: "", consensus: nobody, condition: "activity.action == 'EXPORT'",
     time: "time.now < Timestamp('2000-01-01T00:00:00Z') || CronSpan('0 9 * * 1-5', '8h', 'America/New_York')",
   }));
   const policyId = policy.activity.result.createPolicyResult.policyId;
