@@ -10,6 +10,7 @@ package coordinator
 
 import (
 	"crypto/ecdsa"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -42,6 +43,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics counts requests, activities and decisions, and is served at /metrics; nil counts nothing.
 	Metrics *metrics.Metrics
+	// Audit receives the audit stream, one JSON line per recorded activity (audit.go); nil writes none.
+	Audit io.Writer
 	// Keyring seals key material at rest. MasterKeyFile, when set, is where it was loaded from; the coordinator reads
 	// it again when it meets a blob sealed under a version it does not hold (a rotation by another process).
 	Keyring       *seal.Keyring
@@ -129,6 +132,7 @@ type Coordinator struct {
 	cfg   Config
 	store *store.Store
 	ops   *registry // every activity type and query it serves
+	audit *auditor
 	exprs exprCache
 	orgs  orgCache
 	blobs cache[[]byte]   // sealed blobs by row id: ciphertext only, so that signing reads no row
@@ -144,7 +148,7 @@ type Coordinator struct {
 // New returns a coordinator over a store.
 func New(s *store.Store, cfg Config) *Coordinator {
 	cfg = cfg.withDefaults()
-	return &Coordinator{cfg: cfg, store: s, ops: newRegistry(), vault: &vault{ring: cfg.Keyring, path: cfg.MasterKeyFile, now: cfg.Now},
+	return &Coordinator{cfg: cfg, store: s, ops: newRegistry(), audit: newAuditor(cfg.Audit), vault: &vault{ring: cfg.Keyring, path: cfg.MasterKeyFile, now: cfg.Now},
 		ownKeys: map[string]*ecdsa.PrivateKey{}, oauth: newOAuthState(cfg)}
 }
 

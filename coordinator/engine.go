@@ -52,6 +52,9 @@ func (c *Coordinator) Submit(ctx context.Context, path string, header http.Heade
 	}
 	rctx, span := tracer.Start(ctx, "activity.run", trace.WithAttributes(attribute.String("sigil.activity_type", sub.env.Type)))
 	rec, err := c.run(rctx, sub)
+	if err == nil && rec.fresh {
+		c.audit.record(rec) // committed
+	}
 	if rec != nil {
 		span.SetAttributes(attribute.String("sigil.activity_id", rec.ID), attribute.String("sigil.status", rec.Status))
 	}
@@ -184,6 +187,7 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 	if ahead := c.decideAhead(ctx, sub); ahead != nil {
 		recorded, err := c.store.InsertActivityAtOrgVersion(ctx, ahead.row, sub.org.version)
 		if recorded {
+			ahead.rec.fresh = true
 			c.cfg.Metrics.Activity(ahead.rec.Type, ahead.rec.Status)
 		}
 		if err != nil || recorded {
@@ -237,6 +241,7 @@ func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool)
 		}
 		inserted, err := tx.InsertActivity(ctx, row)
 		if inserted {
+			rec.fresh = true
 			c.cfg.Metrics.Activity(rec.Type, rec.Status) // counted a few microseconds before the commit, which may fail
 		}
 		if err != nil || inserted {

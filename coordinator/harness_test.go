@@ -42,6 +42,11 @@ func newStack(t testing.TB, b testdb.Backend) *stack { return newStackAt(t, b, n
 
 // newStackAt is newStack with the coordinator's clock (nil: the real one); its clients stamp their requests with it.
 func newStackAt(t testing.TB, b testdb.Backend, clk *clock) *stack {
+	return newStackWith(t, b, clk, nil)
+}
+
+// newStackWith is newStackAt with a change to the coordinator's configuration (nil: none).
+func newStackWith(t testing.TB, b testdb.Backend, clk *clock, configure func(*coordinator.Config)) *stack {
 	t.Helper()
 	s, err := store.Open(context.Background(), b.URL, b.Dir)
 	if err != nil {
@@ -53,10 +58,14 @@ func newStackAt(t testing.TB, b testdb.Backend, clk *clock) *stack {
 	if clk != nil {
 		now = clk.Now
 	}
-	st.coord = coordinator.New(s, coordinator.Config{
+	cfg := coordinator.Config{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), AllowedOrigins: []string{"http://app.example"},
 		Keyring: st.ring, Now: now,
-	})
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
+	st.coord = coordinator.New(s, cfg)
 	if err := st.coord.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,8 @@ type record struct {
 
 	// spec is the wire contract of its type: the keys its intent and result are rendered under.
 	spec api.ActivitySpec
+	// fresh: this request recorded it (not found recorded by an earlier one with the same body).
+	fresh bool
 	// evaluations is the JSON list of the policy engine's verdicts on the votes ([]evaluation), stored beside the
 	// record and decoded only by the queries that show them.
 	evaluations json.RawMessage
