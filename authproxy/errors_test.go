@@ -26,6 +26,7 @@ func activityCount(t *testing.T, ten *tenant) int {
 }
 
 func TestErrorPaths(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), authproxy.Config{MaxBodyBytes: 4096})
 	ten := e.tenant("Acme", api.UpdateAuthProxyConfigIntent{AllowedOrigins: []string{origin}})
 	off := e.tenant("Off", api.UpdateAuthProxyConfigIntent{})
@@ -91,6 +92,7 @@ func TestErrorPaths(t *testing.T) {
 }
 
 func TestRateLimits(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), authproxy.Config{ConfigRate: 1, ConfigBurst: 3, IPRate: 2, IPBurst: 5})
 	a := e.tenant("A", api.UpdateAuthProxyConfigIntent{})
 	b := e.tenant("B", api.UpdateAuthProxyConfigIntent{})
@@ -123,6 +125,7 @@ func TestRateLimits(t *testing.T) {
 
 // TestTenantIsolation: one proxy serves several organizations, and a configuration id of one never acts in another.
 func TestTenantIsolation(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		e := newEnv(t, b, authproxy.Config{})
 		a := e.tenant("A", allMethods)
@@ -175,6 +178,7 @@ func TestTenantIsolation(t *testing.T) {
 // TestProxyKeyNeverLeaks runs every endpoint, the errors included, and scans the responses and both services' logs
 // for the proxy keys.
 func TestProxyKeyNeverLeaks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), authproxy.Config{})
 	ten := e.tenant("Acme", allMethods)
 	p := e.proxy(ten.configID, origin)
@@ -232,6 +236,7 @@ func TestProxyKeyNeverLeaks(t *testing.T) {
 // TestConfigCache: a configuration is reused for ConfigTTL on the proxy's clock, then read again, so a change made
 // in the dashboard applies once the cached copy expires.
 func TestConfigCache(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), authproxy.Config{ConfigTTL: time.Second})
 	ten := e.tenant("Acme", api.UpdateAuthProxyConfigIntent{AllowedOrigins: []string{origin}})
 	ask := func(o string) int {

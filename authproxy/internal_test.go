@@ -10,6 +10,7 @@ import (
 )
 
 func TestLimiter(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_700_000_000, 0)
 	l := newLimiter(2, 3)
 	for i := 0; i < 3; i++ {
@@ -52,6 +53,7 @@ func FuzzUnverifiedTokenContact(f *testing.F) {
 }
 
 func TestIdentityFile(t *testing.T) {
+	t.Parallel()
 	path := t.TempDir() + "/authproxy.json"
 	id, err := LoadOrCreateIdentity(path)
 	if err != nil {

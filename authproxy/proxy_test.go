@@ -98,6 +98,7 @@ func expectStatus(t *testing.T, what string, err error, status int) *apierr.Erro
 // TestOTPSignupThenLogin is the legacy flow: sign up with an e-mail address, then log in with an e-mail code
 // (signup → otp_init → code from the dev outbox → otp_verify → otp_login → the session stamps whoami).
 func TestOTPSignupThenLogin(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		e := newEnv(t, b, authproxy.Config{})
 		ten := e.tenant("Acme", allMethods)
@@ -133,6 +134,7 @@ func TestOTPSignupThenLogin(t *testing.T) {
 // TestOTPCurrentFlow is @turnkey/core's current flow: encrypted OTP, account look-up with the verification token,
 // signup with the token and the client signature, login with the client signature.
 func TestOTPCurrentFlow(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		e := newEnv(t, b, authproxy.Config{})
 		ten := e.tenant("Acme", allMethods)
@@ -185,6 +187,7 @@ func TestOTPCurrentFlow(t *testing.T) {
 // TestOAuthLogin signs up and logs in with an ID token of the local OIDC provider, then with an X login exchanged
 // by the coordinator (oauth2_authenticate).
 func TestOAuthLogin(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		e := newEnv(t, b, authproxy.Config{})
 		ten := e.tenant("Acme", allMethods)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestHandler(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(Handler(Config{CoordinatorURL: "http://127.0.0.1:8081", AuthProxyURL: "http://127.0.0.1:8082", OrganizationID: "org-1"}))
 	defer srv.Close()
 	for _, c := range []struct {

@@ -285,20 +285,30 @@ func (w *wallet) send(tx *types.Transaction) *types.Receipt {
 	return w.e.waitMined(tx.Hash())
 }
 
-// waitMined waits for a transaction's receipt.
+// waitMined waits for a transaction's receipt: it looks again at each new block the node announces (its receipts are
+// written with it), and gives up after 20 seconds.
 func (e *env) waitMined(hash common.Hash) *types.Receipt {
 	e.t.Helper()
-	ctx := context.Background()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		rcpt, err := e.eth.TransactionReceipt(ctx, hash)
-		if err == nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	heads := make(chan *types.Header, 16)
+	sub, err := e.chain.Client().SubscribeNewHead(ctx, heads)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	for {
+		if rcpt, err := e.eth.TransactionReceipt(ctx, hash); err == nil {
 			return rcpt
 		}
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case <-heads:
+		case err := <-sub.Err():
+			e.t.Fatalf("waiting for transaction %s: %v", hash, err)
+		case <-ctx.Done():
+			e.t.Fatalf("transaction %s was not mined", hash)
+		}
 	}
-	e.t.Fatalf("transaction %s was not mined", hash)
-	return nil
 }
 
 // execute signs and sends an action's transactions in order, submits each hash and checks that the service sees
