@@ -191,3 +191,28 @@ func (c *Client) EvaluateActivity(ctx context.Context, orgID, activityType strin
 func (c *Client) GetActivePolicies(ctx context.Context, orgID string) (*api.GetActivePoliciesResponse, error) {
 	return query(ctx, c, api.GetActivePolicies, api.OrganizationRequest{OrganizationID: orgID})
 }
+
+// SetOrganizationFeature sets a feature (root quorum only).
+func (c *Client) SetOrganizationFeature(ctx context.Context, orgID string, p api.SetOrganizationFeatureIntent) (*api.FeaturesResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.SetOrganizationFeature, p)
+}
+
+// RemoveOrganizationFeature removes a feature (root quorum only).
+func (c *Client) RemoveOrganizationFeature(ctx context.Context, orgID, name string) (*api.FeaturesResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.RemoveOrganizationFeature, api.RemoveOrganizationFeatureIntent{Name: name})
+}
+
+// GetOrganizationConfigs reads the organization's features and root quorum.
+func (c *Client) GetOrganizationConfigs(ctx context.Context, orgID string) (*api.GetOrganizationConfigsResponse, error) {
+	return query(ctx, c, api.GetOrganizationConfigs, api.OrganizationRequest{OrganizationID: orgID})
+}
+
+// GetAPIKey reads one API key.
+func (c *Client) GetAPIKey(ctx context.Context, orgID, apiKeyID string) (*api.GetAPIKeyResponse, error) {
+	return query(ctx, c, api.GetAPIKey, api.GetAPIKeyRequest{OrganizationID: orgID, APIKeyID: apiKeyID})
+}
+
+// GetAuthenticator reads one passkey.
+func (c *Client) GetAuthenticator(ctx context.Context, orgID, authenticatorID string) (*api.GetAuthenticatorResponse, error) {
+	return query(ctx, c, api.GetAuthenticator, api.GetAuthenticatorRequest{OrganizationID: orgID, AuthenticatorID: authenticatorID})
+}

@@ -18,6 +18,7 @@ func activities() []operation {
 		createAPIKeysV2, deleteAPIKeys, createAuthenticatorsV2, deleteAuthenticators,
 		// organizations (orgs.go)
 		createSubOrganizationV7, createSubOrganizationV8, deleteSubOrganization, updateRootQuorum, updateOrganizationName,
+		setOrganizationFeature, removeOrganizationFeature,
 		// policies and votes (policies.go, votes.go)
 		createPolicyV3, createPolicies, updatePolicyV2, deletePolicy, deletePolicies,
 		approveActivity, rejectActivity,
@@ -42,7 +43,7 @@ func queries() []queryOp {
 	return []queryOp{
 		whoami, getActivity, listActivities, getPolicyEvaluations, evaluateActivity, listAppProofs,
 		getUser, listUsers, getAPIKeys, getAuthenticators, listUserTags,
-		getOrganization, listSubOrgs, listVerifiedSubOrgs,
+		getOrganization, getOrganizationConfigs, listSubOrgs, listVerifiedSubOrgs, getAPIKey, getAuthenticator,
 		getPolicy, listPolicies, getActivePolicies, getSmartContractInterface, getSmartContractInterfaces,
 		getVelocityControl, listVelocityControls,
 		listWallets, getWallet, listWalletAccounts, getWalletAccount, listPrivateKeys, getPrivateKey,
