@@ -252,3 +252,55 @@ var (
 	ListPrivateKeys    = query[OrganizationRequest, ListPrivateKeysResponse]("list_private_keys")
 	GetPrivateKey      = query[GetPrivateKeyRequest, GetPrivateKeyResponse]("get_private_key")
 )
+
+// CreatePrivateKeyTagIntent is ACTIVITY_TYPE_CREATE_PRIVATE_KEY_TAG.
+type CreatePrivateKeyTagIntent struct {
+	PrivateKeyTagName string   `json:"privateKeyTagName"`
+	PrivateKeyIDs     []string `json:"privateKeyIds"`
+}
+
+// CreatePrivateKeyTagResult names the new tag and the keys it labels.
+type CreatePrivateKeyTagResult struct {
+	PrivateKeyTagID string   `json:"privateKeyTagId"`
+	PrivateKeyIDs   []string `json:"privateKeyIds"`
+}
+
+// UpdatePrivateKeyTagIntent is ACTIVITY_TYPE_UPDATE_PRIVATE_KEY_TAG.
+type UpdatePrivateKeyTagIntent struct {
+	PrivateKeyTagID      string   `json:"privateKeyTagId"`
+	NewPrivateKeyTagName string   `json:"newPrivateKeyTagName,omitempty"`
+	AddPrivateKeyIDs     []string `json:"addPrivateKeyIds"`
+	RemovePrivateKeyIDs  []string `json:"removePrivateKeyIds"`
+}
+
+// UpdatePrivateKeyTagResult names the updated tag.
+type UpdatePrivateKeyTagResult struct {
+	PrivateKeyTagID string `json:"privateKeyTagId"`
+}
+
+// DeletePrivateKeyTagsIntent is ACTIVITY_TYPE_DELETE_PRIVATE_KEY_TAGS.
+type DeletePrivateKeyTagsIntent struct {
+	PrivateKeyTagIDs []string `json:"privateKeyTagIds"`
+}
+
+// DeletePrivateKeyTagsResult names the deleted tags and the keys they labelled.
+type DeletePrivateKeyTagsResult struct {
+	PrivateKeyTagIDs []string `json:"privateKeyTagIds"`
+	PrivateKeyIDs    []string `json:"privateKeyIds"`
+}
+
+// ListPrivateKeyTagsResponse lists the organization's private key tags.
+type ListPrivateKeyTagsResponse struct {
+	PrivateKeyTags []Tag `json:"privateKeyTags"`
+}
+
+// The private key tag activities and query.
+var (
+	CreatePrivateKeyTag = activity[CreatePrivateKeyTagIntent, CreatePrivateKeyTagResult](
+		"CREATE_PRIVATE_KEY_TAG", "create_private_key_tag", "createPrivateKeyTagIntent", "createPrivateKeyTagResult")
+	UpdatePrivateKeyTag = activity[UpdatePrivateKeyTagIntent, UpdatePrivateKeyTagResult](
+		"UPDATE_PRIVATE_KEY_TAG", "update_private_key_tag", "updatePrivateKeyTagIntent", "updatePrivateKeyTagResult")
+	DeletePrivateKeyTags = activity[DeletePrivateKeyTagsIntent, DeletePrivateKeyTagsResult](
+		"DELETE_PRIVATE_KEY_TAGS", "delete_private_key_tags", "deletePrivateKeyTagsIntent", "deletePrivateKeyTagsResult")
+	ListPrivateKeyTags = query[OrganizationRequest, ListPrivateKeyTagsResponse]("list_private_key_tags")
+)

@@ -67,3 +67,23 @@ func (c *Client) ListPrivateKeys(ctx context.Context, orgID string) (*api.ListPr
 func (c *Client) GetPrivateKey(ctx context.Context, orgID, keyID string) (*api.GetPrivateKeyResponse, error) {
 	return query(ctx, c, api.GetPrivateKey, api.GetPrivateKeyRequest{OrganizationID: orgID, PrivateKeyID: keyID})
 }
+
+// CreatePrivateKeyTag creates a private key tag.
+func (c *Client) CreatePrivateKeyTag(ctx context.Context, orgID string, p api.CreatePrivateKeyTagIntent) (*api.CreatePrivateKeyTagResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.CreatePrivateKeyTag, p)
+}
+
+// UpdatePrivateKeyTag renames a private key tag and changes the keys it labels.
+func (c *Client) UpdatePrivateKeyTag(ctx context.Context, orgID string, p api.UpdatePrivateKeyTagIntent) (*api.UpdatePrivateKeyTagResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.UpdatePrivateKeyTag, p)
+}
+
+// DeletePrivateKeyTags deletes private key tags.
+func (c *Client) DeletePrivateKeyTags(ctx context.Context, orgID string, ids []string) (*api.DeletePrivateKeyTagsResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.DeletePrivateKeyTags, api.DeletePrivateKeyTagsIntent{PrivateKeyTagIDs: ids})
+}
+
+// ListPrivateKeyTags lists the organization's private key tags.
+func (c *Client) ListPrivateKeyTags(ctx context.Context, orgID string) (*api.ListPrivateKeyTagsResponse, error) {
+	return query(ctx, c, api.ListPrivateKeyTags, api.OrganizationRequest{OrganizationID: orgID})
+}

@@ -14,7 +14,7 @@ func activities() []operation {
 	return []operation{
 		// users, their tags and credentials (users.go)
 		createUsersV3, createUsersV4, deleteUsers, updateUser, updateUserName, updateUserEmail, updateUserPhoneNumber,
-		createUserTag, updateUserTag, deleteUserTags,
+		createUserTag, updateUserTag, deleteUserTags, createPrivateKeyTag, updatePrivateKeyTag, deletePrivateKeyTags,
 		createAPIKeysV2, deleteAPIKeys, createAuthenticatorsV2, deleteAuthenticators,
 		// organizations (orgs.go)
 		createSubOrganizationV7, createSubOrganizationV8, deleteSubOrganization, updateRootQuorum, updateOrganizationName,
@@ -46,7 +46,7 @@ func queries() []queryOp {
 		getOrganization, getOrganizationConfigs, listSubOrgs, listVerifiedSubOrgs, getAPIKey, getAuthenticator,
 		getPolicy, listPolicies, getActivePolicies, getSmartContractInterface, getSmartContractInterfaces,
 		getVelocityControl, listVelocityControls,
-		listWallets, getWallet, listWalletAccounts, getWalletAccount, listPrivateKeys, getPrivateKey,
+		listPrivateKeyTags, listWallets, getWallet, listWalletAccounts, getWalletAccount, listPrivateKeys, getPrivateKey,
 		getOauthProviders, getOauth2Credential, listOauth2Credentials,
 		getAuthProxyConfig, resolveAuthProxyConfig,
 	}

@@ -15,16 +15,18 @@ import (
 // Org is an organization's document: everything the coordinator knows about one organization, loaded whole for each
 // activity (decisions need the users, tags, quorum and policies together) and written back whole with a new version.
 type Org struct {
-	ID          string            `json:"id"`
-	Name        string            `json:"name"`
-	ParentID    string            `json:"parentId,omitempty"`
-	RootQuorum  Quorum            `json:"rootQuorum"`
-	Users       []*User           `json:"users"`
-	Tags        []*Tag            `json:"tags"`
-	Policies    []*Policy         `json:"policies"`
-	Wallets     []*Wallet         `json:"wallets"`
-	PrivateKeys []*PrivateKey     `json:"privateKeys"`
-	Features    map[string]string `json:"features,omitempty"`
+	ID         string  `json:"id"`
+	Name       string  `json:"name"`
+	ParentID   string  `json:"parentId,omitempty"`
+	RootQuorum Quorum  `json:"rootQuorum"`
+	Users      []*User `json:"users"`
+	Tags       []*Tag  `json:"tags"`
+	// PrivateKeyTags label private keys (tags.go).
+	PrivateKeyTags []*Tag            `json:"privateKeyTags,omitempty"`
+	Policies       []*Policy         `json:"policies"`
+	Wallets        []*Wallet         `json:"wallets"`
+	PrivateKeys    []*PrivateKey     `json:"privateKeys"`
+	Features       map[string]string `json:"features,omitempty"`
 	// AuthProxy is the organization's auth proxy configuration (authproxy.go), nil until ENABLE_AUTH_PROXY.
 	AuthProxy *AuthProxyState `json:"authProxy,omitempty"`
 	CreatedAt time.Time       `json:"createdAt"`

@@ -361,6 +361,11 @@ func execCreatePrivateKeys(x *execution, p *api.CreatePrivateKeysIntentV2) (*api
 // newPrivateKey generates a key from fresh randomness (a random seed's master node, so every curve's rules for valid
 // scalars apply) and seals it.
 func (x *execution) newPrivateKey(k api.PrivateKeyParams) (*PrivateKey, error) {
+	for _, id := range k.PrivateKeyTags {
+		if x.privateKeyTags().find(id) == nil {
+			return nil, apierr.NotFoundf("private key tag %s not found; create it with CREATE_PRIVATE_KEY_TAG", id)
+		}
+	}
 	curve, _ := keys.ParseCurve(k.Curve)
 	mnemonic, err := keys.NewMnemonic(24)
 	if err != nil {
