@@ -237,3 +237,27 @@ var (
 	GetAuthenticators = query[GetAuthenticatorsRequest, GetAuthenticatorsResponse]("get_authenticators")
 	ListUserTags      = query[OrganizationRequest, ListUserTagsResponse]("list_user_tags")
 )
+
+// APIKeyParams is an API key of the first version: always P-256 (apiApiKeyParams).
+type APIKeyParams struct {
+	APIKeyName        string `json:"apiKeyName"`
+	PublicKey         string `json:"publicKey"`
+	ExpirationSeconds string `json:"expirationSeconds,omitempty"`
+}
+
+// APIOnlyUserParams is one user of CREATE_API_ONLY_USERS: a name, an optional e-mail, tags and API keys.
+type APIOnlyUserParams struct {
+	UserName  string         `json:"userName"`
+	UserEmail string         `json:"userEmail,omitempty"`
+	UserTags  []string       `json:"userTags"`
+	APIKeys   []APIKeyParams `json:"apiKeys"`
+}
+
+// CreateAPIOnlyUsersIntent is ACTIVITY_TYPE_CREATE_API_ONLY_USERS.
+type CreateAPIOnlyUsersIntent struct {
+	APIOnlyUsers []APIOnlyUserParams `json:"apiOnlyUsers"`
+}
+
+// CreateAPIOnlyUsers is the activity type of users that authenticate with API keys only.
+var CreateAPIOnlyUsers = activity[CreateAPIOnlyUsersIntent, CreateUsersResult](
+	"CREATE_API_ONLY_USERS", "create_api_only_users", "createApiOnlyUsersIntent", "createApiOnlyUsersResult")

@@ -304,3 +304,19 @@ var (
 		"DELETE_PRIVATE_KEY_TAGS", "delete_private_key_tags", "deletePrivateKeyTagsIntent", "deletePrivateKeyTagsResult")
 	ListPrivateKeyTags = query[OrganizationRequest, ListPrivateKeyTagsResponse]("list_private_key_tags")
 )
+
+// DeleteWalletAccountsIntent is ACTIVITY_TYPE_DELETE_WALLET_ACCOUNTS. An account never exported (nor its wallet) is
+// refused unless deleteWithoutExport accepts losing its key for good.
+type DeleteWalletAccountsIntent struct {
+	WalletAccountIDs    []string `json:"walletAccountIds"`
+	DeleteWithoutExport *bool    `json:"deleteWithoutExport,omitempty"`
+}
+
+// DeleteWalletAccountsResult names the deleted accounts.
+type DeleteWalletAccountsResult struct {
+	WalletAccountIDs []string `json:"walletAccountIds"`
+}
+
+// DeleteWalletAccounts deletes accounts of wallets.
+var DeleteWalletAccounts = activity[DeleteWalletAccountsIntent, DeleteWalletAccountsResult](
+	"DELETE_WALLET_ACCOUNTS", "delete_wallet_accounts", "deleteWalletAccountsIntent", "deleteWalletAccountsResult")

@@ -216,3 +216,8 @@ func (c *Client) GetAPIKey(ctx context.Context, orgID, apiKeyID string) (*api.Ge
 func (c *Client) GetAuthenticator(ctx context.Context, orgID, authenticatorID string) (*api.GetAuthenticatorResponse, error) {
 	return query(ctx, c, api.GetAuthenticator, api.GetAuthenticatorRequest{OrganizationID: orgID, AuthenticatorID: authenticatorID})
 }
+
+// CreateAPIOnlyUsers creates users that authenticate with API keys only.
+func (c *Client) CreateAPIOnlyUsers(ctx context.Context, orgID string, p api.CreateAPIOnlyUsersIntent) (*api.CreateUsersResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.CreateAPIOnlyUsers, p)
+}

@@ -87,3 +87,8 @@ func (c *Client) DeletePrivateKeyTags(ctx context.Context, orgID string, ids []s
 func (c *Client) ListPrivateKeyTags(ctx context.Context, orgID string) (*api.ListPrivateKeyTagsResponse, error) {
 	return query(ctx, c, api.ListPrivateKeyTags, api.OrganizationRequest{OrganizationID: orgID})
 }
+
+// DeleteWalletAccounts deletes wallet accounts.
+func (c *Client) DeleteWalletAccounts(ctx context.Context, orgID string, p api.DeleteWalletAccountsIntent) (*api.DeleteWalletAccountsResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.DeleteWalletAccounts, p)
+}

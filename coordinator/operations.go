@@ -13,7 +13,7 @@ import (
 func activities() []operation {
 	return []operation{
 		// users, their tags and credentials (users.go)
-		createUsersV3, createUsersV4, deleteUsers, updateUser, updateUserName, updateUserEmail, updateUserPhoneNumber,
+		createUsersV3, createUsersV4, createAPIOnlyUsers, deleteUsers, updateUser, updateUserName, updateUserEmail, updateUserPhoneNumber,
 		createUserTag, updateUserTag, deleteUserTags, createPrivateKeyTag, updatePrivateKeyTag, deletePrivateKeyTags,
 		createAPIKeysV2, deleteAPIKeys, createAuthenticatorsV2, deleteAuthenticators,
 		// organizations (orgs.go)
@@ -25,7 +25,7 @@ func activities() []operation {
 		// smart contract interfaces and velocity controls for policies (interfaces.go, controls.go)
 		createSmartContractInterface, deleteSmartContractInterface, createVelocityControl, deleteVelocityControl,
 		// wallets, private keys, export and import (wallets.go, exports.go)
-		createWallet, createWalletAccounts, updateWallet, deleteWallets, createPrivateKeysV2, deletePrivateKeys,
+		createWallet, createWalletAccounts, updateWallet, deleteWallets, deleteWalletAccounts, createPrivateKeysV2, deletePrivateKeys,
 		exportWallet, exportWalletAccount, exportPrivateKey, initImportWallet, importWallet, initImportPrivateKey, importPrivateKey,
 		// signing (signing.go)
 		signTransactionV2, signRawPayloadV2, signRawPayloads,

@@ -21,6 +21,7 @@ var (
 	updateUserName        = activity(api.UpdateUserName, on(resUser, actUpdate), validateUpdateUserName, execUpdateUserName)
 	updateUserEmail       = activity(api.UpdateUserEmail, on(resUser, actUpdate), validateUpdateUserEmail, execUpdateUserEmail)
 	updateUserPhoneNumber = activity(api.UpdateUserPhoneNumber, on(resUser, actUpdate), validateUpdateUserPhone, execUpdateUserPhone)
+	createAPIOnlyUsers    = activity(api.CreateAPIOnlyUsers, on(resUser, actCreate), validateCreateAPIOnlyUsers, execCreateAPIOnlyUsers)
 )
 
 func specsV3(users []api.UserParamsV3) []userSpec {
@@ -41,6 +42,28 @@ func specsV4(users []api.UserParamsV4) []userSpec {
 			OAuth: oauthV2(u.OauthProviders), Tags: u.UserTags}
 	}
 	return out
+}
+
+// specsAPIOnly reads users of CREATE_API_ONLY_USERS: their keys are P-256, the first version's only curve.
+func specsAPIOnly(users []api.APIOnlyUserParams) []userSpec {
+	out := make([]userSpec, len(users))
+	for i, u := range users {
+		keys := make([]api.APIKeyParamsV2, len(u.APIKeys))
+		for j, k := range u.APIKeys {
+			keys[j] = api.APIKeyParamsV2{APIKeyName: k.APIKeyName, PublicKey: k.PublicKey, CurveType: api.CurveP256, ExpirationSeconds: k.ExpirationSeconds}
+		}
+		out[i] = userSpec{path: fmt.Sprintf("parameters.apiOnlyUsers[%d]", i), Name: u.UserName, Email: u.UserEmail,
+			APIKeys: keys, Authenticators: []api.AuthenticatorParamsV2{}, OAuth: []oauthSpec{}, Tags: u.UserTags}
+	}
+	return out
+}
+
+func validateCreateAPIOnlyUsers(p *api.CreateAPIOnlyUsersIntent) error {
+	return checkUserSpecs(specsAPIOnly(p.APIOnlyUsers))
+}
+
+func execCreateAPIOnlyUsers(x *execution, p *api.CreateAPIOnlyUsersIntent) (*api.CreateUsersResult, error) {
+	return x.createUsers(specsAPIOnly(p.APIOnlyUsers))
 }
 
 func oauthV1(ps []api.OauthProviderParams) []oauthSpec {
