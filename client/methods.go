@@ -221,3 +221,13 @@ func (c *Client) GetAuthenticator(ctx context.Context, orgID, authenticatorID st
 func (c *Client) CreateAPIOnlyUsers(ctx context.Context, orgID string, p api.CreateAPIOnlyUsersIntent) (*api.CreateUsersResult, *api.Activity, error) {
 	return submit(ctx, c, orgID, api.CreateAPIOnlyUsers, p)
 }
+
+// CreateReadWriteSession makes a session key for a user (the caller by default), encrypted to targetPublicKey.
+func (c *Client) CreateReadWriteSession(ctx context.Context, orgID string, p api.CreateReadWriteSessionIntentV2) (*api.CreateReadWriteSessionResultV2, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.CreateReadWriteSessionV2, p)
+}
+
+// CreateReadOnlySession makes a read-only session token, for queries sent with it as X-Session.
+func (c *Client) CreateReadOnlySession(ctx context.Context, orgID string) (*api.CreateReadOnlySessionResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.CreateReadOnlySession, api.CreateReadOnlySessionIntent{})
+}

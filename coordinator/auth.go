@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"sigil/api"
 	"sigil/apierr"
 	"sigil/stamp"
 	"sigil/store"
@@ -223,7 +224,9 @@ func (c *Coordinator) authenticateAPIKey(o *Org, s *stamp.APIKeyStamp) (*princip
 	if key == nil {
 		return nil, nil
 	}
-	if key.Curve != string(s.Curve) { // the signature verified (verifyStamp) under the curve the stamp claims
+	if key.Curve != string(s.Curve) || key.Type == api.CredentialReadOnlySession {
+		// The signature verified (verifyStamp) under the curve the stamp claims; a read-only session's key has no
+		// private half anywhere, and never stamps.
 		return nil, errBadSignature("api key")
 	}
 	if key.Expired(c.now()) {

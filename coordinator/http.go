@@ -11,8 +11,8 @@ import (
 	"sigil/edge"
 )
 
-// corsHeaders are the request headers browsers may send: the SDKs' stamps and version header.
-const corsHeaders = "Content-Type, X-Stamp, X-Stamp-WebAuthn, X-Stamp-Attested, X-Client-Version, X-Auth-Proxy-Config-Id"
+// corsHeaders are the request headers browsers may send: the SDKs' stamps, read-only session and version header.
+const corsHeaders = "Content-Type, X-Stamp, X-Stamp-WebAuthn, X-Stamp-Attested, X-Session, X-Client-Version, X-Auth-Proxy-Config-Id"
 
 // Handler serves the public API, the operator's /healthz, /readyz (database migrated and reachable, master key loaded)
 // and /metrics, and CORS for browser callers, behind the HTTP edge: bodies capped at MaxBodyBytes, errors as

@@ -28,7 +28,7 @@ var (
 // loginCredentialTypes are the credentials logins create; invalidateExisting removes a user's credentials of these
 // types, never its API keys or passkeys.
 var loginCredentialTypes = []string{api.CredentialLogin, api.CredentialOTPAuthKeyP256, "CREDENTIAL_TYPE_OAUTH_KEY_P256",
-	"CREDENTIAL_TYPE_EMAIL_AUTH_KEY_P256", "CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256"}
+	"CREDENTIAL_TYPE_EMAIL_AUTH_KEY_P256", api.CredentialReadWriteSession, api.CredentialReadOnlySession}
 
 // maxTokenLen bounds a verification token (a few hundred bytes in practice).
 const maxTokenLen = 4096
@@ -249,31 +249,50 @@ func (x *execution) sessionTTL(expirationSeconds string) (time.Duration, error) 
 // openSession registers sessionKey as a credential of u expiring after ttl and returns the session JWT. Expired login
 // credentials of u are removed on the way, and with invalidate every other login credential too.
 func (x *execution) openSession(u *User, sessionKey string, ttl time.Duration, invalidate bool, credType string) (string, error) {
+	key, err := x.registerSessionKey(u, sessionKey, "", ttl, invalidate, credType)
+	if err != nil {
+		return "", err
+	}
+	return x.sessionToken(u, key.PublicKey, token.SessionTypeReadWrite, key.ExpiresAt)
+}
+
+// registerSessionKey registers a session key as a credential of u of type credType, expiring after ttl (named name, or
+// after the time it was made). Expired login credentials of u are removed on the way, and with invalidate every other
+// login credential too.
+func (x *execution) registerSessionKey(u *User, sessionKey, name string, ttl time.Duration, invalidate bool, credType string) (*APIKey, error) {
 	expires := x.now.Add(ttl)
 	u.APIKeys = slices.DeleteFunc(u.APIKeys, func(k *APIKey) bool {
 		return slices.Contains(loginCredentialTypes, k.Type) && (invalidate || k.Expired(x.now))
 	})
 	if owner, key := x.org.apiKeyByPublicKey(sessionKey); owner != nil {
 		if owner.ID != u.ID || !slices.Contains(loginCredentialTypes, key.Type) {
-			return "", apierr.Conflict("parameters.publicKey: this public key is already registered in the organization; generate a new key for each session")
+			return nil, apierr.Conflict("parameters.publicKey: this public key is already registered in the organization; generate a new key for each session")
 		}
 		// The same session key logging in again: its session is renewed.
 		u.APIKeys = slices.DeleteFunc(u.APIKeys, func(k *APIKey) bool { return k == key })
 	}
 	if len(u.APIKeys) >= maxCredsPerUser {
-		return "", apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "user %s has %d credentials; log in with invalidateExisting or delete some API keys", u.ID, len(u.APIKeys))
+		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "user %s has %d credentials; log in with invalidateExisting or delete some API keys", u.ID, len(u.APIKeys))
+	}
+	if name == "" {
+		name = "session-" + strconv.FormatInt(x.now.UnixMilli(), 10)
 	}
 	secs := int64(ttl / time.Second)
-	u.APIKeys = append(u.APIKeys, &APIKey{ID: newID(), Name: "session-" + strconv.FormatInt(x.now.UnixMilli(), 10),
-		PublicKey: sessionKey, Curve: api.CurveP256, Type: credType, Expiration: strconv.FormatInt(secs, 10),
-		ExpiresAt: expires, CreatedAt: x.now, UpdatedAt: x.now})
+	key := &APIKey{ID: newID(), Name: name, PublicKey: sessionKey, Curve: api.CurveP256, Type: credType,
+		Expiration: strconv.FormatInt(secs, 10), ExpiresAt: expires, CreatedAt: x.now, UpdatedAt: x.now}
+	u.APIKeys = append(u.APIKeys, key)
 	u.UpdatedAt = x.now
+	return key, nil
+}
+
+// sessionToken is the session JWT of u for a session key.
+func (x *execution) sessionToken(u *User, sessionKey, sessionType string, expires time.Time) (string, error) {
 	k, err := x.tokenKey()
 	if err != nil {
 		return "", err
 	}
 	session, err := token.IssueSession(k, token.SessionClaims{ExpiresAt: expires, PublicKey: sessionKey,
-		SessionType: token.SessionTypeReadWrite, UserID: u.ID, OrganizationID: x.org.ID})
+		SessionType: sessionType, UserID: u.ID, OrganizationID: x.org.ID})
 	if err != nil {
 		return "", errors.Join(errors.New("issue session"), err)
 	}

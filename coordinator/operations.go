@@ -31,6 +31,7 @@ func activities() []operation {
 		signTransactionV2, signRawPayloadV2, signRawPayloads,
 		// OTP and logins (otp.go, login.go, oauth.go, oauth2.go)
 		initOtp, initOtpV2, initOtpV3, verifyOtp, verifyOtpV2, otpLogin, otpLoginV2, stampLogin,
+		createReadWriteSessionV2, createReadOnlySession,
 		createOauthProvidersV2, deleteOauthProviders, oauthLogin,
 		createOauth2Credential, updateOauth2Credential, deleteOauth2Credential, oauth2Authenticate,
 		// the auth proxy's configuration (authproxy.go)

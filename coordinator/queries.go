@@ -38,6 +38,27 @@ type reader struct {
 	who *principal
 }
 
+// authenticateReadOnly authenticates a query by a read-only session (X-Session) instead of a stamp.
+func (c *Coordinator) authenticateReadOnly(ctx context.Context, session string, body []byte) (*reader, error) {
+	org, err := c.loadOrg(ctx, bodyOrgID(body))
+	if errors.Is(err, errBadOrgID) || errors.Is(err, errOrgNotFound) {
+		return nil, apierr.Unauth("UNAUTHENTICATED", "X-Session is not a valid read-only session for this organization")
+	}
+	if err != nil {
+		return nil, err
+	}
+	who, err := c.readOnlySession(ctx, org, session)
+	if err != nil {
+		return nil, err
+	}
+	return &reader{ctx: ctx, c: c, org: org, who: who}, nil
+}
+
+// stampSent reports whether a request carries any stamp header.
+func stampSent(h http.Header) bool {
+	return h.Get("X-Stamp") != "" || h.Get("X-Stamp-WebAuthn") != "" || h.Get("X-Stamp-Attested") != ""
+}
+
 // Query runs one query (the body of POST /public/v1/query/<path>).
 func (c *Coordinator) Query(ctx context.Context, path string, header http.Header, body []byte) (any, error) {
 	q, ok := c.ops.queries[path]
@@ -51,6 +72,9 @@ func (c *Coordinator) Query(ctx context.Context, path string, header http.Header
 // body names or in its parent, before anything else of the body is decoded.
 func (c *Coordinator) authenticateQuery(ctx context.Context, header http.Header, body []byte) (*reader, error) {
 	st, err := stamp.FromHeaders(header)
+	if session := header.Get("X-Session"); err != nil && session != "" && !stampSent(header) {
+		return c.authenticateReadOnly(ctx, session, body)
+	}
 	if err != nil {
 		return nil, stampError(err)
 	}
