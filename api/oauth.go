@@ -41,7 +41,7 @@ type OauthLoginIntent struct {
 	PublicKey          string `json:"publicKey"`
 	ExpirationSeconds  string `json:"expirationSeconds,omitempty"`
 	InvalidateExisting *bool  `json:"invalidateExisting,omitempty"`
-	SessionProfileID   string `json:"sessionProfileId,omitempty" sigil:"unsupported"`
+	SessionProfileID   string `json:"sessionProfileId,omitempty"`
 }
 
 // OauthLoginResult is the result of OAUTH_LOGIN: a session JWT.

@@ -113,7 +113,7 @@ type OtpLoginIntent struct {
 	ExpirationSeconds  string           `json:"expirationSeconds,omitempty"`
 	InvalidateExisting *bool            `json:"invalidateExisting,omitempty"`
 	ClientSignature    *ClientSignature `json:"clientSignature,omitempty"`
-	SessionProfileID   string           `json:"sessionProfileId,omitempty" sigil:"unsupported"`
+	SessionProfileID   string           `json:"sessionProfileId,omitempty"`
 }
 
 // OtpLoginIntentV2 is ACTIVITY_TYPE_OTP_LOGIN_V2: clientSignature is required. The verification token is
@@ -124,7 +124,7 @@ type OtpLoginIntentV2 struct {
 	ClientSignature    *ClientSignature `json:"clientSignature"`
 	ExpirationSeconds  string           `json:"expirationSeconds,omitempty"`
 	InvalidateExisting *bool            `json:"invalidateExisting,omitempty"`
-	SessionProfileID   string           `json:"sessionProfileId,omitempty" sigil:"unsupported"`
+	SessionProfileID   string           `json:"sessionProfileId,omitempty"`
 }
 
 // OtpLoginResult is the result of both OTP_LOGIN versions: a session JWT.
@@ -137,7 +137,7 @@ type StampLoginIntent struct {
 	PublicKey          string `json:"publicKey"`
 	ExpirationSeconds  string `json:"expirationSeconds,omitempty"`
 	InvalidateExisting *bool  `json:"invalidateExisting,omitempty"`
-	SessionProfileID   string `json:"sessionProfileId,omitempty" sigil:"unsupported"`
+	SessionProfileID   string `json:"sessionProfileId,omitempty"`
 }
 
 // StampLoginResult is the result of STAMP_LOGIN: a session JWT.

@@ -46,3 +46,52 @@ var (
 	CreateReadOnlySession = activity[CreateReadOnlySessionIntent, CreateReadOnlySessionResult](
 		"CREATE_READ_ONLY_SESSION", "create_read_only_session", "createReadOnlySessionIntent", "createReadOnlySessionResult")
 )
+
+// CreateSessionProfileIntent is ACTIVITY_TYPE_CREATE_SESSION_PROFILE: sessions issued with the profile are limited to
+// requests its scope (a condition of the policy language) allows, and last at most expirationSeconds.
+type CreateSessionProfileIntent struct {
+	SessionProfileName string `json:"sessionProfileName"`
+	Scope              string `json:"scope"`
+	ExpirationSeconds  string `json:"expirationSeconds,omitempty"`
+	Notes              string `json:"notes,omitempty"`
+}
+
+// CreateSessionProfileResult names the new profile.
+type CreateSessionProfileResult struct {
+	SessionProfileID string `json:"sessionProfileId"`
+}
+
+// SessionProfile is a profile as the queries return it.
+type SessionProfile struct {
+	SessionProfileID   string    `json:"sessionProfileId"`
+	SessionProfileName string    `json:"sessionProfileName"`
+	Scope              string    `json:"scope"`
+	ExpirationSeconds  string    `json:"expirationSeconds,omitempty"`
+	Notes              string    `json:"notes,omitempty"`
+	CreatedAt          Timestamp `json:"createdAt"`
+	UpdatedAt          Timestamp `json:"updatedAt"`
+}
+
+// GetSessionProfileRequest is the body of get_session_profile.
+type GetSessionProfileRequest struct {
+	OrganizationID   string `json:"organizationId"`
+	SessionProfileID string `json:"sessionProfileId"`
+}
+
+// GetSessionProfileResponse is one profile.
+type GetSessionProfileResponse struct {
+	SessionProfile SessionProfile `json:"sessionProfile"`
+}
+
+// GetSessionProfilesResponse lists the organization's profiles.
+type GetSessionProfilesResponse struct {
+	SessionProfiles []SessionProfile `json:"sessionProfiles"`
+}
+
+// Session profiles.
+var (
+	CreateSessionProfile = activity[CreateSessionProfileIntent, CreateSessionProfileResult](
+		"CREATE_SESSION_PROFILE", "create_session_profile", "createSessionProfileIntent", "createSessionProfileResult")
+	GetSessionProfile  = query[GetSessionProfileRequest, GetSessionProfileResponse]("get_session_profile")
+	GetSessionProfiles = query[OrganizationRequest, GetSessionProfilesResponse]("get_session_profiles")
+)

@@ -231,3 +231,18 @@ func (c *Client) CreateReadWriteSession(ctx context.Context, orgID string, p api
 func (c *Client) CreateReadOnlySession(ctx context.Context, orgID string) (*api.CreateReadOnlySessionResult, *api.Activity, error) {
 	return submit(ctx, c, orgID, api.CreateReadOnlySession, api.CreateReadOnlySessionIntent{})
 }
+
+// CreateSessionProfile creates a session profile, which limits the sessions logins issue with it.
+func (c *Client) CreateSessionProfile(ctx context.Context, orgID string, p api.CreateSessionProfileIntent) (*api.CreateSessionProfileResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.CreateSessionProfile, p)
+}
+
+// GetSessionProfiles lists the organization's session profiles.
+func (c *Client) GetSessionProfiles(ctx context.Context, orgID string) (*api.GetSessionProfilesResponse, error) {
+	return query(ctx, c, api.GetSessionProfiles, api.OrganizationRequest{OrganizationID: orgID})
+}
+
+// GetSessionProfile reads one session profile.
+func (c *Client) GetSessionProfile(ctx context.Context, orgID, id string) (*api.GetSessionProfileResponse, error) {
+	return query(ctx, c, api.GetSessionProfile, api.GetSessionProfileRequest{OrganizationID: orgID, SessionProfileID: id})
+}

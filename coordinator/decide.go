@@ -47,19 +47,11 @@ func (c *Coordinator) decide(r decisionRequest) policy.Decision {
 // policyRequest gathers what the policy engine reads about an activity: its facts, its approvers and the credentials
 // they used, the rejections, and the organization's compiled policies.
 func (c *Coordinator) policyRequest(r decisionRequest) (*policy.Request, error) {
-	in := policy.Input{}
-	if r.facts != nil {
-		in = *r.facts
-	}
 	policies, err := c.compiledPolicies(r.org)
 	if err != nil {
 		return nil, err
 	}
-	in.Now = c.now()
-	in.Activity = policy.Activity{Type: r.op.Type, Kind: r.op.Kind(), Resource: r.op.Resource, Action: r.op.Action}
-	if readsParams(policies) { // decoding the intent again costs more than deciding on it
-		in.Activity.Params = activityParams(r.op.Params, r.intent)
-	}
+	in := c.policyInput(r, readsParams(policies)) // decoding the intent again costs more than deciding on it
 	var rejections []string
 	for _, v := range r.votes {
 		u := r.org.User(v.UserID)
@@ -101,6 +93,21 @@ func credentialOf(u *User, publicKey string) policy.Credential {
 		}
 	}
 	return policy.Credential{UserID: u.ID, PublicKey: publicKey}
+}
+
+// policyInput is what conditions read of an activity: its facts, those its Prepare step added, the server's time, and
+// (withParams) activity.params decoded from the intent.
+func (c *Coordinator) policyInput(r decisionRequest, withParams bool) policy.Input {
+	in := policy.Input{}
+	if r.facts != nil {
+		in = *r.facts
+	}
+	in.Now = c.now()
+	in.Activity = policy.Activity{Type: r.op.Type, Kind: r.op.Kind(), Resource: r.op.Resource, Action: r.op.Action}
+	if withParams {
+		in.Activity.Params = activityParams(r.op.Params, r.intent)
+	}
+	return in
 }
 
 // readsParams reports whether any of the policies reads activity.params.

@@ -40,17 +40,19 @@ type otpLoginRequest struct {
 	expirationSeconds string
 	invalidate        bool
 	signature         *api.ClientSignature
-	signatureRequired bool // OTP_LOGIN_V2
+	signatureRequired bool   // OTP_LOGIN_V2
+	profile           string // sessionProfileId
 }
 
 func loginV1(p *api.OtpLoginIntent) otpLoginRequest {
 	return otpLoginRequest{token: p.VerificationToken, publicKey: p.PublicKey, expirationSeconds: p.ExpirationSeconds,
-		invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, signature: p.ClientSignature}
+		invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, signature: p.ClientSignature, profile: p.SessionProfileID}
 }
 
 func loginV2(p *api.OtpLoginIntentV2) otpLoginRequest {
 	return otpLoginRequest{token: p.VerificationToken, publicKey: p.PublicKey, expirationSeconds: p.ExpirationSeconds,
-		invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, signature: p.ClientSignature, signatureRequired: true}
+		invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, signature: p.ClientSignature, signatureRequired: true,
+		profile: p.SessionProfileID}
 }
 
 func validateOtpLoginV1(p *api.OtpLoginIntent) error { return loginV1(p).validate() }
@@ -129,7 +131,7 @@ func (x *execution) otpLogin(l otpLoginRequest) (*api.OtpLoginResult, error) {
 		return nil, apierr.New(apierr.InvalidArgument, "REQUEST_INVALID", "verificationToken %s has already been used; verify a new code to log in again", claims.ID)
 	}
 	markVerified(u, claims)
-	session, err := x.openSession(u, sessionKey, ttl, l.invalidate, api.CredentialOTPAuthKeyP256)
+	session, err := x.openSession(u, sessionKey, ttl, l.invalidate, api.CredentialOTPAuthKeyP256, l.profile)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +226,7 @@ func execStampLogin(x *execution, p *api.StampLoginIntent) (*api.StampLoginResul
 	if a := x.who.Attestation; a != nil {
 		markVerified(x.who.User, *a)
 	}
-	session, err := x.openSession(x.who.User, sessionKey, ttl, p.InvalidateExisting != nil && *p.InvalidateExisting, api.CredentialLogin)
+	session, err := x.openSession(x.who.User, sessionKey, ttl, p.InvalidateExisting != nil && *p.InvalidateExisting, api.CredentialLogin, p.SessionProfileID)
 	if err != nil {
 		return nil, err
 	}
@@ -247,13 +249,31 @@ func (x *execution) sessionTTL(expirationSeconds string) (time.Duration, error) 
 }
 
 // openSession registers sessionKey as a credential of u expiring after ttl and returns the session JWT. Expired login
-// credentials of u are removed on the way, and with invalidate every other login credential too.
-func (x *execution) openSession(u *User, sessionKey string, ttl time.Duration, invalidate bool, credType string) (string, error) {
+// credentials of u are removed on the way, and with invalidate every other login credential too. With a session
+// profile (profileID, found in the organization or its parent), the session lasts at most the profile's expiration,
+// is typed by the profile's name, and every request made with it must satisfy the profile's scope (enforceProfile).
+func (x *execution) openSession(u *User, sessionKey string, ttl time.Duration, invalidate bool, credType, profileID string) (string, error) {
+	var profile *SessionProfile
+	if profileID != "" {
+		var err error
+		if profile, err = x.c.sessionProfile(x.ctx, x.org, profileID); err != nil {
+			return "", err
+		}
+		if cap := profile.maxTTL(); cap > 0 && ttl > cap {
+			ttl = cap
+		}
+	}
 	key, err := x.registerSessionKey(u, sessionKey, "", ttl, invalidate, credType)
 	if err != nil {
 		return "", err
 	}
-	return x.sessionToken(u, key.PublicKey, token.SessionTypeReadWrite, key.ExpiresAt)
+	claims := token.SessionClaims{ExpiresAt: key.ExpiresAt, PublicKey: key.PublicKey, SessionType: token.SessionTypeReadWrite,
+		UserID: u.ID, OrganizationID: x.org.ID}
+	if profile != nil {
+		key.SessionProfileID = profile.ID
+		claims.SessionType, claims.SessionProfileID, claims.Scope = profile.Name, profile.ID, profile.Scope
+	}
+	return x.sessionClaims(claims)
 }
 
 // registerSessionKey registers a session key as a credential of u of type credType, expiring after ttl (named name, or
@@ -287,12 +307,17 @@ func (x *execution) registerSessionKey(u *User, sessionKey, name string, ttl tim
 
 // sessionToken is the session JWT of u for a session key.
 func (x *execution) sessionToken(u *User, sessionKey, sessionType string, expires time.Time) (string, error) {
+	return x.sessionClaims(token.SessionClaims{ExpiresAt: expires, PublicKey: sessionKey, SessionType: sessionType,
+		UserID: u.ID, OrganizationID: x.org.ID})
+}
+
+// sessionClaims signs a session JWT.
+func (x *execution) sessionClaims(c token.SessionClaims) (string, error) {
 	k, err := x.tokenKey()
 	if err != nil {
 		return "", err
 	}
-	session, err := token.IssueSession(k, token.SessionClaims{ExpiresAt: expires, PublicKey: sessionKey,
-		SessionType: sessionType, UserID: u.ID, OrganizationID: x.org.ID})
+	session, err := token.IssueSession(k, c)
 	if err != nil {
 		return "", errors.Join(errors.New("issue session"), err)
 	}

@@ -219,7 +219,7 @@ func execOauthLogin(x *execution, p *api.OauthLoginIntent) (*api.OauthLoginResul
 	if u == nil {
 		return nil, apierr.NotFoundf("no user of organization %s has the OIDC identity the token names (issuer %s); link it with CREATE_OAUTH_PROVIDERS_V2 or log in to the organization that holds it", x.org.ID, claims.Issuer)
 	}
-	session, err := x.openSession(u, sessionKey, ttl, p.InvalidateExisting != nil && *p.InvalidateExisting, api.CredentialOAuthP256)
+	session, err := x.openSession(u, sessionKey, ttl, p.InvalidateExisting != nil && *p.InvalidateExisting, api.CredentialOAuthP256, p.SessionProfileID)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func activities() []operation {
 		signTransactionV2, signRawPayloadV2, signRawPayloads,
 		// OTP and logins (otp.go, login.go, oauth.go, oauth2.go)
 		initOtp, initOtpV2, initOtpV3, verifyOtp, verifyOtpV2, otpLogin, otpLoginV2, stampLogin,
-		createReadWriteSessionV2, createReadOnlySession,
+		createReadWriteSessionV2, createReadOnlySession, createSessionProfile,
 		createOauthProvidersV2, deleteOauthProviders, oauthLogin,
 		createOauth2Credential, updateOauth2Credential, deleteOauth2Credential, oauth2Authenticate,
 		// the auth proxy's configuration (authproxy.go)
@@ -45,6 +45,7 @@ func queries() []queryOp {
 		whoami, getActivity, listActivities, getPolicyEvaluations, evaluateActivity, listAppProofs,
 		getUser, listUsers, getAPIKeys, getAuthenticators, listUserTags,
 		getOrganization, getOrganizationConfigs, listSubOrgs, listVerifiedSubOrgs, getAPIKey, getAuthenticator,
+		getSessionProfile, getSessionProfiles,
 		getPolicy, listPolicies, getActivePolicies, getSmartContractInterface, getSmartContractInterfaces,
 		getVelocityControl, listVelocityControls,
 		listPrivateKeyTags, listWallets, getWallet, listWalletAccounts, getWalletAccount, listPrivateKeys, getPrivateKey,

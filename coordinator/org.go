@@ -39,6 +39,8 @@ type Org struct {
 	Interfaces []*ContractInterface `json:"interfaces,omitempty"`
 	// Controls are the organization's velocity controls (controls.go).
 	Controls []*VelocityControl `json:"controls,omitempty"`
+	// SessionProfiles limit the sessions logins issue (sessions.go); immutable once created.
+	SessionProfiles []*SessionProfile `json:"sessionProfiles,omitempty"`
 
 	version int64              // the stored version this document was read at
 	stored  []byte             // the document as read, to skip writing one that did not change
@@ -77,6 +79,8 @@ type APIKey struct {
 	Curve      string `json:"curve"`
 	Type       string `json:"type"` // CREDENTIAL_TYPE_*
 	Expiration string `json:"expirationSeconds,omitempty"`
+	// SessionProfileID names the session profile that limits a session key (sessions.go); empty for none.
+	SessionProfileID string `json:"sessionProfileId,omitempty"`
 	// ExpiresAt is zero for a key that never expires.
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
 	CreatedAt time.Time `json:"createdAt"`

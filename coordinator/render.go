@@ -28,7 +28,7 @@ func renderUser(u *User) api.User {
 
 func renderAPIKey(k *APIKey) api.APIKey {
 	return api.APIKey{
-		Credential: api.Credential{PublicKey: k.PublicKey, Type: k.Type}, APIKeyID: k.ID, APIKeyName: k.Name,
+		Credential: api.Credential{PublicKey: k.PublicKey, Type: k.Type, SessionProfileID: k.SessionProfileID}, APIKeyID: k.ID, APIKeyName: k.Name,
 		CreatedAt: api.NewTimestamp(k.CreatedAt), UpdatedAt: api.NewTimestamp(k.UpdatedAt), ExpirationSeconds: k.Expiration,
 	}
 }

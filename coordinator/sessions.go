@@ -6,11 +6,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"strconv"
+	"strings"
 	"time"
 
 	"sigil/api"
 	"sigil/apierr"
 	"sigil/bundle"
+	"sigil/policy"
 	"sigil/token"
 )
 
@@ -131,4 +133,140 @@ func (c *Coordinator) readOnlySession(ctx context.Context, org *Org, session str
 		return nil, apierr.Unauth("UNAUTHENTICATED", "the read-only session has been revoked or has expired")
 	}
 	return &principal{Org: org, User: u, CredID: key.ID, CredType: key.Type, PublicKey: key.PublicKey}, nil
+}
+
+// SessionProfile limits the sessions issued with it (Turnkey's session profiles): every request made with such a
+// session must satisfy Scope, a condition of the policy language, and the session lasts at most ExpirationSeconds.
+// Profiles are created in an organization (usually the parent of the users' sub-organizations) and never change.
+type SessionProfile struct {
+	ID                string    `json:"id"`
+	Name              string    `json:"name"`
+	Scope             string    `json:"scope"`
+	ExpirationSeconds string    `json:"expirationSeconds,omitempty"`
+	Notes             string    `json:"notes,omitempty"`
+	CreatedAt         time.Time `json:"createdAt"`
+}
+
+// maxTTL is the longest session the profile allows; 0 for no cap.
+func (p *SessionProfile) maxTTL() time.Duration {
+	secs, err := parseExpiration(p.ExpirationSeconds)
+	if err != nil || p.ExpirationSeconds == "" {
+		return 0
+	}
+	return time.Duration(secs) * time.Second
+}
+
+const resSessionProfile = "SESSION_PROFILE"
+
+// The session profile activity and queries.
+var (
+	createSessionProfile = activity(api.CreateSessionProfile, on(resSessionProfile, actCreate), validateCreateSessionProfile, execCreateSessionProfile)
+	getSessionProfile    = query(api.GetSessionProfile, queryGetSessionProfile)
+	getSessionProfiles   = query(api.GetSessionProfiles, queryGetSessionProfiles)
+)
+
+func validateCreateSessionProfile(p *api.CreateSessionProfileIntent) error {
+	if err := checkName("parameters.sessionProfileName", p.SessionProfileName); err != nil {
+		return err
+	}
+	if strings.TrimSpace(p.Scope) == "" {
+		return apierr.Invalid("parameters.scope must be a condition of the policy language (true allows every request)")
+	}
+	if _, err := policy.Compile(p.Scope, policy.Condition); err != nil {
+		return apierr.Invalid("parameters.scope: invalid session profile scope: %s", compileMessage(err))
+	}
+	if len(p.Notes) > maxNotesLen {
+		return apierr.Invalid("parameters.notes is longer than %d bytes", maxNotesLen)
+	}
+	return checkExpiration(p.ExpirationSeconds)
+}
+
+func execCreateSessionProfile(x *execution, p *api.CreateSessionProfileIntent) (*api.CreateSessionProfileResult, error) {
+	for _, sp := range x.org.SessionProfiles {
+		if sp.Name == p.SessionProfileName {
+			return nil, apierr.New(apierr.AlreadyExists, "REQUEST_INVALID", "a session profile named %q already exists (%s); profiles never change, create one with another name", sp.Name, sp.ID)
+		}
+	}
+	sp := &SessionProfile{ID: newID(), Name: p.SessionProfileName, Scope: p.Scope, ExpirationSeconds: p.ExpirationSeconds,
+		Notes: p.Notes, CreatedAt: x.now}
+	x.org.SessionProfiles = append(x.org.SessionProfiles, sp)
+	return &api.CreateSessionProfileResult{SessionProfileID: sp.ID}, nil
+}
+
+func renderSessionProfile(sp *SessionProfile) api.SessionProfile {
+	return api.SessionProfile{SessionProfileID: sp.ID, SessionProfileName: sp.Name, Scope: sp.Scope,
+		ExpirationSeconds: sp.ExpirationSeconds, Notes: sp.Notes, CreatedAt: api.NewTimestamp(sp.CreatedAt), UpdatedAt: api.NewTimestamp(sp.CreatedAt)}
+}
+
+func queryGetSessionProfile(r *reader, q *api.GetSessionProfileRequest) (*api.GetSessionProfileResponse, error) {
+	if err := checkID("sessionProfileId", q.SessionProfileID); err != nil {
+		return nil, err
+	}
+	sp, err := r.c.sessionProfile(r.ctx, r.org, q.SessionProfileID)
+	if err != nil {
+		return nil, err
+	}
+	return &api.GetSessionProfileResponse{SessionProfile: renderSessionProfile(sp)}, nil
+}
+
+func queryGetSessionProfiles(r *reader, _ *api.OrganizationRequest) (*api.GetSessionProfilesResponse, error) {
+	out := &api.GetSessionProfilesResponse{SessionProfiles: []api.SessionProfile{}}
+	for _, sp := range r.org.SessionProfiles {
+		out.SessionProfiles = append(out.SessionProfiles, renderSessionProfile(sp))
+	}
+	return out, nil
+}
+
+// sessionProfile finds a profile in the organization or its parent (where an application's profiles usually are).
+func (c *Coordinator) sessionProfile(ctx context.Context, org *Org, id string) (*SessionProfile, error) {
+	for o := org; o != nil; {
+		for _, sp := range o.SessionProfiles {
+			if sp.ID == id {
+				return sp, nil
+			}
+		}
+		if o.ParentID == "" {
+			break
+		}
+		parent, err := c.loadOrg(ctx, o.ParentID)
+		if err != nil {
+			return nil, err
+		}
+		o = parent
+	}
+	return nil, apierr.NotFoundf("no session profile %s in organization %s or its parent", id, org.ID)
+}
+
+// enforceProfile denies an activity made with a session key of a session profile whose scope does not allow it: the
+// scope is evaluated on what the policy engine reads of the activity (in), like a policy's condition. An error in
+// the scope denies too.
+func (x *execution) enforceProfile(input func() *policy.Input) error {
+	if x.who.CredID == "" {
+		return nil
+	}
+	var profileID string
+	for _, k := range x.who.User.APIKeys {
+		if k.ID == x.who.CredID {
+			profileID = k.SessionProfileID
+		}
+	}
+	if profileID == "" {
+		return nil
+	}
+	sp, err := x.c.sessionProfile(x.ctx, x.org, profileID)
+	if err != nil {
+		return apierr.Denied("the session's profile %s no longer exists", profileID)
+	}
+	scope, err := x.c.compile(sp.Scope, policy.Condition)
+	if err != nil {
+		return apierr.Denied("the session's profile %q has a scope that no longer compiles: %v", sp.Name, err)
+	}
+	if ok, err := scope.Eval(input()); err != nil || !ok {
+		reason := "false"
+		if err != nil {
+			reason = err.Error()
+		}
+		return apierr.Denied("this session was issued with session profile %q, whose scope does not allow this request (%s)", sp.Name, reason)
+	}
+	return nil
 }
