@@ -156,3 +156,40 @@ var (
 	OtpLoginV2  = activity[OtpLoginIntentV2, OtpLoginResult]("OTP_LOGIN_V2", "otp_login", "otpLoginIntentV2", "otpLoginResult")
 	StampLogin  = activity[StampLoginIntent, StampLoginResult]("STAMP_LOGIN", "stamp_login", "stampLoginIntent", "stampLoginResult")
 )
+
+// ListEmailEventsRequest is the body of list_email_events: a recipient's events, newest first.
+type ListEmailEventsRequest struct {
+	OrganizationID    string      `json:"organizationId"`
+	Email             string      `json:"email"`
+	EventType         string      `json:"eventType,omitempty"`
+	PaginationOptions *Pagination `json:"paginationOptions,omitempty"`
+}
+
+// EmailEvent is one thing the mailer did with a message (Send): metadata only, never the body or a code.
+type EmailEvent struct {
+	ID             string            `json:"id"`
+	OrganizationID string            `json:"organizationId"`
+	MessageID      string            `json:"messageId"`
+	EventType      string            `json:"eventType"`
+	FromAddress    string            `json:"fromAddress"`
+	ToAddress      string            `json:"toAddress"`
+	Timestamp      string            `json:"timestamp"` // milliseconds since the epoch
+	CreatedAt      string            `json:"createdAt"`
+	Details        EmailEventDetails `json:"details"`
+}
+
+// EmailEventDetails are a provider's details of an event (bounces, delivery responses); Sigil's SMTP sender reports
+// none beyond the send itself.
+type EmailEventDetails struct {
+	BounceType           string `json:"bounceType,omitempty"`
+	DiagnosticCode       string `json:"diagnosticCode,omitempty"`
+	DeliverySMTPResponse string `json:"deliverySmtpResponse,omitempty"`
+}
+
+// ListEmailEventsResponse lists email events, newest first.
+type ListEmailEventsResponse struct {
+	EmailEvents []EmailEvent `json:"emailEvents"`
+}
+
+// ListEmailEvents is the query of what the mailer sent to a recipient.
+var ListEmailEvents = query[ListEmailEventsRequest, ListEmailEventsResponse]("list_email_events")

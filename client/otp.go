@@ -101,3 +101,8 @@ func (s AttestedStamper) Stamp(body []byte) (string, string, error) {
 	}
 	return "X-Stamp-Attested", base64.RawURLEncoding.EncodeToString(raw), nil
 }
+
+// ListEmailEvents lists what the mailer sent to a recipient, newest first.
+func (c *Client) ListEmailEvents(ctx context.Context, req api.ListEmailEventsRequest) (*api.ListEmailEventsResponse, error) {
+	return query(ctx, c, api.ListEmailEvents, req)
+}

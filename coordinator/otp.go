@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -354,6 +355,14 @@ func (x *execution) deliver(in otpInit, code string, ttl time.Duration) error {
 		}
 	}
 	x.c.cfg.Metrics.OTPSend(strings.ToLower(strings.TrimPrefix(string(in.typ), "OTP_TYPE_")), err)
+	if err == nil && in.typ == otp.TypeEmail {
+		from := in.from
+		if from == "" {
+			from = x.c.cfg.EmailFrom
+		}
+		return x.tx.PutEmailEvent(x.ctx, store.EmailEvent{ID: newID(), OrgID: x.org.ID, MessageID: newID(), EventType: "Send",
+			FromAddress: from, ToAddress: strings.ToLower(in.contact), AtMs: x.now.UnixMilli()})
+	}
 	if err == nil {
 		return nil
 	}
@@ -542,3 +551,31 @@ func otpCheckError(err error) error {
 // back to executeSavepoint; a newer savepoint of the same name is the one such a rollback returns to, in SQLite and
 // PostgreSQL alike, so everything before it stays.
 func (x *execution) keepWrites() error { return x.tx.Savepoint(x.ctx, executeSavepoint) }
+
+// listEmailEvents is the query of what the mailer sent to a recipient of the organization.
+var listEmailEvents = query(api.ListEmailEvents, queryListEmailEvents)
+
+func queryListEmailEvents(r *reader, q *api.ListEmailEventsRequest) (*api.ListEmailEventsResponse, error) {
+	if err := checkEmail("email", q.Email); err != nil {
+		return nil, err
+	}
+	limit, after, before, err := pageLimit(q.PaginationOptions)
+	if err != nil {
+		return nil, err
+	}
+	if after != "" {
+		return nil, apierr.Invalid("paginationOptions.after: email events are listed newest first; page with before")
+	}
+	rows, err := r.c.store.ListEmailEvents(r.ctx, store.EmailEventPage{OrgID: r.org.ID, ToAddress: strings.ToLower(q.Email),
+		EventType: q.EventType, Before: before, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	out := &api.ListEmailEventsResponse{EmailEvents: []api.EmailEvent{}}
+	for _, e := range rows {
+		at := strconv.FormatInt(e.AtMs, 10)
+		out.EmailEvents = append(out.EmailEvents, api.EmailEvent{ID: e.ID, OrganizationID: e.OrgID, MessageID: e.MessageID,
+			EventType: e.EventType, FromAddress: e.FromAddress, ToAddress: e.ToAddress, Timestamp: at, CreatedAt: at})
+	}
+	return out, nil
+}
