@@ -1,10 +1,15 @@
 package coordinator_test
 
 import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/btcsuite/btcd/btcutil/base58"
 
 	"sigil/api"
 	"sigil/apierr"
@@ -75,6 +80,99 @@ func TestEveryAddressFormat(t *testing.T) {
 			if !errors.As(err, &e) || e.Status() != 400 || !strings.Contains(e.Message, bad.AddressFormat) {
 				t.Errorf("%s on %s: %v", bad.AddressFormat, bad.Curve, err)
 			}
+		}
+	})
+}
+
+// solanaTransfer builds a legacy transaction of one System Program transfer (unsigned: a zero signature slot).
+func solanaTransfer(from, to []byte, lamports uint64) []byte {
+	msg := []byte{1, 0, 1, 3}
+	msg = append(append(append(msg, from...), to...), make([]byte, 32)...) // the System Program is 32 zero bytes
+	msg = append(msg, bytes.Repeat([]byte{7}, 32)...)                      // recent blockhash
+	data := binary.LittleEndian.AppendUint64([]byte{2, 0, 0, 0}, lamports)
+	msg = append(msg, 1, 2, 2, 0, 1, byte(len(data)))
+	msg = append(msg, data...)
+	return append(append([]byte{1}, make([]byte, 64)...), msg...)
+}
+
+func (s *stack) solanaWallet(name string) (address string, pub []byte) {
+	s.t.Helper()
+	w, _, err := s.root.CreateWallet(bg, s.boot.OrganizationID, api.CreateWalletIntent{WalletName: name, Accounts: []api.WalletAccountParams{
+		{Curve: "CURVE_ED25519", PathFormat: "PATH_FORMAT_BIP32", Path: "m/44'/501'/0'/0'", AddressFormat: "ADDRESS_FORMAT_SOLANA"}}})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return w.Addresses[0], base58.Decode(w.Addresses[0])
+}
+
+// A non-root user signs a Solana transfer that a solana.tx policy allows; the signature fills the signer's slot and
+// verifies; a transfer to another recipient is denied, with the policy's outcome; what does not parse, or names
+// another signer, is refused with nothing signed.
+func TestSolanaSigning(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStack(t, b)
+		org := s.boot.OrganizationID
+		agentID, agent := s.createUser(org, s.root, "agent")
+		address, pub := s.solanaWallet("sol")
+		bob, eve := bytes.Repeat([]byte{0xb0}, 32), bytes.Repeat([]byte{0xee}, 32)
+		s.policy("to bob", api.EffectAllow, "solana.tx.transfers.count() == 1 && solana.tx.transfers.all(t, t.to == '"+base58.Encode(bob)+"' && t.amount <= 1000000000) && solana.tx.program_keys.all(p, p == '11111111111111111111111111111111')",
+			"approvers.any(u, u.id == '"+agentID+"')")
+
+		unsigned := solanaTransfer(pub, bob, 1_000_000_000)
+		res, _, err := agent.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: address, UnsignedTransaction: hex.EncodeToString(unsigned), Type: api.TransactionTypeSolana})
+		if err != nil {
+			t.Fatal(err)
+		}
+		signed, err := hex.DecodeString(res.SignedTransaction)
+		if err != nil || len(signed) != len(unsigned) || !bytes.Equal(signed[65:], unsigned[65:]) {
+			t.Fatalf("signed transaction %s (%v)", res.SignedTransaction, err)
+		}
+		if !ed25519.Verify(pub, unsigned[65:], signed[1:65]) {
+			t.Fatal("the signature does not verify over the message")
+		}
+
+		var e *apierr.Error
+		_, _, err = agent.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: address, UnsignedTransaction: hex.EncodeToString(solanaTransfer(pub, eve, 1)), Type: api.TransactionTypeSolana})
+		if !errors.As(err, &e) || e.Status() != 403 || !strings.Contains(e.Message, "No policies evaluated to outcome: Allow") {
+			t.Fatalf("transfer to eve: %v", err)
+		}
+		dry, err := agent.EvaluateActivity(bg, org, "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", api.SignTransactionIntentV2{SignWith: address,
+			UnsignedTransaction: hex.EncodeToString(solanaTransfer(pub, eve, 1)), Type: api.TransactionTypeSolana})
+		if err != nil || dry.Decision != "DENY" || len(dry.PolicyEvaluations) != 1 || dry.PolicyEvaluations[0].Outcome != "OUTCOME_DENY_IMPLICIT" {
+			t.Fatalf("dry run: %+v %v", dry, err)
+		}
+		dry, err = agent.EvaluateActivity(bg, org, "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", api.SignTransactionIntentV2{SignWith: address,
+			UnsignedTransaction: hex.EncodeToString(solanaTransfer(pub, bob, 2_000_000_000)), Type: api.TransactionTypeSolana})
+		if err != nil || dry.Decision != "DENY" {
+			t.Fatalf("dry run over the amount: %+v %v", dry, err)
+		}
+
+		ethAddress := s.ethWallet("eth")
+		before := s.activityCount(org)
+		for _, c := range []struct {
+			name, signWith, tx, want string
+			recorded                 bool // refused when prepared, after validation: recorded as FAILED
+		}{
+			{"not hex", address, "zz", "not hex", false},
+			{"truncated", address, hex.EncodeToString(unsigned[:100]), "the transaction ends", false},
+			{"another fee payer", address, hex.EncodeToString(solanaTransfer(eve, bob, 1)), "is not one of the transaction's 1 signers", true},
+			{"a secp256k1 signer", ethAddress, hex.EncodeToString(unsigned), "needs a CURVE_ED25519 key", true},
+		} {
+			_, _, err := s.root.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: c.signWith, UnsignedTransaction: c.tx, Type: api.TransactionTypeSolana})
+			if !errors.As(err, &e) || e.Status() != 400 || !strings.Contains(e.Message, c.want) {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			if c.recorded {
+				before++
+			}
+			if got := s.activityCount(org); got != before {
+				t.Errorf("%s: %d activities recorded, want %d", c.name, got, before)
+			}
+		}
+		_, _, err = s.root.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: address, UnsignedTransaction: "00", Type: "TRANSACTION_TYPE_TEMPO"})
+		if !errors.As(err, &e) || e.Status() != 400 || !strings.Contains(e.Message, `"TRANSACTION_TYPE_TEMPO" is not supported`) {
+			t.Errorf("tempo: %v", err)
 		}
 	})
 }

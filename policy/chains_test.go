@@ -1,0 +1,145 @@
+package policy
+
+import (
+	"errors"
+	"testing"
+)
+
+const (
+	solSystem = "11111111111111111111111111111111"
+	solToken  = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+	solAlice  = "8EYKVyNCsDFHkxos7V4kr8bMouYU2nPJ1QXk2ET8FBc7"
+	solBob    = "4F2PLigowHJbBJxrrUuJvqPH17RB5ELCB4HQ9QEqtQYV"
+	solBad    = "HR6AUdPTsPQ9KBjujb89nFgD1okeMbZUriobrPgKXa8j"
+	solMint   = "ByCK5UzUkhifVKW7FPDx1oSeMyP8w6nskqRspnmVq1NB"
+	solSigner = "BVX6PY3KWr9W3tdfjFbag5eZNmX6aYuCxbN2y5Nzu3wV"
+	solTable  = "FKZgVHqRQt7hZMEKGEjkvfRpDFcVS5Edspeb6tpxVswd"
+)
+
+// solTransfer is a transaction of one System Program transfer of amount lamports from solAlice to to.
+func solTransfer(to string, amount uint64) *Input {
+	return &Input{SolanaTx: &SolanaTx{
+		AccountKeys: []string{solAlice, to, solSystem}, ProgramKeys: []string{solSystem}, RecentBlockhash: "9sHcv6xwn9YkB8nxTUGKDwPwNnmqVp5oAXxU8Fdkm4J6",
+		Instructions: []SolanaInstruction{{ProgramKey: solSystem, InstructionDataHex: "0200000000ca9a3b00000000",
+			Accounts: []SolanaAccount{{solAlice, true, true}, {to, false, true}}, AddressTableLookups: []SolanaInstructionLookup{}}},
+		Transfers: []SolanaTransfer{{From: solAlice, To: to, Amount: amount}}, SPLTransfers: []SolanaSPLTransfer{},
+		AddressTableLookups: []SolanaAddressTableLookup{},
+	}}
+}
+
+// solSPL is a transaction of one TransferChecked of amount from token account from, owned by a multisig with one
+// signer, to token account to.
+func solSPL(from, to, mint string, amount uint64) *Input {
+	return &Input{SolanaTx: &SolanaTx{
+		AccountKeys: []string{solAlice, from, to, solToken}, ProgramKeys: []string{solToken},
+		Instructions: []SolanaInstruction{{ProgramKey: solToken, InstructionDataHex: "0c",
+			Accounts: []SolanaAccount{{from, false, true}, {to, false, true}}, AddressTableLookups: []SolanaInstructionLookup{}}},
+		Transfers:    []SolanaTransfer{},
+		SPLTransfers: []SolanaSPLTransfer{{From: from, To: to, Owner: solAlice, TokenMint: mint, Amount: amount, Signers: []string{solSigner}}},
+	}}
+}
+
+// solLookup is a transfer to an account loaded from a lookup table.
+func solLookup() *Input {
+	in := solTransfer("ADDRESS_TABLE_LOOKUP", 5)
+	in.SolanaTx.AccountKeys = []string{solAlice, solSystem}
+	in.SolanaTx.Instructions[0].Accounts = in.SolanaTx.Instructions[0].Accounts[:1]
+	in.SolanaTx.Instructions[0].AddressTableLookups = []SolanaInstructionLookup{{AddressTableKey: solTable, Index: 0, Writable: true}}
+	in.SolanaTx.AddressTableLookups = []SolanaAddressTableLookup{{AddressTableKey: solTable, WritableIndexes: []uint32{0}, ReadonlyIndexes: []uint32{}}}
+	return in
+}
+
+type chainExample struct {
+	source    string // where the policy is documented
+	condition string
+	match     *Input
+	miss      *Input
+}
+
+// Every Solana example policy of the reference (policy-language.md §5, 22 to 25) and of Turnkey's policy
+// documentation (concepts/policies/examples/solana, language.mdx) compiles, is true of a matching transaction and
+// false of another.
+func TestSolanaExamples(t *testing.T) {
+	examples := []chainExample{
+		{"ref 22, docs: system program only", "solana.tx.program_keys.all(p, p == '11111111111111111111111111111111')",
+			solTransfer(solBob, 1), solSPL(solBob, solBad, solMint, 1)},
+		{"ref 23: strict recipient", "solana.tx.instructions.count() == 1 && solana.tx.transfers.count() == 1 && solana.tx.transfers.all(transfer, transfer.to == '" + solBob + "')",
+			solTransfer(solBob, 1), solTransfer(solBad, 1)},
+		{"ref 24, docs: deny a recipient", "solana.tx.transfers.any(transfer, transfer.to == '" + solBad + "')",
+			solTransfer(solBad, 1), solTransfer(solBob, 1)},
+		{"ref 24, docs: deny lookups", "solana.tx.address_table_lookups.count() > 0", solLookup(), solTransfer(solBob, 1)},
+		{"docs: guard lookups without parentheses", "solana.tx.address_table_lookups.count == 0", solTransfer(solBob, 1), solLookup()},
+		{"docs: deny a lookup recipient", "solana.tx.transfers.any(t, t.to == 'ADDRESS_TABLE_LOOKUP')", solLookup(), solTransfer(solBob, 1)},
+		{"ref 25, docs: every instruction an SPL transfer of one mint", "solana.tx.instructions.count() == solana.tx.spl_transfers.count() && solana.tx.spl_transfers.all(transfer, transfer.token_mint == '" + solMint + "')",
+			solSPL(solBob, solBad, solMint, 1), solSPL(solBob, solBad, solSigner, 1)},
+		{"ref 25, docs: amount below", "solana.tx.instructions.count() == 1 && solana.tx.spl_transfers.count() == 1 && solana.tx.spl_transfers.all(transfer, transfer.amount < 1000)",
+			solSPL(solBob, solBad, solMint, 999), solSPL(solBob, solBad, solMint, 1000)},
+		{"ref 25, docs: owner", "solana.tx.instructions.count() == solana.tx.spl_transfers.count() && solana.tx.spl_transfers.all(transfer, transfer.owner == '" + solAlice + "')",
+			solSPL(solBob, solBad, solMint, 1), solTransfer(solBob, 1)},
+		{"ref 25, docs: multisig signer", "solana.tx.instructions.count() == 1 && solana.tx.spl_transfers.count() == 1 && solana.tx.spl_transfers.all(transfer, transfer.signers.any(s, s == '" + solSigner + "'))",
+			solSPL(solBob, solBad, solMint, 1), solTransfer(solBob, 1)},
+		{"docs: SPL from a token account", "solana.tx.instructions.count() == 1 && solana.tx.spl_transfers.count() == 1 && solana.tx.spl_transfers.all(transfer, transfer.from == '" + solBob + "')",
+			solSPL(solBob, solBad, solMint, 1), solSPL(solBad, solBob, solMint, 1)},
+		{"docs: SPL to a token account", "solana.tx.instructions.count() == solana.tx.spl_transfers.count() && solana.tx.spl_transfers.all(transfer, transfer.to == '" + solBad + "')",
+			solSPL(solBob, solBad, solMint, 1), solSPL(solBad, solBob, solMint, 1)},
+		{"docs: transfers from one sender", "solana.tx.transfers.all(transfer, transfer.from == '" + solAlice + "')", solTransfer(solBob, 1), solSPL(solBob, solBad, solMint, 1).with(func(in *Input) {
+			in.SolanaTx.Transfers = []SolanaTransfer{{From: solBob, To: solBad, Amount: 1}}
+		})},
+		{"docs: one transfer to one recipient, count without parentheses", "solana.tx.transfers.count == 1 && solana.tx.transfers[0].to == '" + solBob + "'",
+			solTransfer(solBob, 1), solTransfer(solBad, 1)},
+		{"docs: transfers to one recipient", "solana.tx.transfers.all(transfer, transfer.to == '" + solBob + "')", solTransfer(solBob, 1), solTransfer(solBad, 1)},
+		{"docs: first instruction's data", "solana.tx.instructions[0].instruction_data_hex == '0200000000ca9a3b00000000'", solTransfer(solBob, 1), solSPL(solBob, solBad, solMint, 1)},
+		{"docs: first instruction's first account", "solana.tx.instructions[0].accounts[0].account_key == '" + solAlice + "'", solTransfer(solBob, 1), solSPL(solBob, solBad, solMint, 1)},
+		{"fields: signer, writable, blockhash, lookups", "solana.tx.instructions[0].accounts[0].signer && solana.tx.instructions[0].accounts[1].writable && solana.tx.recent_blockhash == '9sHcv6xwn9YkB8nxTUGKDwPwNnmqVp5oAXxU8Fdkm4J6' && '" + solAlice + "' in solana.tx.account_keys",
+			solTransfer(solBob, 1), solSPL(solBob, solBad, solMint, 1)},
+		{"fields: lookup tables", "solana.tx.address_table_lookups.any(l, l.address_table_key == '" + solTable + "' && l.writable_indexes.contains(0)) && solana.tx.instructions[0].address_table_lookups[0].writable",
+			solLookup(), solTransfer(solBob, 1).with(func(in *Input) {
+				in.SolanaTx.AddressTableLookups = []SolanaAddressTableLookup{{AddressTableKey: solTable, WritableIndexes: []uint32{1}}}
+				in.SolanaTx.Instructions[0].AddressTableLookups = []SolanaInstructionLookup{{AddressTableKey: solTable, Index: 1}}
+			})},
+	}
+	runChainExamples(t, examples)
+}
+
+func (in *Input) with(f func(*Input)) *Input { f(in); return in }
+
+func runChainExamples(t *testing.T, examples []chainExample) {
+	t.Helper()
+	for _, ex := range examples {
+		t.Run(ex.source, func(t *testing.T) {
+			e, err := Compile(ex.condition, Condition)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				in   *Input
+				want bool
+			}{{ex.match, true}, {ex.miss, false}} {
+				got, err := e.Eval(c.in)
+				// A miss may also be an error (an index out of range); never a match.
+				if c.want && (err != nil || !got) || !c.want && got && err == nil {
+					t.Errorf("Eval = %v, %v; want %v", got, err, c.want)
+				}
+			}
+		})
+	}
+}
+
+// A chain keyword on a request that does not carry it is an evaluation error, as eth.tx is on a Solana transaction.
+func TestChainKeywordsApply(t *testing.T) {
+	e, err := Compile("solana.tx.transfers.count() == 1", Condition)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ee *EvalError
+	if _, err := e.Eval(&Input{EthTx: &EthTx{}}); !errors.As(err, &ee) || ee.Kind != NotApplicable {
+		t.Errorf("solana.tx on an Ethereum transaction: %v", err)
+	}
+	for _, src := range []string{
+		"solana.tx.instructions.any(i, i.parsed_instruction_data.instruction_name == 'route')",
+	} {
+		if _, err := Compile(src, Condition); err == nil {
+			t.Errorf("%s compiled", src)
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package policy
+
+// structList is a list of structs held by reference: its elements are read in place.
+type structList[T any] []T
+
+func (l *structList[T]) Len() int       { return len(*l) }
+func (l *structList[T]) At(i int) value { return value{k: kindStruct, ref: &(*l)[i]} }
+
+func structListField[T, E any](elem *typ, read func(*T) *[]E) *fieldDef {
+	return &fieldDef{typ: listOf(elem), get: func(ref any) (value, error) {
+		return listValue((*structList[E])(read(ref.(*T)))), nil
+	}}
+}
+
+func stringsField[T any](read func(*T) *[]string) *fieldDef {
+	return &fieldDef{typ: listOf(tString), get: func(ref any) (value, error) {
+		return listValue((*stringList)(read(ref.(*T)))), nil
+	}}
+}
+
+func uintsField[T any](read func(*T) *[]uint32) *fieldDef {
+	return &fieldDef{typ: listOf(tInt), get: func(ref any) (value, error) {
+		return listValue((*uintList)(read(ref.(*T)))), nil
+	}}
+}
+
+func uint64Field[T any](read func(*T) uint64) *fieldDef {
+	return &fieldDef{typ: tInt, get: func(ref any) (value, error) { return uintValue(read(ref.(*T))), nil }}
+}
+
+var (
+	needsIDL = "it needs program IDL uploads, which Sigil does not have yet"
+
+	tSolanaAccount = structOf("solana account", map[string]*fieldDef{
+		"account_key": strField(func(a *SolanaAccount) string { return a.AccountKey }),
+		"signer":      boolField(func(a *SolanaAccount) bool { return a.Signer }),
+		"writable":    boolField(func(a *SolanaAccount) bool { return a.Writable }),
+	})
+	tSolanaInstructionLookup = structOf("solana instruction lookup", map[string]*fieldDef{
+		"address_table_key": strField(func(l *SolanaInstructionLookup) string { return l.AddressTableKey }),
+		"index":             uint64Field(func(l *SolanaInstructionLookup) uint64 { return uint64(l.Index) }),
+		"writable":          boolField(func(l *SolanaInstructionLookup) bool { return l.Writable }),
+	})
+	tSolanaInstruction = structOf("solana instruction", map[string]*fieldDef{
+		"program_key":          strField(func(i *SolanaInstruction) string { return i.ProgramKey }),
+		"accounts":             structListField(tSolanaAccount, func(i *SolanaInstruction) *[]SolanaAccount { return &i.Accounts }),
+		"instruction_data_hex": strField(func(i *SolanaInstruction) string { return i.InstructionDataHex }),
+		"address_table_lookups": structListField(tSolanaInstructionLookup, func(i *SolanaInstruction) *[]SolanaInstructionLookup {
+			return &i.AddressTableLookups
+		}),
+		"parsed_instruction_data": unsupported(tDyn, needsIDL),
+	})
+	tSolanaTransfer = structOf("solana transfer", map[string]*fieldDef{
+		"from":   strField(func(t *SolanaTransfer) string { return t.From }),
+		"to":     strField(func(t *SolanaTransfer) string { return t.To }),
+		"amount": uint64Field(func(t *SolanaTransfer) uint64 { return t.Amount }),
+	})
+	tSolanaSPLTransfer = structOf("solana SPL transfer", map[string]*fieldDef{
+		"from":       strField(func(t *SolanaSPLTransfer) string { return t.From }),
+		"to":         strField(func(t *SolanaSPLTransfer) string { return t.To }),
+		"owner":      strField(func(t *SolanaSPLTransfer) string { return t.Owner }),
+		"token_mint": strField(func(t *SolanaSPLTransfer) string { return t.TokenMint }),
+		"amount":     uint64Field(func(t *SolanaSPLTransfer) uint64 { return t.Amount }),
+		"signers":    stringsField(func(t *SolanaSPLTransfer) *[]string { return &t.Signers }),
+	})
+	tSolanaLookup = structOf("solana address table lookup", map[string]*fieldDef{
+		"address_table_key": strField(func(l *SolanaAddressTableLookup) string { return l.AddressTableKey }),
+		"writable_indexes":  uintsField(func(l *SolanaAddressTableLookup) *[]uint32 { return &l.WritableIndexes }),
+		"readonly_indexes":  uintsField(func(l *SolanaAddressTableLookup) *[]uint32 { return &l.ReadonlyIndexes }),
+	})
+	tSolanaTx = structOf("solana.tx", map[string]*fieldDef{
+		"account_keys":     stringsField(func(t *SolanaTx) *[]string { return &t.AccountKeys }),
+		"program_keys":     stringsField(func(t *SolanaTx) *[]string { return &t.ProgramKeys }),
+		"recent_blockhash": strField(func(t *SolanaTx) string { return t.RecentBlockhash }),
+		"instructions":     structListField(tSolanaInstruction, func(t *SolanaTx) *[]SolanaInstruction { return &t.Instructions }),
+		"transfers":        structListField(tSolanaTransfer, func(t *SolanaTx) *[]SolanaTransfer { return &t.Transfers }),
+		"spl_transfers":    structListField(tSolanaSPLTransfer, func(t *SolanaTx) *[]SolanaSPLTransfer { return &t.SPLTransfers }),
+		"address_table_lookups": structListField(tSolanaLookup, func(t *SolanaTx) *[]SolanaAddressTableLookup {
+			return &t.AddressTableLookups
+		}),
+	})
+	// solana is a namespace: its value is the Input, and tx checks presence.
+	tSolana = structOf("solana", map[string]*fieldDef{
+		"tx": structField(tSolanaTx, func(ref any) (any, error) { return present(ref.(*Input).SolanaTx) }),
+	})
+)
