@@ -9,7 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btcsuite/btcd/btcutil"
 	"github.com/btcsuite/btcd/btcutil/base58"
+	"github.com/btcsuite/btcd/btcutil/psbt"
+	"github.com/btcsuite/btcd/chaincfg"
+	"github.com/btcsuite/btcd/chaincfg/chainhash"
+	"github.com/btcsuite/btcd/txscript"
+	"github.com/btcsuite/btcd/wire"
 
 	"sigil/api"
 	"sigil/apierr"
@@ -173,6 +179,119 @@ func TestSolanaSigning(t *testing.T) {
 		_, _, err = s.root.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: address, UnsignedTransaction: "00", Type: "TRANSACTION_TYPE_TEMPO"})
 		if !errors.As(err, &e) || e.Status() != 400 || !strings.Contains(e.Message, `"TRANSACTION_TYPE_TEMPO" is not supported`) {
 			t.Errorf("tempo: %v", err)
+		}
+	})
+}
+
+// bitcoinPSBT builds a PSBT spending one P2WPKH output of pubA and one P2TR output of pubB (with their witness UTXOs),
+// paying 150,000 satoshis to `to` and 40,000 back to pubA: a fee of 10,000.
+func bitcoinPSBT(t *testing.T, pubA, pubB []byte, to string) []byte {
+	t.Helper()
+	net := &chaincfg.TestNet3Params
+	a, _ := keys.BitcoinAddress(keys.BitcoinFormat{Network: net, Script: keys.ScriptP2WPKH}, pubA)
+	b, _ := keys.BitcoinAddress(keys.BitcoinFormat{Network: net, Script: keys.ScriptP2TR}, pubB)
+	dest, err := btcutil.DecodeAddress(to, net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scriptA, _ := txscript.PayToAddrScript(a)
+	scriptB, _ := txscript.PayToAddrScript(b)
+	scriptTo, _ := txscript.PayToAddrScript(dest)
+	prev := chainhash.DoubleHashH([]byte("funding"))
+	p, err := psbt.New([]*wire.OutPoint{{Hash: prev, Index: 0}, {Hash: prev, Index: 1}},
+		[]*wire.TxOut{wire.NewTxOut(150_000, scriptTo), wire.NewTxOut(40_000, scriptA)}, 2, 0, []uint32{wire.MaxTxInSequenceNum, wire.MaxTxInSequenceNum})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Inputs[0].WitnessUtxo = wire.NewTxOut(100_000, scriptA)
+	p.Inputs[1].WitnessUtxo = wire.NewTxOut(100_000, scriptB)
+	var buf bytes.Buffer
+	if err := p.Serialize(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// A non-root user signs a PSBT's P2WPKH input with one account and its P2TR input with another, as a bitcoin.tx
+// policy allows; the signed transaction satisfies bitcoin's script interpreter. An output elsewhere is denied.
+func TestBitcoinSigning(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStack(t, b)
+		org := s.boot.OrganizationID
+		agentID, agent := s.createUser(org, s.root, "agent")
+		w, _, err := s.root.CreateWallet(bg, org, api.CreateWalletIntent{WalletName: "btc", Accounts: []api.WalletAccountParams{
+			{Curve: "CURVE_SECP256K1", PathFormat: "PATH_FORMAT_BIP32", Path: "m/84'/1'/0'/0/0", AddressFormat: "ADDRESS_FORMAT_BITCOIN_TESTNET_P2WPKH"},
+			{Curve: "CURVE_SECP256K1", PathFormat: "PATH_FORMAT_BIP32", Path: "m/86'/1'/0'/0/0", AddressFormat: "ADDRESS_FORMAT_BITCOIN_TESTNET_P2TR"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, _ := s.root.ListWalletAccounts(bg, api.ListWalletAccountsRequest{OrganizationID: org, WalletID: w.WalletID})
+		pubs := map[string][]byte{}
+		for _, a := range list.Accounts {
+			pubs[a.Address], _ = hex.DecodeString(a.PublicKey)
+		}
+		segwit, taproot := w.Addresses[0], w.Addresses[1]
+		to := "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx"
+		s.policy("pay to", api.EffectAllow, "bitcoin.tx.outputs.all(o, o.address in ['"+to+"', '"+segwit+"']) && bitcoin.tx.fee <= 50000 && bitcoin.tx.inputs.count() == 2",
+			"approvers.any(u, u.id == '"+agentID+"')")
+
+		unsigned := bitcoinPSBT(t, pubs[segwit], pubs[taproot], to)
+		res, _, err := agent.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: segwit, UnsignedTransaction: hex.EncodeToString(unsigned), Type: api.TransactionTypeBitcoin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, _, err = agent.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: taproot, UnsignedTransaction: res.SignedTransaction, Type: api.TransactionTypeBitcoin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := hex.DecodeString(res.SignedTransaction)
+		p, err := psbt.NewFromRawBytes(bytes.NewReader(raw), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := psbt.MaybeFinalizeAll(p); err != nil {
+			t.Fatalf("the signed PSBT does not finalize: %v", err)
+		}
+		tx, err := psbt.Extract(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fetcher := txscript.NewMultiPrevOutFetcher(nil)
+		for i, in := range tx.TxIn {
+			fetcher.AddPrevOut(in.PreviousOutPoint, p.Inputs[i].WitnessUtxo)
+		}
+		for i := range tx.TxIn {
+			spent := p.Inputs[i].WitnessUtxo
+			vm, err := txscript.NewEngine(spent.PkScript, tx, i, txscript.StandardVerifyFlags, nil, txscript.NewTxSigHashes(tx, fetcher), spent.Value, fetcher)
+			if err == nil {
+				err = vm.Execute()
+			}
+			if err != nil {
+				t.Errorf("input %d does not verify: %v", i, err)
+			}
+		}
+
+		var e *apierr.Error
+		_, _, err = agent.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: segwit,
+			UnsignedTransaction: hex.EncodeToString(bitcoinPSBT(t, pubs[segwit], pubs[taproot], "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7")), Type: api.TransactionTypeBitcoin})
+		if !errors.As(err, &e) || e.Status() != 403 {
+			t.Fatalf("an output elsewhere: %v", err)
+		}
+		// A key none of whose inputs are in the PSBT, and a PSBT that does not parse, are refused.
+		other, _, err := s.root.CreateWalletAccounts(bg, org, api.CreateWalletAccountsIntent{WalletID: w.WalletID, Accounts: []api.WalletAccountParams{
+			{Curve: "CURVE_SECP256K1", PathFormat: "PATH_FORMAT_BIP32", Path: "m/84'/1'/0'/0/1", AddressFormat: "ADDRESS_FORMAT_BITCOIN_TESTNET_P2WPKH"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct{ signWith, tx, want string }{
+			{other.Addresses[0], hex.EncodeToString(unsigned), "no input spends from " + other.Addresses[0]},
+			{segwit, hex.EncodeToString(unsigned[:40]), "invalid PSBT"},
+		} {
+			_, _, err := s.root.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: c.signWith, UnsignedTransaction: c.tx, Type: api.TransactionTypeBitcoin})
+			if !errors.As(err, &e) || e.Status() != 400 || !strings.Contains(e.Message, c.want) {
+				t.Errorf("%v, want %q", err, c.want)
+			}
 		}
 	})
 }

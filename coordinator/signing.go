@@ -39,6 +39,10 @@ type signer struct {
 	account    *WalletAccount
 	privateKey *PrivateKey
 	ethAddress string // the key's stored Ethereum address, when it has one
+	// bitcoin is the Bitcoin address format signWith names (or, for a private key named by id, its first one): its
+	// network renders the addresses of bitcoin.tx. ok is false when the signer has none.
+	bitcoin   keys.BitcoinFormat
+	bitcoinOK bool
 }
 
 func (o *Org) signer(signWith string) (*signer, error) {
@@ -49,6 +53,7 @@ func (o *Org) signer(signWith string) (*signer, error) {
 				if a.AddressFormat == string(keys.AddressFormatEthereum) {
 					s.ethAddress = a.Address
 				}
+				s.bitcoin, s.bitcoinOK = keys.ParseBitcoinFormat(keys.AddressFormat(a.AddressFormat))
 				return s, nil
 			}
 		}
@@ -59,6 +64,9 @@ func (o *Org) signer(signWith string) (*signer, error) {
 			for _, a := range k.Addresses {
 				if a.Format == string(keys.AddressFormatEthereum) {
 					s.ethAddress = a.Address
+				}
+				if f, ok := keys.ParseBitcoinFormat(keys.AddressFormat(a.Format)); ok && (!s.bitcoinOK || sameAddress(a.Address, signWith)) {
+					s.bitcoin, s.bitcoinOK = f, true
 				}
 			}
 			return s, nil
@@ -130,6 +138,7 @@ type signTx func(key []byte) (string, error)
 var txParsers = map[string]func(unsigned string) (parsedTx, error){
 	api.TransactionTypeEthereum: parseEthereumTx,
 	api.TransactionTypeSolana:   parseSolanaTx,
+	api.TransactionTypeBitcoin:  parseBitcoinTx,
 }
 
 // checkSignTransaction checks p and parses its transaction, refusing a type it does not sign and a transaction that

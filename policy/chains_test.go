@@ -143,3 +143,39 @@ func TestChainKeywordsApply(t *testing.T) {
 		}
 	}
 }
+
+const (
+	btcTo     = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"
+	btcChange = "bc1qngw83fg8dz0k749cg7k3emc7v98wy0c74dlrkd"
+	btcOther  = "bc1pmfr3p9j00pfxjh0zmgp99y8zftmd3s5pmedqhyptwy6lm87hf5sspknck9"
+	btcTxID   = "4d3f1c2a9b8e7f6a5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e"
+)
+
+// btcTx is a transaction of one input (btcTxID:1) paying value to `to` and 50,000 satoshis of change.
+func btcTx(to string, value, fee uint64) *Input {
+	return &Input{BitcoinTx: &BitcoinTx{Version: "2",
+		Inputs: []BitcoinInput{{TxID: btcTxID, Vout: 1, Sequence: 0xfffffffd}},
+		Outputs: []BitcoinOutput{{Value: value, ScriptPubKey: "0014751e76e8199196d454941c45d1b3a323f1433bd6", Address: to, AddressType: "P2WPKH"},
+			{Value: 50_000, ScriptPubKey: "00149a1c78a507689f6f54b847ad1cef1e614ee23f1e", Address: btcChange, AddressType: "P2WPKH"}},
+		Locktime: BitcoinLocktime{Amount: 840_000, Type: "Blocks"}, Fee: &fee}}
+}
+
+// Every Bitcoin example policy of the reference (policy-language.md §5, 28) and of Turnkey's policy documentation
+// (concepts/policies/examples/bitcoin, the with-bitcoin SDK example) compiles and decides.
+func TestBitcoinExamples(t *testing.T) {
+	noFee := btcTx(btcTo, 1, 0)
+	noFee.BitcoinTx.Fee = nil
+	runChainExamples(t, []chainExample{
+		{"docs: every output to one address", "bitcoin.tx.outputs.all(o, o.address == '" + btcTo + "')",
+			btcTx(btcTo, 1, 0).with(func(in *Input) { in.BitcoinTx.Outputs = in.BitcoinTx.Outputs[:1] }), btcTx(btcTo, 1, 0)},
+		{"ref 28, docs: output values", "bitcoin.tx.outputs.all(o, o.value < 200000)", btcTx(btcTo, 199_999, 0), btcTx(btcTo, 200_000, 0)},
+		{"docs: one UTXO", "bitcoin.tx.inputs.all(i, i.tx_id == '" + btcTxID + "' && i.vout == 1)", btcTx(btcTo, 1, 0),
+			btcTx(btcTo, 1, 0).with(func(in *Input) { in.BitcoinTx.Inputs[0].Vout = 0 })},
+		{"ref 28: fee cap (a DENY)", "bitcoin.tx.fee > 50000", btcTx(btcTo, 1, 50_001), btcTx(btcTo, 1, 50_000)},
+		{"fee unknown is an error, never a match", "bitcoin.tx.fee > 50000", btcTx(btcTo, 1, 60_000), noFee},
+		{"ref 28, SDK: two outputs to the recipient and the change", "bitcoin.tx.outputs.count() == 2 && bitcoin.tx.outputs.all(o, o.address in ['" + btcTo + "','" + btcChange + "'])",
+			btcTx(btcTo, 1, 0), btcTx(btcOther, 1, 0)},
+		{"fields: version, sequence, locktime, script, type", "bitcoin.tx.version == '2' && bitcoin.tx.inputs[0].sequence == 4294967293 && bitcoin.tx.locktime.type == 'Blocks' && bitcoin.tx.locktime.amount == 840000 && bitcoin.tx.outputs[0].script_pubkey[0..4] == '0014' && bitcoin.tx.outputs.all(o, o.address_type == 'P2WPKH')",
+			btcTx(btcTo, 1, 0), btcTx(btcTo, 1, 0).with(func(in *Input) { in.BitcoinTx.Locktime = BitcoinLocktime{1_700_000_000, "Seconds"} })},
+	})
+}

@@ -24,6 +24,7 @@ var fuzzSeeds = []string{
 	"eth.tx.to == \"x\"",
 	"solana.tx.transfers.all(t, t.to == 'B' && t.amount < 5) && solana.tx.spl_transfers.any(s, s.signers.contains('S'))",
 	"solana.tx.instructions[0].accounts.any(a, a.signer && a.writable) && solana.tx.address_table_lookups[0].writable_indexes.count == 1",
+	"bitcoin.tx.outputs.all(o, o.address in ['a', 'b'] && o.value < 200000) && bitcoin.tx.fee <= 50000 && bitcoin.tx.locktime.type == 'Blocks'",
 }
 
 // FuzzParse checks that parsing never panics and that printing a parsed tree and
@@ -73,7 +74,8 @@ func fuzzInput() *Input {
 		Wallets:     []Wallet{{ID: "w", Exported: true}},
 		WalletAccount: &WalletAccount{Address: "0x1", PathIndexes: []uint32{44, 60},
 			PathHardened: []bool{true}},
-		SolanaTx: solLookup().SolanaTx,
+		SolanaTx:  solLookup().SolanaTx,
+		BitcoinTx: btcTx(btcTo, 5, 7).BitcoinTx,
 	}
 }
 

@@ -55,3 +55,34 @@ type SolanaAddressTableLookup struct {
 	WritableIndexes []uint32
 	ReadonlyIndexes []uint32
 }
+
+// BitcoinTx is the transaction of a PSBT being signed (bitcoin.tx).
+type BitcoinTx struct {
+	Version  string // in decimal, a string as the reference types it
+	Inputs   []BitcoinInput
+	Outputs  []BitcoinOutput
+	Locktime BitcoinLocktime
+	Fee      *uint64 // nil when the PSBT lacks an input's spent output: reading it is an evaluation error
+}
+
+// BitcoinInput is an input's outpoint (TxID as written, byte-reversed hex) and sequence.
+type BitcoinInput struct {
+	TxID     string
+	Vout     uint32
+	Sequence uint32
+}
+
+// BitcoinOutput is an output: value in satoshis, script as lower-case hex, address in the signer's network and its
+// type (P2PKH, P2SH, P2WPKH, P2WSH, P2TR; NULL_DATA, WITNESS_UNKNOWN or NONSTANDARD with an empty address).
+type BitcoinOutput struct {
+	Value        uint64
+	ScriptPubKey string
+	Address      string
+	AddressType  string
+}
+
+// BitcoinLocktime is the lock time and whether it counts Blocks or Seconds.
+type BitcoinLocktime struct {
+	Amount uint64
+	Type   string
+}

@@ -84,3 +84,37 @@ var (
 		"tx": structField(tSolanaTx, func(ref any) (any, error) { return present(ref.(*Input).SolanaTx) }),
 	})
 )
+
+var (
+	tBitcoinInput = structOf("bitcoin input", map[string]*fieldDef{
+		"tx_id":    strField(func(i *BitcoinInput) string { return i.TxID }),
+		"vout":     uint64Field(func(i *BitcoinInput) uint64 { return uint64(i.Vout) }),
+		"sequence": uint64Field(func(i *BitcoinInput) uint64 { return uint64(i.Sequence) }),
+	})
+	tBitcoinOutput = structOf("bitcoin output", map[string]*fieldDef{
+		"value":         uint64Field(func(o *BitcoinOutput) uint64 { return o.Value }),
+		"script_pubkey": strField(func(o *BitcoinOutput) string { return o.ScriptPubKey }),
+		"address":       strField(func(o *BitcoinOutput) string { return o.Address }),
+		"address_type":  strField(func(o *BitcoinOutput) string { return o.AddressType }),
+	})
+	tBitcoinLocktime = structOf("bitcoin locktime", map[string]*fieldDef{
+		"amount": uint64Field(func(l *BitcoinLocktime) uint64 { return l.Amount }),
+		"type":   strField(func(l *BitcoinLocktime) string { return l.Type }),
+	})
+	tBitcoinTx = structOf("bitcoin.tx", map[string]*fieldDef{
+		"version":  strField(func(t *BitcoinTx) string { return t.Version }),
+		"inputs":   structListField(tBitcoinInput, func(t *BitcoinTx) *[]BitcoinInput { return &t.Inputs }),
+		"outputs":  structListField(tBitcoinOutput, func(t *BitcoinTx) *[]BitcoinOutput { return &t.Outputs }),
+		"locktime": structField(tBitcoinLocktime, func(ref any) (any, error) { return &ref.(*BitcoinTx).Locktime, nil }),
+		"fee": {typ: tInt, get: func(ref any) (value, error) {
+			fee := ref.(*BitcoinTx).Fee
+			if fee == nil {
+				return value{}, evalErrorf(NotApplicable, "the PSBT does not give every input's spent output, so the fee is unknown")
+			}
+			return uintValue(*fee), nil
+		}},
+	})
+	tBitcoin = structOf("bitcoin", map[string]*fieldDef{
+		"tx": structField(tBitcoinTx, func(ref any) (any, error) { return present(ref.(*Input).BitcoinTx) }),
+	})
+)
