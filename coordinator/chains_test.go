@@ -3,6 +3,7 @@ package coordinator_test
 import (
 	"bytes"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/btcsuite/btcd/chaincfg/chainhash"
 	"github.com/btcsuite/btcd/txscript"
 	"github.com/btcsuite/btcd/wire"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"sigil/api"
 	"sigil/apierr"
@@ -292,6 +294,74 @@ func TestBitcoinSigning(t *testing.T) {
 			if !errors.As(err, &e) || e.Status() != 400 || !strings.Contains(e.Message, c.want) {
 				t.Errorf("%v, want %q", err, c.want)
 			}
+		}
+	})
+}
+
+// tronTransfer encodes a Transaction.raw of one TransferContract (protobuf, by hand).
+func tronTransfer(owner, to string, amount uint64) []byte {
+	field := func(num int, data []byte) []byte {
+		return append(binary.AppendUvarint(binary.AppendUvarint(nil, uint64(num)<<3|2), uint64(len(data))), data...)
+	}
+	addr := func(a string) []byte { b, _, _ := base58.CheckDecode(a); return append([]byte{0x41}, b...) }
+	value := append(append(field(1, addr(owner)), field(2, addr(to))...), binary.AppendUvarint([]byte{3 << 3}, amount)...)
+	any := append(field(1, []byte("type.googleapis.com/protocol.TransferContract")), field(2, value)...)
+	raw := append(field(1, []byte{0xc3, 0xe8}), field(4, []byte{1, 2, 3, 4, 5, 6, 7, 8})...)
+	raw = append(raw, binary.AppendUvarint([]byte{8 << 3}, 1767229200000)...)
+	raw = append(raw, field(11, append([]byte{1 << 3, 1}, field(2, any)...))...)
+	return append(raw, binary.AppendUvarint([]byte{14 << 3}, 1767225600000)...)
+}
+
+// A non-root user signs a TRX transfer a tron.tx policy allows; the signature recovers to the account's key. A larger
+// amount is denied; a transaction that does not parse is refused.
+func TestTronSigning(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStack(t, b)
+		org := s.boot.OrganizationID
+		agentID, agent := s.createUser(org, s.root, "agent")
+		w, _, err := s.root.CreateWallet(bg, org, api.CreateWalletIntent{WalletName: "tron", Accounts: []api.WalletAccountParams{
+			{Curve: "CURVE_SECP256K1", PathFormat: "PATH_FORMAT_BIP32", Path: "m/44'/195'/0'", AddressFormat: "ADDRESS_FORMAT_TRON"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		from, to := w.Addresses[0], "TFxUNfCwhiTSnNntkcXvicSTf4otPXeCXL"
+		s.policy("small TRX", api.EffectAllow, "tron.tx.contract[0].type == 'TransferContract' && tron.tx.contract[0].owner_address == '"+from+
+			"' && tron.tx.contract[0].to_address == '"+to+"' && tron.tx.contract[0].amount < 10000000", "approvers.any(u, u.id == '"+agentID+"')")
+		raw := tronTransfer(from, to, 1_000_000)
+		res, _, err := agent.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: from, UnsignedTransaction: hex.EncodeToString(raw), Type: api.TransactionTypeTron})
+		if err != nil {
+			t.Fatal(err)
+		}
+		signed, _ := hex.DecodeString(res.SignedTransaction)
+		// Transaction {raw_data = 1, signature = 2}: 0x0a, the length, the raw data, 0x12, 65, the signature.
+		n, k := binary.Uvarint(signed[1:])
+		rest := signed[1+k:]
+		if signed[0] != 0x0a || int(n) != len(raw) || !bytes.Equal(rest[:n], raw) || !bytes.Equal(rest[n:n+2], []byte{0x12, 65}) || len(rest) != int(n)+2+65 {
+			t.Fatalf("signed transaction %x", signed)
+		}
+		sig := append([]byte{}, rest[n+2:]...)
+		if sig[64] != 27 && sig[64] != 28 {
+			t.Fatalf("v = %d, want 27 or 28", sig[64])
+		}
+		sig[64] -= 27
+		id := sha256.Sum256(raw)
+		pub, err := crypto.SigToPub(id[:], sig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := keys.Address(keys.CurveSecp256k1, keys.AddressFormatTron, crypto.FromECDSAPub(pub)); got != from {
+			t.Fatalf("the signature recovers to %s, not %s", got, from)
+		}
+
+		var e *apierr.Error
+		_, _, err = agent.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: from, UnsignedTransaction: hex.EncodeToString(tronTransfer(from, to, 10_000_000)), Type: api.TransactionTypeTron})
+		if !errors.As(err, &e) || e.Status() != 403 {
+			t.Fatalf("10 TRX: %v", err)
+		}
+		_, _, err = agent.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: from, UnsignedTransaction: hex.EncodeToString(raw[:len(raw)-4]), Type: api.TransactionTypeTron})
+		if !errors.As(err, &e) || e.Status() != 400 || !strings.Contains(e.Message, "invalid Tron transaction") {
+			t.Fatalf("truncated: %v", err)
 		}
 	})
 }

@@ -139,6 +139,7 @@ var txParsers = map[string]func(unsigned string) (parsedTx, error){
 	api.TransactionTypeEthereum: parseEthereumTx,
 	api.TransactionTypeSolana:   parseSolanaTx,
 	api.TransactionTypeBitcoin:  parseBitcoinTx,
+	api.TransactionTypeTron:     parseTronTx,
 }
 
 // checkSignTransaction checks p and parses its transaction, refusing a type it does not sign and a transaction that

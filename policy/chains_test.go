@@ -179,3 +179,50 @@ func TestBitcoinExamples(t *testing.T) {
 			btcTx(btcTo, 1, 0), btcTx(btcTo, 1, 0).with(func(in *Input) { in.BitcoinTx.Locktime = BitcoinLocktime{1_700_000_000, "Seconds"} })},
 	})
 }
+
+const (
+	tronFrom = "TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC"
+	tronTo   = "TFxUNfCwhiTSnNntkcXvicSTf4otPXeCXL"
+	tronUSDT = "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf"
+)
+
+func u64(v uint64) *uint64 { return &v }
+func str(s string) *string { return &s }
+
+func tronTx(c TronContract) *Input {
+	c.OwnerAddress = str(tronFrom)
+	return &Input{TronTx: &TronTx{RefBlockBytes: "c3e8", RefBlockHash: "e3b7e1a1c2d3f4e5", Expiration: 1767229200000,
+		Timestamp: 1767225600000, FeeLimit: 100_000_000, Contract: []TronContract{c}}}
+}
+
+func tronTransfer(amount uint64) *Input {
+	return tronTx(TronContract{Type: "TransferContract", ToAddress: str(tronTo), Amount: u64(amount)})
+}
+
+func tronTrigger(contract, data string) *Input {
+	return tronTx(TronContract{Type: "TriggerSmartContract", ContractAddress: str(contract), Data: str(data),
+		CallValue: u64(0), CallTokenValue: u64(0), TokenID: u64(0)})
+}
+
+// Every Tron example policy of the reference (policy-language.md §5, 27) and of Turnkey's policy documentation
+// (concepts/policies/examples/tron) compiles and decides; fields a contract type lacks are errors, never matches.
+func TestTronExamples(t *testing.T) {
+	trc20 := "a9059cbb000000000000000000000041ad2bc63a2059f9b623533d87fe99887d794847"
+	delegate := tronTx(TronContract{Type: "DelegateResourceContract", Resource: str("ENERGY"), Balance: u64(3_000_000),
+		ReceiverAddress: str(tronTo), Lock: new(bool), LockPeriod: u64(0)})
+	perms := tronTx(TronContract{Type: "AccountPermissionUpdateContract", Actives: []TronPermission{},
+		Owner: &TronPermission{Type: "Owner", PermissionName: "owner", Threshold: 2, Keys: []TronKey{{tronFrom, 1}, {tronTo, 1}}}})
+	runChainExamples(t, []chainExample{
+		{"ref 27, docs: Tether transfers", "tron.tx.contract[0].contract_address == '" + tronUSDT + "' && tron.tx.contract[0].data[0..8] == 'a9059cbb'",
+			tronTrigger(tronUSDT, trc20), tronTrigger(tronTo, trc20)},
+		{"ref 27, docs: TRX under 10 TRX", "tron.tx.contract[0].amount < 10000000", tronTransfer(9_999_999), tronTransfer(10_000_000)},
+		{"amount of a contract call is an error, never a match", "tron.tx.contract[0].amount < 10000000", tronTransfer(1), tronTrigger(tronUSDT, trc20)},
+		{"docs: every TRX transfer", "tron.tx.contract[0].type == 'TransferContract'", tronTransfer(1), tronTrigger(tronUSDT, trc20)},
+		{"fields: owner, to, permission, fee limit, times", "tron.tx.contract[0].owner_address == '" + tronFrom + "' && tron.tx.contract[0].to_address == '" + tronTo + "' && tron.tx.contract[0].permission_id == 0 && tron.tx.fee_limit <= 100000000 && tron.tx.expiration > tron.tx.timestamp && tron.tx.ref_block_bytes == 'c3e8'",
+			tronTransfer(1), tronTransfer(1).with(func(in *Input) { in.TronTx.Contract[0].PermissionID = 2 })},
+		{"fields: delegation", "tron.tx.contract.all(c, c.type == 'DelegateResourceContract' && c.resource == 'ENERGY' && c.receiver_address == '" + tronTo + "' && c.balance <= 5000000 && !c.lock)",
+			delegate, tronTransfer(1)},
+		{"fields: permissions", "tron.tx.contract[0].owner.threshold == 2 && tron.tx.contract[0].owner.keys.all(k, k.address in ['" + tronFrom + "', '" + tronTo + "'] && k.weight == 1) && tron.tx.contract[0].actives.count() == 0",
+			perms, tronTransfer(1)},
+	})
+}

@@ -22,6 +22,7 @@ type Input struct {
 	EIP7702Authorization *EIP7702Authorization // an EIP-7702 authorization being signed
 	SolanaTx             *SolanaTx             // a Solana transaction being signed
 	BitcoinTx            *BitcoinTx            // the transaction of a PSBT being signed
+	TronTx               *TronTx               // a Tron transaction being signed
 	Wallet               *Wallet               // the wallet the request acts on or signs with
 	Wallets              []Wallet              // the wallets an activity acts on; nil when it acts on none
 	WalletAccount        *WalletAccount        // the wallet account that signs or is exported

@@ -86,3 +86,48 @@ type BitcoinLocktime struct {
 	Amount uint64
 	Type   string
 }
+
+// TronTx is a Tron transaction being signed (tron.tx). Hex fields are lower case without 0x; addresses are base58
+// (T...).
+type TronTx struct {
+	RefBlockBytes string
+	RefBlockHash  string
+	Expiration    uint64 // milliseconds
+	Timestamp     uint64 // milliseconds
+	Data          string // the memo, hex
+	FeeLimit      uint64 // SUN
+	Contract      []TronContract
+}
+
+// TronContract is a transaction's contract. A nil field is one its type does not have: reading it is an evaluation
+// error, so that a policy on amount never matches a contract that has none.
+type TronContract struct {
+	Type         string // the ContractType name, e.g. TransferContract
+	PermissionID uint64
+
+	OwnerAddress, ToAddress, ContractAddress, ReceiverAddress *string
+	Amount, CallValue, CallTokenValue, TokenID                *uint64
+	Balance, LockPeriod, FrozenBalance, UnfreezeBalance       *uint64
+	Data                                                      *string // call data, hex
+	Resource                                                  *string // BANDWIDTH, ENERGY or TRON_POWER
+	Lock                                                      *bool
+	Owner, Witness                                            *TronPermission
+	Actives                                                   []TronPermission // nil unless AccountPermissionUpdateContract
+}
+
+// TronPermission is a permission of AccountPermissionUpdateContract.
+type TronPermission struct {
+	Type           string // Owner, Witness or Active
+	ID             uint64
+	PermissionName string
+	Threshold      uint64
+	ParentID       uint64
+	Operations     string // hex
+	Keys           []TronKey
+}
+
+// TronKey is an address's weight in a permission.
+type TronKey struct {
+	Address string
+	Weight  uint64
+}

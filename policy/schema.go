@@ -270,7 +270,6 @@ func paramValue(raw any, t *typ) (value, bool) {
 
 // unsupportedRoots are keywords of the reference that Sigil cannot evaluate yet.
 var unsupportedRoots = map[string]string{
-	"tron":   "'tron.tx' is not supported yet: Sigil does not parse Tron transactions",
 	"tempo":  "'tempo.tx' is not supported yet: Sigil does not parse Tempo transactions",
 	"secret": "'secret' is not supported yet: Sigil has no secrets",
 	"time":   "'time' is not supported yet: Sigil has no time field on policies",
@@ -292,6 +291,7 @@ var roots = map[string]*rootDef{
 	"eth":      structRoot(Condition, tEth, func(in *Input) (any, error) { return in, nil }),
 	"solana":   structRoot(Condition, tSolana, func(in *Input) (any, error) { return in, nil }),
 	"bitcoin":  structRoot(Condition, tBitcoin, func(in *Input) (any, error) { return in, nil }),
+	"tron":     structRoot(Condition, tTron, func(in *Input) (any, error) { return in, nil }),
 	"wallet":   structRoot(Condition, tWallet, func(in *Input) (any, error) { return present(in.Wallet) }),
 	"wallets": {field: Condition, typ: listOf(tWallet), get: func(in *Input) (value, error) {
 		if in.Wallets == nil {

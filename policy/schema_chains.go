@@ -118,3 +118,100 @@ var (
 		"tx": structField(tBitcoinTx, func(ref any) (any, error) { return present(ref.(*Input).BitcoinTx) }),
 	})
 )
+
+// notOnType is the error for a field of tron.tx.contract[] that the contract's type does not have.
+func notOnType(c *TronContract) error {
+	return evalErrorf(NotApplicable, "a %s has no such field", c.Type)
+}
+
+func tronStr(read func(*TronContract) *string) *fieldDef {
+	return &fieldDef{typ: tString, get: func(ref any) (value, error) {
+		c := ref.(*TronContract)
+		if p := read(c); p != nil {
+			return stringValue(*p), nil
+		}
+		return value{}, notOnType(c)
+	}}
+}
+
+func tronUint(read func(*TronContract) *uint64) *fieldDef {
+	return &fieldDef{typ: tInt, get: func(ref any) (value, error) {
+		c := ref.(*TronContract)
+		if p := read(c); p != nil {
+			return uintValue(*p), nil
+		}
+		return value{}, notOnType(c)
+	}}
+}
+
+func tronPermission(read func(*TronContract) *TronPermission) *fieldDef {
+	return structField(tTronPermission, func(ref any) (any, error) {
+		c := ref.(*TronContract)
+		if p := read(c); p != nil {
+			return p, nil
+		}
+		return nil, notOnType(c)
+	})
+}
+
+var (
+	tTronKey = structOf("tron key", map[string]*fieldDef{
+		"address": strField(func(k *TronKey) string { return k.Address }),
+		"weight":  uint64Field(func(k *TronKey) uint64 { return k.Weight }),
+	})
+	tTronPermission = structOf("tron permission", map[string]*fieldDef{
+		"type":            strField(func(p *TronPermission) string { return p.Type }),
+		"id":              uint64Field(func(p *TronPermission) uint64 { return p.ID }),
+		"permission_name": strField(func(p *TronPermission) string { return p.PermissionName }),
+		"threshold":       uint64Field(func(p *TronPermission) uint64 { return p.Threshold }),
+		"parent_id":       uint64Field(func(p *TronPermission) uint64 { return p.ParentID }),
+		"operations":      strField(func(p *TronPermission) string { return p.Operations }),
+		"keys":            structListField(tTronKey, func(p *TronPermission) *[]TronKey { return &p.Keys }),
+	})
+	tTronContract = structOf("tron contract", map[string]*fieldDef{
+		"type":             strField(func(c *TronContract) string { return c.Type }),
+		"permission_id":    uint64Field(func(c *TronContract) uint64 { return c.PermissionID }),
+		"owner_address":    tronStr(func(c *TronContract) *string { return c.OwnerAddress }),
+		"to_address":       tronStr(func(c *TronContract) *string { return c.ToAddress }),
+		"contract_address": tronStr(func(c *TronContract) *string { return c.ContractAddress }),
+		"receiver_address": tronStr(func(c *TronContract) *string { return c.ReceiverAddress }),
+		"amount":           tronUint(func(c *TronContract) *uint64 { return c.Amount }),
+		"call_value":       tronUint(func(c *TronContract) *uint64 { return c.CallValue }),
+		"call_token_value": tronUint(func(c *TronContract) *uint64 { return c.CallTokenValue }),
+		"token_id":         tronUint(func(c *TronContract) *uint64 { return c.TokenID }),
+		"balance":          tronUint(func(c *TronContract) *uint64 { return c.Balance }),
+		"lock_period":      tronUint(func(c *TronContract) *uint64 { return c.LockPeriod }),
+		"frozen_balance":   tronUint(func(c *TronContract) *uint64 { return c.FrozenBalance }),
+		"unfreeze_balance": tronUint(func(c *TronContract) *uint64 { return c.UnfreezeBalance }),
+		"data":             tronStr(func(c *TronContract) *string { return c.Data }),
+		"resource":         tronStr(func(c *TronContract) *string { return c.Resource }),
+		"lock": {typ: tBool, get: func(ref any) (value, error) {
+			c := ref.(*TronContract)
+			if c.Lock == nil {
+				return value{}, notOnType(c)
+			}
+			return boolValue(*c.Lock), nil
+		}},
+		"owner":   tronPermission(func(c *TronContract) *TronPermission { return c.Owner }),
+		"witness": tronPermission(func(c *TronContract) *TronPermission { return c.Witness }),
+		"actives": {typ: listOf(tTronPermission), get: func(ref any) (value, error) {
+			c := ref.(*TronContract)
+			if c.Actives == nil {
+				return value{}, notOnType(c)
+			}
+			return listValue((*structList[TronPermission])(&c.Actives)), nil
+		}},
+	})
+	tTronTx = structOf("tron.tx", map[string]*fieldDef{
+		"ref_block_bytes": strField(func(t *TronTx) string { return t.RefBlockBytes }),
+		"ref_block_hash":  strField(func(t *TronTx) string { return t.RefBlockHash }),
+		"expiration":      uint64Field(func(t *TronTx) uint64 { return t.Expiration }),
+		"timestamp":       uint64Field(func(t *TronTx) uint64 { return t.Timestamp }),
+		"data":            strField(func(t *TronTx) string { return t.Data }),
+		"fee_limit":       uint64Field(func(t *TronTx) uint64 { return t.FeeLimit }),
+		"contract":        structListField(tTronContract, func(t *TronTx) *[]TronContract { return &t.Contract }),
+	})
+	tTron = structOf("tron", map[string]*fieldDef{
+		"tx": structField(tTronTx, func(ref any) (any, error) { return present(ref.(*Input).TronTx) }),
+	})
+)
