@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	"github.com/btcsuite/btcd/btcutil"
 	"github.com/btcsuite/btcd/btcutil/base58"
 	"github.com/btcsuite/btcd/btcutil/psbt"
@@ -364,4 +365,57 @@ func TestTronSigning(t *testing.T) {
 			t.Fatalf("truncated: %v", err)
 		}
 	})
+}
+
+// A raw payload signed with a P2TR account is a BIP-340 signature of its tweaked key (verifying against the address's
+// output key), with a Spark account a plain BIP-340 signature, with any other secp256k1 account ECDSA; Ed25519 signs
+// the message itself.
+func TestRawPayloadSchemes(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, testdb.SQLite(t))
+	org := s.boot.OrganizationID
+	w, _, err := s.root.CreateWallet(bg, org, api.CreateWalletIntent{WalletName: "schemes", Accounts: []api.WalletAccountParams{
+		{Curve: "CURVE_SECP256K1", PathFormat: "PATH_FORMAT_BIP32", Path: "m/86'/0'/0'/0/0", AddressFormat: "ADDRESS_FORMAT_BITCOIN_MAINNET_P2TR"},
+		{Curve: "CURVE_SECP256K1", PathFormat: "PATH_FORMAT_BIP32", Path: "m/86'/0'/0'/0/0", AddressFormat: "ADDRESS_FORMAT_SPARK_MAINNET"},
+		{Curve: "CURVE_SECP256K1", PathFormat: "PATH_FORMAT_BIP32", Path: "m/86'/0'/0'/0/0", AddressFormat: "ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH"},
+		{Curve: "CURVE_ED25519", PathFormat: "PATH_FORMAT_BIP32", Path: "m/44'/148'/0'", AddressFormat: "ADDRESS_FORMAT_XLM"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := s.root.ListWalletAccounts(bg, api.ListWalletAccountsRequest{OrganizationID: org, WalletID: w.WalletID})
+	pubs := map[string][]byte{}
+	for _, a := range list.Accounts {
+		pubs[a.Address], _ = hex.DecodeString(a.PublicKey)
+	}
+	message := []byte("sigil signs this")
+	digest := sha256.Sum256(message)
+	sign := func(signWith, hash string) []byte {
+		r, _, err := s.root.SignRawPayload(bg, org, api.SignRawPayloadIntentV2{SignWith: signWith, Payload: hex.EncodeToString(message),
+			Encoding: "PAYLOAD_ENCODING_HEXADECIMAL", HashFunction: hash})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sig, _ := hex.DecodeString(r.R + r.S + r.V)
+		return sig
+	}
+	taproot, spark, segwit, stellar := w.Addresses[0], w.Addresses[1], w.Addresses[2], w.Addresses[3]
+	output, _ := keys.TaprootOutputKey(pubs[taproot])
+	for _, c := range []struct {
+		signWith string
+		key      []byte
+	}{{taproot, output}, {spark, pubs[spark][1:]}} {
+		sig := sign(c.signWith, "HASH_FUNCTION_SHA256")
+		parsed, err := schnorr.ParseSignature(sig[:64])
+		key, _ := schnorr.ParsePubKey(c.key)
+		if err != nil || sig[64] != 0 || !parsed.Verify(digest[:], key) {
+			t.Errorf("%s: not a BIP-340 signature of its key (%v)", c.signWith, err)
+		}
+	}
+	sig := sign(segwit, "HASH_FUNCTION_SHA256")
+	if pub, err := crypto.SigToPub(digest[:], sig); err != nil || !bytes.Equal(crypto.CompressPubkey(pub), pubs[segwit]) {
+		t.Errorf("P2WPKH: not a recoverable ECDSA signature of its key (%v)", err)
+	}
+	if sig := sign(stellar, "HASH_FUNCTION_NOT_APPLICABLE"); !ed25519.Verify(pubs[stellar], message, sig[:64]) {
+		t.Error("XLM: not an Ed25519 signature of the message")
+	}
 }

@@ -43,6 +43,28 @@ type signer struct {
 	// network renders the addresses of bitcoin.tx. ok is false when the signer has none.
 	bitcoin   keys.BitcoinFormat
 	bitcoinOK bool
+	// schnorr says how raw payloads are signed when signWith names a Bitcoin P2TR address (Schnorr with the key tweaked
+	// as BIP-86) or a Spark address (plain BIP-340 Schnorr); ECDSA otherwise.
+	schnorr schnorrScheme
+}
+
+type schnorrScheme int
+
+const (
+	ecdsaScheme schnorrScheme = iota
+	taprootScheme
+	sparkScheme
+)
+
+// schnorrFor is the raw-payload scheme of an address format.
+func schnorrFor(format string) schnorrScheme {
+	if f, ok := keys.ParseBitcoinFormat(keys.AddressFormat(format)); ok && f.Script == keys.ScriptP2TR {
+		return taprootScheme
+	}
+	if format == string(keys.AddressFormatSparkMainnet) || format == string(keys.AddressFormatSparkRegtest) {
+		return sparkScheme
+	}
+	return ecdsaScheme
 }
 
 func (o *Org) signer(signWith string) (*signer, error) {
@@ -54,6 +76,7 @@ func (o *Org) signer(signWith string) (*signer, error) {
 					s.ethAddress = a.Address
 				}
 				s.bitcoin, s.bitcoinOK = keys.ParseBitcoinFormat(keys.AddressFormat(a.AddressFormat))
+				s.schnorr = schnorrFor(a.AddressFormat)
 				return s, nil
 			}
 		}
@@ -67,6 +90,9 @@ func (o *Org) signer(signWith string) (*signer, error) {
 				}
 				if f, ok := keys.ParseBitcoinFormat(keys.AddressFormat(a.Format)); ok && (!s.bitcoinOK || sameAddress(a.Address, signWith)) {
 					s.bitcoin, s.bitcoinOK = f, true
+				}
+				if sameAddress(a.Address, signWith) {
+					s.schnorr = schnorrFor(a.Format)
 				}
 			}
 			return s, nil
@@ -366,7 +392,13 @@ func (x *execution) signPayloads(pl *payloads) ([]api.SignRawPayloadResult, erro
 	out := make([]api.SignRawPayloadResult, 0, len(pl.payloads))
 	err = x.sign(s, func(key []byte) error {
 		for _, in := range inputs {
-			sig, err := keys.Sign(s.curve, key, in)
+			var sig keys.Signature
+			var err error
+			if s.schnorr == ecdsaScheme {
+				sig, err = keys.Sign(s.curve, key, in)
+			} else {
+				sig, err = keys.SignSchnorr(key, in, s.schnorr == taprootScheme)
+			}
 			if err != nil {
 				return err
 			}

@@ -98,3 +98,36 @@ test("a PSBT's P2PKH, P2SH-P2WPKH, P2WPKH, P2WSH and P2TR inputs signed through 
     parameters: { signWith: privateKeyId, unsignedTransaction: other.toHex(), type: "TRANSACTION_TYPE_BITCOIN" } }),
   /No policies evaluated to outcome: Allow/);
 });
+
+test("raw payloads: a P2TR address signs BIP-340 with its tweaked key, a Spark address plain BIP-340, a P2WPKH address a Bitcoin signed message", async () => {
+  const account = (path, addressFormat) => ({ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path, addressFormat });
+  const w = await submit(root, "createWallet", "ACTIVITY_TYPE_CREATE_WALLET", { walletName: `schnorr-${Date.now()}`, accounts: [
+    account("m/86'/1'/0'/0/0", "ADDRESS_FORMAT_BITCOIN_TESTNET_P2TR"), account("m/86'/1'/0'/0/0", "ADDRESS_FORMAT_SPARK_REGTEST"),
+    account("m/86'/1'/0'/0/0", "ADDRESS_FORMAT_COMPRESSED"), account("m/86'/1'/0'/0/0", "ADDRESS_FORMAT_BITCOIN_TESTNET_P2WPKH")] });
+  const [taproot, spark, compressed, segwit] = w.createWalletResult.addresses;
+  const pubkey = Uint8Array.from(Buffer.from(compressed, "hex"));
+  assert.equal(bitcoin.payments.p2tr({ internalPubkey: pubkey.subarray(1), network }).address, taproot);
+  const sign = async (signWith, payload, hashFunction) => {
+    const res = await root.signRawPayload({ type: "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", timestampMs: ts(), organizationId: org,
+      parameters: { signWith, payload, encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction } });
+    return res.activity.result.signRawPayloadResult;
+  };
+  const digest = createHash("sha256").update("a taproot message").digest();
+  const outputKey = bitcoin.address.fromBech32(taproot).data;
+  const t = await sign(taproot, digest.toString("hex"), "HASH_FUNCTION_NO_OP");
+  assert.ok(ecc.verifySchnorr(digest, outputKey, Buffer.from(t.r + t.s, "hex")));
+  assert.equal(t.v, "00");
+  const s = await sign(spark, digest.toString("hex"), "HASH_FUNCTION_NO_OP");
+  assert.ok(ecc.verifySchnorr(digest, pubkey.subarray(1), Buffer.from(s.r + s.s, "hex")));
+
+  // Bitcoin message signing (BIP-137): the signed hash is SHA-256d of the prefixed message; the caller sends one
+  // SHA-256 and asks for HASH_FUNCTION_SHA256.
+  const message = Buffer.from("sigil signs this");
+  const prefixed = Buffer.concat([Buffer.from("\x18Bitcoin Signed Message:\n"), Buffer.from([message.length]), message]);
+  const once = createHash("sha256").update(prefixed).digest();
+  const hash = createHash("sha256").update(once).digest();
+  const m = await sign(segwit, once.toString("hex"), "HASH_FUNCTION_SHA256");
+  const sig = Buffer.from(m.r + m.s, "hex");
+  assert.ok(ecc.verify(hash, pubkey, sig));
+  assert.deepEqual(Buffer.from(ecc.recover(hash, sig, parseInt(m.v, 16), true)), Buffer.from(pubkey));
+});
