@@ -189,6 +189,15 @@ func TestSolanaSigning(t *testing.T) {
 // bitcoinPSBT builds a PSBT spending one P2WPKH output of pubA and one P2TR output of pubB (with their witness UTXOs),
 // paying 150,000 satoshis to `to` and 40,000 back to pubA: a fee of 10,000.
 func bitcoinPSBT(t *testing.T, pubA, pubB []byte, to string) []byte {
+	return bitcoinPSBTWith(t, pubA, pubB, to, 150_000, 0)
+}
+
+// fundingTxID is the transaction the test PSBTs spend from.
+var fundingTxID = chainhash.DoubleHashH([]byte("funding"))
+
+// bitcoinPSBTWith is bitcoinPSBT paying value to `to` and spending outputs vout and vout+1 of the funding transaction
+// (100,000 satoshis each).
+func bitcoinPSBTWith(t *testing.T, pubA, pubB []byte, to string, value int64, vout uint32) []byte {
 	t.Helper()
 	net := &chaincfg.TestNet3Params
 	a, _ := keys.BitcoinAddress(keys.BitcoinFormat{Network: net, Script: keys.ScriptP2WPKH}, pubA)
@@ -200,9 +209,8 @@ func bitcoinPSBT(t *testing.T, pubA, pubB []byte, to string) []byte {
 	scriptA, _ := txscript.PayToAddrScript(a)
 	scriptB, _ := txscript.PayToAddrScript(b)
 	scriptTo, _ := txscript.PayToAddrScript(dest)
-	prev := chainhash.DoubleHashH([]byte("funding"))
-	p, err := psbt.New([]*wire.OutPoint{{Hash: prev, Index: 0}, {Hash: prev, Index: 1}},
-		[]*wire.TxOut{wire.NewTxOut(150_000, scriptTo), wire.NewTxOut(40_000, scriptA)}, 2, 0, []uint32{wire.MaxTxInSequenceNum, wire.MaxTxInSequenceNum})
+	p, err := psbt.New([]*wire.OutPoint{{Hash: fundingTxID, Index: vout}, {Hash: fundingTxID, Index: vout + 1}},
+		[]*wire.TxOut{wire.NewTxOut(value, scriptTo), wire.NewTxOut(40_000, scriptA)}, 2, 0, []uint32{wire.MaxTxInSequenceNum, wire.MaxTxInSequenceNum})
 	if err != nil {
 		t.Fatal(err)
 	}
