@@ -88,8 +88,13 @@ type DeletePrivateKeysResult struct {
 	PrivateKeyIDs []string `json:"privateKeyIds"`
 }
 
-// Transaction types.
-const TransactionTypeEthereum = "TRANSACTION_TYPE_ETHEREUM"
+// Transaction types of SIGN_TRANSACTION_V2.
+const (
+	TransactionTypeEthereum = "TRANSACTION_TYPE_ETHEREUM"
+	TransactionTypeSolana   = "TRANSACTION_TYPE_SOLANA"
+	TransactionTypeBitcoin  = "TRANSACTION_TYPE_BITCOIN"
+	TransactionTypeTron     = "TRANSACTION_TYPE_TRON"
+)
 
 // SignTransactionIntentV2 is ACTIVITY_TYPE_SIGN_TRANSACTION_V2.
 type SignTransactionIntentV2 struct {

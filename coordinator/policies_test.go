@@ -215,7 +215,7 @@ func TestPolicyValidation(t *testing.T) {
 		{api.CreatePolicyIntentV3{PolicyName: "a", Effect: api.EffectAllow, Condition: "eth.tx.too == 'x'"}, "unknown field 'eth.tx.too'"},
 		{api.CreatePolicyIntentV3{PolicyName: "a", Effect: api.EffectAllow, Condition: `activity.type == "x"`}, "invalid policy condition"},
 		{api.CreatePolicyIntentV3{PolicyName: "a", Effect: api.EffectAllow, Consensus: "approvers.count() >= 'two'"}, "invalid policy consensus"},
-		{api.CreatePolicyIntentV3{PolicyName: "a", Effect: api.EffectAllow, Condition: "solana.tx.instructions.count() == 1"}, "not supported yet"},
+		{api.CreatePolicyIntentV3{PolicyName: "a", Effect: api.EffectAllow, Condition: "tempo.tx.calls.count() == 1"}, "not supported yet"},
 		{api.CreatePolicyIntentV3{PolicyName: "a", Effect: "EFFECT_MAYBE"}, "is not EFFECT_ALLOW or EFFECT_DENY"},
 		{api.CreatePolicyIntentV3{PolicyName: "", Effect: api.EffectAllow}, "policyName must not be empty"},
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sort"
 	"strings"
 
 	"sigil/api"
@@ -38,6 +39,32 @@ type signer struct {
 	account    *WalletAccount
 	privateKey *PrivateKey
 	ethAddress string // the key's stored Ethereum address, when it has one
+	// bitcoin is the Bitcoin address format signWith names (or, for a private key named by id, its first one): its
+	// network renders the addresses of bitcoin.tx. ok is false when the signer has none.
+	bitcoin   keys.BitcoinFormat
+	bitcoinOK bool
+	// schnorr says how raw payloads are signed when signWith names a Bitcoin P2TR address (Schnorr with the key tweaked
+	// as BIP-86) or a Spark address (plain BIP-340 Schnorr); ECDSA otherwise.
+	schnorr schnorrScheme
+}
+
+type schnorrScheme int
+
+const (
+	ecdsaScheme schnorrScheme = iota
+	taprootScheme
+	sparkScheme
+)
+
+// schnorrFor is the raw-payload scheme of an address format.
+func schnorrFor(format string) schnorrScheme {
+	if f, ok := keys.ParseBitcoinFormat(keys.AddressFormat(format)); ok && f.Script == keys.ScriptP2TR {
+		return taprootScheme
+	}
+	if format == string(keys.AddressFormatSparkMainnet) || format == string(keys.AddressFormatSparkRegtest) {
+		return sparkScheme
+	}
+	return ecdsaScheme
 }
 
 func (o *Org) signer(signWith string) (*signer, error) {
@@ -48,6 +75,8 @@ func (o *Org) signer(signWith string) (*signer, error) {
 				if a.AddressFormat == string(keys.AddressFormatEthereum) {
 					s.ethAddress = a.Address
 				}
+				s.bitcoin, s.bitcoinOK = keys.ParseBitcoinFormat(keys.AddressFormat(a.AddressFormat))
+				s.schnorr = schnorrFor(a.AddressFormat)
 				return s, nil
 			}
 		}
@@ -58,6 +87,12 @@ func (o *Org) signer(signWith string) (*signer, error) {
 			for _, a := range k.Addresses {
 				if a.Format == string(keys.AddressFormatEthereum) {
 					s.ethAddress = a.Address
+				}
+				if f, ok := keys.ParseBitcoinFormat(keys.AddressFormat(a.Format)); ok && (!s.bitcoinOK || sameAddress(a.Address, signWith)) {
+					s.bitcoin, s.bitcoinOK = f, true
+				}
+				if sameAddress(a.Address, signWith) {
+					s.schnorr = schnorrFor(a.Format)
 				}
 			}
 			return s, nil
@@ -122,63 +157,128 @@ func (x *execution) sign(s *signer, fn func(key []byte) error) error {
 	return fn(key)
 }
 
-// checkSignTransaction checks p and decodes its transaction.
-func checkSignTransaction(p *api.SignTransactionIntentV2) (*evm.UnsignedTx, error) {
+// parsedTx is a transaction SIGN_TRANSACTION_V2 parsed, of one chain (signing_<chain>.go).
+type parsedTx interface {
+	// prepare checks that s can sign the transaction and returns what the policy engine reads of it (the chain's
+	// keyword: eth.tx, solana.tx, ...) and the signing step bound to what it resolved.
+	prepare(s *signer) (*policy.Input, signTx, error)
+}
+
+// signTx signs a prepared transaction with the signer's private key and returns the signed transaction, hex
+// without 0x.
+type signTx func(key []byte) (string, error)
+
+// txParsers parse an unsigned transaction of each supported type.
+var txParsers = map[string]func(unsigned string) (parsedTx, error){
+	api.TransactionTypeEthereum: parseEthereumTx,
+	api.TransactionTypeSolana:   parseSolanaTx,
+	api.TransactionTypeBitcoin:  parseBitcoinTx,
+	api.TransactionTypeTron:     parseTronTx,
+}
+
+// checkSignTransaction checks p and parses its transaction, refusing a type it does not sign and a transaction that
+// does not parse.
+func checkSignTransaction(p *api.SignTransactionIntentV2) (parsedTx, error) {
 	if err := checkSignWith(p.SignWith); err != nil {
 		return nil, err
 	}
-	if p.Type != api.TransactionTypeEthereum {
-		return nil, apierr.New(apierr.InvalidArgument, "UNSUPPORTED_TRANSACTION_TYPE", "parameters.type: %q is not supported yet; this server signs TRANSACTION_TYPE_ETHEREUM", p.Type)
+	parse, ok := txParsers[p.Type]
+	if !ok {
+		return nil, apierr.New(apierr.InvalidArgument, "UNSUPPORTED_TRANSACTION_TYPE", "parameters.type: %q is not supported; this server signs %s", p.Type, supportedTxTypes())
 	}
-	tx, err := evm.DecodeUnsignedTransaction(p.UnsignedTransaction)
+	tx, err := parse(p.UnsignedTransaction)
 	if err != nil {
 		return nil, apierr.New(apierr.InvalidArgument, "INVALID_TRANSACTION", "parameters.unsignedTransaction: %s", err.Error())
 	}
 	return tx, nil
 }
 
-// ethTransaction is the signer and the decoded transaction of p, with the signer's address as sender.
-type ethTransaction struct {
-	signer *signer
-	tx     *evm.UnsignedTx
-	from   string
+func supportedTxTypes() string {
+	types := make([]string, 0, len(txParsers))
+	for t := range txParsers {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	return strings.Join(types, ", ")
 }
 
-// prepareSignTransaction resolves p's signer beside the transaction its check decoded, and gives the policy engine
+// txSigning is a transaction with its signer resolved: what the execute step signs.
+type txSigning struct {
+	signer *signer
+	sign   signTx
+}
+
+// prepareSignTransaction resolves p's signer beside the transaction its check parsed, and gives the policy engine
 // both: the result is what the execute step signs.
-func prepareSignTransaction(x *execution, p *api.SignTransactionIntentV2, tx *evm.UnsignedTx, d *decisionRequest) (*ethTransaction, error) {
+func prepareSignTransaction(x *execution, p *api.SignTransactionIntentV2, tx parsedTx, d *decisionRequest) (*txSigning, error) {
 	s, err := x.org.signer(p.SignWith)
 	if err != nil {
 		return nil, err
 	}
-	from, err := s.ethereumAddress()
+	facts, sign, err := tx.prepare(s)
 	if err != nil {
 		return nil, err
 	}
-	t := &ethTransaction{signer: s, tx: tx, from: from}
-	v := t.tx.View(strings.ToLower(t.from))
-	call, err := x.c.contractCall(x.ctx, x.org, v.To, tx.Transaction().Data())
-	if err != nil {
-		return nil, err
+	if eth, ok := tx.(ethereumTx); ok {
+		// What only an EVM transaction has: calldata an uploaded ABI decodes, and transfers velocity controls measure.
+		if facts.EthTx.Call, err = x.c.contractCall(x.ctx, x.org, facts.EthTx.To, eth.tx.Transaction().Data()); err != nil {
+			return nil, err
+		}
+		d.transfers = eth.tx.Transfers()
 	}
-	d.facts = &policy.Input{EthTx: &policy.EthTx{From: v.From, To: v.To, Data: v.Data, Type: v.Type, Value: v.Value, Gas: v.Gas,
-		GasPrice: v.GasPrice, ChainID: v.ChainID, Nonce: v.Nonce, MaxFeePerGas: v.MaxFeePerGas,
-		MaxPriorityFeePerGas: v.MaxPriorityFeePerGas, MaxFeePerBlobGas: v.MaxFeePerBlobGas, Call: call}}
-	t.signer.facts(d.facts)
-	d.transfers, d.walletID = tx.Transfers(), s.groupID()
-	return t, nil
+	d.facts = facts
+	s.facts(d.facts)
+	d.walletID = s.groupID()
+	return &txSigning{signer: s, sign: sign}, nil
 }
 
-func execSignTransaction(x *execution, _ *api.SignTransactionIntentV2, t *ethTransaction) (*api.SignTransactionResult, error) {
+func execSignTransaction(x *execution, _ *api.SignTransactionIntentV2, t *txSigning) (*api.SignTransactionResult, error) {
 	var signed string
 	err := x.sign(t.signer, func(key []byte) (err error) {
-		signed, err = t.tx.Sign(key)
+		signed, err = t.sign(key)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &api.SignTransactionResult{SignedTransaction: signed}, nil
+}
+
+// ethereumTx is an unsigned Ethereum transaction.
+type ethereumTx struct{ tx *evm.UnsignedTx }
+
+func parseEthereumTx(unsigned string) (parsedTx, error) {
+	tx, err := evm.DecodeUnsignedTransaction(unsigned)
+	if err != nil {
+		return nil, err
+	}
+	return ethereumTx{tx}, nil
+}
+
+// prepare gives eth.tx, with the signer's address as the sender.
+func (t ethereumTx) prepare(s *signer) (*policy.Input, signTx, error) {
+	from, err := s.ethereumAddress()
+	if err != nil {
+		return nil, nil, err
+	}
+	v := t.tx.View(strings.ToLower(from))
+	facts := &policy.Input{EthTx: &policy.EthTx{From: v.From, To: v.To, Data: v.Data, Type: v.Type, Value: v.Value, Gas: v.Gas,
+		GasPrice: v.GasPrice, ChainID: v.ChainID, Nonce: v.Nonce, MaxFeePerGas: v.MaxFeePerGas,
+		MaxPriorityFeePerGas: v.MaxPriorityFeePerGas, MaxFeePerBlobGas: v.MaxFeePerBlobGas}}
+	return facts, t.tx.Sign, nil
+}
+
+// decodeTxHex decodes a transaction's hex (0x optional).
+func decodeTxHex(unsigned string) ([]byte, error) {
+	h := strings.TrimPrefix(strings.TrimPrefix(unsigned, "0x"), "0X")
+	if h == "" {
+		return nil, errors.New("the transaction is empty")
+	}
+	b, err := hex.DecodeString(h)
+	if err != nil {
+		return nil, errors.New("the transaction is not hex")
+	}
+	return b, nil
 }
 
 func checkSignWith(signWith string) error {
@@ -309,7 +409,13 @@ func (x *execution) signPayloads(pl *payloads) ([]api.SignRawPayloadResult, erro
 	out := make([]api.SignRawPayloadResult, 0, len(pl.payloads))
 	err = x.sign(s, func(key []byte) error {
 		for _, in := range inputs {
-			sig, err := keys.Sign(s.curve, key, in)
+			var sig keys.Signature
+			var err error
+			if s.schnorr == ecdsaScheme {
+				sig, err = keys.Sign(s.curve, key, in)
+			} else {
+				sig, err = keys.SignSchnorr(key, in, s.schnorr == taprootScheme)
+			}
 			if err != nil {
 				return err
 			}

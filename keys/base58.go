@@ -9,7 +9,10 @@ import (
 const base58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 // base58Encode encodes b in base58 (leading zero bytes become '1').
-func base58Encode(b []byte) string {
+func base58Encode(b []byte) string { return base58EncodeAlphabet(b, base58Alphabet) }
+
+// base58EncodeAlphabet encodes b in base58 with the given alphabet (leading zero bytes become its first letter).
+func base58EncodeAlphabet(b []byte, alphabet string) string {
 	zeros := 0
 	for zeros < len(b) && b[zeros] == 0 {
 		zeros++
@@ -32,10 +35,10 @@ func base58Encode(b []byte) string {
 	}
 	out := make([]byte, zeros+n)
 	for i := range zeros {
-		out[i] = '1'
+		out[i] = alphabet[0]
 	}
 	for i := range n {
-		out[zeros+i] = base58Alphabet[digits[n-1-i]]
+		out[zeros+i] = alphabet[digits[n-1-i]]
 	}
 	return string(out)
 }

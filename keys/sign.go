@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/btcsuite/btcd/btcec/v2"
+	"github.com/btcsuite/btcd/btcec/v2/schnorr"
+	"github.com/btcsuite/btcd/txscript"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	secpecdsa "github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
 )
@@ -105,6 +108,34 @@ func signEd25519(privateKey, message []byte) (Signature, error) {
 	k := ed25519.NewKeyFromSeed(privateKey)
 	defer clear(k)
 	raw := ed25519.Sign(k, message)
+	var sig Signature
+	copy(sig.R[:], raw[:32])
+	copy(sig.S[:], raw[32:])
+	return sig, nil
+}
+
+// SignSchnorr makes a BIP-340 Schnorr signature of a 32-byte digest with a secp256k1 key: R is the nonce point's x,
+// S the scalar, V zero. With taprootTweak the key is first tweaked as a BIP-86 key-path output key (no script tree),
+// so the signature verifies against a P2TR address's output key; without, against the key's x coordinate (Spark).
+func SignSchnorr(privateKey, digest []byte, taprootTweak bool) (Signature, error) {
+	if len(digest) != 32 {
+		return Signature{}, fmt.Errorf("Schnorr signs a 32-byte digest, got %d bytes", len(digest))
+	}
+	if err := checkSecp256k1Key(privateKey); err != nil {
+		return Signature{}, err
+	}
+	k, _ := btcec.PrivKeyFromBytes(privateKey)
+	defer k.Zero()
+	if taprootTweak {
+		tweaked := txscript.TweakTaprootPrivKey(*k, nil)
+		defer tweaked.Zero()
+		k = tweaked
+	}
+	s, err := schnorr.Sign(k, digest)
+	if err != nil {
+		return Signature{}, fmt.Errorf("Schnorr signing failed: %w", err)
+	}
+	raw := s.Serialize()
 	var sig Signature
 	copy(sig.R[:], raw[:32])
 	copy(sig.S[:], raw[32:])

@@ -1,6 +1,8 @@
 package keys
 
 import (
+	"github.com/btcsuite/btcd/btcec/v2/schnorr"
+
 	"bytes"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -160,5 +162,45 @@ func TestSignatureHex(t *testing.T) {
 	r, s, v := sig.Hex()
 	if r != "ab"+strings.Repeat("0", 62) || s != strings.Repeat("0", 62)+"01" || v != "01" {
 		t.Errorf("Hex() = %s, %s, %s", r, s, v)
+	}
+}
+
+// With BIP-340 test vector 1's key and message: btcec derives its nonces as RFC 6979 does, not from the vector's
+// auxiliary randomness, so the signatures are checked by verification, against the key's x coordinate and, tweaked,
+// against the key's P2TR output key.
+func TestSignSchnorr(t *testing.T) {
+	priv := mustHex(t, "b7e151628aed2a6abf7158809cf4f3c762e7160f38b4da56a784d9045190cfef")
+	digest := mustHex(t, "243f6a8885a308d313198a2e03707344a4093822299f31d0082efa98ec4e6c89")
+	pub, err := PublicKey(CurveSecp256k1, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	output, err := TaprootOutputKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tweak := range []bool{false, true} {
+		sig, err := SignSchnorr(priv, digest, tweak)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := pub[1:]
+		if tweak {
+			key = output
+		}
+		xonly, err := schnorr.ParsePubKey(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed, err := schnorr.ParseSignature(append(sig.R[:], sig.S[:]...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !parsed.Verify(digest, xonly) || sig.V != 0 {
+			t.Errorf("tweak %v: the signature does not verify", tweak)
+		}
+	}
+	if _, err := SignSchnorr(priv, digest[:31], false); err == nil {
+		t.Error("a 31-byte digest was signed")
 	}
 }

@@ -262,6 +262,12 @@ func (c *compiler) compileField(n *fieldNode) (evaluator, *typ, error) {
 	case kindDyn:
 		return nil, nil, c.errorf(n.pos, fmt.Sprintf("write %s['%s']", format(n.x), n.name),
 			"%s is a dynamic value, so its keys are read with ['...']", quote(n.x))
+	case kindList:
+		if n.name == "count" {
+			// The reference's own examples write xs.count without parentheses (solana.tx.transfers.count == 1,
+			// address_table_lookups.count == 0): it means xs.count().
+			return &countEval{x: x, src: format(n)}, tInt, nil
+		}
 	}
 	hint := ""
 	if isMethod(n.name) {

@@ -4,8 +4,8 @@
 // # Expressions
 //
 // A policy has two optional expressions. The condition says what the policy covers
-// (keywords activity, eth.tx, eth.eip_712, eth.eip_7702_authorization, wallet,
-// wallets, wallet_account, private_key); the consensus says who may act (approvers,
+// (keywords activity, eth.tx, eth.eip_712, eth.eip_7702_authorization, solana.tx,
+// bitcoin.tx, tron.tx, wallet, wallets, wallet_account, private_key); the consensus says who may act (approvers,
 // credentials). Compile parses and type-checks one expression for its field, once;
 // the compiled Expr is evaluated for every request with Eval.
 //
@@ -61,9 +61,10 @@
 // type mismatches such as eth.tx.chain_id == '1', methods on the wrong type or with
 // the wrong number of arguments, and bound variables that shadow a keyword or an
 // enclosing bound variable. Fields of the reference that need what Sigil lacks
-// (eth.tx.function_name, function_signature and contract_call_args, solana.tx,
-// tron.tx, bitcoin.tx, tempo.tx, secret, time, Timestamp, CronSpan) are refused as
-// "not supported yet".
+// (eth.tx.function_name, function_signature and contract_call_args,
+// solana.tx.instructions[].parsed_instruction_data, tempo.tx,
+// secret, time, Timestamp, CronSpan) are refused as "not supported yet". xs.count
+// without parentheses, as the reference's own examples write it, is xs.count().
 //
 // Evaluation does not short-circuit: every clause is evaluated, and an error anywhere
 // (an *EvalError: a keyword that does not apply to the request, a missing

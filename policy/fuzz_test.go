@@ -22,6 +22,10 @@ var fuzzSeeds = []string{
 	"(a || b) && !c == d",
 	"f(1, 'x', [true])",
 	"eth.tx.to == \"x\"",
+	"solana.tx.transfers.all(t, t.to == 'B' && t.amount < 5) && solana.tx.spl_transfers.any(s, s.signers.contains('S'))",
+	"solana.tx.instructions[0].accounts.any(a, a.signer && a.writable) && solana.tx.address_table_lookups[0].writable_indexes.count == 1",
+	"bitcoin.tx.outputs.all(o, o.address in ['a', 'b'] && o.value < 200000) && bitcoin.tx.fee <= 50000 && bitcoin.tx.locktime.type == 'Blocks'",
+	"tron.tx.contract[0].amount < 10000000 && tron.tx.contract[0].data[0..8] == 'a9059cbb' || tron.tx.contract.any(c, c.owner.keys.count() > 1)",
 }
 
 // FuzzParse checks that parsing never panics and that printing a parsed tree and
@@ -71,6 +75,9 @@ func fuzzInput() *Input {
 		Wallets:     []Wallet{{ID: "w", Exported: true}},
 		WalletAccount: &WalletAccount{Address: "0x1", PathIndexes: []uint32{44, 60},
 			PathHardened: []bool{true}},
+		SolanaTx:  solLookup().SolanaTx,
+		BitcoinTx: btcTx(btcTo, 5, 7).BitcoinTx,
+		TronTx:    tronTransfer(5).TronTx,
 	}
 }
 

@@ -29,6 +29,9 @@ type Input struct {
 	EthTx                *EthTx                // an Ethereum transaction being signed
 	EIP712               *EIP712               // an EIP-712 typed-data payload being signed
 	EIP7702Authorization *EIP7702Authorization // an EIP-7702 authorization being signed
+	SolanaTx             *SolanaTx             // a Solana transaction being signed
+	BitcoinTx            *BitcoinTx            // the transaction of a PSBT being signed
+	TronTx               *TronTx               // a Tron transaction being signed
 	Wallet               *Wallet               // the wallet the request acts on or signs with
 	Wallets              []Wallet              // the wallets an activity acts on; nil when it acts on none
 	WalletAccount        *WalletAccount        // the wallet account that signs or is exported

@@ -98,6 +98,9 @@ func callField(read func(*ContractCall) value, t *typ) *fieldDef {
 	}}
 }
 
+// unsupported is a field of the reference's language that Sigil cannot evaluate yet.
+func unsupported(t *typ, why string) *fieldDef { return &fieldDef{typ: t, unsupported: why} }
+
 // notApplicable is the error for a keyword the request does not carry; the failing
 // node adds the keyword's path as the clause.
 func notApplicable() error {
@@ -278,11 +281,8 @@ func paramValue(raw any, t *typ) (value, bool) {
 
 // unsupportedRoots are keywords of the reference that Sigil cannot evaluate yet.
 var unsupportedRoots = map[string]string{
-	"solana":  "'solana.tx' is not supported yet: Sigil does not parse Solana transactions",
-	"tron":    "'tron.tx' is not supported yet: Sigil does not parse Tron transactions",
-	"bitcoin": "'bitcoin.tx' is not supported yet: Sigil does not parse Bitcoin transactions",
-	"tempo":   "'tempo.tx' is not supported yet: Sigil does not parse Tempo transactions",
-	"secret":  "'secret' is not supported yet: Sigil has no secrets",
+	"tempo":  "'tempo.tx' is not supported yet: Sigil does not parse Tempo transactions",
+	"secret": "'secret' is not supported yet: Sigil has no secrets",
 }
 
 var roots = map[string]*rootDef{
@@ -296,6 +296,9 @@ var roots = map[string]*rootDef{
 	"controls": structRoot(Condition, tControls, func(in *Input) (any, error) { return in, nil }),
 	"activity": structRoot(Condition, tActivity, func(in *Input) (any, error) { return &in.Activity, nil }),
 	"eth":      structRoot(Condition, tEth, func(in *Input) (any, error) { return in, nil }),
+	"solana":   structRoot(Condition, tSolana, func(in *Input) (any, error) { return in, nil }),
+	"bitcoin":  structRoot(Condition, tBitcoin, func(in *Input) (any, error) { return in, nil }),
+	"tron":     structRoot(Condition, tTron, func(in *Input) (any, error) { return in, nil }),
 	"wallet":   structRoot(Condition, tWallet, func(in *Input) (any, error) { return present(in.Wallet) }),
 	"wallets": {field: Condition, typ: listOf(tWallet), get: func(in *Input) (value, error) {
 		if in.Wallets == nil {

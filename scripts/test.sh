@@ -36,7 +36,7 @@ echo "==> go test ./... (SQLite and PostgreSQL)"
 go test -count=1 ./...
 
 echo "==> fuzzing the parsers briefly"
-for target in policy:FuzzParse policy:FuzzEval jsonstrict:FuzzDecode stamp:FuzzParseAPIKeyStamp; do
+for target in policy:FuzzParse policy:FuzzEval jsonstrict:FuzzDecode stamp:FuzzParseAPIKeyStamp solana:FuzzParseTransaction bitcoin:FuzzParse tron:FuzzParse; do
   out=$(go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 3s "./${target%%:*}" 2>&1) || { echo "$out"; exit 1; }
 done
 

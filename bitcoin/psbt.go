@@ -1,0 +1,141 @@
+// Package bitcoin parses Partially Signed Bitcoin Transactions (BIP-174) for the signing activities, builds what the
+// policy engine reads of them (bitcoin.tx), and signs the inputs that spend from one key. It is pure: no network, no
+// database. Parsing and sighashes come from btcd (btcutil/psbt, txscript).
+//
+// What is signed, as the reference describes it: SIGN_TRANSACTION_V2 with TRANSACTION_TYPE_BITCOIN takes a PSBT as
+// hex; the inputs whose spent output pays to the signing key are signed — P2PKH, P2WPKH, P2SH-P2WPKH (with its redeem
+// script), P2WSH (with a witness script naming the key) with ECDSA and SIGHASH_ALL, each signature added to the
+// input's partial signatures under the key; P2TR key-path inputs (BIP-86 output key) with a Schnorr signature of the
+// tweaked key and SIGHASH_DEFAULT, added as the input's taproot key-spend signature — and the PSBT is returned as hex
+// for the caller to finalize.
+package bitcoin
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/btcsuite/btcd/btcutil/psbt"
+	"github.com/btcsuite/btcd/chaincfg/chainhash"
+	"github.com/btcsuite/btcd/txscript"
+	"github.com/btcsuite/btcd/wire"
+)
+
+// ErrInvalid is wrapped by every parse error.
+var ErrInvalid = errors.New("invalid PSBT")
+
+// MaxPSBTSize bounds what is parsed: far above any standard transaction's PSBT.
+const MaxPSBTSize = 512 << 10
+
+// PSBT is a parsed PSBT and the outputs its inputs spend, where the PSBT gives them.
+type PSBT struct {
+	Packet *psbt.Packet
+	// Spent is the output each input spends (from its witness UTXO or its previous transaction), nil where the PSBT
+	// gives neither.
+	Spent []*wire.TxOut
+}
+
+// Parse parses a serialized PSBT and checks it: a version 0 PSBT whose unsigned transaction has inputs and outputs,
+// whose previous transactions match the outpoints they are given for, whose witness UTXOs agree with them, and no
+// bytes after it.
+func Parse(b []byte) (p *PSBT, err error) {
+	if len(b) > MaxPSBTSize {
+		return nil, fmt.Errorf("%w: %d bytes, more than %d", ErrInvalid, len(b), MaxPSBTSize)
+	}
+	defer func() {
+		if r := recover(); r != nil { // the PSBT decoder is third-party code: never let input crash the server
+			p, err = nil, fmt.Errorf("%w: malformed PSBT", ErrInvalid)
+		}
+	}()
+	r := bytes.NewReader(b)
+	packet, err := psbt.NewFromRawBytes(r, false)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if r.Len() != 0 {
+		return nil, fmt.Errorf("%w: %d bytes follow the PSBT", ErrInvalid, r.Len())
+	}
+	tx := packet.UnsignedTx
+	if len(tx.TxIn) == 0 || len(tx.TxOut) == 0 {
+		return nil, fmt.Errorf("%w: the transaction has %d inputs and %d outputs; it needs at least one of each", ErrInvalid, len(tx.TxIn), len(tx.TxOut))
+	}
+	if len(packet.Inputs) != len(tx.TxIn) || len(packet.Outputs) != len(tx.TxOut) {
+		return nil, fmt.Errorf("%w: the PSBT's input and output maps do not match its transaction", ErrInvalid)
+	}
+	p = &PSBT{Packet: packet, Spent: make([]*wire.TxOut, len(tx.TxIn))}
+	for i, in := range packet.Inputs {
+		prev := tx.TxIn[i].PreviousOutPoint
+		if in.NonWitnessUtxo != nil {
+			if h := in.NonWitnessUtxo.TxHash(); h != prev.Hash {
+				return nil, fmt.Errorf("%w: input %d's previous transaction is %s, not the %s it spends", ErrInvalid, i, h, prev.Hash)
+			}
+			if int(prev.Index) >= len(in.NonWitnessUtxo.TxOut) {
+				return nil, fmt.Errorf("%w: input %d spends output %d of a transaction of %d outputs", ErrInvalid, i, prev.Index, len(in.NonWitnessUtxo.TxOut))
+			}
+			p.Spent[i] = in.NonWitnessUtxo.TxOut[prev.Index]
+		}
+		if w := in.WitnessUtxo; w != nil {
+			if s := p.Spent[i]; s != nil && (s.Value != w.Value || !bytes.Equal(s.PkScript, w.PkScript)) {
+				return nil, fmt.Errorf("%w: input %d's witness UTXO differs from the output of its previous transaction", ErrInvalid, i)
+			}
+			p.Spent[i] = w
+		}
+		if s := p.Spent[i]; s != nil && (s.Value < 0 || s.Value > maxSatoshis) {
+			return nil, fmt.Errorf("%w: input %d spends %d satoshis", ErrInvalid, i, s.Value)
+		}
+	}
+	var out int64
+	for i, o := range tx.TxOut {
+		if o.Value < 0 || o.Value > maxSatoshis {
+			return nil, fmt.Errorf("%w: output %d pays %d satoshis", ErrInvalid, i, o.Value)
+		}
+		out += o.Value
+	}
+	if out > maxSatoshis {
+		return nil, fmt.Errorf("%w: the outputs pay more than 21 million bitcoin", ErrInvalid)
+	}
+	if fee, ok := p.Fee(); ok && fee < 0 {
+		return nil, fmt.Errorf("%w: the outputs pay %d satoshis more than the inputs spend", ErrInvalid, -fee)
+	}
+	return p, nil
+}
+
+const maxSatoshis = 21_000_000 * 100_000_000
+
+// Fee is the inputs' value less the outputs', when the PSBT gives every input's spent output.
+func (p *PSBT) Fee() (int64, bool) {
+	var in, out int64
+	for _, s := range p.Spent {
+		if s == nil {
+			return 0, false
+		}
+		in += s.Value
+	}
+	for _, o := range p.Packet.UnsignedTx.TxOut {
+		out += o.Value
+	}
+	return in - out, true
+}
+
+// Serialize writes the PSBT.
+func (p *PSBT) Serialize() ([]byte, error) {
+	var b bytes.Buffer
+	if err := p.Packet.Serialize(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// prevOuts is the fetcher of the outputs the inputs spend, for sighashes.
+func (p *PSBT) prevOuts() *txscript.MultiPrevOutFetcher {
+	f := txscript.NewMultiPrevOutFetcher(nil)
+	for i, in := range p.Packet.UnsignedTx.TxIn {
+		if s := p.Spent[i]; s != nil {
+			f.AddPrevOut(in.PreviousOutPoint, s)
+		}
+	}
+	return f
+}
+
+// TxID is an outpoint's transaction id as written (byte-reversed hex).
+func TxID(h chainhash.Hash) string { return h.String() }
