@@ -7,14 +7,11 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -63,21 +60,12 @@ func (e *ActivityError) Error() string {
 // errors are *apierr.Error for refused requests and *ActivityError for activities that did not complete. The typed
 // methods (CreateUsers, SignTransaction, ...) call it; it serves callers that learn the type at run time.
 func (c *Client) Submit(ctx context.Context, orgID string, spec api.ActivitySpec, params any) (*api.Activity, error) {
-	rawParams, err := json.Marshal(params)
+	req, err := c.NewSubmitRequest(ctx, orgID, spec, params)
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now
-	if c.Now != nil {
-		now = c.Now
-	}
-	req := api.SubmitRequest{Type: spec.Type, TimestampMs: strconv.FormatInt(now().UnixMilli(), 10),
-		OrganizationID: orgID, Parameters: rawParams}
-	if c.GenerateAppProofs {
-		req.GenerateAppProofs = &c.GenerateAppProofs
-	}
 	var res api.ActivityResponse
-	if err := c.post(ctx, "/public/v1/submit/"+spec.Path, req, &res); err != nil {
+	if err := c.do(req, &res); err != nil {
 		return nil, err
 	}
 	return c.wait(ctx, res.Activity)
@@ -113,37 +101,20 @@ func (c *Client) Query(ctx context.Context, path string, req, resp any) error {
 }
 
 func (c *Client) post(ctx context.Context, path string, body, out any) error {
-	raw, err := json.Marshal(body)
+	req, err := c.newRequest(ctx, path, body)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+path, bytes.NewReader(raw))
+	return c.do(req, out)
+}
+
+// do sends a prepared request and reads the answer into out.
+func (c *Client) do(req *http.Request, out any) error {
+	res, err := c.HTTP.Do(req)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	name, value, err := c.Stamper.Stamp(raw)
-	if err != nil {
-		return fmt.Errorf("client: stamp: %w", err)
-	}
-	req.Header.Set(name, value)
-	resp, err := c.HTTP.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		var b apierr.Body
-		if json.Unmarshal(data, &b) != nil || b.Message == "" {
-			return &apierr.Error{Code: apierr.Unknown, HTTP: resp.StatusCode, Message: resp.Status}
-		}
-		return apierr.FromBody(resp.StatusCode, b)
-	}
-	return json.Unmarshal(data, out)
+	return ReadResponse(res, out)
 }
 
 // Result decodes an activity's result object into out: the one its result holds under the result key of its type,

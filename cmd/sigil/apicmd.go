@@ -1,51 +1,79 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"strings"
 
 	"sigil/api"
 	"sigil/client"
 	"sigil/coordinator"
+	"sigil/stack"
 	"sigil/stamp"
 )
 
-// runAPI submits any activity (by type, with or without the ACTIVITY_TYPE_ prefix) or runs any query (by its path
-// name) and prints the response as JSON.
-func runAPI(ctx context.Context, args []string) error {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return fmt.Errorf("usage: sigil api NAME [--params JSON] [--key FILE --org ID --url URL | --dir DIR]")
-	}
-	name := args[0]
-	fs := flag.NewFlagSet("api", flag.ContinueOnError)
-	dir := fs.String("dir", ".sigil", "data directory of a running `sigil up` (its bootstrap.json supplies key, org and URL)")
-	keyPath := fs.String("key", "", "key file written by `sigil keys new` (default: the bootstrap root key)")
+// runAPI is sigil api NAME: it submits any activity (by type, with or without the ACTIVITY_TYPE_ prefix) or runs any
+// query (by its path name) through the SDK, and prints the response as JSON.
+func runAPI(ctx context.Context, e *env, args []string) error {
+	name, args := positional(args)
+	fs := e.flags()
+	dir := fs.String("dir", ".sigil", "data directory of a running sigil up (its bootstrap.json supplies key, org and URL)")
+	keyPath := fs.String("key", "", "key file written by sigil keys new (default: the bootstrap root key)")
 	org := fs.String("org", "", "organization id (default: the bootstrap organization)")
 	url := fs.String("url", "", "coordinator URL (default: from bootstrap.json)")
 	params := fs.String("params", "{}", "the activity's parameters or the query's body, as JSON")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := e.parse(fs, args); err != nil {
 		return err
+	}
+	if name == "" {
+		return e.usageErrorf("NAME, an activity type or a query, is required")
+	}
+	op, ok := findOperation(name)
+	if !ok {
+		return e.usageErrorf("%q is neither a query nor an activity type the coordinator knows", name)
+	}
+	if !json.Valid([]byte(*params)) {
+		return e.usageErrorf("--params is not valid JSON")
 	}
 	c, orgID, err := apiClient(*dir, *keyPath, *org, *url)
 	if err != nil {
 		return err
 	}
 	var out any
-	if isQuery(name) {
-		out, err = runQuery(ctx, c, name, orgID, *params)
+	if op.Query {
+		out, err = runQuery(ctx, c, op.Path, orgID, *params)
 	} else {
-		out, err = runActivity(ctx, c, name, orgID, *params)
+		out, err = runActivity(ctx, e, c, op.ActivitySpec, orgID, *params)
 	}
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(os.Stdout)
+	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// findOperation finds what NAME names in the coordinator's list of operations: a query by its path, else an activity
+// by its type, with or without the ACTIVITY_TYPE_ prefix, in any case.
+func findOperation(name string) (coordinator.Operation, bool) {
+	ops := coordinator.Operations()
+	for _, op := range ops {
+		if op.Query && op.Path == name {
+			return op, true
+		}
+	}
+	typ := strings.ToUpper(name)
+	if !strings.HasPrefix(typ, "ACTIVITY_TYPE_") {
+		typ = "ACTIVITY_TYPE_" + typ
+	}
+	for _, op := range ops {
+		if !op.Query && op.Type == typ {
+			return op, true
+		}
+	}
+	return coordinator.Operation{}, false
 }
 
 func apiClient(dir, keyPath, org, url string) (*client.Client, string, error) {
@@ -57,26 +85,18 @@ func apiClient(dir, keyPath, org, url string) (*client.Client, string, error) {
 		}
 	}
 	if key == nil || org == "" || url == "" {
-		b, err := readBootstrap(dir)
+		b, err := stack.ReadBootstrap(dir)
 		if err != nil {
 			return nil, "", err
 		}
 		if key == nil {
-			if key, err = stamp.ParseAPIKey(stamp.CurveP256, b.APIPrivateKey); err != nil {
+			if key, err = b.RootKey(); err != nil {
 				return nil, "", err
 			}
 		}
-		org = firstNonEmpty(org, b.OrganizationID)
-		url = firstNonEmpty(url, b.CoordinatorURL)
+		org, url = cmp.Or(org, b.OrganizationID), cmp.Or(url, b.CoordinatorURL)
 	}
 	return client.New(url, key), org, nil
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func runQuery(ctx context.Context, c *client.Client, path, orgID, params string) (any, error) {
@@ -91,45 +111,16 @@ func runQuery(ctx context.Context, c *client.Client, path, orgID, params string)
 	return out, c.Query(ctx, path, body, &out)
 }
 
-func runActivity(ctx context.Context, c *client.Client, name, orgID, params string) (any, error) {
-	typ := strings.ToUpper(name)
-	if !strings.HasPrefix(typ, "ACTIVITY_TYPE_") {
-		typ = "ACTIVITY_TYPE_" + typ
-	}
-	spec, ok := activitySpec(typ)
-	if !ok {
-		return nil, fmt.Errorf("%q is neither a query nor an activity type this client knows", name)
-	}
-	if !json.Valid([]byte(params)) {
-		return nil, fmt.Errorf("--params is not valid JSON")
-	}
+// runActivity submits the activity and returns its record; one that did not complete is printed too, after its error
+// on stderr.
+func runActivity(ctx context.Context, e *env, c *client.Client, spec api.ActivitySpec, orgID, params string) (any, error) {
 	a, err := c.Submit(ctx, orgID, spec, json.RawMessage(params))
 	if a != nil && err != nil {
-		fmt.Fprintln(os.Stderr, "sigil:", err)
+		fmt.Fprintln(e.stderr, "sigil:", err)
 		return api.ActivityResponse{Activity: *a}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	return api.ActivityResponse{Activity: *a}, nil
-}
-
-// isQuery reports whether name is the path of a query the coordinator answers.
-func isQuery(name string) bool {
-	for _, op := range coordinator.Operations() {
-		if op.Query && op.Path == name {
-			return true
-		}
-	}
-	return false
-}
-
-// activitySpec finds the wire contract of an activity type the coordinator executes.
-func activitySpec(typ string) (api.ActivitySpec, bool) {
-	for _, op := range coordinator.Operations() {
-		if !op.Query && op.Type == typ {
-			return op.ActivitySpec, true
-		}
-	}
-	return api.ActivitySpec{}, false
 }

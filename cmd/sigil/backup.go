@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,15 +11,15 @@ import (
 
 // runBackup copies a running stack's SQLite database to a new file. The master key file is not in it: it is kept
 // apart, and a backup without it holds only sealed key material.
-func runBackup(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
+func runBackup(ctx context.Context, e *env, args []string) error {
+	fs := e.flags()
 	dir := fs.String("dir", ".sigil", "data directory of sigil up")
 	out := fs.String("out", "", "file to write the copy to (must not exist)")
-	if err := fs.Parse(args); err != nil {
+	if err := e.parse(fs, args); err != nil {
 		return err
 	}
 	if *out == "" {
-		return fmt.Errorf("backup: --out FILE is required")
+		return e.usageErrorf("--out FILE is required")
 	}
 	db := filepath.Join(*dir, "sigil.db")
 	if _, err := os.Stat(db); err != nil { // opening would create an empty one
@@ -34,6 +33,6 @@ func runBackup(ctx context.Context, args []string) error {
 	if err := st.BackupTo(ctx, *out); err != nil {
 		return err
 	}
-	fmt.Printf("wrote %s, a copy of %s; back up the master key file (%s) separately\n", *out, db, filepath.Join(*dir, "master.key"))
+	fmt.Fprintf(e.stdout, "wrote %s, a copy of %s; back up the master key file (%s) separately\n", *out, db, filepath.Join(*dir, "master.key"))
 	return nil
 }

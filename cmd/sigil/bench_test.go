@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -12,21 +11,16 @@ import (
 // executable as `bench --load`, and under go test that executable is this binary.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == "bench" && os.Args[2] == "--load" {
-		if err := runBench(context.Background(), os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "sigil:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
 
 func TestBench(t *testing.T) {
-	out, err := capture(t, func() error {
-		return runBench(context.Background(), []string{"--duration", "300ms", "--clients", "2", "--rounds", "2"})
-	})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	t.Parallel()
+	out, errs, code := sigil(t, "bench", "--duration", "300ms", "--clients", "2", "--rounds", "2")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	for _, want := range []string{"CREATE_USERS_V3", "whoami", "SIGN_TX 1 client", "SIGN_TX 2 clients", "µs/request",
 		"ratio, server CPU per signing activity", "goal: activity under 4×", "goal: p99 under 10ms at half the peak"} {

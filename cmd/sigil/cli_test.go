@@ -1,40 +1,31 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"crypto/rand"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"sigil/coordinator"
-	"sigil/internal/testdb"
-	"sigil/seal"
+	"sigil/stack"
 	"sigil/store"
 )
 
-// capture runs fn with os.Stdout redirected and returns what it printed.
-func capture(t *testing.T, fn func() error) (string, error) {
+// sigil runs the command line args as main would, and returns what it wrote and its exit status.
+func sigil(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	r, w, _ := os.Pipe()
-	old := os.Stdout
-	os.Stdout = w
-	err := fn()
-	w.Close()
-	os.Stdout = old
-	out, _ := io.ReadAll(r)
-	return string(out), err
+	var out, errs bytes.Buffer
+	code = run(context.Background(), args, &out, &errs)
+	return out.String(), errs.String(), code
 }
 
 func TestKeysNew(t *testing.T) {
+	t.Parallel()
 	for _, curve := range []string{"p256", "secp256k1", "ed25519"} {
 		path := filepath.Join(t.TempDir(), "key.json")
-		if _, err := capture(t, func() error { return runKeys(context.Background(), []string{"new", "--curve", curve, "--out", path}) }); err != nil {
-			t.Fatal(err)
+		if out, errs, code := sigil(t, "keys", "new", "--curve", curve, "--out", path); code != 0 || !strings.Contains(out, "public key") {
+			t.Fatalf("keys new --curve %s: exit %d\n%s%s", curve, code, out, errs)
 		}
 		fi, err := os.Stat(path)
 		if err != nil || fi.Mode().Perm() != 0o600 {
@@ -44,61 +35,58 @@ func TestKeysNew(t *testing.T) {
 			t.Fatalf("%s: %v", curve, err)
 		}
 	}
-	if err := runKeys(context.Background(), []string{"new", "--curve", "rsa"}); err == nil {
-		t.Fatal("unknown curve accepted")
+	if _, errs, code := sigil(t, "keys", "new", "--curve", "rsa"); code != 2 || !strings.Contains(errs, `unknown curve "rsa"`) {
+		t.Fatalf("unknown curve: exit %d, %s", code, errs)
 	}
 }
 
+// sigil api submits activities and runs queries named as the coordinator's list of operations names them, with the
+// bootstrap record's key, organization and URL.
 func TestAPICommand(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	b := testdb.SQLite(t)
-	st, err := store.Open(ctx, b.URL, b.Dir)
+	s, err := stack.StartCoordinator(ctx, stack.CoordinatorConfig{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	ring, _ := seal.NewKeyring(1, seal.MasterKey{Version: 1, Key: key})
-	coord := coordinator.New(st, coordinator.Config{Keyring: ring, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err := coord.Start(ctx); err != nil {
+	defer s.Close()
+	boot, err := s.Coordinator().CreateRootOrganization(ctx, "Sigil", "root")
+	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(coord.Handler())
-	defer srv.Close()
 	dir := t.TempDir()
-	if err := ensureBootstrap(ctx, coord, dir, srv.URL); err != nil {
+	if err := stack.WriteBootstrap(dir, &stack.Bootstrap{OrganizationID: boot.OrganizationID, UserID: boot.UserID,
+		APIPublicKey: boot.APIKey.PublicKeyHex(), APIPrivateKey: boot.APIKey.PrivateKeyHex(), CoordinatorURL: s.Services()[0].URL}); err != nil {
 		t.Fatal(err)
 	}
-	if fi, _ := os.Stat(bootstrapPath(dir)); fi.Mode().Perm() != 0o600 {
-		t.Fatalf("bootstrap.json mode %v", fi.Mode())
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"api", "whoami", "--dir", dir}, `"username": "root"`},
+		{[]string{"api", "update_organization_name", "--dir", dir, "--params", `{"organizationName":"Renamed"}`}, "ACTIVITY_STATUS_COMPLETED"},
+		{[]string{"api", "ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME", "--dir", dir, "--params", `{"organizationName":"Again"}`}, "ACTIVITY_STATUS_COMPLETED"},
+		{[]string{"api", "get_organization", "--dir", dir}, `"name": "Again"`},
+	} {
+		if out, errs, code := sigil(t, tc.args...); code != 0 || !strings.Contains(out, tc.want) {
+			t.Fatalf("%v: exit %d\n%s%s", tc.args, code, out, errs)
+		}
 	}
-	out, err := capture(t, func() error { return runAPI(ctx, []string{"whoami", "--dir", dir}) })
-	if err != nil || !strings.Contains(out, `"username": "root"`) {
-		t.Fatalf("whoami: %s %v", out, err)
-	}
-	out, err = capture(t, func() error {
-		return runAPI(ctx, []string{"update_organization_name", "--dir", dir, "--params", `{"organizationName":"Renamed"}`})
-	})
-	if err != nil || !strings.Contains(out, "ACTIVITY_STATUS_COMPLETED") {
-		t.Fatalf("activity: %s %v", out, err)
-	}
-	if _, err := capture(t, func() error { return runAPI(ctx, []string{"no_such_thing", "--dir", dir}) }); err == nil {
-		t.Fatal("unknown name accepted")
-	}
-	// A second start on the same directory reuses the bootstrap organization.
-	before, _ := readBootstrap(dir)
-	if err := ensureBootstrap(ctx, coord, dir, srv.URL); err != nil {
-		t.Fatal(err)
-	}
-	after, _ := readBootstrap(dir)
-	if after.OrganizationID != before.OrganizationID || after.APIPrivateKey != before.APIPrivateKey {
-		t.Fatal("second start replaced the bootstrap organization")
+	for _, args := range [][]string{
+		{"api", "no_such_thing", "--dir", dir},
+		{"api", "whoami", "--dir", dir, "--params", "{"},
+		{"api", "--dir", dir},
+		{"api"},
+	} {
+		if out, errs, code := sigil(t, args...); code != 2 || out != "" || !strings.HasPrefix(errs, "sigil api: ") {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q; want a usage error", args, code, out, errs)
+		}
 	}
 }
 
 // sigil backup copies the database of a data directory, which opens as a database of its own.
 func TestBackupCommand(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	st, err := store.Open(ctx, "", dir)
@@ -112,8 +100,8 @@ func TestBackupCommand(t *testing.T) {
 	}
 	defer st.Close()
 	out := filepath.Join(t.TempDir(), "copy.db")
-	if _, err := capture(t, func() error { return runBackup(ctx, []string{"--dir", dir, "--out", out}) }); err != nil {
-		t.Fatal(err)
+	if stdout, errs, code := sigil(t, "backup", "--dir", dir, "--out", out); code != 0 {
+		t.Fatalf("backup: exit %d\n%s%s", code, stdout, errs)
 	}
 	copied, err := store.Open(ctx, out, "")
 	if err != nil {
@@ -123,12 +111,12 @@ func TestBackupCommand(t *testing.T) {
 	if _, err := copied.GetOrg(ctx, "o"); err != nil {
 		t.Fatalf("the copy lacks the organization: %v", err)
 	}
-	if err := runBackup(ctx, []string{"--dir", dir}); err == nil {
-		t.Fatal("backup without --out accepted")
+	if _, _, code := sigil(t, "backup", "--dir", dir); code != 2 {
+		t.Fatalf("backup without --out: exit %d", code)
 	}
 	empty := t.TempDir()
-	if err := runBackup(ctx, []string{"--dir", empty, "--out", filepath.Join(t.TempDir(), "x.db")}); err == nil {
-		t.Fatal("backup of a directory without a database accepted")
+	if _, errs, code := sigil(t, "backup", "--dir", empty, "--out", filepath.Join(t.TempDir(), "x.db")); code != 1 || !strings.Contains(errs, "no database") {
+		t.Fatalf("backup of a directory without a database: exit %d, %s", code, errs)
 	}
 	if _, err := os.Stat(filepath.Join(empty, "sigil.db")); err == nil {
 		t.Fatal("backup created a database where there was none")

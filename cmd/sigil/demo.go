@@ -2,49 +2,31 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"io"
 	"os"
-	"sync"
 	"time"
 
 	"sigil/examples/yieldagent"
-	"sigil/stamp"
+	"sigil/stack"
 )
 
-func init() {
-	commands["demo"] = command{"run a user journey against the running stack: demo yield [--dir DIR] | demo web", runDemo}
-}
-
-func runDemo(ctx context.Context, args []string) error {
-	if len(args) > 0 && args[0] == "yield" {
-		return demoYield(ctx, args[1:])
-	}
-	if len(args) > 0 && args[0] == "web" && demoWeb != nil {
-		return demoWeb(ctx, args[1:])
-	}
-	return fmt.Errorf("usage: sigil demo yield [--dir DIR] [--amount USDC] | sigil demo web [--dir DIR]")
-}
-
-// demoWeb is set by the web demo's file when it is part of the build.
-var demoWeb func(ctx context.Context, args []string) error
-
-// demoYield runs the second specification's journey: a policy-restricted agent earns yield.
-func demoYield(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("demo yield", flag.ContinueOnError)
-	dir := fs.String("dir", ".sigil", "data directory of a running `sigil up`")
+// runDemoYield is sigil demo yield, the second specification's journey: a policy-restricted agent earns yield.
+func runDemoYield(ctx context.Context, e *env, args []string) error {
+	fs := e.flags()
+	dir := fs.String("dir", ".sigil", "data directory of a running sigil up")
 	amount := fs.String("amount", "100", "USDC to deposit")
-	if err := fs.Parse(args); err != nil {
+	if err := e.parse(fs, args); err != nil {
 		return err
 	}
-	b, err := readBootstrap(*dir)
+	b, err := stack.ReadBootstrap(*dir)
 	if err != nil {
 		return err
 	}
 	if b.YieldURL == "" || b.ChainRPCURL == "" {
-		return fmt.Errorf("bootstrap.json names no yield service or chain: start the whole stack with `sigil up`")
+		return fmt.Errorf("bootstrap.json names no yield service or chain: start the whole stack with sigil up")
 	}
-	key, err := stamp.ParseAPIKey(stamp.CurveP256, b.APIPrivateKey)
+	key, err := b.RootKey()
 	if err != nil {
 		return err
 	}
@@ -53,11 +35,11 @@ func demoYield(ctx context.Context, args []string) error {
 		CoordinatorURL: b.CoordinatorURL, OrganizationID: b.OrganizationID, RootKey: key,
 		YieldURL: b.YieldURL, YieldAPIKey: b.YieldAPIKey, RPCURL: b.ChainRPCURL, FaucetURL: b.FaucetURL,
 		Network: b.Network, ChainID: b.ChainID, Amount: *amount,
-	}, newProgress())
+	}, newProgress(e.stdout))
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\nSummary (%s)\n  agent user   %s\n  wallet       %s\n  yield        %s\n  deposited    %s USDC\n  after enter  %s\n  after exit   %s\n  transactions %d\n  denied       %s\n",
+	fmt.Fprintf(e.stdout, "\nSummary (%s)\n  agent user   %s\n  wallet       %s\n  yield        %s\n  deposited    %s USDC\n  after enter  %s\n  after exit   %s\n  transactions %d\n  denied       %s\n",
 		time.Since(start).Round(100*time.Millisecond), sum.AgentUserID, sum.WalletAddress, sum.YieldID, sum.Deposited,
 		sum.BalanceAfterEnter, sum.BalanceAfterExit, len(sum.Hashes), sum.Denial)
 	return nil
@@ -65,35 +47,40 @@ func demoYield(ctx context.Context, args []string) error {
 
 // progress shows each step: a spinner while it runs on a terminal, plain lines otherwise.
 type progress struct {
+	w    io.Writer
 	tty  bool
-	mu   sync.Mutex
 	step string
 	stop chan struct{}
 	done chan struct{}
 }
 
-func newProgress() *progress {
-	fi, err := os.Stdout.Stat()
-	return &progress{tty: err == nil && fi.Mode()&os.ModeCharDevice != 0}
+func newProgress(w io.Writer) *progress {
+	f, ok := w.(*os.File)
+	if !ok {
+		return &progress{w: w}
+	}
+	fi, err := f.Stat()
+	return &progress{w: w, tty: err == nil && fi.Mode()&os.ModeCharDevice != 0}
 }
 
 func (p *progress) Start(step string) {
 	p.step = step
 	if !p.tty {
-		fmt.Printf("... %s\n", step)
+		fmt.Fprintf(p.w, "... %s\n", step)
 		return
 	}
 	p.stop, p.done = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(p.done)
-		frames := `⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏`
+		frames := []rune(`⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏`)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
 		for i := 0; ; i++ {
-			r := []rune(frames)[i%10]
-			fmt.Printf("\r%c %s", r, step)
+			fmt.Fprintf(p.w, "\r%c %s", frames[i%len(frames)], step)
 			select {
 			case <-p.stop:
 				return
-			case <-time.After(100 * time.Millisecond):
+			case <-tick.C:
 			}
 		}
 	}()
@@ -103,13 +90,13 @@ func (p *progress) end(mark, detail string) {
 	if p.tty {
 		close(p.stop)
 		<-p.done
-		fmt.Printf("\r%s %s\n", mark, p.step)
+		fmt.Fprintf(p.w, "\r%s %s\n", mark, p.step)
 		if detail != "" {
-			fmt.Printf("    %s\n", detail)
+			fmt.Fprintf(p.w, "    %s\n", detail)
 		}
 		return
 	}
-	fmt.Printf("%s %s: %s\n", mark, p.step, detail)
+	fmt.Fprintf(p.w, "%s %s: %s\n", mark, p.step, detail)
 }
 
 func (p *progress) Done(detail string) { p.end("✓", detail) }

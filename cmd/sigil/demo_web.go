@@ -3,26 +3,21 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
-	"time"
 
 	weblogin "sigil/examples/web-login"
+	"sigil/stack"
 )
 
-func init() { demoWeb = serveWebDemo }
-
-// serveWebDemo serves the browser journey of the first specification (examples/web-login) for the running stack:
-// e-mail OTP sign-up and login through the auth proxy, then a message signed with the session key.
-func serveWebDemo(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("demo web", flag.ContinueOnError)
-	dir := fs.String("dir", ".sigil", "data directory of a running `sigil up`")
+// runDemoWeb is sigil demo web: it serves the browser journey of the first specification (examples/web-login) for the
+// running stack: e-mail OTP sign-up and login through the auth proxy, then a message signed with the session key.
+func runDemoWeb(ctx context.Context, e *env, args []string) error {
+	fs := e.flags()
+	dir := fs.String("dir", ".sigil", "data directory of a running sigil up")
 	listen := fs.String("listen", "127.0.0.1:8085", "listen address; the coordinator must allow its origin (sigil up --allowed-origins)")
-	if err := fs.Parse(args); err != nil {
+	if err := e.parse(fs, args); err != nil {
 		return err
 	}
 	cfg, err := webDemoConfig(*dir)
@@ -31,29 +26,26 @@ func serveWebDemo(ctx context.Context, args []string) error {
 	}
 	h, err := weblogin.Handler(cfg)
 	if err != nil {
-		return fmt.Errorf("%s: %w", bootstrapPath(*dir), err)
+		return fmt.Errorf("%s: %w", stack.BootstrapPath(*dir), err)
 	}
-	ln, err := net.Listen("tcp", *listen)
+	s, err := stack.StartServer("web demo", *listen, h)
 	if err != nil {
 		return err
 	}
-	url := "http://" + ln.Addr().String()
-	fmt.Printf("Web login demo: %s\n  coordinator  %s\n  auth proxy   %s\nOpen it in a browser; Ctrl-C stops it.\n",
-		url, cfg.CoordinatorURL, cfg.AuthProxyURL)
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	return serveAll(ctx, logger, &server{name: "web demo", url: url, ln: ln,
-		srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}})
+	fmt.Fprintf(e.stdout, "Web login demo: %s\n  coordinator  %s\n  auth proxy   %s\nOpen it in a browser; Ctrl-C stops it.\n",
+		s.Services()[0].URL, cfg.CoordinatorURL, cfg.AuthProxyURL)
+	return serve(ctx, s, slog.New(slog.NewTextHandler(e.stderr, nil)))
 }
 
 // webDemoConfig reads the page's configuration from bootstrap.json: the same JSON names, public fields only.
 func webDemoConfig(dir string) (weblogin.Config, error) {
 	var cfg weblogin.Config
-	data, err := os.ReadFile(bootstrapPath(dir))
+	data, err := os.ReadFile(stack.BootstrapPath(dir))
 	if err != nil {
-		return cfg, fmt.Errorf("read %s (is `sigil up --dir %s` running?): %w", bootstrapPath(dir), dir, err)
+		return cfg, fmt.Errorf("read %s (is sigil up --dir %s running?): %w", stack.BootstrapPath(dir), dir, err)
 	}
 	if err := json.Unmarshal(data, &cfg); err != nil {
-		return cfg, fmt.Errorf("%s is not valid JSON: %w", bootstrapPath(dir), err)
+		return cfg, fmt.Errorf("%s is not valid JSON: %w", stack.BootstrapPath(dir), err)
 	}
 	return cfg, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -13,6 +14,7 @@ import (
 )
 
 func TestDemoWebRefusesAStackWithoutItsParts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		bootstrap string // empty: no bootstrap.json at all
@@ -25,21 +27,23 @@ func TestDemoWebRefusesAStackWithoutItsParts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			if tt.bootstrap != "" {
 				if err := os.WriteFile(filepath.Join(dir, "bootstrap.json"), []byte(tt.bootstrap), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
-			err := runDemo(context.Background(), []string{"web", "--dir", dir, "--listen", "127.0.0.1:0"})
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("demo web = %v, want an error naming %q", err, tt.wantErr)
+			_, errs, code := sigil(t, "demo", "web", "--dir", dir, "--listen", "127.0.0.1:0")
+			if code != 1 || !strings.Contains(errs, tt.wantErr) {
+				t.Fatalf("demo web = exit %d, %q; want an error naming %q", code, errs, tt.wantErr)
 			}
 		})
 	}
 }
 
 func TestDemoWebServesTheStacksConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	boot := `{"organizationId":"o","apiPrivateKey":"00aa","coordinatorUrl":"http://127.0.0.1:8081",
 		"authProxyUrl":"http://127.0.0.1:8082","authProxyConfigId":"8302a01c-c321-47dc-9767-1348d0d5dedd"}`
@@ -48,16 +52,15 @@ func TestDemoWebServesTheStacksConfig(t *testing.T) {
 	}
 
 	// Run the command with its output on a pipe, to learn the address it listens on.
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout := os.Stdout
-	os.Stdout = w
-	defer func() { os.Stdout = stdout }()
+	r, w := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- runDemo(ctx, []string{"web", "--dir", dir, "--listen", "127.0.0.1:0"}) }()
+	defer cancel()
+	done := make(chan int, 1)
+	var errs bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"demo", "web", "--dir", dir, "--listen", "127.0.0.1:0"}, w, &errs)
+		w.Close()
+	}()
 	line, err := bufio.NewReader(r).ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
@@ -85,8 +88,8 @@ func TestDemoWebServesTheStacksConfig(t *testing.T) {
 	}
 
 	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("demo web after Ctrl-C: %v", err)
+	go io.Copy(io.Discard, r)
+	if code := <-done; code != 0 {
+		t.Fatalf("demo web after Ctrl-C: exit %d\n%s", code, errs.String())
 	}
-	w.Close()
 }

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +14,7 @@ import (
 	"sigil/store"
 )
 
-// keyFile is the file `sigil keys new` writes and `sigil api --key` reads.
+// keyFile is the file sigil keys new writes and sigil api --key reads.
 type keyFile struct {
 	Curve      string `json:"curve"`
 	PublicKey  string `json:"publicKey"`
@@ -23,36 +23,28 @@ type keyFile struct {
 
 var curves = map[string]stamp.Curve{"p256": stamp.CurveP256, "secp256k1": stamp.CurveSecp256k1, "ed25519": stamp.CurveEd25519}
 
-func runKeys(ctx context.Context, args []string) error {
-	if len(args) > 0 && args[0] == "rotate-master" {
-		return rotateMaster(ctx, args[1:])
-	}
-	if len(args) == 0 || args[0] != "new" {
-		return fmt.Errorf("usage: sigil keys new [--curve p256|secp256k1|ed25519] [--out FILE] | sigil keys rotate-master [--dir DIR]")
-	}
-	fs := flag.NewFlagSet("keys new", flag.ContinueOnError)
+// runKeysNew is sigil keys new: a new API key pair, written to a file readable by its owner only.
+func runKeysNew(ctx context.Context, e *env, args []string) error {
+	fs := e.flags()
 	curveName := fs.String("curve", "p256", "p256, secp256k1 or ed25519")
-	out := fs.String("out", "", "file to write (default: print the public key and write sigil-key-<curve>.json)")
-	if err := fs.Parse(args[1:]); err != nil {
+	out := fs.String("out", "", "file to write (default: sigil-key-CURVE.json)")
+	if err := e.parse(fs, args); err != nil {
 		return err
 	}
 	curve, ok := curves[*curveName]
 	if !ok {
-		return fmt.Errorf("unknown curve %q: use p256, secp256k1 or ed25519", *curveName)
+		return e.usageErrorf("unknown curve %q: use p256, secp256k1 or ed25519", *curveName)
 	}
 	key, err := stamp.GenerateAPIKey(curve)
 	if err != nil {
 		return err
 	}
-	path := *out
-	if path == "" {
-		path = "sigil-key-" + *curveName + ".json"
-	}
+	path := cmp.Or(*out, "sigil-key-"+*curveName+".json")
 	data, _ := json.MarshalIndent(keyFile{Curve: string(curve), PublicKey: key.PublicKeyHex(), PrivateKey: key.PrivateKeyHex()}, "", "  ")
 	if err := os.WriteFile(path, append(data, '\n'), 0o600); err != nil {
 		return err
 	}
-	fmt.Printf("wrote %s\npublic key (%s): %s\n", path, curve, key.PublicKeyHex())
+	fmt.Fprintf(e.stdout, "wrote %s\npublic key (%s): %s\n", path, curve, key.PublicKeyHex())
 	return nil
 }
 
@@ -68,17 +60,18 @@ func loadKeyFile(path string) (*stamp.APIKey, error) {
 	return stamp.ParseAPIKey(stamp.Curve(kf.Curve), kf.PrivateKey)
 }
 
-// rotateMaster adds a new master key version, makes it active, and rewraps every sealed row under it. A running
-// coordinator keeps working throughout: it reads the key file again when it meets the new version.
-func rotateMaster(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("keys rotate-master", flag.ContinueOnError)
+// runRotateMaster is sigil keys rotate-master: it adds a new master key version, makes it active, and rewraps every
+// sealed row under it. A running coordinator keeps working throughout: it reads the key file again when it meets the
+// new version.
+func runRotateMaster(ctx context.Context, e *env, args []string) error {
+	fs := e.flags()
 	dir := fs.String("dir", ".sigil", "data directory")
 	masterKey := fs.String("master-key-file", "", "master key file (default DIR/master.key)")
 	dbURL := fs.String("database-url", "", "PostgreSQL URL, when the stack runs on PostgreSQL")
-	if err := fs.Parse(args); err != nil {
+	if err := e.parse(fs, args); err != nil {
 		return err
 	}
-	path := firstNonEmpty(*masterKey, filepath.Join(*dir, "master.key"))
+	path := cmp.Or(*masterKey, filepath.Join(*dir, "master.key"))
 	version, err := seal.AddVersion(path, true)
 	if err != nil {
 		return err
@@ -96,6 +89,6 @@ func rotateMaster(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("master key version %d is active; %d sealed secrets rewrapped\n", version, n)
+	fmt.Fprintf(e.stdout, "master key version %d is active; %d sealed secrets rewrapped\n", version, n)
 	return nil
 }

@@ -1,38 +1,57 @@
-// Command sigil runs Sigil's services and talks to them.
+// Command sigil runs Sigil's services and talks to them. `sigil help` lists its commands, `sigil help COMMAND` (or
+// `sigil COMMAND --help`) describes one and its flags.
 //
-//	sigil up [--dir DIR]                    run the whole stack with embedded defaults
-//	sigil keys new [--curve CURVE]          make an API key pair
-//	sigil api NAME --params JSON            submit an activity or run a query
-//	sigil bench                             measure the coordinator on this machine
-//	sigil backup --out FILE                 copy the database while the stack runs
+// Each command parses its flags and calls a package: stack starts and stops the services, client talks to the
+// coordinator.
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sort"
 	"syscall"
 )
 
-// command is one subcommand: a few lines that parse flags and call into a package.
-type command struct {
-	summary string
-	run     func(ctx context.Context, args []string) error
-}
-
-var commands = map[string]command{
-	"up":        {"run the coordinator with embedded defaults (SQLite in --dir)", runUp},
-	"authproxy": {"run the auth proxy alone in front of a running coordinator (--dir of sigil up)", runAuthProxy},
-	"keys":      {"manage API keys: keys new [--curve p256|secp256k1|ed25519] [--out FILE]", runKeys},
-	"api":       {"submit an activity or run a query: api NAME --params JSON [--key FILE --org ID | --dir DIR]", runAPI},
-	"bench":     {"measure stamped activity and query throughput against a server on loopback", runBench},
-	"backup":    {"copy the SQLite database of a running stack: backup --out FILE [--dir DIR]", runBackup},
-	"yield":     {"run the yield service alone, or create its API keys: yield keys create --project P [--fee-set 10|20]", runYield},
+// commands is the command tree: every command of sigil, in the order `sigil help` lists them.
+func commands() *command {
+	return &command{name: "sigil", args: "COMMAND [flags]", summary: "Sigil: self-hosted wallet infrastructure in one binary.", subs: []*command{
+		{name: "up", args: "[flags]", run: runUp,
+			summary: "run the whole stack with embedded defaults: coordinator, dev chain, yield service, auth proxy, dashboard",
+			doc: "Everything lives in --dir (SQLite database, master key, dev chain, dev mail outbox). The first start creates\n" +
+				"a root organization with a root user and a P-256 API key and writes it, with every service's URL, to\n" +
+				"DIR/bootstrap.json (mode 0600); later starts reuse it. Ctrl-C stops the stack gracefully."},
+		{name: "api", args: "NAME [flags]", run: runAPI,
+			summary: "submit an activity or run a query, stamped with the bootstrap root key or --key",
+			doc: "NAME is an activity type, with or without its ACTIVITY_TYPE_ prefix (create_wallet, ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2),\n" +
+				"or the name of a query (whoami, list_wallets). The response is printed as JSON."},
+		{name: "keys", summary: "make API key pairs, rotate the master key", subs: []*command{
+			{name: "new", args: "[flags]", run: runKeysNew, summary: "make an API key pair and write it to a file (mode 0600)"},
+			{name: "rotate-master", args: "[flags]", run: runRotateMaster,
+				summary: "add a master key version, make it active, and rewrap every sealed secret under it"},
+		}},
+		{name: "demo", summary: "run a user journey against the running stack", subs: []*command{
+			{name: "yield", args: "[flags]", run: runDemoYield, summary: "a policy-restricted agent earns yield, end to end"},
+			{name: "web", args: "[flags]", run: runDemoWeb,
+				summary: "serve the browser example: a user signs up and logs in through the auth proxy"},
+		}},
+		{name: "chain", args: "[flags]", run: runChain, summary: "run the dev chain alone, or fund an address from its faucet", subs: []*command{
+			{name: "fund", args: "ADDRESS [flags]", run: runFund, summary: "send ETH and tokens to an address from the dev chain's faucet"},
+		}},
+		{name: "yield", args: "[flags]", run: runYield, summary: "run the yield service alone, or create its API keys", subs: []*command{
+			{name: "keys", summary: "manage the yield service's API keys", subs: []*command{
+				{name: "create", args: "[flags]", run: runYieldKeysCreate, summary: "create an API key of a project; it is printed only once"},
+			}},
+		}},
+		{name: "authproxy", args: "[flags]", run: runAuthProxy,
+			summary: "run the auth proxy alone in front of a running coordinator (the --dir of sigil up)"},
+		{name: "backup", args: "[flags]", run: runBackup, summary: "copy the SQLite database of a running stack"},
+		{name: "bench", args: "[flags]", run: runBench,
+			summary: "measure stamped activities and queries against a coordinator on loopback"},
+		{name: "version", args: "", run: runVersion, summary: "print the version and VCS revision of this build"},
+		{name: "help", args: "[COMMAND...]", run: runHelp, summary: "print the usage of sigil or of a command"},
+	}}
 }
 
 func main() {
@@ -43,34 +62,14 @@ func main() {
 		debug.SetGCPercent(400)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if len(os.Args) < 2 {
-		usage()
-		os.Exit(2)
-	}
-	cmd, ok := commands[os.Args[1]]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "sigil: unknown command %q\n\n", os.Args[1])
-		usage()
-		os.Exit(2)
-	}
-	if err := cmd.run(ctx, os.Args[2:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(2)
-		}
-		fmt.Fprintln(os.Stderr, "sigil:", err)
-		os.Exit(1)
-	}
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: sigil COMMAND [flags]\n\ncommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(os.Stderr, "  %-6s %s\n", n, commands[n].summary)
-	}
+// run runs the command that args name, writing to stdout and stderr, and returns the exit status: 0 on success and
+// for help, 2 for a wrong command line, 1 when the command failed.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr, root: commands()}
+	return e.exit(e.dispatch(ctx, e.root, nil, args))
 }

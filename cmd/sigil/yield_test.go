@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -69,23 +67,23 @@ func allocatorFees(t *testing.T, url, key string) []string {
 // sigil yield keys create prints a new key once, on stdout alone; the key authenticates and sees its project's fee set,
 // which a later key of the project takes when --fee-set is left out and may not contradict.
 func TestYieldKeysCreate(t *testing.T) {
+	t.Parallel()
 	node := startDevChain(t)
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		t.Parallel()
 		ctx := context.Background()
-		create := func(args ...string) (string, error) {
-			return capture(t, func() error {
-				return runYield(ctx, append([]string{"keys", "create", "--dir", b.Dir, "--database-url", b.URL}, args...))
-			})
+		create := func(args ...string) (string, string, int) {
+			return sigil(t, append([]string{"yield", "keys", "create", "--dir", b.Dir, "--database-url", b.URL}, args...)...)
 		}
-		out, err := create("--project", "acme", "--fee-set", "20")
+		out, errs, code := create("--project", "acme", "--fee-set", "20")
 		first := strings.TrimSuffix(out, "\n")
-		if err != nil || !strings.HasPrefix(first, "sgy_") || len(first) != 47 || strings.Contains(first, "\n") {
-			t.Fatalf("keys create printed %q, %v; want one key", out, err)
+		if code != 0 || !strings.HasPrefix(first, "sgy_") || len(first) != 47 || strings.Contains(first, "\n") {
+			t.Fatalf("keys create printed %q, exit %d, %s; want one key", out, code, errs)
 		}
-		out, err = create("--project", "acme")
+		out, errs, code = create("--project", "acme")
 		second := strings.TrimSuffix(out, "\n")
-		if err != nil || !strings.HasPrefix(second, "sgy_") || second == first {
-			t.Fatalf("a second key of the project: %q, %v", out, err)
+		if code != 0 || !strings.HasPrefix(second, "sgy_") || second == first {
+			t.Fatalf("a second key of the project: %q, exit %d, %s", out, code, errs)
 		}
 		for _, tc := range []struct {
 			args  []string
@@ -96,8 +94,8 @@ func TestYieldKeysCreate(t *testing.T) {
 			{[]string{"--project", "other", "--fee-set", "15"}, "not 10 or 20"},
 			{[]string{"--fee-set", "10"}, "--project is required"},
 		} {
-			if out, err := create(tc.args...); err == nil || !strings.Contains(err.Error(), tc.error) || out != "" {
-				t.Fatalf("keys create %v: printed %q, %v; want an error with %q", tc.args, out, err, tc.error)
+			if out, errs, code := create(tc.args...); code == 0 || !strings.Contains(errs, tc.error) || out != "" {
+				t.Fatalf("keys create %v: printed %q, exit %d, %s; want an error with %q", tc.args, out, code, errs, tc.error)
 			}
 		}
 
@@ -124,75 +122,4 @@ func TestYieldKeysCreate(t *testing.T) {
 			}
 		}
 	})
-}
-
-// sigil up's yield service records its URL and one key per fee set in bootstrap.json; the two keys see different
-// allocator vaults. A file that lacks one of the keys gets it on the next start, and the other is kept.
-func TestUpYieldBootstrap(t *testing.T) {
-	ctx := context.Background()
-	node := startDevChain(t)
-	dir := t.TempDir()
-	st, err := store.Open(ctx, "", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := writeBootstrap(dir, &bootstrapFile{OrganizationID: "o", CoordinatorURL: "http://127.0.0.1:8081"}); err != nil {
-		t.Fatal(err)
-	}
-	start := func() *bootstrapFile {
-		t.Helper()
-		yf := yieldFlags{listen: "127.0.0.1:0"}
-		srv, svc, err := yf.start(ctx, st, dir, node.Bootstrap(), quietLog)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go srv.srv.Serve(srv.ln)
-		t.Cleanup(func() { srv.srv.Close(); svc.Close() })
-		b, err := readBootstrap(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b.YieldURL != srv.url || b.OrganizationID != "o" || b.YieldAPIKey == "" || b.YieldAPIKey20 == "" || b.YieldAPIKey == b.YieldAPIKey20 {
-			t.Fatalf("bootstrap.json after the yield service started: %+v (serving at %s)", b, srv.url)
-		}
-		if fees := allocatorFees(t, b.YieldURL, b.YieldAPIKey); !slices.Equal(fees, []string{"10.00"}) {
-			t.Fatalf("yieldApiKey sees allocator vaults with fees %v, want the 10%% set's", fees)
-		}
-		if fees := allocatorFees(t, b.YieldURL, b.YieldAPIKey20); !slices.Equal(fees, []string{"20.00"}) {
-			t.Fatalf("yieldApiKey20 sees allocator vaults with fees %v, want the 20%% set's", fees)
-		}
-		return b
-	}
-	first := start()
-
-	// A file written when there was only the 10% key.
-	first.YieldAPIKey20 = ""
-	if err := writeBootstrap(dir, first); err != nil {
-		t.Fatal(err)
-	}
-	second := start()
-	if second.YieldAPIKey != first.YieldAPIKey {
-		t.Fatal("the next start replaced the 10% key")
-	}
-
-	// Without bootstrap.json the start fails and leaves nothing listening.
-	if err := os.Remove(bootstrapPath(dir)); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	yf := yieldFlags{listen: addr}
-	if _, _, err := yf.start(ctx, st, dir, node.Bootstrap(), quietLog); err == nil || !strings.Contains(err.Error(), "bootstrap.json") {
-		t.Fatalf("start without bootstrap.json: %v", err)
-	}
-	ln, err = net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatalf("the failed start left its listener open: %v", err)
-	}
-	ln.Close()
 }

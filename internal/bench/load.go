@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -53,13 +53,13 @@ type loadResult struct {
 // own CPU time just then and not charge the child's start-up to the server.
 const loadReady = "ready"
 
-// runLoad is the hidden `sigil bench --load`: it reads a plan, runs it, and reports.
-func runLoad(ctx context.Context, in io.Reader, out io.Writer) error {
+// Load is the load process of Run (sigil bench --load): it reads a plan from in, runs it, and reports on out.
+func Load(ctx context.Context, in io.Reader, out io.Writer) error {
 	var p loadPlan
 	if err := json.NewDecoder(in).Decode(&p); err != nil {
 		return fmt.Errorf("bench --load: read plan: %w", err)
 	}
-	op, err := loadOp(ctx, p)
+	op, err := newLoadOp(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -67,11 +67,20 @@ func runLoad(ctx context.Context, in io.Reader, out io.Writer) error {
 	return json.NewEncoder(out).Encode(runPlan(ctx, p, op))
 }
 
-// loadOp turns the plan's operation into one request of it, made with the plan's API key.
-func loadOp(ctx context.Context, p loadPlan) (func() error, error) {
+// loadOp is one operation of a plan: prepare builds its next request, stamped and ready to send, and send sends one
+// and checks the answer.
+type loadOp struct {
+	prepare func() (*http.Request, error)
+	send    func(*http.Request) error
+}
+
+// newLoadOp makes the plan's operation with the plan's API key. Its requests are built by the SDK without being sent
+// (client.NewSubmitRequest, NewQueryRequest), so that a client builds and stamps its next request before the
+// request's start, and the latency measured is the server's round trip.
+func newLoadOp(ctx context.Context, p loadPlan) (loadOp, error) {
 	key, err := stamp.ParseAPIKey(p.Curve, p.PrivateKey)
 	if err != nil {
-		return nil, err
+		return loadOp{}, err
 	}
 	c := client.New(p.URL, key)
 	c.HTTP.Transport = &http.Transport{MaxIdleConnsPerHost: p.Clients}
@@ -79,27 +88,51 @@ func loadOp(ctx context.Context, p loadPlan) (func() error, error) {
 	// is a new activity, never an idempotent replay of an earlier one.
 	var n atomic.Uint64
 	n.Store(uint64(time.Now().UnixNano()))
+	activity := func(spec api.ActivitySpec, params func() any) loadOp {
+		return loadOp{
+			prepare: func() (*http.Request, error) { return c.NewSubmitRequest(ctx, p.Org, spec, params()) },
+			send: func(req *http.Request) error {
+				var res api.ActivityResponse
+				if err := do(c, req, &res); err != nil {
+					return err
+				}
+				if res.Activity.Status != api.StatusCompleted {
+					return &client.ActivityError{Activity: res.Activity}
+				}
+				return nil
+			},
+		}
+	}
 	switch p.Op {
 	case "sign":
-		return func() error {
-			_, _, err := c.SignTransaction(ctx, p.Org, api.SignTransactionIntentV2{SignWith: p.SignWith,
-				UnsignedTransaction: unsignedApproval(p.To, n.Add(1)), Type: api.TransactionTypeEthereum})
-			return err
-		}, nil
+		return activity(api.SignTransactionV2.ActivitySpec, func() any {
+			return api.SignTransactionIntentV2{SignWith: p.SignWith, UnsignedTransaction: unsignedApproval(p.To, n.Add(1)),
+				Type: api.TransactionTypeEthereum}
+		}), nil
 	case "whoami":
-		return func() error {
-			_, err := c.Whoami(ctx, p.Org)
-			return err
+		return loadOp{
+			prepare: func() (*http.Request, error) {
+				return c.NewQueryRequest(ctx, api.Whoami.Path, api.OrganizationRequest{OrganizationID: p.Org})
+			},
+			send: func(req *http.Request) error { return do(c, req, &api.WhoamiResponse{}) },
 		}, nil
 	case "create_users":
-		return func() error {
-			_, _, err := c.CreateUsersV3(ctx, p.Org, api.CreateUsersIntentV3{Users: []api.UserParamsV3{{
+		return activity(api.CreateUsersV3.ActivitySpec, func() any {
+			return api.CreateUsersIntentV3{Users: []api.UserParamsV3{{
 				UserName: fmt.Sprintf("user-%d", n.Add(1)), APIKeys: []api.APIKeyParamsV2{},
-				Authenticators: []api.AuthenticatorParamsV2{}, OauthProviders: []api.OauthProviderParams{}, UserTags: []string{}}}})
-			return err
-		}, nil
+				Authenticators: []api.AuthenticatorParamsV2{}, OauthProviders: []api.OauthProviderParams{}, UserTags: []string{}}}}
+		}), nil
 	}
-	return nil, fmt.Errorf("bench --load: unknown operation %q", p.Op)
+	return loadOp{}, fmt.Errorf("bench --load: unknown operation %q", p.Op)
+}
+
+// do sends a prepared request and reads its answer into out.
+func do(c *client.Client, req *http.Request, out any) error {
+	res, err := c.HTTP.Do(req)
+	if err != nil {
+		return err
+	}
+	return client.ReadResponse(res, out)
 }
 
 // unsignedApproval is an unsigned EIP-1559 approve(spender, 1) to the token, as viem serializes it.
@@ -111,7 +144,7 @@ func unsignedApproval(to string, nonce uint64) string {
 }
 
 // runPlan runs op from p.Clients goroutines for p.Duration and summarises the latencies.
-func runPlan(ctx context.Context, p loadPlan, op func() error) loadResult {
+func runPlan(ctx context.Context, p loadPlan, op loadOp) loadResult {
 	var (
 		mu  sync.Mutex
 		lat []time.Duration
@@ -158,10 +191,16 @@ func stagger(p loadPlan, client int) time.Duration {
 }
 
 // runClient is one client: unpaced it sends the next request as soon as the last one returns; paced it keeps an
-// absolute schedule (first, first+interval, ...) that does not slip when the server is slow (open loop).
-func runClient(ctx context.Context, p loadPlan, first, deadline time.Time, op func() error, record func(time.Duration, error)) {
+// absolute schedule (first, first+interval, ...) that does not slip when the server is slow (open loop). Each request
+// is prepared (built and stamped) before its start.
+func runClient(ctx context.Context, p loadPlan, first, deadline time.Time, op loadOp, record func(time.Duration, error)) {
 	every := interval(p)
 	for n := 0; ctx.Err() == nil; n++ {
+		req, err := op.prepare()
+		if err != nil {
+			record(0, err)
+			return
+		}
 		due := time.Now()
 		if every > 0 {
 			due = first.Add(time.Duration(n) * every)
@@ -174,7 +213,7 @@ func runClient(ctx context.Context, p loadPlan, first, deadline time.Time, op fu
 			time.Sleep(wait)
 			from = time.Now() // on time: the timer's own lateness is not the server's
 		}
-		err := op()
+		err = op.send(req)
 		record(time.Since(from), err)
 	}
 }

@@ -1,0 +1,502 @@
+// Package stack starts and stops Sigil's services together, as `sigil up` runs them: the coordinator (with the dev
+// mail outbox on its listener), the embedded dev chain, the yield service, the auth proxy and the organization
+// dashboard, each on its own listener, over one database and one data directory, with the record of the first start
+// in DIR/bootstrap.json. Tests start a whole stack the same way, on 127.0.0.1:0 in a temporary directory:
+//
+//	s, err := stack.Start(ctx, stack.Config{Dir: t.TempDir(), ChainEphemeral: true})
+//	defer s.Close()
+//	c := client.New(s.Bootstrap().CoordinatorURL, rootKey)
+//
+// StartCoordinator, StartYield and StartServer start one service alone, with the same lifetime rules: Close stops
+// what was started in the reverse order of its start, and a start that fails midway closes what it had started.
+package stack
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"sigil/authproxy"
+	"sigil/chain"
+	"sigil/coordinator"
+	"sigil/dashboard"
+	"sigil/notify"
+	"sigil/oidc"
+	"sigil/seal"
+	"sigil/store"
+	"sigil/yield"
+)
+
+// Config is a whole stack's settings. The zero value of each field but Dir means its default.
+type Config struct {
+	// Dir is the data directory, created if missing (mode 0700): the SQLite database, master.key, bootstrap.json,
+	// authproxy.json, the dev outbox (outbox/), the dev chain (chain/) and the yield catalogue. Required.
+	Dir string
+	// DatabaseURL is a PostgreSQL URL (postgres://...); empty is SQLite in Dir.
+	DatabaseURL string
+	// MasterKeyFile seals key material at rest (default Dir/master.key, created on the first start).
+	MasterKeyFile string
+
+	// Each service's listen address, host:port; empty is 127.0.0.1:0, a port the system picks. Bootstrap and
+	// Services tell where each one listens.
+	Listen, AuthProxyListen, YieldListen, DashboardListen, ChainListen string
+
+	// AllowedOrigins are the browser origins allowed to call the coordinator ("*" allows any); the dashboard's own
+	// origins are always added.
+	AllowedOrigins []string
+	// OIDC verifies the ID tokens of the trusted OIDC issuers (nil trusts none). OIDCIssuerURL is the issuer of the
+	// OIDC tokens the coordinator issues (default: the coordinator's URL). OAuth2Providers add OAuth 2.0 providers or
+	// replace built-in ones.
+	OIDC            *oidc.Verifier
+	OIDCIssuerURL   string
+	OAuth2Providers map[string]oidc.Provider
+
+	// ChainBlockPeriod also seals a block on this period when no transaction arrives (0: only on transactions).
+	// ChainSimulate accrues yield on this period (0: off). ChainEphemeral keeps the chain in memory instead of
+	// Dir/chain.
+	ChainBlockPeriod, ChainSimulate time.Duration
+	ChainEphemeral                  bool
+
+	// Logger receives every service's log lines (default: discarded).
+	Logger *slog.Logger
+}
+
+// ShutdownTimeout is how long Close lets the requests in flight finish, over all services.
+const ShutdownTimeout = 15 * time.Second
+
+// DevOutboxPath is where the coordinator's listener lists the messages the dev outbox received.
+const DevOutboxPath = "/dev/outbox"
+
+// AuthProxyIdentityFile is the auth proxy service's keys in the data directory (mode 0600), created on the first start.
+const AuthProxyIdentityFile = "authproxy.json"
+
+// Service is one service of a stack and the URL it answers at.
+type Service struct {
+	Name, URL string
+}
+
+// Stack is a set of started services. Its methods may be called from any goroutine.
+type Stack struct {
+	logger   *slog.Logger
+	closers  []closer // in the order of start
+	servers  []*server
+	extra    []Service // services that serve themselves (the dev chain)
+	errc     chan error
+	serving  sync.WaitGroup
+	deadline time.Time // of the graceful shutdown, set when Close begins
+
+	closeOnce sync.Once
+	closeErr  error
+
+	store *store.Store
+	coord *coordinator.Coordinator
+	boot  Bootstrap
+}
+
+type closer struct {
+	name  string
+	close func() error
+}
+
+// server is one HTTP service on its own listener; handler is set once the service is built, before serving.
+type server struct {
+	name, url string
+	ln        net.Listener
+	handler   http.Handler
+	srv       *http.Server
+}
+
+func newStack(logger *slog.Logger) *Stack {
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Stack{logger: logger}
+}
+
+// Start starts every service of `sigil up`, in this order: the database and master key, the coordinator (on the
+// first start it creates the root organization, with a root user and a P-256 API key, and records it in
+// bootstrap.json), the dev chain, the yield service (creating its two dev projects' API keys when bootstrap.json
+// lacks them), the auth proxy (enabling the root organization's proxy configuration on the first start, through the
+// coordinator's API in this process) and the dashboard. Each is recorded in bootstrap.json as it starts; every
+// listener serves once all of them are ready, so a service that answers means the whole stack is up.
+func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("stack: Config.Dir is required")
+	}
+	s := newStack(cfg.Logger)
+	defer s.closeOnError(&err)
+	logger := s.logger
+	st, ring, keyPath, err := s.openStore(ctx, cfg.Dir, cfg.DatabaseURL, cfg.MasterKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	// sigil up is dev mode: OTP e-mail and SMS go to the dev outbox (DIR/outbox), logged and listed at DevOutboxPath.
+	outbox, err := notify.OpenOutbox(filepath.Join(cfg.Dir, "outbox"), logger, nil)
+	if err != nil {
+		return nil, err
+	}
+	proxyID, err := authproxy.LoadOrCreateIdentity(filepath.Join(cfg.Dir, AuthProxyIdentityFile))
+	if err != nil {
+		return nil, fmt.Errorf("auth proxy identity: %w", err)
+	}
+	// The dashboard's listener is bound before the coordinator is made: the coordinator's CORS must allow the
+	// dashboard's origin, whose port the system may pick.
+	dash, err := s.listen("dashboard", cfg.DashboardListen)
+	if err != nil {
+		return nil, err
+	}
+	coordSrv, err := s.listen("coordinator", cfg.Listen)
+	if err != nil {
+		return nil, err
+	}
+	coord := coordinator.New(st, coordinator.Config{Logger: logger,
+		AllowedOrigins: append(slices.Clone(cfg.AllowedOrigins), origins(dash.ln)...),
+		Keyring:        ring, MasterKeyFile: keyPath, Email: outbox, EmailFrom: "sigil@localhost", SMS: outbox,
+		OIDC: cfg.OIDC, OIDCIssuerURL: cmp.Or(cfg.OIDCIssuerURL, coordSrv.url), OAuth2Providers: cfg.OAuth2Providers,
+		AuthProxy: &coordinator.AuthProxyService{EncryptionKey: proxyID.EncryptionPublicKey(), ServiceKey: proxyID.ServicePublicKey()}})
+	if err := coord.Start(ctx); err != nil {
+		return nil, err
+	}
+	s.coord = coord
+	api := coord.Handler()
+	coordSrv.handler = devHandler(api, outbox)
+	if s.boot, err = ensureRoot(ctx, coord, cfg.Dir); err != nil {
+		return nil, err
+	}
+	s.boot.CoordinatorURL, s.boot.DevOutboxURL = coordSrv.url, coordSrv.url+DevOutboxPath
+	if err := s.save(cfg.Dir); err != nil {
+		return nil, err
+	}
+
+	node, err := chain.Start(ctx, chainConfig(cfg, logger))
+	if err != nil {
+		return nil, fmt.Errorf("dev chain: %w", err)
+	}
+	s.onClose("dev chain", node.Close)
+	nb := node.Bootstrap()
+	s.extra = append(s.extra, Service{Name: "dev chain", URL: node.RPCURL()})
+	s.boot.ChainRPCURL, s.boot.ChainID, s.boot.FaucetURL, s.boot.Network, s.boot.Contracts = nb.RPCURL, nb.ChainID, nb.FaucetURL, nb.NetworkID, nb.Contracts
+	if err := s.save(cfg.Dir); err != nil {
+		return nil, err
+	}
+
+	yieldSrv, err := s.startDevYield(ctx, cfg, st, nb)
+	if err != nil {
+		return nil, fmt.Errorf("yield service: %w", err)
+	}
+
+	configID, err := ensureRootAuthProxy(ctx, api, proxyID, &s.boot)
+	if err != nil {
+		return nil, fmt.Errorf("enable the auth proxy of the root organization: %w", err)
+	}
+	proxy, err := authproxy.New(authproxy.Config{CoordinatorURL: coordSrv.url, Identity: proxyID, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	proxySrv, err := s.listen("auth proxy", cfg.AuthProxyListen)
+	if err != nil {
+		return nil, err
+	}
+	proxySrv.handler = proxy.Handler()
+	dash.handler = dashboard.Handler(dashboard.Config{CoordinatorURL: coordSrv.url, AuthProxyURL: proxySrv.url, OrganizationID: s.boot.OrganizationID})
+	s.boot.AuthProxyURL, s.boot.AuthProxyConfigID, s.boot.DashboardURL = proxySrv.url, configID, dash.url
+	if err := s.save(cfg.Dir); err != nil {
+		return nil, err
+	}
+	s.serve(coordSrv, yieldSrv, proxySrv, dash)
+	return s, nil
+}
+
+// chainConfig is the dev chain of a stack: its data in DIR/chain unless ephemeral.
+func chainConfig(cfg Config, logger *slog.Logger) chain.Config {
+	c := chain.Config{ListenAddr: cmp.Or(cfg.ChainListen, "127.0.0.1:0"), BlockPeriod: cfg.ChainBlockPeriod, Logger: logger,
+		Simulator: chain.SimulatorConfig{Period: cfg.ChainSimulate}}
+	if !cfg.ChainEphemeral {
+		c.DataDir = filepath.Join(cfg.Dir, "chain")
+	}
+	return c
+}
+
+// startDevYield writes the dev chain's catalogue (DIR/yield-catalogue.json), starts the yield service on it, and
+// creates the two dev projects' API keys (one on each fee set) that bootstrap.json lacks.
+func (s *Stack) startDevYield(ctx context.Context, cfg Config, st *store.Store, nb chain.Bootstrap) (*server, error) {
+	cat, err := yield.WriteDevCatalogue(ctx, filepath.Join(cfg.Dir, yield.DefaultCatalogueFile), nb)
+	if err != nil {
+		return nil, fmt.Errorf("yield catalogue: %w", err)
+	}
+	srv, svc, err := s.startYield(ctx, yield.Config{Catalogue: cat, Store: st, Logger: s.logger}, cfg.YieldListen)
+	if err != nil {
+		return nil, err
+	}
+	s.boot.YieldURL = srv.url
+	if err := ensureYieldKeys(ctx, svc, &s.boot); err != nil {
+		return nil, err
+	}
+	return srv, s.save(cfg.Dir)
+}
+
+func (s *Stack) startYield(ctx context.Context, cfg yield.Config, listen string) (*server, *yield.Service, error) {
+	svc, err := yield.New(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.onClose("yield service", svc.Close)
+	if err := svc.Start(ctx); err != nil {
+		return nil, nil, err
+	}
+	srv, err := s.listen("yield service", listen)
+	if err != nil {
+		return nil, nil, err
+	}
+	srv.handler = svc.Handler()
+	return srv, svc, nil
+}
+
+// CoordinatorConfig is a coordinator alone: no outbox, chain, auth proxy, yield service or bootstrap record.
+type CoordinatorConfig struct {
+	Dir, DatabaseURL, MasterKeyFile string // as in Config
+	Listen                          string // default 127.0.0.1:0
+	Logger                          *slog.Logger
+}
+
+// StartCoordinator starts a coordinator alone over the database, serving its API on cfg.Listen; Coordinator gives
+// it, to create root organizations in the process. It is what the benchmark measures.
+func StartCoordinator(ctx context.Context, cfg CoordinatorConfig) (_ *Stack, err error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("stack: CoordinatorConfig.Dir is required")
+	}
+	s := newStack(cfg.Logger)
+	defer s.closeOnError(&err)
+	st, ring, keyPath, err := s.openStore(ctx, cfg.Dir, cfg.DatabaseURL, cfg.MasterKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := s.listen("coordinator", cfg.Listen)
+	if err != nil {
+		return nil, err
+	}
+	coord := coordinator.New(st, coordinator.Config{Logger: s.logger, Keyring: ring, MasterKeyFile: keyPath})
+	if err := coord.Start(ctx); err != nil {
+		return nil, err
+	}
+	s.coord, srv.handler = coord, coord.Handler()
+	s.serve(srv)
+	return s, nil
+}
+
+// YieldConfig is the yield service alone, on a catalogue of networks and yields.
+type YieldConfig struct {
+	Dir, DatabaseURL string // as in Config
+	// Catalogue is the networks and yields file (default Dir/yield-catalogue.json, which Start writes for the dev
+	// chain). A missing file is an error that wraps os.ErrNotExist.
+	Catalogue string
+	Listen    string // default 127.0.0.1:0
+	// RateLimit is the requests one API key may make per 60-second window (default yield's).
+	RateLimit int
+	Logger    *slog.Logger
+}
+
+// StartYield starts the yield service alone over the database.
+func StartYield(ctx context.Context, cfg YieldConfig) (_ *Stack, err error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("stack: YieldConfig.Dir is required")
+	}
+	cat, err := yield.LoadCatalogue(cmp.Or(cfg.Catalogue, filepath.Join(cfg.Dir, yield.DefaultCatalogueFile)))
+	if err != nil {
+		return nil, err
+	}
+	s := newStack(cfg.Logger)
+	defer s.closeOnError(&err)
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	s.store = st
+	s.onClose("database", st.Close)
+	srv, _, err := s.startYield(ctx, yield.Config{Catalogue: cat, Store: st, Logger: s.logger, RateLimit: cfg.RateLimit}, cfg.Listen)
+	if err != nil {
+		return nil, err
+	}
+	s.serve(srv)
+	return s, nil
+}
+
+// StartServer serves one handler alone on addr (default 127.0.0.1:0) under the name.
+func StartServer(name, addr string, h http.Handler) (*Stack, error) {
+	s := newStack(nil)
+	srv, err := s.listen(name, addr)
+	if err != nil {
+		return nil, err
+	}
+	srv.handler = h
+	s.serve(srv)
+	return s, nil
+}
+
+// openStore opens the data directory (created if missing), the database and the master key (created on the first
+// start).
+func (s *Stack) openStore(ctx context.Context, dir, dbURL, masterKeyFile string) (*store.Store, *seal.Keyring, string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, "", err
+	}
+	st, err := store.Open(ctx, dbURL, dir)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	s.store = st
+	s.onClose("database", st.Close)
+	keyPath := cmp.Or(masterKeyFile, filepath.Join(dir, "master.key"))
+	ring, err := seal.LoadKeyFile(keyPath)
+	if errors.Is(err, os.ErrNotExist) {
+		ring, err = seal.CreateKeyFile(keyPath)
+	}
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return st, ring, keyPath, nil
+}
+
+// devHandler serves the coordinator's API with, on the same listener, the dev outbox.
+func devHandler(api http.Handler, outbox *notify.Outbox) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET "+DevOutboxPath, outbox)
+	mux.Handle("/", api)
+	return mux
+}
+
+// origins are the browser origins of a page served on ln. On the loopback address the page is also reachable as
+// localhost, the host name passkeys need (WebAuthn refuses IP addresses as relying party).
+func origins(ln net.Listener) []string {
+	addr := ln.Addr().(*net.TCPAddr)
+	out := []string{"http://" + addr.String()}
+	if addr.IP.IsLoopback() {
+		out = append(out, "http://localhost:"+strconv.Itoa(addr.Port))
+	}
+	return out
+}
+
+// save writes the stack's bootstrap record to DIR/bootstrap.json.
+func (s *Stack) save(dir string) error { return WriteBootstrap(dir, &s.boot) }
+
+// onClose registers what Close undoes, in the reverse order of registration.
+func (s *Stack) onClose(name string, f func() error) {
+	s.closers = append(s.closers, closer{name, f})
+}
+
+// listen binds addr (default 127.0.0.1:0) for the service; Close closes the listener.
+func (s *Stack) listen(name, addr string) (*server, error) {
+	ln, err := net.Listen("tcp", cmp.Or(addr, "127.0.0.1:0"))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s.onClose(name+" listener", func() error {
+		if err := ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			return err
+		}
+		return nil
+	})
+	return &server{name: name, url: "http://" + ln.Addr().String(), ln: ln}, nil
+}
+
+// serve starts serving each server on its listener. Close shuts them down gracefully in the reverse order, so that a
+// front end (the auth proxy) stops before the coordinator it calls, and waits until each has stopped serving.
+func (s *Stack) serve(servers ...*server) {
+	s.errc = make(chan error, len(servers))
+	s.onClose("serving", func() error { s.serving.Wait(); return nil })
+	for _, sv := range servers {
+		sv.srv = &http.Server{Handler: sv.handler, ReadHeaderTimeout: 10 * time.Second}
+		s.servers = append(s.servers, sv)
+		s.onClose(sv.name, func() error {
+			ctx, cancel := context.WithDeadline(context.Background(), s.deadline)
+			defer cancel()
+			return sv.srv.Shutdown(ctx)
+		})
+		s.serving.Go(func() {
+			if err := sv.srv.Serve(sv.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.errc <- fmt.Errorf("%s: %w", sv.name, err)
+			}
+		})
+	}
+}
+
+// closeOnError closes what a failed start had started; an error closing it is added to the start's.
+func (s *Stack) closeOnError(err *error) {
+	if *err != nil {
+		if cerr := s.Close(); cerr != nil {
+			*err = errors.Join(*err, cerr)
+		}
+	}
+}
+
+// Wait blocks until ctx ends, then returns nil, or until a service stops serving on its own, then returns why. It
+// does not close the stack.
+func (s *Stack) Wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-s.errc:
+		return err
+	}
+}
+
+// Close stops every service in the reverse order of their start, letting requests in flight finish (up to
+// ShutdownTimeout in all), and returns the errors met. Later calls return the first call's result.
+func (s *Stack) Close() error {
+	s.closeOnce.Do(func() {
+		s.deadline = time.Now().Add(ShutdownTimeout)
+		var errs []error
+		for i := len(s.closers) - 1; i >= 0; i-- {
+			if err := s.closers[i].close(); err != nil {
+				errs = append(errs, fmt.Errorf("close %s: %w", s.closers[i].name, err))
+			}
+		}
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+// Bootstrap is what the stack recorded in DIR/bootstrap.json: the root organization and its key, and where each
+// service listens. It is empty for a stack made by StartCoordinator, StartYield or StartServer.
+func (s *Stack) Bootstrap() Bootstrap {
+	b := s.boot
+	if b.Contracts != nil {
+		b.Contracts = maps.Clone(b.Contracts)
+	}
+	return b
+}
+
+// Services lists the stack's services and their URLs: the HTTP services in the order they were started, then the
+// dev chain's JSON-RPC endpoint.
+func (s *Stack) Services() []Service {
+	var out []Service
+	for _, sv := range s.servers {
+		out = append(out, Service{Name: sv.name, URL: sv.url})
+	}
+	return append(out, s.extra...)
+}
+
+// Coordinator is the stack's coordinator, nil when it runs none.
+func (s *Stack) Coordinator() *coordinator.Coordinator { return s.coord }
+
+// Backend names the database the stack runs on ("sqlite" or "postgres"), empty when it has none.
+func (s *Stack) Backend() string {
+	if s.store == nil {
+		return ""
+	}
+	return s.store.Backend()
+}

@@ -1,0 +1,315 @@
+package stack_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"sigil/api"
+	"sigil/client"
+	"sigil/internal/testdb"
+	"sigil/stack"
+)
+
+// start starts a stack for one test, closed when it ends.
+func start(t *testing.T, cfg stack.Config) *stack.Stack {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s, err := stack.Start(ctx, cfg)
+	if err != nil {
+		t.Fatalf("start the stack: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// get answers a GET with its status and body.
+func get(t *testing.T, rawURL string) (int, []byte) {
+	t.Helper()
+	res, err := http.Get(rawURL)
+	if err != nil {
+		t.Fatalf("GET %s: %v", rawURL, err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return res.StatusCode, body
+}
+
+// checkServices asks each service of the stack its health or root endpoint, and the coordinator who the root key is.
+func checkServices(t *testing.T, s *stack.Stack) {
+	t.Helper()
+	b := s.Bootstrap()
+	for _, u := range []string{b.CoordinatorURL + "/healthz", b.DevOutboxURL, b.YieldURL + "/health", b.AuthProxyURL + "/healthz",
+		b.DashboardURL + "/"} {
+		if code, body := get(t, u); code != http.StatusOK {
+			t.Errorf("GET %s: %d %s", u, code, body)
+		}
+	}
+	if code, body := get(t, b.DashboardURL+"/config.json"); code != http.StatusOK || !strings.Contains(string(body), b.OrganizationID) {
+		t.Errorf("the dashboard's config.json: %d %s", code, body)
+	}
+	res, err := http.Post(b.ChainRPCURL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`))
+	if err != nil {
+		t.Fatalf("the dev chain: %v", err)
+	}
+	var rpc struct{ Result string }
+	err = json.NewDecoder(res.Body).Decode(&rpc)
+	res.Body.Close()
+	if err != nil || rpc.Result != "0x539" {
+		t.Errorf("eth_chainId on the dev chain: %q, %v", rpc.Result, err)
+	}
+
+	key, err := b.RootKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	who, err := client.New(b.CoordinatorURL, key).Whoami(context.Background(), b.OrganizationID)
+	if err != nil || who.Username != "root" {
+		t.Errorf("whoami with the bootstrap key: %+v, %v", who, err)
+	}
+	proxy := client.NewProxy(b.AuthProxyURL, b.AuthProxyConfigID)
+	var out map[string]any
+	err = proxy.Call(context.Background(), "/v1/otp_init", api.ProxyInitOtpRequest{OtpType: api.OtpTypeEmail, Contact: "stack@example.com"}, &out)
+	if err != nil {
+		t.Errorf("OTP through the auth proxy of the root organization: %v", err)
+	} else if _, body := get(t, b.DevOutboxURL); !strings.Contains(string(body), "stack@example.com") {
+		t.Errorf("the dev outbox lacks the OTP e-mail the proxy asked for: %s", body)
+	}
+
+	var names []string
+	for _, svc := range s.Services() {
+		names = append(names, svc.Name)
+		if !strings.HasPrefix(svc.URL, "http://127.0.0.1:") {
+			t.Errorf("%s listens at %s", svc.Name, svc.URL)
+		}
+	}
+	if want := []string{"coordinator", "yield service", "auth proxy", "dashboard", "dev chain"}; !slices.Equal(names, want) {
+		t.Errorf("services %v, want %v", names, want)
+	}
+}
+
+// allocatorFees lists the performance fees of the allocator vaults a yield API key sees: "10.00" or "20.00" by its
+// fee set.
+func allocatorFees(t *testing.T, yieldURL, key string) []string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", yieldURL+"/v1/yields?type=vault&limit=100", nil)
+	req.Header.Set("X-API-KEY", key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var page struct {
+		Items []struct {
+			Mechanics struct {
+				Fee struct {
+					Performance string `json:"performance"`
+				} `json:"fee"`
+			} `json:"mechanics"`
+		} `json:"items"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&page); err != nil || res.StatusCode != 200 {
+		t.Fatalf("GET /v1/yields with a key: %d, %v", res.StatusCode, err)
+	}
+	var fees []string
+	for _, y := range page.Items {
+		if y.Mechanics.Fee.Performance != "0.00" {
+			fees = append(fees, y.Mechanics.Fee.Performance)
+		}
+	}
+	return fees
+}
+
+// released fails the test unless every address the stack listened on is free again.
+func released(t *testing.T, services []stack.Service) {
+	t.Helper()
+	for _, svc := range services {
+		u, err := url.Parse(svc.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", u.Host)
+		if err != nil {
+			t.Errorf("%s still holds %s after Close: %v", svc.Name, u.Host, err)
+			continue
+		}
+		ln.Close()
+	}
+}
+
+// A whole stack on SQLite, every service on a port the system picks: each answers, bootstrap.json records it, and a
+// second start on the same directory keeps the root organization, its proxy configuration and its yield keys.
+func TestStackSQLite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := start(t, stack.Config{Dir: dir})
+	checkServices(t, s)
+	first := s.Bootstrap()
+	fi, err := os.Stat(stack.BootstrapPath(dir))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("bootstrap.json: %v, %v; want mode 0600", fi, err)
+	}
+	if onDisk, err := stack.ReadBootstrap(dir); err != nil || !jsonEqual(*onDisk, first) {
+		t.Fatalf("bootstrap.json %+v, %v; the stack says %+v", onDisk, err, first)
+	}
+	if first.APIPrivateKey == "" || first.YieldAPIKey == "" || first.YieldAPIKey20 == "" || first.YieldAPIKey == first.YieldAPIKey20 ||
+		first.AuthProxyConfigID == "" || first.Contracts["USDC"] == "" || first.Network == "" {
+		t.Fatalf("bootstrap record lacks a part: %+v", first)
+	}
+	// One yield key per fee set.
+	if fees := allocatorFees(t, first.YieldURL, first.YieldAPIKey); !slices.Equal(fees, []string{"10.00"}) {
+		t.Fatalf("yieldApiKey sees allocator vaults with fees %v, want the 10%% set's", fees)
+	}
+	if fees := allocatorFees(t, first.YieldURL, first.YieldAPIKey20); !slices.Equal(fees, []string{"20.00"}) {
+		t.Fatalf("yieldApiKey20 sees allocator vaults with fees %v, want the 20%% set's", fees)
+	}
+	services := s.Services()
+	if err := s.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	released(t, services)
+
+	// A file written when there was only the 10% key gets the other on the next start.
+	edited := first
+	edited.YieldAPIKey20 = ""
+	if err := stack.WriteBootstrap(dir, &edited); err != nil {
+		t.Fatal(err)
+	}
+	again := start(t, stack.Config{Dir: dir})
+	checkServices(t, again)
+	second := again.Bootstrap()
+	if second.OrganizationID != first.OrganizationID || second.APIPrivateKey != first.APIPrivateKey ||
+		second.AuthProxyConfigID != first.AuthProxyConfigID || second.YieldAPIKey != first.YieldAPIKey {
+		t.Fatalf("the second start replaced what the first created:\n%+v\n%+v", first, second)
+	}
+	if second.YieldAPIKey20 == "" || second.YieldAPIKey20 == first.YieldAPIKey20 {
+		t.Fatalf("the second start did not create the missing 20%% key: %q", second.YieldAPIKey20)
+	}
+	if second.Contracts["USDC"] != first.Contracts["USDC"] {
+		t.Fatal("the dev chain in the data directory was deployed again")
+	}
+}
+
+// A whole stack on PostgreSQL, with the dev chain in memory.
+func TestStackPostgres(t *testing.T) {
+	t.Parallel()
+	db := testdb.Postgres(t)
+	s := start(t, stack.Config{Dir: db.Dir, DatabaseURL: db.URL, ChainEphemeral: true})
+	checkServices(t, s)
+	if s.Backend() != "postgres" {
+		t.Fatalf("backend %q", s.Backend())
+	}
+	services := s.Services()
+	if err := s.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	released(t, services)
+}
+
+// freeAddr is a loopback address nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// A start that fails midway (the yield service's port is taken, after the coordinator and the dev chain started)
+// closes what it started: its listeners are free, and a stack starts on the same directory, whose dev chain the first
+// attempt had opened.
+func TestStartFailureClosesWhatStarted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := stack.ReadBootstrap(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("bootstrap.json of an empty directory: %v", err)
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	cfg := stack.Config{Dir: dir, Listen: freeAddr(t), DashboardListen: freeAddr(t), YieldListen: taken.Addr().String()}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if s, err := stack.Start(ctx, cfg); err == nil || !strings.Contains(err.Error(), "yield service") {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("start with the yield service's port taken: %v", err)
+	}
+	released(t, []stack.Service{{Name: "coordinator", URL: "http://" + cfg.Listen}, {Name: "dashboard", URL: "http://" + cfg.DashboardListen}})
+	// The root organization the failed start created was recorded, and is the next start's.
+	boot, err := stack.ReadBootstrap(dir)
+	if err != nil || boot.OrganizationID == "" {
+		t.Fatalf("bootstrap.json after the failed start: %+v, %v", boot, err)
+	}
+	s := start(t, stack.Config{Dir: dir})
+	if s.Bootstrap().OrganizationID != boot.OrganizationID {
+		t.Fatal("the next start created another root organization")
+	}
+	if _, err := stack.Start(ctx, stack.Config{}); err == nil {
+		t.Fatal("a stack without a directory started")
+	}
+}
+
+// StartCoordinator serves a coordinator alone; StartServer serves one handler.
+func TestStartCoordinatorAndServer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := stack.StartCoordinator(ctx, stack.CoordinatorConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	boot, err := s.Coordinator().CreateRootOrganization(ctx, "alone", "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := s.Services()
+	if len(svc) != 1 || svc[0].Name != "coordinator" {
+		t.Fatalf("services %+v", svc)
+	}
+	if _, _, err := client.New(svc[0].URL, boot.APIKey).UpdateOrganizationName(ctx, boot.OrganizationID,
+		api.UpdateOrganizationNameIntent{OrganizationName: "renamed"}); err != nil {
+		t.Fatal(err)
+	}
+
+	one, err := stack.StartServer("hello", "", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hello") }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body := get(t, one.Services()[0].URL); code != 200 || string(body) != "hello" {
+		t.Fatalf("GET: %d %s", code, body)
+	}
+	waited := make(chan error, 1)
+	waitCtx, cancel := context.WithCancel(ctx)
+	go func() { waited <- one.Wait(waitCtx) }()
+	cancel()
+	if err := <-waited; err != nil {
+		t.Fatalf("Wait after its context ended: %v", err)
+	}
+	if err := one.Close(); err != nil || one.Close() != nil {
+		t.Fatalf("close twice: %v", err)
+	}
+	released(t, one.Services())
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
