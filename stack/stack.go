@@ -32,10 +32,12 @@ import (
 	"sigil/chain"
 	"sigil/coordinator"
 	"sigil/dashboard"
+	"sigil/metrics"
 	"sigil/notify"
 	"sigil/oidc"
 	"sigil/seal"
 	"sigil/store"
+	"sigil/tracing"
 	"sigil/yield"
 )
 
@@ -71,6 +73,11 @@ type Config struct {
 
 	// Logger receives every service's log lines (default: discarded).
 	Logger *slog.Logger
+	// OTLPEndpoint receives every service's spans over OTLP/HTTP, http://127.0.0.1:4318 for example (empty: none).
+	// Every service counts its requests either way and serves the stack's series at /metrics.
+	OTLPEndpoint string
+	// Audit receives the coordinator's audit stream, one JSON line per recorded activity (nil: none).
+	Audit io.Writer
 }
 
 // ShutdownTimeout is how long Close lets the requests in flight finish, over all services.
@@ -138,10 +145,18 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	s := newStack(cfg.Logger)
 	defer s.closeOnError(&err)
 	logger := s.logger
+	stopTracing, err := tracing.Setup(ctx, cfg.OTLPEndpoint, "sigil")
+	if err != nil {
+		return nil, err
+	}
+	s.onClose("tracing", func() error { return stopTracing(context.Background()) })
 	st, ring, keyPath, err := s.openStore(ctx, cfg.Dir, cfg.DatabaseURL, cfg.MasterKeyFile)
 	if err != nil {
 		return nil, err
 	}
+	// One set of series for the process, served by each service at /metrics.
+	m := metrics.New()
+	st.Measure(m)
 	// sigil up is dev mode: OTP e-mail and SMS go to the dev outbox (DIR/outbox), logged and listed at DevOutboxPath.
 	outbox, err := notify.OpenOutbox(filepath.Join(cfg.Dir, "outbox"), logger, nil)
 	if err != nil {
@@ -161,7 +176,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
-	coord := coordinator.New(st, coordinator.Config{Logger: logger,
+	coord := coordinator.New(st, coordinator.Config{Logger: logger, Metrics: m, Audit: cfg.Audit,
 		AllowedOrigins: append(slices.Clone(cfg.AllowedOrigins), origins(dash.ln)...),
 		Keyring:        ring, MasterKeyFile: keyPath, Email: outbox, EmailFrom: "sigil@localhost", SMS: outbox,
 		OIDC: cfg.OIDC, OIDCIssuerURL: cmp.Or(cfg.OIDCIssuerURL, coordSrv.url), OAuth2Providers: cfg.OAuth2Providers,
@@ -192,7 +207,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		return nil, err
 	}
 
-	yieldSrv, err := s.startDevYield(ctx, cfg, st, nb)
+	yieldSrv, err := s.startDevYield(ctx, cfg, st, nb, m)
 	if err != nil {
 		return nil, fmt.Errorf("yield service: %w", err)
 	}
@@ -201,7 +216,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("enable the auth proxy of the root organization: %w", err)
 	}
-	proxy, err := authproxy.New(authproxy.Config{CoordinatorURL: coordSrv.url, Identity: proxyID, Logger: logger})
+	proxy, err := authproxy.New(authproxy.Config{CoordinatorURL: coordSrv.url, Identity: proxyID, Logger: logger, Metrics: m})
 	if err != nil {
 		return nil, err
 	}
@@ -231,12 +246,12 @@ func chainConfig(cfg Config, logger *slog.Logger) chain.Config {
 
 // startDevYield writes the dev chain's catalogue (DIR/yield-catalogue.json), starts the yield service on it, and
 // creates the two dev projects' API keys (one on each fee set) that bootstrap.json lacks.
-func (s *Stack) startDevYield(ctx context.Context, cfg Config, st *store.Store, nb chain.Bootstrap) (*server, error) {
+func (s *Stack) startDevYield(ctx context.Context, cfg Config, st *store.Store, nb chain.Bootstrap, m *metrics.Metrics) (*server, error) {
 	cat, err := yield.WriteDevCatalogue(ctx, filepath.Join(cfg.Dir, yield.DefaultCatalogueFile), nb)
 	if err != nil {
 		return nil, fmt.Errorf("yield catalogue: %w", err)
 	}
-	srv, svc, err := s.startYield(ctx, yield.Config{Catalogue: cat, Store: st, Logger: s.logger}, cfg.YieldListen)
+	srv, svc, err := s.startYield(ctx, yield.Config{Catalogue: cat, Store: st, Logger: s.logger, Metrics: m}, cfg.YieldListen)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,6 +132,47 @@ func allocatorFees(t *testing.T, yieldURL, key string) []string {
 	return fees
 }
 
+// lockedBuffer is an audit stream the test reads while the stack writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// checkTelemetry checks, after checkServices, that every HTTP service serves the stack's one set of series at /metrics
+// and that the audit stream recorded the OTP login the auth proxy forwarded.
+func checkTelemetry(t *testing.T, s *stack.Stack, audit *lockedBuffer) {
+	t.Helper()
+	b := s.Bootstrap()
+	for _, u := range []string{b.CoordinatorURL, b.AuthProxyURL, b.YieldURL} {
+		code, body := get(t, u+"/metrics")
+		if code != http.StatusOK {
+			t.Fatalf("GET %s/metrics: %d", u, code)
+		}
+		for _, series := range []string{`sigil_http_requests_total{method="POST",route="POST /v1/{name}",service="authproxy",status="200"}`,
+			`sigil_activities_total{status="ACTIVITY_STATUS_COMPLETED",type="ACTIVITY_TYPE_INIT_OTP_V2"}`,
+			`sigil_store_commit_seconds_count`} {
+			if !strings.Contains(string(body), series) {
+				t.Errorf("%s/metrics lacks %s", u, series)
+			}
+		}
+	}
+	if !strings.Contains(audit.String(), "ACTIVITY_TYPE_INIT_OTP_V2") {
+		t.Errorf("the audit stream lacks the OTP login: %q", audit.String())
+	}
+}
+
 // released fails the test unless every address the stack listened on is free again.
 func released(t *testing.T, services []stack.Service) {
 	t.Helper()
@@ -153,8 +195,10 @@ func released(t *testing.T, services []stack.Service) {
 func TestStackSQLite(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := start(t, stack.Config{Dir: dir})
+	var audit lockedBuffer
+	s := start(t, stack.Config{Dir: dir, Audit: &audit})
 	checkServices(t, s)
+	checkTelemetry(t, s, &audit)
 	first := s.Bootstrap()
 	fi, err := os.Stat(stack.BootstrapPath(dir))
 	if err != nil || fi.Mode().Perm() != 0o600 {

@@ -21,7 +21,8 @@ func commands() *command {
 			summary: "run the whole stack with embedded defaults: coordinator, dev chain, yield service, auth proxy, dashboard",
 			doc: "Everything lives in --dir (SQLite database, master key, dev chain, dev mail outbox). The first start creates\n" +
 				"a root organization with a root user and a P-256 API key and writes it, with every service's URL, to\n" +
-				"DIR/bootstrap.json (mode 0600); later starts reuse it. Ctrl-C stops the stack gracefully."},
+				"DIR/bootstrap.json (mode 0600); later starts reuse it. Every service answers /healthz, /readyz and\n" +
+				"/metrics (Prometheus). Ctrl-C stops the stack gracefully."},
 		{name: "api", args: "NAME [flags]", run: runAPI,
 			summary: "submit an activity or run a query, stamped with the bootstrap root key or --key",
 			doc: "NAME is an activity type, with or without its ACTIVITY_TYPE_ prefix (create_wallet, ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2),\n" +

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -29,6 +31,8 @@ func runUp(ctx context.Context, e *env, args []string) error {
 	dashboardListen := fs.String("dashboard-listen", "127.0.0.1:8084", "organization dashboard listen address")
 	origins := fs.String("allowed-origins", "http://127.0.0.1:8084,http://127.0.0.1:8085,http://localhost:8084,http://localhost:8085",
 		"comma-separated browser origins allowed to call the coordinator (* for any)")
+	otlp := fs.String("otlp-endpoint", "", "OTLP/HTTP collector receiving the services' spans, e.g. http://127.0.0.1:4318 (default: none)")
+	auditPath := fs.String("audit-log", "", "file the coordinator appends its audit stream to, one JSON line per activity (default: none)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -36,12 +40,17 @@ func runUp(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	audit, closeAudit, err := openAuditLog(*auditPath)
+	if err != nil {
+		return err
+	}
+	defer closeAudit()
 	logger := slog.New(slog.NewJSONHandler(e.stderr, nil))
 	s, err := stack.Start(ctx, stack.Config{Dir: *dir, DatabaseURL: *dbURL, MasterKeyFile: *masterKey,
 		Listen: *listen, AuthProxyListen: *proxyListen, YieldListen: *yieldListen, DashboardListen: *dashboardListen,
 		ChainListen: cf.listen, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
 		AllowedOrigins: strings.Split(*origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
-		Logger: logger})
+		Logger: logger, OTLPEndpoint: *otlp, Audit: audit})
 	if err != nil {
 		return err
 	}
@@ -52,6 +61,19 @@ func runUp(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stderr, "  %-14s %s\n\n", "bootstrap", stack.BootstrapPath(*dir))
 	return serve(ctx, s, logger)
+}
+
+// openAuditLog opens the audit log of sigil up, appended to and readable by its owner only. Without a path it is
+// nil: no audit stream. close syncs it to disk, since it is the record an operator keeps.
+func openAuditLog(path string) (w io.Writer, close func() error, err error) {
+	if path == "" {
+		return nil, func() error { return nil }, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("audit log: %w", err)
+	}
+	return f, func() error { return errors.Join(f.Sync(), f.Close()) }, nil
 }
 
 // serve waits until ctx ends (SIGINT, SIGTERM) or a service of s fails, then closes s, letting requests in flight
