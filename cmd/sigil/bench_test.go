@@ -11,7 +11,7 @@ import (
 // executable as `bench --load`, and under go test that executable is this binary.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == "bench" && os.Args[2] == "--load" {
-		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv))
 	}
 	os.Exit(m.Run())
 }

@@ -15,8 +15,14 @@ import (
 // sigil runs the command line args as main would, and returns what it wrote and its exit status.
 func sigil(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return sigilEnv(t, nil, args...)
+}
+
+// sigilEnv runs a command line with environ as its whole environment.
+func sigilEnv(t *testing.T, environ map[string]string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	var out, errs bytes.Buffer
-	code = run(context.Background(), args, &out, &errs)
+	code = run(context.Background(), args, &out, &errs, func(k string) (string, bool) { v, ok := environ[k]; return v, ok })
 	return out.String(), errs.String(), code
 }
 

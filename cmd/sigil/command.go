@@ -36,6 +36,9 @@ type env struct {
 	root           *command
 	cmd            *command
 	path           []string // the command's names under sigil: ["keys", "new"]
+	// lookupEnv reads the environment for flags' SIGIL_ variables (settings.go); nil is os.LookupEnv.
+	lookupEnv func(string) (string, bool)
+	sources   map[string]string // where each flag's value came from, after parse: "command line", SIGIL_X, a file
 }
 
 // usageError is a wrong command line: main prints it once, with where to find the usage, and exits 2.
@@ -137,6 +140,9 @@ func (e *env) parse(fs *flag.FlagSet, args []string) error {
 	case fs.NArg() > 0:
 		return e.usageErrorf("unexpected argument %q", fs.Arg(0))
 	}
+	if err := e.applySettings(fs); err != nil {
+		return &usageError{path: e.name(), err: err}
+	}
 	return nil
 }
 
@@ -180,7 +186,7 @@ func writeFlags(b *strings.Builder, fs *flag.FlagSet) {
 	first := true
 	fs.VisitAll(func(f *flag.Flag) {
 		if first {
-			b.WriteString("\nflags:\n")
+			b.WriteString("\nflags (also from the environment: -database-url is SIGIL_DATABASE_URL):\n")
 			first = false
 		}
 		plain := *f

@@ -58,7 +58,7 @@ func TestDemoWebServesTheStacksConfig(t *testing.T) {
 	done := make(chan int, 1)
 	var errs bytes.Buffer
 	go func() {
-		done <- run(ctx, []string{"demo", "web", "--dir", dir, "--listen", "127.0.0.1:0"}, w, &errs)
+		done <- run(ctx, []string{"demo", "web", "--dir", dir, "--listen", "127.0.0.1:0"}, w, &errs, os.LookupEnv)
 		w.Close()
 	}()
 	line, err := bufio.NewReader(r).ReadString('\n')

@@ -140,3 +140,51 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// A flag comes from the command line, else SIGIL_ and its name in the environment, else the --config file, else its
+// default; a wrong value or an unknown name says where it was.
+func TestSettingsPrecedence(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sigil.conf")
+	conf := "# settings\nlisten = 127.0.0.1:1111\nyield-listen = 127.0.0.1:2222\n\ndatabase-url = postgres://sigil:hunter2@db/sigil\n" +
+		"trusted-oidc-issuer = google\ntrusted-oidc-issuer = apple\n"
+	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	environ := map[string]string{"SIGIL_YIELD_LISTEN": "127.0.0.1:3333", "SIGIL_LISTEN": "127.0.0.1:4444"}
+	out, errs, code := sigilEnv(t, environ, "config", "print", "--config", file, "--listen", "127.0.0.1:5555")
+	if code != 0 {
+		t.Fatalf("config print: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"# command line\nlisten = 127.0.0.1:5555\n",
+		"# SIGIL_YIELD_LISTEN\nyield-listen = 127.0.0.1:3333\n",
+		"# " + file + "\ndatabase-url = postgres://sigil:xxxxx@db/sigil\n",
+		"# " + file + "\ntrusted-oidc-issuer = google\n# " + file + "\ntrusted-oidc-issuer = apple\n",
+		"# default\nauthproxy-listen = 127.0.0.1:8082\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("config print lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "hunter2") {
+		t.Error("config print shows the database password")
+	}
+
+	if err := os.WriteFile(file, []byte("listen = 127.0.0.1:1\nlisten-typo = x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		environ map[string]string
+		want    string
+	}{
+		{nil, file + `:2: "listen-typo" is not a setting of this command`},
+		{map[string]string{"SIGIL_CHAIN_SIMULATE": "soon"}, `SIGIL_CHAIN_SIMULATE: invalid value "soon" for -chain-simulate`},
+	} {
+		_, errs, code := sigilEnv(t, tc.environ, "config", "print", "--config", file)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("exit %d, stderr %q; want 2 and %q", code, errs, tc.want)
+		}
+	}
+}

@@ -50,6 +50,11 @@ func commands() *command {
 		{name: "backup", args: "[flags]", run: runBackup, summary: "copy the SQLite database of a running stack"},
 		{name: "bench", args: "[flags]", run: runBench,
 			summary: "measure stamped activities and queries against a coordinator on loopback"},
+		{name: "config", summary: "show the settings sigil up would run with", subs: []*command{
+			{name: "print", args: "[up flags]", run: runConfigPrint,
+				summary: "print sigil up's effective settings and where each came from (flag, SIGIL_ variable, --config file, default)",
+				doc:     "The output is the --config file format; a password in --database-url is masked."},
+		}},
 		{name: "version", args: "", run: runVersion, summary: "print the version and VCS revision of this build"},
 		{name: "help", args: "[COMMAND...]", run: runHelp, summary: "print the usage of sigil or of a command"},
 	}}
@@ -63,14 +68,14 @@ func main() {
 		debug.SetGCPercent(400)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv)
 	stop()
 	os.Exit(code)
 }
 
 // run runs the command that args name, writing to stdout and stderr, and returns the exit status: 0 on success and
-// for help, 2 for a wrong command line, 1 when the command failed.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr, root: commands()}
+// for help, 2 for a wrong command line, 1 when the command failed. lookupEnv reads the SIGIL_ settings.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	e := &env{stdout: stdout, stderr: stderr, root: commands(), lookupEnv: lookupEnv}
 	return e.exit(e.dispatch(ctx, e.root, nil, args))
 }

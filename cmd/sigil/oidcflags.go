@@ -16,6 +16,8 @@ type oidcFlags struct {
 	trusted   []string
 	issuerURL string
 	providers map[string]oidc.Provider
+	// providerSpecs are the --oauth2-provider values as given, for sigil config print.
+	providerSpecs []string
 }
 
 func (f *oidcFlags) register(fs *flag.FlagSet) {
@@ -32,6 +34,7 @@ func (f *oidcFlags) register(fs *flag.FlagSet) {
 				f.providers = map[string]oidc.Provider{}
 			}
 			f.providers[name] = p
+			f.providerSpecs = append(f.providerSpecs, v)
 			return nil
 		})
 }

@@ -15,42 +15,56 @@ import (
 	"sigil/stack"
 )
 
+// upFlags are the settings of sigil up, shared with sigil config print.
+type upFlags struct {
+	dir, listen, dbURL, masterKey             *string
+	yieldListen, proxyListen, dashboardListen *string
+	origins, otlp, auditPath                  *string
+	chain                                     chainFlags
+	oidc                                      oidcFlags
+}
+
+func (u *upFlags) register(fs *flag.FlagSet) {
+	u.dir = fs.String("dir", ".sigil", "data directory (SQLite database, master key, bootstrap.json, dev chain, dev outbox)")
+	u.listen = fs.String("listen", "127.0.0.1:8081", "coordinator listen address")
+	u.dbURL = fs.String("database-url", "", "PostgreSQL URL (postgres://...); default: SQLite in --dir")
+	u.masterKey = fs.String("master-key-file", "", "master key file sealing key material at rest (default DIR/master.key, created on first start)")
+	u.chain.register(fs)
+	u.yieldListen = fs.String("yield-listen", "127.0.0.1:8083", "yield service listen address")
+	u.oidc.register(fs)
+	u.proxyListen = fs.String("authproxy-listen", "127.0.0.1:8082", "auth proxy listen address")
+	u.dashboardListen = fs.String("dashboard-listen", "127.0.0.1:8084", "organization dashboard listen address")
+	u.origins = fs.String("allowed-origins", "http://127.0.0.1:8084,http://127.0.0.1:8085,http://localhost:8084,http://localhost:8085",
+		"comma-separated browser origins allowed to call the coordinator (* for any)")
+	u.otlp = fs.String("otlp-endpoint", "", "OTLP/HTTP collector receiving the services' spans, e.g. http://127.0.0.1:4318 (default: none)")
+	u.auditPath = fs.String("audit-log", "", "file the coordinator appends its audit stream to, one JSON line per activity (default: none)")
+	fs.String("config", "", "file of settings, one name = value per line, names as the flags'; flags and SIGIL_ variables override it")
+}
+
 // runUp is sigil up: the whole stack (package stack) until Ctrl-C.
 func runUp(ctx context.Context, e *env, args []string) error {
 	fs := e.flags()
-	dir := fs.String("dir", ".sigil", "data directory (SQLite database, master key, bootstrap.json, dev chain, dev outbox)")
-	listen := fs.String("listen", "127.0.0.1:8081", "coordinator listen address")
-	dbURL := fs.String("database-url", "", "PostgreSQL URL (postgres://...); default: SQLite in --dir")
-	masterKey := fs.String("master-key-file", "", "master key file sealing key material at rest (default DIR/master.key, created on first start)")
-	var cf chainFlags
-	cf.register(fs)
-	yieldListen := fs.String("yield-listen", "127.0.0.1:8083", "yield service listen address")
-	var of oidcFlags
-	of.register(fs)
-	proxyListen := fs.String("authproxy-listen", "127.0.0.1:8082", "auth proxy listen address")
-	dashboardListen := fs.String("dashboard-listen", "127.0.0.1:8084", "organization dashboard listen address")
-	origins := fs.String("allowed-origins", "http://127.0.0.1:8084,http://127.0.0.1:8085,http://localhost:8084,http://localhost:8085",
-		"comma-separated browser origins allowed to call the coordinator (* for any)")
-	otlp := fs.String("otlp-endpoint", "", "OTLP/HTTP collector receiving the services' spans, e.g. http://127.0.0.1:4318 (default: none)")
-	auditPath := fs.String("audit-log", "", "file the coordinator appends its audit stream to, one JSON line per activity (default: none)")
+	var u upFlags
+	u.register(fs)
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
-	trusted, err := of.verifier()
+	trusted, err := u.oidc.verifier()
 	if err != nil {
 		return err
 	}
-	audit, closeAudit, err := openAuditLog(*auditPath)
+	audit, closeAudit, err := openAuditLog(*u.auditPath)
 	if err != nil {
 		return err
 	}
 	defer closeAudit()
+	cf, of, dir := u.chain, u.oidc, u.dir
 	logger := slog.New(slog.NewJSONHandler(e.stderr, nil))
-	s, err := stack.Start(ctx, stack.Config{Dir: *dir, DatabaseURL: *dbURL, MasterKeyFile: *masterKey,
-		Listen: *listen, AuthProxyListen: *proxyListen, YieldListen: *yieldListen, DashboardListen: *dashboardListen,
+	s, err := stack.Start(ctx, stack.Config{Dir: *dir, DatabaseURL: *u.dbURL, MasterKeyFile: *u.masterKey,
+		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
 		ChainListen: cf.listen, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
-		AllowedOrigins: strings.Split(*origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
-		Logger: logger, OTLPEndpoint: *otlp, Audit: audit})
+		AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
+		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit})
 	if err != nil {
 		return err
 	}
