@@ -35,6 +35,9 @@ type Outbox struct {
 	entries []OutboxEntry
 	log     *slog.Logger
 	now     func() time.Time
+	// QuietText logs each message without its text (and so without its code), for a stack reachable beyond the
+	// machine; set it before the first Send.
+	QuietText bool
 }
 
 // OutboxFile is the name of the outbox's file in its directory.
@@ -113,7 +116,11 @@ func (o *Outbox) add(e OutboxEntry) error {
 		return err
 	}
 	o.entries = append(o.entries, e)
-	o.log.Info("dev outbox: message", "kind", e.Kind, "to", e.To, "subject", e.Subject, "text", e.Text)
+	if o.QuietText {
+		o.log.Info("dev outbox: message", "kind", e.Kind, "to", e.To, "subject", e.Subject)
+	} else {
+		o.log.Info("dev outbox: message", "kind", e.Kind, "to", e.To, "subject", e.Subject, "text", e.Text)
+	}
 	return nil
 }
 

@@ -78,6 +78,10 @@ type Config struct {
 	OTLPEndpoint string
 	// Audit receives the coordinator's audit stream, one JSON line per recorded activity (nil: none).
 	Audit io.Writer
+	// Exposed allows listen addresses beyond loopback. Without it Start refuses them: the stack is dev mode, its dev
+	// outbox holds every OTP code and its services speak plain HTTP. With it the outbox is neither served nor logs
+	// codes (its file in Dir still has them); TLS is then the job of a proxy in front.
+	Exposed bool
 }
 
 // ShutdownTimeout is how long Close lets the requests in flight finish, over all services.
@@ -142,6 +146,9 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("stack: Config.Dir is required")
 	}
+	if err := checkLoopback(cfg); err != nil {
+		return nil, err
+	}
 	s := newStack(cfg.Logger)
 	defer s.closeOnError(&err)
 	logger := s.logger
@@ -162,6 +169,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
+	outbox.QuietText = cfg.Exposed
 	proxyID, err := authproxy.LoadOrCreateIdentity(filepath.Join(cfg.Dir, AuthProxyIdentityFile))
 	if err != nil {
 		return nil, fmt.Errorf("auth proxy identity: %w", err)
@@ -186,11 +194,17 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	}
 	s.coord = coord
 	api := coord.Handler()
-	coordSrv.handler = devHandler(api, outbox)
+	coordSrv.handler = api
+	if !cfg.Exposed {
+		coordSrv.handler = devHandler(api, outbox)
+	}
 	if s.boot, err = ensureRoot(ctx, coord, cfg.Dir); err != nil {
 		return nil, err
 	}
-	s.boot.CoordinatorURL, s.boot.DevOutboxURL = coordSrv.url, coordSrv.url+DevOutboxPath
+	s.boot.CoordinatorURL, s.boot.DevOutboxURL = coordSrv.url, ""
+	if !cfg.Exposed {
+		s.boot.DevOutboxURL = coordSrv.url + DevOutboxPath
+	}
 	if err := s.save(cfg.Dir); err != nil {
 		return nil, err
 	}
@@ -232,6 +246,35 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	}
 	s.serve(coordSrv, yieldSrv, proxySrv, dash)
 	return s, nil
+}
+
+// checkLoopback refuses a listen address beyond loopback unless cfg.Exposed: an empty host or 0.0.0.0 listens on
+// every interface, and a host name other than localhost may resolve anywhere.
+func checkLoopback(cfg Config) error {
+	if cfg.Exposed {
+		return nil
+	}
+	for _, l := range []struct{ flag, addr string }{{"listen", cfg.Listen}, {"authproxy-listen", cfg.AuthProxyListen},
+		{"yield-listen", cfg.YieldListen}, {"dashboard-listen", cfg.DashboardListen}, {"chain-listen", cfg.ChainListen}} {
+		if l.addr == "" || isLoopback(l.addr) {
+			continue
+		}
+		return fmt.Errorf("stack: %s %s is beyond loopback, and this dev stack serves its OTP codes in the dev outbox over "+
+			"plain HTTP; listen on 127.0.0.1, or allow it with --expose behind a TLS proxy", l.flag, l.addr)
+	}
+	return nil
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // chainConfig is the dev chain of a stack: its data in DIR/chain unless ephemeral.

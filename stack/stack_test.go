@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -356,4 +357,34 @@ func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
+}
+
+// A listen address beyond loopback is refused unless the stack is exposed on purpose; an exposed stack neither serves
+// nor logs the OTP codes of its dev outbox.
+func TestExposedStack(t *testing.T) {
+	t.Parallel()
+	_, err := stack.Start(context.Background(), stack.Config{Dir: t.TempDir(), ChainEphemeral: true, YieldListen: "0.0.0.0:0"})
+	if err == nil || !strings.Contains(err.Error(), "yield-listen 0.0.0.0:0 is beyond loopback") {
+		t.Fatalf("start on 0.0.0.0 = %v, want a refusal naming the flag", err)
+	}
+
+	var logs lockedBuffer
+	s := start(t, stack.Config{Dir: t.TempDir(), ChainEphemeral: true, Listen: "0.0.0.0:0", Exposed: true,
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	b := s.Bootstrap()
+	if b.DevOutboxURL != "" {
+		t.Errorf("an exposed stack records its dev outbox at %s", b.DevOutboxURL)
+	}
+	if code, _ := get(t, b.CoordinatorURL+stack.DevOutboxPath); code != http.StatusNotFound {
+		t.Errorf("GET %s on an exposed stack: %d, want 404", stack.DevOutboxPath, code)
+	}
+	proxy := client.NewProxy(b.AuthProxyURL, b.AuthProxyConfigID)
+	var out map[string]any
+	err = proxy.Call(context.Background(), "/v1/otp_init", api.ProxyInitOtpRequest{OtpType: api.OtpTypeEmail, Contact: "exposed@example.com"}, &out)
+	if err != nil {
+		t.Fatalf("OTP through the proxy of an exposed stack: %v", err)
+	}
+	if !strings.Contains(logs.String(), "exposed@example.com") || strings.Contains(logs.String(), `"text"`) {
+		t.Errorf("an exposed stack's outbox should log the message without its text:\n%s", logs.String())
+	}
 }

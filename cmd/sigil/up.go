@@ -20,6 +20,7 @@ type upFlags struct {
 	dir, listen, dbURL, masterKey             *string
 	yieldListen, proxyListen, dashboardListen *string
 	origins, otlp, auditPath                  *string
+	expose                                    *bool
 	chain                                     chainFlags
 	oidc                                      oidcFlags
 }
@@ -38,6 +39,7 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 		"comma-separated browser origins allowed to call the coordinator (* for any)")
 	u.otlp = fs.String("otlp-endpoint", "", "OTLP/HTTP collector receiving the services' spans, e.g. http://127.0.0.1:4318 (default: none)")
 	u.auditPath = fs.String("audit-log", "", "file the coordinator appends its audit stream to, one JSON line per activity (default: none)")
+	u.expose = fs.Bool("expose", false, "allow listen addresses beyond loopback; the dev outbox is then neither served nor logs OTP codes (plain HTTP: put a TLS proxy in front)")
 	fs.String("config", "", "file of settings, one name = value per line, names as the flags'; flags and SIGIL_ variables override it")
 }
 
@@ -64,7 +66,7 @@ func runUp(ctx context.Context, e *env, args []string) error {
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
 		ChainListen: cf.listen, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
 		AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
-		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit})
+		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose})
 	if err != nil {
 		return err
 	}
