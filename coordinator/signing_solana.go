@@ -39,7 +39,7 @@ func (t solanaTx) prepare(s *signer) (*policy.Input, signTx, error) {
 	slot, ok := m.SignerIndex(solana.Key(pub))
 	if !ok {
 		return nil, nil, apierr.New(apierr.InvalidArgument, "INVALID_TRANSACTION",
-			"parameters.signWith: %s is not one of the transaction's %d signers", solana.Base58(pub), m.Header.NumRequiredSignatures)
+			"parameters.signWith: %s is not one of the transaction's %d signers", keys.Base58Encode(pub), m.Header.NumRequiredSignatures)
 	}
 	sign := func(key []byte) (string, error) {
 		sig, err := keys.Sign(keys.CurveEd25519, key, m.Bytes())

@@ -194,7 +194,7 @@ func encodeUncompressed(curve Curve, pub []byte) (string, error) {
 	return hex.EncodeToString(u), nil
 }
 
-func encodeSolana(_ Curve, pub []byte) (string, error) { return base58Encode(pub), nil }
+func encodeSolana(_ Curve, pub []byte) (string, error) { return Base58Encode(pub), nil }
 
 func encodeEthereum(curve Curve, pub []byte) (string, error) {
 	u, err := decompress(curve, pub)

@@ -7,7 +7,6 @@ import (
 	"github.com/btcsuite/btcd/btcec/v2"
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	"github.com/btcsuite/btcd/btcutil"
-	"github.com/btcsuite/btcd/btcutil/base58"
 	"github.com/btcsuite/btcd/btcutil/bech32"
 	"github.com/btcsuite/btcd/chaincfg"
 	"github.com/btcsuite/btcd/txscript"
@@ -128,7 +127,7 @@ func bitcoinAddress(n bitcoinNetwork, kind BitcoinScript) func(Curve, []byte) (s
 // base58Hash160 is a P2PKH-style address with the given version byte (Dogecoin).
 func base58Hash160(version byte) func(Curve, []byte) (string, error) {
 	return func(_ Curve, pub []byte) (string, error) {
-		return base58.CheckEncode(btcutil.Hash160(pub), version), nil
+		return Base58CheckEncode(append([]byte{version}, btcutil.Hash160(pub)...)), nil
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 
 	"github.com/btcsuite/btcd/btcutil"
-	"github.com/btcsuite/btcd/btcutil/base58"
 	"github.com/ethereum/go-ethereum/crypto"
 	"golang.org/x/crypto/blake2b"
 )
@@ -21,11 +20,11 @@ func encodeTron(curve Curve, pub []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return base58.CheckEncode(crypto.Keccak256(u[1:])[12:], 0x41), nil
+	return TronAddress(crypto.Keccak256(u[1:])[12:]), nil
 }
 
 // TronAddress formats the 20 bytes of an account as a Tron base58check address (T...).
-func TronAddress(account []byte) string { return base58.CheckEncode(account, 0x41) }
+func TronAddress(account []byte) string { return Base58CheckEncode(append([]byte{0x41}, account...)) }
 
 // encodeSui is 0x || hex(BLAKE2b-256(flag 0x00 for Ed25519 || key)).
 func encodeSui(_ Curve, pub []byte) (string, error) {

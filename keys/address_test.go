@@ -133,7 +133,7 @@ func TestBase58(t *testing.T) {
 		{"00000000000000000000", "1111111111"},
 	}
 	for _, tt := range tests {
-		if got := base58Encode(mustHex(t, tt.hex)); got != tt.want {
+		if got := Base58Encode(mustHex(t, tt.hex)); got != tt.want {
 			t.Errorf("base58(%s) = %s, want %s", tt.hex, got, tt.want)
 		}
 	}
@@ -142,7 +142,7 @@ func TestBase58(t *testing.T) {
 func TestBase58RoundTrip(t *testing.T) {
 	t.Parallel()
 	for _, b := range [][]byte{{}, {0}, {0, 0, 1}, []byte("hello world"), bytes.Repeat([]byte{0xff}, 32), append([]byte{0, 0}, bytes.Repeat([]byte{7}, 31)...)} {
-		s := base58Encode(b)
+		s := Base58Encode(b)
 		got, err := Base58Decode(s)
 		if err != nil || !bytes.Equal(got, b) {
 			t.Errorf("Base58Decode(%q) = %x, %v; want %x", s, got, err, b)

@@ -8,37 +8,56 @@ import (
 // base58Alphabet is Bitcoin's alphabet, used by Solana addresses.
 const base58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
-// base58Encode encodes b in base58 (leading zero bytes become '1').
-func base58Encode(b []byte) string { return base58EncodeAlphabet(b, base58Alphabet) }
+// Base58Encode encodes b in base58 with Bitcoin's alphabet (leading zero bytes become '1'): Solana's keys, hashes
+// and signatures, and the payload of base58check.
+func Base58Encode(b []byte) string { return base58EncodeAlphabet(b, base58Alphabet) }
 
-// base58EncodeAlphabet encodes b in base58 with the given alphabet (leading zero bytes become its first letter).
+// base58EncodeAlphabet encodes b in base58 with the given alphabet (leading zero bytes become its first letter). It
+// works on 32-bit words and divides by 58^5 at a time, so a 32-byte key takes a few hundred nanoseconds: Solana
+// policies render every account key of a transaction.
 func base58EncodeAlphabet(b []byte, alphabet string) string {
 	zeros := 0
 	for zeros < len(b) && b[zeros] == 0 {
 		zeros++
 	}
-	// log(256)/log(58) < 1.37, so this many digits always suffice.
-	digits := make([]byte, (len(b)-zeros)*137/100+1)
-	n := 0
-	for _, v := range b[zeros:] {
-		carry := int(v)
-		for i := 0; i < n; i++ {
-			carry += int(digits[i]) << 8
-			digits[i] = byte(carry % 58)
-			carry /= 58
+	rest := b[zeros:]
+	// The number as big-endian 32-bit words (the first word holds the bytes left over).
+	words := make([]uint32, (len(rest)+3)/4)
+	for i, v := range rest {
+		pos := len(rest) - 1 - i // byte position from the least significant end
+		words[len(words)-1-pos/4] |= uint32(v) << (8 * (pos % 4))
+	}
+	const chunk = 58 * 58 * 58 * 58 * 58 // 656356768 < 2^32
+	// Digits, least significant first; log(256)/log(58) < 1.37.
+	digits := make([]byte, 0, len(rest)*137/100+5)
+	for start := 0; start < len(words); {
+		var rem uint64
+		for i := start; i < len(words); i++ {
+			cur := rem<<32 | uint64(words[i])
+			words[i] = uint32(cur / chunk)
+			rem = cur % chunk
 		}
-		for carry > 0 {
-			digits[n] = byte(carry % 58)
-			n++
-			carry /= 58
+		for words[start] == 0 && start < len(words)-1 {
+			start++
+		}
+		last := start == len(words)-1 && words[start] == 0
+		for j := 0; j < 5; j++ {
+			if last && rem == 0 {
+				break
+			}
+			digits = append(digits, alphabet[rem%58])
+			rem /= 58
+		}
+		if last {
+			break
 		}
 	}
-	out := make([]byte, zeros+n)
+	out := make([]byte, zeros+len(digits))
 	for i := range zeros {
 		out[i] = alphabet[0]
 	}
-	for i := range n {
-		out[zeros+i] = alphabet[digits[n-1-i]]
+	for i, d := range digits {
+		out[len(out)-1-i] = d
 	}
 	return string(out)
 }

@@ -6,14 +6,11 @@ import (
 	"errors"
 )
 
-// Base58Encode encodes b in base58 with Bitcoin's alphabet.
-func Base58Encode(b []byte) string { return base58Encode(b) }
-
 // Base58CheckEncode encodes payload followed by the first four bytes of its double SHA-256, in base58 (the bs58check
 // of the JavaScript ecosystem: no version byte).
 func Base58CheckEncode(payload []byte) string {
 	sum := doubleSHA256(payload)
-	return base58Encode(append(append([]byte{}, payload...), sum[:4]...))
+	return Base58Encode(append(append([]byte{}, payload...), sum[:4]...))
 }
 
 // Base58CheckDecode reverses Base58CheckEncode, checking the checksum.

@@ -33,7 +33,7 @@ func serializeExtended(n *Node, private bool) string {
 	first := sha256.Sum256(b.Bytes())
 	second := sha256.Sum256(first[:])
 	b.Write(second[:4])
-	return base58Encode(b.Bytes())
+	return Base58Encode(b.Bytes())
 }
 
 func TestBIP32Vectors(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"sigil/keys"
 )
 
 // Programs whose instructions the view understands.
@@ -79,45 +80,12 @@ type ParsedLookup struct {
 
 func mustKey(s string) Key {
 	var k Key
-	b, ok := decodeBase58(s)
-	if !ok || len(b) != KeySize {
+	b, err := keys.Base58Decode(s)
+	if err != nil || len(b) != KeySize {
 		panic("solana: bad key " + s)
 	}
 	copy(k[:], b)
 	return k
-}
-
-// decodeBase58 decodes a base58 string (for the package's constants).
-func decodeBase58(s string) ([]byte, bool) {
-	var out []byte // little-endian base-256 digits
-	for i := 0; i < len(s); i++ {
-		c := -1
-		for j := 0; j < len(alphabet); j++ {
-			if alphabet[j] == s[i] {
-				c = j
-			}
-		}
-		if c < 0 {
-			return nil, false
-		}
-		carry := c
-		for k := range out {
-			carry += int(out[k]) * 58
-			out[k] = byte(carry)
-			carry >>= 8
-		}
-		for carry > 0 {
-			out = append(out, byte(carry))
-			carry >>= 8
-		}
-	}
-	for i := 0; i < len(s) && s[i] == '1'; i++ {
-		out = append(out, 0)
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return out, true
 }
 
 // accountAt resolves index i of an instruction's accounts: a static key, or a lookup table entry (the lookups'

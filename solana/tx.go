@@ -13,6 +13,7 @@ package solana
 import (
 	"errors"
 	"fmt"
+	"sigil/keys"
 )
 
 // Sizes of the wire format.
@@ -30,7 +31,7 @@ var ErrInvalid = errors.New("invalid Solana transaction")
 type Key [KeySize]byte
 
 // String is the key in base58.
-func (k Key) String() string { return Base58(k[:]) }
+func (k Key) String() string { return keys.Base58Encode(k[:]) }
 
 // Header counts the message's signers and read-only accounts.
 type Header struct {

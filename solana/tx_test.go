@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"sigil/keys"
 	"slices"
 	"strconv"
 	"strings"
@@ -259,8 +260,8 @@ func TestBase58(t *testing.T) {
 		"0000000000000000000000000000000000000000000000000000000000000000", "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
 		"0000000001", "0100000000", "06ddf6e1d765a193d9cbe146ceeb79ac1cb485ed5f5b37913a8cf5857eff00a9"} {
 		b := mustHex(t, h)
-		if got, want := Base58(b), base58.Encode(b); got != want {
-			t.Errorf("Base58(%s) = %s, want %s", h, got, want)
+		if got, want := keys.Base58Encode(b), base58.Encode(b); got != want {
+			t.Errorf("keys.Base58Encode(%s) = %s, want %s", h, got, want)
 		}
 	}
 	if SystemProgram.String() != "11111111111111111111111111111111" || TokenProgram.String() != "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA" {
@@ -272,8 +273,8 @@ func FuzzBase58(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 2, 3})
 	f.Add(bytes.Repeat([]byte{0xff}, 64))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := Base58(b), base58.Encode(b); got != want {
-			t.Fatalf("Base58(%x) = %s, want %s", b, got, want)
+		if got, want := keys.Base58Encode(b), base58.Encode(b); got != want {
+			t.Fatalf("keys.Base58Encode(%x) = %s, want %s", b, got, want)
 		}
 	})
 }

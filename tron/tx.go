@@ -13,9 +13,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sigil/keys"
 	"strings"
-
-	"github.com/btcsuite/btcd/btcutil/base58"
 )
 
 // ErrInvalid is wrapped by every parse error.
@@ -469,7 +468,7 @@ func Address(b []byte) (string, error) {
 	if len(b) != 21 || b[0] != 0x41 {
 		return "", fmt.Errorf("address %s is not a Tron address (0x41 and 20 bytes)", strings.ToLower(hex.EncodeToString(b)))
 	}
-	return base58.CheckEncode(b[1:], 0x41), nil
+	return keys.TronAddress(b[1:]), nil
 }
 
 // Signed is the serialized Transaction {raw_data = 1, signature = 2} of the raw data and one 65-byte signature.
