@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"time"
 
 	"sigil/api"
-	"sigil/apierr"
 )
 
 // The auth proxy configuration of an organization (coordinator activities and queries).
@@ -80,17 +78,5 @@ func (p *Proxy) Call(ctx context.Context, path string, req, resp any) error {
 	if err != nil {
 		return err
 	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
-	if err != nil {
-		return err
-	}
-	if res.StatusCode != http.StatusOK {
-		var b apierr.Body
-		if json.Unmarshal(data, &b) != nil || b.Message == "" {
-			return &apierr.Error{Code: apierr.Unknown, HTTP: res.StatusCode, Message: res.Status}
-		}
-		return apierr.FromBody(res.StatusCode, b)
-	}
-	return json.Unmarshal(data, resp)
+	return ReadResponse(res, resp)
 }
