@@ -1,0 +1,483 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The signing schemes of a delivery.
+const (
+	SchemeTurnkey = "turnkey" // Ed25519, X-Turnkey-* headers; the default
+	SchemeHMAC    = "hmac"    // HMAC-SHA256 under the endpoint's secret, X-Sigil-* headers
+)
+
+// Delivery is one event to be posted to one endpoint.
+type Delivery struct {
+	ID         string // the delivery's own id, for the Queue
+	EventID    string // sent as the event id header; the same on every attempt
+	EndpointID string
+	URL        string
+	EventType  string
+	OrgID      string // X-Turnkey-Organization-Id
+	// Subject groups deliveries whose order matters (e.g. one transaction's
+	// status changes). A Worker posts the deliveries of one endpoint and
+	// subject in the order Claim returned them, one at a time; "" means none.
+	Subject  string
+	Sequence int64 // the event's number within its subject, for the Queue
+	Body     []byte
+	Attempts int    // attempts already made
+	Scheme   string // SchemeTurnkey ("" too) or SchemeHMAC
+	Secret   []byte // the endpoint's secret, HMAC only
+}
+
+// Queue is where a Worker takes deliveries from and reports to; the outbox
+// tables implement it elsewhere.
+//
+// To keep one subject's deliveries in order across retries, Claim must not
+// return a delivery while an earlier one of the same endpoint and subject is
+// neither delivered nor dead (it is waiting for a retry, or leased), and must
+// return one subject's deliveries in sequence order.
+type Queue interface {
+	// Claim returns up to n deliveries due at now, leased until now+lease
+	// so that another worker does not take them meanwhile.
+	Claim(ctx context.Context, now time.Time, n int, lease time.Duration) ([]Delivery, error)
+	// Delivered records a 2xx answer.
+	Delivered(ctx context.Context, id string, at time.Time, status int) error
+	// Failed records a failed attempt: attempts made so far, why the last
+	// one failed, and either when the next is due or, if dead, that there
+	// will be none (the dead-letter state).
+	Failed(ctx context.Context, id string, attempts int, next time.Time, lastErr string, dead bool) error
+	// Release gives a claimed delivery back without attempting it, due at
+	// next: it waited behind one of its subject that failed, or the worker
+	// is stopping.
+	Release(ctx context.Context, id string, next time.Time) error
+}
+
+// Backoff is the retry schedule: after the nth failed attempt the next is
+// due after a random delay between 0 and min(Cap, Base·2^(n-1)) ("full
+// jitter"), and after MaxAttempts failed attempts the delivery is dead.
+type Backoff struct {
+	Base        time.Duration // default 10 s
+	Cap         time.Duration // default 1 h
+	MaxAttempts int           // default 10
+}
+
+func (b Backoff) withDefaults() Backoff {
+	if b.Base <= 0 {
+		b.Base = 10 * time.Second
+	}
+	if b.Cap <= 0 {
+		b.Cap = time.Hour
+	}
+	if b.MaxAttempts <= 0 {
+		b.MaxAttempts = 10
+	}
+	return b
+}
+
+// Ceiling is the longest delay after the attempt-th failed attempt.
+func (b Backoff) Ceiling(attempt int) time.Duration {
+	b = b.withDefaults()
+	d := b.Base
+	for i := 1; i < attempt && d < b.Cap; i++ {
+		d *= 2
+	}
+	return min(d, b.Cap)
+}
+
+// Delay is the delay after the attempt-th failed attempt: jitter(Ceiling),
+// where jitter returns a duration in [0, max] (nil: uniformly random).
+func (b Backoff) Delay(attempt int, jitter func(max time.Duration) time.Duration) time.Duration {
+	c := b.Ceiling(attempt)
+	if jitter == nil {
+		return time.Duration(rand.Int64N(int64(c) + 1))
+	}
+	return min(max(jitter(c), 0), c)
+}
+
+// ResponseBodyLimit is the most a Worker reads of a response's body, and
+// ReasonLimit the most of it kept in a failure's reason.
+const (
+	ResponseBodyLimit = 4 << 10
+	ReasonLimit       = 256
+)
+
+// DefaultRetry says whether a failed attempt is worth another: a network
+// error or timeout (status 0) always is. For Turnkey-style deliveries only a
+// 5xx is, as Turnkey documents: 3xx, 4xx and 429 answers are terminal. For
+// HMAC deliveries every non-2xx answer is retried.
+func DefaultRetry(d Delivery, status int) bool {
+	if status == 0 {
+		return true
+	}
+	if d.Scheme == SchemeHMAC {
+		return true
+	}
+	return status >= 500
+}
+
+// Worker posts queued deliveries. Set Queue (and Signer for Turnkey-style
+// deliveries); every other field has a default.
+type Worker struct {
+	Queue  Queue
+	Signer *Signer // signs SchemeTurnkey deliveries
+	Guard  Guard   // checked before every attempt
+	// Client overrides Guard.Client(Timeout). It must not follow redirects.
+	Client       *http.Client
+	Timeout      time.Duration // one attempt; default DefaultTimeout
+	Backoff      Backoff
+	Concurrency  int           // attempts in flight at once; default 8
+	PollInterval time.Duration // between claims when not notified; default 5 s
+	// Lease is how long a claim holds its deliveries; default long enough
+	// for Concurrency attempts one after the other.
+	Lease     time.Duration
+	Retry     func(d Delivery, status int) bool // default DefaultRetry
+	UserAgent string                            // default "Sigil-Webhooks/1"
+	Log       *slog.Logger                      // default slog.Default()
+
+	// Now, After and Jitter are the clock, the poll timer and the backoff's
+	// randomness (defaults time.Now, time.After, uniform), injectable so that
+	// tests never sleep.
+	Now    func() time.Time
+	After  func(time.Duration) <-chan time.Time
+	Jitter func(max time.Duration) time.Duration
+
+	once sync.Once
+	wake chan struct{}
+}
+
+func (w *Worker) init() {
+	w.once.Do(func() { w.wake = make(chan struct{}, 1) })
+}
+
+// Notify wakes a running worker to claim at once, e.g. after an event was
+// written. It never blocks; notifications while it is busy coalesce.
+func (w *Worker) Notify() {
+	w.init()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (w *Worker) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}
+
+func (w *Worker) after(d time.Duration) <-chan time.Time {
+	if w.After != nil {
+		return w.After(d)
+	}
+	return time.After(d)
+}
+
+func (w *Worker) timeout() time.Duration {
+	if w.Timeout > 0 {
+		return w.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (w *Worker) concurrency() int {
+	if w.Concurrency > 0 {
+		return w.Concurrency
+	}
+	return 8
+}
+
+func (w *Worker) pollInterval() time.Duration {
+	if w.PollInterval > 0 {
+		return w.PollInterval
+	}
+	return 5 * time.Second
+}
+
+func (w *Worker) lease() time.Duration {
+	if w.Lease > 0 {
+		return w.Lease
+	}
+	return time.Duration(w.concurrency())*(w.timeout()+5*time.Second) + time.Minute
+}
+
+func (w *Worker) log() *slog.Logger {
+	if w.Log != nil {
+		return w.Log
+	}
+	return slog.Default()
+}
+
+// Run claims and posts deliveries until ctx is done: at once when notified,
+// every PollInterval otherwise, and whenever an attempt ends while more may
+// be due. Deliveries of different subjects are posted concurrently, up to
+// Concurrency at once. When ctx is done it claims no more, lets the attempts
+// in flight end (each within Timeout), releases what it had claimed but not
+// attempted, and returns nil.
+func (w *Worker) Run(ctx context.Context) error {
+	if w.Queue == nil {
+		return errors.New("webhook: Worker has no Queue")
+	}
+	w.init()
+	client := w.Client
+	if client == nil {
+		client = w.Guard.Client(w.timeout())
+	}
+	slots := w.concurrency()
+	done := make(chan struct{}, slots)
+	inflight := 0
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		more := false // whether a claim may find more due right now
+		if free := slots - inflight; free > 0 {
+			ds, err := w.Queue.Claim(ctx, w.now(), free, w.lease())
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				w.log().Error("webhook: claiming deliveries", "err", err)
+			}
+			if len(ds) > free { // a Queue that ignores n: give the excess back
+				w.log().Error("webhook: Claim returned more deliveries than asked for", "asked", free, "got", len(ds))
+				w.release(context.WithoutCancel(ctx), ds[free:], w.now())
+				ds = ds[:free]
+			}
+			groups := groupBySubject(ds)
+			for _, g := range groups {
+				inflight++
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					w.deliverGroup(ctx, client, g)
+					done <- struct{}{}
+				}()
+			}
+			// A full claim that fitted in fewer slots may leave some free.
+			more = err == nil && len(ds) == free && inflight < slots
+		}
+		if more {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-done:
+			inflight--
+		case <-w.wake:
+		case <-w.after(w.pollInterval()):
+		}
+		// Count every attempt that ended meanwhile.
+		for drained := false; !drained; {
+			select {
+			case <-done:
+				inflight--
+			default:
+				drained = true
+			}
+		}
+	}
+}
+
+// groupBySubject splits a claim into runs posted one after the other: one
+// per endpoint and subject, in claim order, and one per subject-less
+// delivery.
+func groupBySubject(ds []Delivery) [][]Delivery {
+	var groups [][]Delivery
+	index := map[[2]string]int{}
+	for _, d := range ds {
+		if d.Subject == "" {
+			groups = append(groups, []Delivery{d})
+			continue
+		}
+		k := [2]string{d.EndpointID, d.Subject}
+		if i, ok := index[k]; ok {
+			groups[i] = append(groups[i], d)
+			continue
+		}
+		index[k] = len(groups)
+		groups = append(groups, []Delivery{d})
+	}
+	return groups
+}
+
+// deliverGroup posts one subject's deliveries in order. After a failure that
+// will be retried, the rest wait for it: they are released, due no earlier
+// than its retry. A dead one does not hold the rest back.
+func (w *Worker) deliverGroup(ctx context.Context, client *http.Client, g []Delivery) {
+	// An attempt under way ends on its own timeout, not on ctx.
+	bg := context.WithoutCancel(ctx)
+	for i, d := range g {
+		if ctx.Err() != nil {
+			w.release(bg, g[i:], w.now())
+			return
+		}
+		res := w.attempt(bg, client, d)
+		if !res.delivered && !res.dead {
+			w.release(bg, g[i+1:], res.next)
+			return
+		}
+	}
+}
+
+func (w *Worker) release(ctx context.Context, ds []Delivery, next time.Time) {
+	for _, d := range ds {
+		if err := w.Queue.Release(ctx, d.ID, next); err != nil {
+			w.log().Error("webhook: releasing a delivery", "delivery", d.ID, "err", err)
+		}
+	}
+}
+
+type result struct {
+	delivered, dead bool
+	next            time.Time
+}
+
+// attempt makes one attempt and records its outcome in the Queue.
+func (w *Worker) attempt(ctx context.Context, client *http.Client, d Delivery) result {
+	n := d.Attempts + 1
+	status, reason, perm := w.post(ctx, client, d)
+	if reason == "" {
+		if err := w.Queue.Delivered(ctx, d.ID, w.now(), status); err != nil {
+			w.log().Error("webhook: recording a delivery", "delivery", d.ID, "err", err)
+		}
+		return result{delivered: true}
+	}
+	retry := w.Retry
+	if retry == nil {
+		retry = DefaultRetry
+	}
+	b := w.Backoff.withDefaults()
+	res := result{dead: perm || !retry(d, status) || n >= b.MaxAttempts}
+	if !res.dead {
+		res.next = w.now().Add(b.Delay(n, w.Jitter))
+	}
+	log := w.log().With("delivery", d.ID, "event", d.EventID, "endpoint", d.EndpointID, "attempt", n, "reason", reason)
+	if res.dead {
+		log.Warn("webhook: delivery failed for good")
+	} else {
+		log.Info("webhook: delivery failed; will retry", "next", res.next)
+	}
+	if err := w.Queue.Failed(ctx, d.ID, n, res.next, reason, res.dead); err != nil {
+		w.log().Error("webhook: recording a failed delivery", "delivery", d.ID, "err", err)
+	}
+	return res
+}
+
+// post makes one HTTP attempt. It returns the status (0 if there was no
+// answer) and, unless the answer was a 2xx, why the attempt failed and
+// whether no later attempt can succeed.
+func (w *Worker) post(ctx context.Context, client *http.Client, d Delivery) (status int, reason string, perm bool) {
+	timeout := w.timeout()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := w.Guard.CheckURL(ctx, d.URL); err != nil {
+		return 0, err.Error(), IsPermanent(err)
+	}
+	m := Meta{EventID: d.EventID, EventType: d.EventType, OrganizationID: d.OrgID}
+	var h http.Header
+	var err error
+	switch d.Scheme {
+	case SchemeTurnkey, "":
+		if w.Signer == nil {
+			return 0, "webhook: no signing key is configured", false
+		}
+		h, err = w.Signer.Headers(m, d.Body, w.now())
+	case SchemeHMAC:
+		h, err = HMACHeaders(d.Secret, m, d.Body, w.now())
+	default:
+		err = fmt.Errorf("webhook: unknown signing scheme %q", d.Scheme)
+	}
+	if err != nil {
+		return 0, err.Error(), true
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(d.Body))
+	if err != nil {
+		return 0, err.Error(), true
+	}
+	req.Header = h
+	ua := w.UserAgent
+	if ua == "" {
+		ua = "Sigil-Webhooks/1"
+	}
+	req.Header.Set("User-Agent", ua)
+	resp, err := client.Do(req)
+	if err != nil {
+		var ne net.Error
+		if ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()) {
+			return 0, fmt.Sprintf("timeout: no answer within %s", timeout), false
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the "Post <url>:" prefix
+		}
+		return 0, err.Error(), false
+	}
+	body, readErr := readLimited(resp.Body, ResponseBodyLimit)
+	resp.Body.Close()
+	if resp.StatusCode/100 == 2 {
+		return resp.StatusCode, "", false
+	}
+	reason = fmt.Sprintf("HTTP %d", resp.StatusCode)
+	if resp.StatusCode/100 == 3 {
+		reason += " (redirects are not followed)"
+	}
+	if s := snippet(body, ReasonLimit); s != "" {
+		reason += ": " + s
+	} else if readErr != nil && ctx.Err() != nil {
+		reason += fmt.Sprintf(" (body not read within %s)", timeout)
+	}
+	return resp.StatusCode, reason, false
+}
+
+// readLimited reads at most limit bytes of r.
+func readLimited(r io.Reader, limit int64) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r, limit))
+}
+
+// snippet is body made fit for a log line: valid UTF-8, control characters
+// and runs of spaces as one space, at most limit bytes with "…" if cut.
+func snippet(body []byte, limit int) string {
+	var b strings.Builder
+	space := false
+	for len(body) > 0 {
+		r, size := utf8.DecodeRune(body)
+		body = body[size:]
+		if r == utf8.RuneError && size <= 1 {
+			r = '\uFFFD'
+		}
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			if b.Len()+1 > limit {
+				return b.String() + "…"
+			}
+			b.WriteByte(' ')
+			space = false
+		}
+		if b.Len()+utf8.RuneLen(r) > limit {
+			return b.String() + "…"
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
