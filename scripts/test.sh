@@ -33,6 +33,8 @@ if ! command -v chromium >/dev/null; then
 fi
 
 echo "==> go test ./... (SQLite and PostgreSQL)"
+# Go tests that check Sigil against an official SDK (webhook signatures) must find it installed above.
+export SIGIL_REQUIRE_SDKS=1
 go test -count=1 ./...
 
 echo "==> fuzzing the parsers briefly"
