@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"sigil/internal/testdb"
@@ -17,42 +18,46 @@ import (
 )
 
 // Commits only append to the WAL; the checkpointer copies it into the database file in the background, well before
-// the 1000 pages at which SQLite would have checkpointed inside a commit.
+// the 1000 pages at which SQLite would have checkpointed inside a commit. In a synctest bubble, time passes only when
+// every goroutine waits, so the background checkpoint is observed without polling.
 func TestWALIsCheckpointedInTheBackground(t *testing.T) {
-	ctx := context.Background()
-	b := testdb.SQLite(t)
-	s := open(t, b)
-	store.TuneCheckpointsForTest(s, 50*time.Millisecond, 1<<20)
-	err := s.Write(ctx, func(tx *store.Tx) error {
-		n, err := store.QueryIntForTest(ctx, tx, "PRAGMA wal_autocheckpoint")
-		if err == nil && n != 0 {
-			err = fmt.Errorf("the writer's wal_autocheckpoint is %d, want 0: commits would checkpoint", n)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := fileSize(t, b.URL)
-
-	const rows, size = 100, 8 << 10 // 800 KiB: a fifth of the WAL at which SQLite checkpoints by itself
-	record := []byte(`"` + strings.Repeat("x", size) + `"`)
-	for i := range rows {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		b := testdb.SQLite(t)
+		s := open(t, b)
+		store.TuneCheckpointsForTest(s, 50*time.Millisecond, 1<<20)
 		err := s.Write(ctx, func(tx *store.Tx) error {
-			_, err := tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprint("a", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: "S", Record: record})
+			n, err := store.QueryIntForTest(ctx, tx, "PRAGMA wal_autocheckpoint")
+			if err == nil && n != 0 {
+				err = fmt.Errorf("the writer's wal_autocheckpoint is %d, want 0: commits would checkpoint", n)
+			}
 			return err
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for fileSize(t, b.URL) < before+rows*size {
-		if time.Now().After(deadline) {
-			t.Fatalf("database file is %d bytes, %d before the writes: the WAL was not checkpointed", fileSize(t, b.URL), before)
+		before := fileSize(t, b.URL)
+
+		const rows, size = 100, 8 << 10 // 800 KiB: a fifth of the WAL at which SQLite checkpoints by itself
+		record := []byte(`"` + strings.Repeat("x", size) + `"`)
+		for i := range rows {
+			err := s.Write(ctx, func(tx *store.Tx) error {
+				_, err := tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprint("a", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: "S", Record: record})
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		// The bubble's clock passes the checkpointer's period at once; Wait returns when it has checkpointed and
+		// waits again.
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := fileSize(t, b.URL); got < before+rows*size {
+			t.Fatalf("database file is %d bytes, %d before the writes: the WAL was not checkpointed", got, before)
+		}
+	})
 }
 
 func fileSize(t *testing.T, path string) int64 {
