@@ -13,6 +13,7 @@ import (
 // A backup taken while the database is open is a database of its own with everything committed before it, readable by
 // its owner only; an existing file is never overwritten.
 func TestBackupIsAConsistentPrivateCopy(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := testdb.SQLite(t)
 	s := open(t, b)
@@ -48,6 +49,7 @@ func TestBackupIsAConsistentPrivateCopy(t *testing.T) {
 }
 
 func TestPostgresIsNotBackedUpHere(t *testing.T) {
+	t.Parallel()
 	s := open(t, testdb.Postgres(t))
 	if err := s.BackupTo(context.Background(), filepath.Join(t.TempDir(), "b.db")); err == nil {
 		t.Fatal("a PostgreSQL store wrote a SQLite backup")

@@ -71,7 +71,7 @@ func fileSize(t *testing.T, path string) int64 {
 
 // Under writes that never pause, the WAL still starts over once it is full instead of growing without end: the WAL
 // header's checkpoint sequence number counts the times it started over.
-func TestWALStartsOverUnderUnbrokenWrites(t *testing.T) {
+func TestWALStartsOverUnderUnbrokenWrites(t *testing.T) { // not parallel: it needs the writer's full speed for a while
 	ctx := context.Background()
 	b := testdb.SQLite(t)
 	s := open(t, b)

@@ -177,6 +177,7 @@ func TestCommitDelayGathersOnlyUnderConcurrentLoad(t *testing.T) {
 
 // The mean gap between arrivals follows the recent ones; a pause shows at once.
 func TestArrivals(t *testing.T) {
+	t.Parallel()
 	var a store.ArrivalsForTest
 	start := time.Unix(0, 0)
 	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }

@@ -4,6 +4,7 @@ import "testing"
 
 // A version has one migration for both backends, or one for each; the embedded ones follow the rule.
 func TestMigrationDialects(t *testing.T) {
+	t.Parallel()
 	shared := migration{version: 1}
 	lite := migration{version: 2, dialect: "sqlite"}
 	pg := migration{version: 2, dialect: "postgres"}

@@ -11,6 +11,7 @@ import (
 )
 
 func TestOTPCodes(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -82,6 +83,7 @@ func join(ids []string) string {
 }
 
 func TestOTPCodeCompareAndSet(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -120,6 +122,7 @@ func TestOTPCodeCompareAndSet(t *testing.T) {
 }
 
 func TestPruneOTPCodes(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -164,6 +167,7 @@ func TestPruneOTPCodes(t *testing.T) {
 }
 
 func TestUseToken(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -192,6 +196,7 @@ func TestUseToken(t *testing.T) {
 }
 
 func TestSecretsInTransaction(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)

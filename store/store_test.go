@@ -23,6 +23,7 @@ func open(t *testing.T, b testdb.Backend) *store.Store {
 }
 
 func TestMigrationsAreIdempotent(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		open(t, b).Close()
 		s := open(t, b) // second open finds everything applied
@@ -33,6 +34,7 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 }
 
 func TestOrganizationsAndIndex(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -93,6 +95,7 @@ func TestOrganizationsAndIndex(t *testing.T) {
 }
 
 func TestSubOrgPagination(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -119,6 +122,7 @@ func TestSubOrgPagination(t *testing.T) {
 // An activity is its body: the unique (organization, timestampMs, fingerprint) is the last line of defence against one
 // recorded twice.
 func TestActivitiesAreUniquePerBody(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -160,6 +164,7 @@ func TestActivitiesAreUniquePerBody(t *testing.T) {
 // An activity decided against an organization's version is recorded by one statement only while the organization is at
 // that version, and only once per body.
 func TestInsertActivityAtOrgVersion(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -201,6 +206,7 @@ func TestInsertActivityAtOrgVersion(t *testing.T) {
 
 // A vote finds its activity by fingerprint only while the activity waits for consensus.
 func TestActivityAwaitingVotes(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -238,6 +244,7 @@ func TestActivityAwaitingVotes(t *testing.T) {
 // Migration 6 indexes activities by body in arrival order: rows recorded before it take their timestampMs from their
 // record, keep their order, and new rows follow them.
 func TestMigrationIndexesActivitiesByBody(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := migratedFrom(t, b, 5,
@@ -268,6 +275,7 @@ func TestMigrationIndexesActivitiesByBody(t *testing.T) {
 
 // Migration 5 moves each vote's policy evaluations from their own table onto the activity's row, in recorded order.
 func TestMigrationFoldsEvaluationsIntoActivities(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := migratedFrom(t, b, 4,
@@ -290,6 +298,7 @@ func TestMigrationFoldsEvaluationsIntoActivities(t *testing.T) {
 }
 
 func TestActivityListing(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -326,6 +335,7 @@ func TestActivityListing(t *testing.T) {
 }
 
 func TestSavepointKeepsEarlierWrites(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -354,6 +364,7 @@ func TestSavepointKeepsEarlierWrites(t *testing.T) {
 }
 
 func TestSignCounter(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -372,6 +383,7 @@ func TestSignCounter(t *testing.T) {
 
 // A migration numbered below one already applied is still applied.
 func TestMigrationsApplyByVersionNotMaximum(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -393,6 +405,7 @@ func TestMigrationsApplyByVersionNotMaximum(t *testing.T) {
 
 // On PostgreSQL, transactions that only read an organization hold it together; one that changes it waits for them.
 func TestReadersShareAnOrganizationAndWritersWait(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := open(t, testdb.Postgres(t))
 	if err := s.Write(ctx, func(tx *store.Tx) error {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestYieldAPIKeys(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -39,6 +40,7 @@ func TestYieldAPIKeys(t *testing.T) {
 
 // A project's fee set is the one it was first claimed with; later claims, on either set or none, read it back.
 func TestYieldProjectFeeSet(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -68,6 +70,7 @@ func TestYieldProjectFeeSet(t *testing.T) {
 // Migration 0011 moves the fee set from the keys to their projects: each project takes the set of its oldest key, and
 // every key of the project, whatever set it was created on, now reads the project's.
 func TestYieldProjectsMigration(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := migratedFrom(t, b, 10,
@@ -85,6 +88,7 @@ func TestYieldProjectsMigration(t *testing.T) {
 }
 
 func TestYieldActionsAndTransactions(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
@@ -162,6 +166,7 @@ func TestYieldActionsAndTransactions(t *testing.T) {
 }
 
 func TestYieldPriceSamples(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
