@@ -16,6 +16,7 @@ import (
 func ether(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), big.NewInt(params.Ether)) }
 
 func TestFeeWrapperTakesTheFeeAtomically(t *testing.T) {
+	t.Parallel()
 	c := newTestChain(t)
 	alice, wrapper := c.alice.addr, c.addr(contracts.FeeWrapperName)
 	bps := c.uint(contracts.FeeWrapperName, "feeBps")
@@ -53,6 +54,7 @@ func TestFeeWrapperTakesTheFeeAtomically(t *testing.T) {
 }
 
 func TestLendingPoolSupplyInterestWithdraw(t *testing.T) {
+	t.Parallel()
 	c := newTestChain(t)
 	alice, pool := c.alice.addr, c.addr(contracts.Lending)
 	supply := tokens(1_000, 6)
@@ -87,6 +89,7 @@ func TestLendingPoolSupplyInterestWithdraw(t *testing.T) {
 }
 
 func TestLendingPoolSelectorsMatchAaveV3(t *testing.T) {
+	t.Parallel()
 	pool := contracts.MustLoad(contracts.LendingPool).ABI
 	for method, selector := range map[string]string{
 		"supply":                     "0x617ba037", // supply(address,uint256,address,uint16)
@@ -102,6 +105,7 @@ func TestLendingPoolSelectorsMatchAaveV3(t *testing.T) {
 
 // getReserveData returns Aave v3's ReserveDataLegacy, field for field, so a reader of Aave's struct decodes it.
 func TestLendingPoolReserveDataHasAaveV3Layout(t *testing.T) {
+	t.Parallel()
 	outputs := contracts.MustLoad(contracts.LendingPool).ABI.Methods["getReserveData"].Outputs
 	const aave = "((uint256),uint128,uint128,uint128,uint128,uint128,uint40,uint16,address,address,address,address,uint128,uint128,uint128)"
 	if len(outputs) != 1 || outputs[0].Type.String() != aave {
@@ -116,6 +120,7 @@ func TestLendingPoolReserveDataHasAaveV3Layout(t *testing.T) {
 }
 
 func TestLendingPoolLiquidityRate(t *testing.T) {
+	t.Parallel()
 	c := newTestChain(t)
 	usdc, usdt, pool := c.addr(contracts.USDC), c.addr(contracts.USDT), c.addr(contracts.Lending)
 	reserve := func(asset common.Address) contracts.ReserveData {
@@ -195,6 +200,7 @@ func TestLendingPoolLiquidityRate(t *testing.T) {
 
 // Both staking contracts publish a reward rate that only their owner (the deployer) sets.
 func TestStakingRewardRates(t *testing.T) {
+	t.Parallel()
 	c := newTestChain(t)
 	for _, tc := range []struct{ fixture, artifact string }{
 		{contracts.Staking, contracts.NativeStaking},
@@ -219,6 +225,7 @@ func TestStakingRewardRates(t *testing.T) {
 }
 
 func TestNativeStakingCooldownAndRewards(t *testing.T) {
+	t.Parallel()
 	c := newTestChain(t)
 	alice, bob := c.alice.addr, c.bob.addr
 	c.alice.sendValue(ether(30), contracts.Staking, "stake")
@@ -250,6 +257,7 @@ func TestNativeStakingCooldownAndRewards(t *testing.T) {
 }
 
 func TestProviderStakingRevenueShare(t *testing.T) {
+	t.Parallel()
 	c := newTestChain(t)
 	alice := c.alice.addr
 	c.alice.sendValue(ether(32), contracts.ProviderStake, "stake")
@@ -286,6 +294,7 @@ func TestProviderStakingRevenueShare(t *testing.T) {
 // TestArtifactsMatchSources rebuilds the contracts with build.sh and compares the result with the
 // committed artifacts, so a source change without a rebuild cannot go unnoticed.
 func TestArtifactsMatchSources(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed: cannot rebuild the contracts to compare them with the artifacts", tool)
@@ -310,6 +319,7 @@ func TestArtifactsMatchSources(t *testing.T) {
 // The yield service's policies match these selectors (approve on the token, deposit and redeem on
 // the vault), so every deposit target must expose them.
 func TestSelectorsOfThePolicyFlow(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ fixture, method, selector string }{
 		{contracts.USDC, "approve", "095ea7b3"},
 		{contracts.WETH, "approve", "095ea7b3"},

@@ -13,6 +13,7 @@ import (
 var maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
 
 func TestDeployRegistersEveryFixture(t *testing.T) {
+	t.Parallel()
 	c := newTestChain(t)
 	if err := contracts.Verify(t.Context(), c.client, c.addresses); err != nil {
 		t.Fatal(err)
@@ -48,6 +49,7 @@ func TestDeployRegistersEveryFixture(t *testing.T) {
 }
 
 func TestVaultDepositMintWithdrawRedeem(t *testing.T) {
+	t.Parallel()
 	chain := newTestChain(t)
 	for _, tc := range []struct {
 		vault, asset string
@@ -112,6 +114,7 @@ func TestVaultDepositMintWithdrawRedeem(t *testing.T) {
 }
 
 func TestDepositWithoutApprovalReverts(t *testing.T) {
+	t.Parallel()
 	chain := newTestChain(t)
 	for _, tc := range []struct{ vault, asset string }{
 		{contracts.VaultUSDC, contracts.USDC},
@@ -128,6 +131,7 @@ func TestDepositWithoutApprovalReverts(t *testing.T) {
 }
 
 func TestAllocatorVaultFeesOverAYear(t *testing.T) {
+	t.Parallel()
 	const year = 365 * 24 * time.Hour
 	chain := newTestChain(t)
 	for _, tc := range []struct {
@@ -191,6 +195,7 @@ func TestAllocatorVaultFeesOverAYear(t *testing.T) {
 }
 
 func TestAllocatorVaultRefusesPerformanceFeeBelowTenPercent(t *testing.T) {
+	t.Parallel()
 	c := newTestChain(t)
 	fees := contracts.AllocatorFees{
 		DepositFeeBps: big.NewInt(0), PerformanceFeeBps: big.NewInt(999),
@@ -215,6 +220,7 @@ func TestAllocatorVaultRefusesPerformanceFeeBelowTenPercent(t *testing.T) {
 }
 
 func TestAllocatorVaultHarvestSellsIncentives(t *testing.T) {
+	t.Parallel()
 	c := newTestChain(t)
 	alice, oav := c.alice.addr, c.addr(contracts.OAV10USDC)
 	deposit := tokens(10_000, 6)
