@@ -14,6 +14,7 @@ import (
 )
 
 func TestFitLogo(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ w, h, ww, wh int }{
 		{100, 50, 100, 50},   // fits already: unchanged
 		{340, 124, 340, 124}, // exactly the box
@@ -76,6 +77,7 @@ func logoServer(t *testing.T) *httptest.Server {
 }
 
 func TestLogoFetch(t *testing.T) {
+	t.Parallel()
 	srv := logoServer(t)
 	f := &LogoFetcher{AllowPrivateNetworks: true, Timeout: 300 * time.Millisecond}
 	for _, tc := range []struct {
@@ -125,6 +127,7 @@ func TestLogoFetch(t *testing.T) {
 
 // By default a logoUrl may not point into the server's own network.
 func TestLogoFetchRefusesPrivateAddresses(t *testing.T) {
+	t.Parallel()
 	srv := logoServer(t)
 	var f LogoFetcher
 	_, err := f.Fetch(context.Background(), srv.URL+"/small.png")

@@ -10,6 +10,7 @@ import (
 )
 
 func TestComposeBuiltin(t *testing.T) {
+	t.Parallel()
 	m := &Mailer{DefaultFrom: "no-reply@sigil.example"}
 	msg, err := m.ComposeOTP(context.Background(), OTPEmail{
 		To: "user@example.com", AppName: "Acme", Code: "7KQ2M9XWZ", ExpiresIn: 5 * time.Minute,
@@ -51,6 +52,7 @@ func TestComposeBuiltin(t *testing.T) {
 }
 
 func TestComposeWithLogo(t *testing.T) {
+	t.Parallel()
 	srv := logoServer(t)
 	m := &Mailer{DefaultFrom: "no-reply@sigil.example", Logos: &LogoFetcher{AllowPrivateNetworks: true}}
 	msg, err := m.ComposeOTP(context.Background(), OTPEmail{To: "u@example.com", AppName: "Acme", Code: "123456", LogoURL: srv.URL + "/big.png"})
@@ -69,6 +71,7 @@ func TestComposeWithLogo(t *testing.T) {
 }
 
 func TestComposeCustomTemplate(t *testing.T) {
+	t.Parallel()
 	tpl, err := ParseTemplate("Hi {{.name}}, your {{.AppName}} code", "{{.name}}: {{.OtpCode}} ({{.plan.tier}})", `<p>Hello {{.name}}</p><b>{{.OtpCode}}</b>{{if .LogoURL}}<img src="{{.LogoURL}}">{{end}}`)
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +129,7 @@ func TestComposeCustomTemplate(t *testing.T) {
 // TestSendOTPOverSMTP: the whole path, fetched logo included, into a real
 // SMTP server.
 func TestSendOTPOverSMTP(t *testing.T) {
+	t.Parallel()
 	cert, pool := selfSigned(t)
 	ms := startMailServer(t, StartTLS, cert, "mailer", "pw")
 	sender, err := NewSMTPSender(SMTPConfig{Host: "localhost", Port: ms.addr.Port, Username: "mailer", Password: "pw",
@@ -148,6 +152,7 @@ func TestSendOTPOverSMTP(t *testing.T) {
 }
 
 func TestOTPText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ tmpl, app, want string }{
 		{"", "Acme", "Your Acme code is 123456"},
 		{"", "", "Your code is 123456"},

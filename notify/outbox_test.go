@@ -15,6 +15,7 @@ import (
 )
 
 func TestOutbox(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var logs bytes.Buffer
 	now := testDate
@@ -81,6 +82,7 @@ func TestOutbox(t *testing.T) {
 }
 
 func TestOutboxEmptyAndTornFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	o, err := OpenOutbox(filepath.Join(dir, "new"), nil, nil)
 	if err != nil {

@@ -100,6 +100,7 @@ func testPNG(t *testing.T, w, h int) []byte {
 }
 
 func TestSMTPDelivery(t *testing.T) {
+	t.Parallel()
 	cert, pool := selfSigned(t)
 	logo := InlineImage{ContentID: LogoContentID, ContentType: "image/png", Filename: "logo.png", Data: testPNG(t, 40, 20)}
 	for _, tc := range []struct {
@@ -208,6 +209,7 @@ func checkOTPMessage(t *testing.T, raw []byte, withLogo bool) {
 }
 
 func TestSMTPFailures(t *testing.T) {
+	t.Parallel()
 	cert, pool := selfSigned(t)
 	msg := Message{To: "user@example.com", From: "a@sigil.example", Subject: "s", Text: "t"}
 	trusting := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
@@ -262,6 +264,7 @@ func TestSMTPFailures(t *testing.T) {
 // A server that accepts the connection but never greets is cut off by the
 // timeout, and a cancelled context stops the send.
 func TestSMTPStalledServer(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -287,6 +290,7 @@ func TestSMTPStalledServer(t *testing.T) {
 }
 
 func TestBuildMIMERejectsInjection(t *testing.T) {
+	t.Parallel()
 	base := Message{To: "user@example.com", From: "a@example.com", Subject: "hi", Text: "body"}
 	for name, mutate := range map[string]func(*Message){
 		"subject CRLF":    func(m *Message) { m.Subject = "hi\r\nBcc: victim@example.com" },

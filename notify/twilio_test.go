@@ -50,6 +50,7 @@ func fakeTwilio(t *testing.T, sid, token string) (*httptest.Server, *[]url.Value
 }
 
 func TestTwilio(t *testing.T) {
+	t.Parallel()
 	srv, got := fakeTwilio(t, "AC123", "tok")
 	tw, err := NewTwilio(TwilioConfig{BaseURL: srv.URL, AccountSID: "AC123", AuthToken: "tok", From: "+15005550006"})
 	if err != nil {
@@ -88,6 +89,7 @@ func TestTwilio(t *testing.T) {
 }
 
 func TestTwilioTransportErrors(t *testing.T) {
+	t.Parallel()
 	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadGateway)
 		io.WriteString(w, "<html>bad gateway</html>")

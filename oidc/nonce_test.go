@@ -7,6 +7,7 @@ import (
 )
 
 func TestPublicKeyNonce(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		// FIPS 180-2 test vectors: the string's bytes are hashed, not decoded hex.
 		"abc": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",

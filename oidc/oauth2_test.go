@@ -26,6 +26,7 @@ func against(p oidc.Provider, tp *oidctest.Provider, userInfoURL string) oidc.Pr
 }
 
 func TestExchangeXAndDiscordShapes(t *testing.T) {
+	t.Parallel()
 	tp := oidctest.New()
 	defer tp.Close()
 	tests := []struct {
@@ -62,6 +63,7 @@ func TestExchangeXAndDiscordShapes(t *testing.T) {
 }
 
 func TestExchangeErrors(t *testing.T) {
+	t.Parallel()
 	tp := oidctest.New()
 	defer tp.Close()
 	x := against(oidc.X(oidctest.ClientID, oidctest.ClientSecret), tp, tp.XUserInfoURL())
@@ -114,6 +116,7 @@ func TestExchangeErrors(t *testing.T) {
 }
 
 func TestExchangeProviderDown(t *testing.T) {
+	t.Parallel()
 	tp := oidctest.New()
 	x := against(oidc.X(oidctest.ClientID, oidctest.ClientSecret), tp, tp.XUserInfoURL())
 	grant := oidc.AuthCodeGrant{AuthCode: "code", RedirectURI: redirectURI, CodeVerifier: verifier}
@@ -171,6 +174,7 @@ func scriptedProvider(t *testing.T, tokenStatus int, tokenBody string, infoStatu
 }
 
 func TestExchangeClientAuthentication(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		provider   func(id, secret string) oidc.Provider
@@ -214,6 +218,7 @@ func TestExchangeClientAuthentication(t *testing.T) {
 }
 
 func TestExchangeOddProviderAnswers(t *testing.T) {
+	t.Parallel()
 	const okToken = `{"access_token":"AT","token_type":"Bearer"}`
 	tests := []struct {
 		name                   string
@@ -268,6 +273,7 @@ func TestExchangeOddProviderAnswers(t *testing.T) {
 }
 
 func TestBuiltinProvider(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ name, tokenURL, userInfoURL, subject string }{
 		{oidc.ProviderX, "https://api.x.com/2/oauth2/token", "https://api.x.com/2/users/me", "data.id"},
 		{oidc.ProviderDiscord, "https://discord.com/api/oauth2/token", "https://discord.com/api/users/@me", "id"},

@@ -57,6 +57,7 @@ func ecJWK(kid, extra string) string {
 }
 
 func TestParseJWKS(t *testing.T) {
+	t.Parallel()
 	point, _ := testKeys.ec.PublicKey.Bytes()
 	offCurve := append([]byte{}, point...)
 	offCurve[64] ^= 1
@@ -105,6 +106,7 @@ func TestParseJWKS(t *testing.T) {
 }
 
 func TestKeySetFind(t *testing.T) {
+	t.Parallel()
 	set, err := parseJWKS([]byte(`{"keys":[` + rsaJWK("a", "") + `,` + rsaJWK("b", "") + `,` + ecJWK("a", "") + `]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +132,7 @@ func TestKeySetFind(t *testing.T) {
 }
 
 func TestParseDiscovery(t *testing.T) {
+	t.Parallel()
 	const iss = "https://issuer.example"
 	tests := []struct {
 		name, doc, want, wantErr string
@@ -160,6 +163,7 @@ func TestParseDiscovery(t *testing.T) {
 }
 
 func TestCacheMaxAge(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		header string
 		age    time.Duration
@@ -185,6 +189,7 @@ func TestCacheMaxAge(t *testing.T) {
 }
 
 func TestCacheLifetime(t *testing.T) {
+	t.Parallel()
 	timing := cacheTiming{refreshInterval: 30 * time.Second, defaultAge: time.Hour, maxAge: 24 * time.Hour}
 	tests := []struct {
 		in   fetched
@@ -203,6 +208,7 @@ func TestCacheLifetime(t *testing.T) {
 }
 
 func TestValidCodeVerifier(t *testing.T) {
+	t.Parallel()
 	tests := map[string]bool{
 		strings.Repeat("a", 42):          false,
 		strings.Repeat("a", 43):          true,

@@ -68,6 +68,7 @@ func (f *fixture) fetches() (discovery, jwks int) {
 }
 
 func TestVerifyAcceptsValidTokens(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	now := f.clock.Now()
 	tests := []struct {
@@ -115,6 +116,7 @@ func TestVerifyAcceptsValidTokens(t *testing.T) {
 }
 
 func TestVerifyRefusesBadTokens(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	p := f.provider
 	now := f.clock.Now()
@@ -174,6 +176,7 @@ func TestVerifyRefusesBadTokens(t *testing.T) {
 }
 
 func TestUntrustedIssuerIsRefusedWithoutAnyRequest(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	stranger := oidctest.New()
 	defer stranger.Close()
@@ -189,6 +192,7 @@ func TestUntrustedIssuerIsRefusedWithoutAnyRequest(t *testing.T) {
 }
 
 func TestKeyRotationRefreshesOnceWithinTheRateLimit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	p := f.provider
 	if _, err := f.verify(p.IDToken(nil), oidc.VerifyOptions{}); err != nil {
@@ -224,6 +228,7 @@ func TestKeyRotationRefreshesOnceWithinTheRateLimit(t *testing.T) {
 }
 
 func TestKeysAreRefetchedWhenTheCacheExpires(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	token := f.provider.IDToken(nil)
 	for _, step := range []struct {
@@ -246,6 +251,7 @@ func TestKeysAreRefetchedWhenTheCacheExpires(t *testing.T) {
 }
 
 func TestDiscoveryDown(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	token := f.provider.IDToken(nil)
 	f.provider.SetDown(true)
@@ -267,6 +273,7 @@ func TestDiscoveryDown(t *testing.T) {
 }
 
 func TestProviderGoneAfterCaching(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	token := f.provider.IDToken(nil)
 	if _, err := f.verify(token, oidc.VerifyOptions{}); err != nil {
@@ -285,6 +292,7 @@ func TestProviderGoneAfterCaching(t *testing.T) {
 }
 
 func TestIssuerOptions(t *testing.T) {
+	t.Parallel()
 	t.Run("configured JWKS URL skips discovery", func(t *testing.T) {
 		p := oidctest.New()
 		defer p.Close()
@@ -376,6 +384,7 @@ func TestIssuerOptions(t *testing.T) {
 }
 
 func TestConcurrentColdCacheFetchesOnce(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	tokens := []string{f.provider.IDToken(nil), f.provider.IDToken(nil, oidctest.WithAlg(oidctest.AlgES256))}
 	var wg sync.WaitGroup
@@ -399,6 +408,7 @@ func TestConcurrentColdCacheFetchesOnce(t *testing.T) {
 }
 
 func TestCancelledWaitDoesNotBlockOthers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.provider.SetDown(true)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -414,6 +424,7 @@ func TestCancelledWaitDoesNotBlockOthers(t *testing.T) {
 }
 
 func TestNewVerifierRefusesBadConfiguration(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		cfg  oidc.Config
