@@ -153,7 +153,8 @@ func filterTypes(f *api.ActivityFilter) []string {
 	return out
 }
 
-// readAssets reads the assets a chainAssetTransfer lists: EVM native coins and ERC-20 tokens by CAIP-19 id.
+// readAssets reads the assets a chainAssetTransfer lists by CAIP-19 id: EVM native coins and ERC-20 tokens, SOL and
+// SPL tokens.
 func (s *controlSpec) readAssets(src *api.ChainAssetTransferSource) error {
 	if len(src.Definition) == 0 || len(src.Definition) > maxAssetsPerControl {
 		return apierr.Invalid("parameters.dataSource.chainAssetTransfer.definition must list between 1 and %d assets", maxAssetsPerControl)
@@ -179,11 +180,15 @@ func (s *controlSpec) readAssets(src *api.ChainAssetTransferSource) error {
 
 var caip19RE = regexp.MustCompile(`^eip155:([1-9][0-9]{0,18})/(slip44:60|erc20:0x[0-9a-fA-F]{40})$`)
 
-// normalizeCAIP19 reads an EVM asset id, with the token address in lower case; other chains' assets are refused until
+// normalizeCAIP19 reads an asset id into the key transfers are matched by: an EVM asset with its token address in
+// lower case, or a Solana asset without its cluster (controls_solana.go). Other chains' assets are refused until
 // their transfers are measured.
 func normalizeCAIP19(id string) (string, error) {
+	if key, ok := solanaAssetKey(id); ok {
+		return key, nil
+	}
 	if !caip19RE.MatchString(id) {
-		return "", fmt.Errorf("%q is not an EVM asset id such as eip155:1/slip44:60 (the native coin) or eip155:1/erc20:0x... (a token); other chains' transfers are not measured yet", id)
+		return "", fmt.Errorf("%q is not an EVM asset id such as eip155:1/slip44:60 (the native coin) or eip155:1/erc20:0x... (a token), nor a Solana one such as solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/slip44:501 (SOL) or solana:.../token:MINT; other chains' transfers are not measured yet", id)
 	}
 	return strings.ToLower(id), nil
 }

@@ -220,11 +220,16 @@ func prepareSignTransaction(x *execution, p *api.SignTransactionIntentV2, tx par
 		return nil, err
 	}
 	if eth, ok := tx.(ethereumTx); ok {
-		// What only an EVM transaction has: calldata an uploaded ABI decodes, and transfers velocity controls measure.
+		// What only an EVM transaction has: calldata an uploaded ABI decodes. Velocity controls measure the transfers of
+		// EVM and Solana transactions.
 		if facts.EthTx.Call, err = x.c.contractCall(x.ctx, x.org, facts.EthTx.To, eth.tx.Transaction().Data()); err != nil {
 			return nil, err
 		}
 		d.transfers = eth.tx.Transfers()
+	}
+	if sol, ok := tx.(solanaTx); ok {
+		pub, _ := hexBytes(s.publicKey) // prepare checked it is an Ed25519 key
+		d.transfers = solanaTransfers(sol.tx.Parsed, keys.Base58Encode(pub))
 	}
 	d.facts = facts
 	s.facts(d.facts)
