@@ -23,8 +23,6 @@ import (
 	"sigil/seal"
 	"sigil/store"
 	"sigil/token"
-
-	"github.com/ethereum/go-ethereum/accounts/abi"
 )
 
 // Config tunes the coordinator. The zero value of each field means its default.
@@ -129,15 +127,15 @@ func (c Config) withDefaults() Config {
 
 // Coordinator is the service. It is safe for concurrent use.
 type Coordinator struct {
-	cfg   Config
-	store *store.Store
-	ops   *registry // every activity type and query it serves
-	audit *auditor
-	exprs exprCache
-	orgs  orgCache
-	blobs cache[[]byte]   // sealed blobs by row id: ciphertext only, so that signing reads no row
-	abis  cache[*abi.ABI] // parsed contract interfaces by id (they never change)
-	vault *vault
+	cfg        Config
+	store      *store.Store
+	ops        *registry // every activity type and query it serves
+	audit      *auditor
+	exprs      exprCache
+	orgs       orgCache
+	blobs      cache[[]byte]           // sealed blobs by row id: ciphertext only, so that signing reads no row
+	interfaces cache[*parsedInterface] // parsed contract interfaces by id (they never change)
+	vault      *vault
 
 	ownKeysMu sync.Mutex
 	ownKeys   map[string]*ecdsa.PrivateKey

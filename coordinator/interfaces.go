@@ -2,7 +2,7 @@ package coordinator
 
 import (
 	"context"
-	"encoding/json"
+	"encoding/hex"
 	"errors"
 	"strings"
 	"time"
@@ -15,6 +15,7 @@ import (
 	"sigil/evm"
 	"sigil/keys"
 	"sigil/policy"
+	"sigil/solana"
 	"sigil/store"
 )
 
@@ -76,9 +77,8 @@ func validateCreateInterface(p *api.CreateSmartContractInterfaceIntent) error {
 		if b, err := keys.Base58Decode(p.SmartContractAddress); err != nil || len(b) != 32 {
 			return apierr.Invalid("parameters.smartContractAddress: %q is not a Solana program id (base58, 32 bytes)", p.SmartContractAddress)
 		}
-		var idl map[string]any
-		if err := json.Unmarshal([]byte(p.SmartContractInterface), &idl); err != nil {
-			return apierr.Invalid("parameters.smartContractInterface: an IDL is a JSON object: %s", err.Error())
+		if _, err := solana.ParseIDL([]byte(p.SmartContractInterface)); err != nil {
+			return apierr.Invalid("parameters.smartContractInterface: %s", err.Error())
 		}
 	default:
 		return apierr.Invalid("parameters.type: %q is not SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM or SMART_CONTRACT_INTERFACE_TYPE_SOLANA", p.Type)
@@ -185,33 +185,70 @@ func (c *Coordinator) contractCall(ctx context.Context, org *Org, to string, dat
 	if ci == nil {
 		return nil, nil
 	}
-	a, err := c.contractABI(ctx, ci.ID)
+	pi, err := c.parsedInterface(ctx, ci)
 	if err != nil {
 		return nil, err
 	}
-	call, err := evm.DecodeCall(a, data)
+	call, err := evm.DecodeCall(pi.abi, data)
 	if err != nil {
 		return nil, nil
 	}
 	return &policy.ContractCall{FunctionName: call.FunctionName, FunctionSignature: call.FunctionSignature, Args: call.Args}, nil
 }
 
-// contractABI is an interface's parsed ABI, read and parsed once.
-func (c *Coordinator) contractABI(ctx context.Context, id string) (*abi.ABI, error) {
-	if a, ok := c.abis.get(id); ok {
-		return a, nil
+// decodeInstructions fills parsed_instruction_data of each instruction whose program has an uploaded IDL and whose
+// data it decodes; the others stay without it.
+func (c *Coordinator) decodeInstructions(ctx context.Context, org *Org, tx *solana.Transaction, facts *policy.SolanaTx) error {
+	for i, in := range tx.Parsed.Instructions {
+		ci := org.interfaceFor(in.ProgramKey, api.InterfaceTypeSolana)
+		if ci == nil {
+			continue
+		}
+		pi, err := c.parsedInterface(ctx, ci)
+		if err != nil {
+			return err
+		}
+		call, err := pi.idl.Decode(tx.Message.Instructions[i].Data, in.Addresses)
+		if err != nil {
+			continue
+		}
+		named := make(map[string]any, len(call.NamedAccounts))
+		for k, v := range call.NamedAccounts {
+			named[k] = v
+		}
+		facts.Instructions[i].Parsed = &policy.SolanaParsedInstruction{InstructionName: call.InstructionName,
+			Discriminator: hex.EncodeToString(call.Discriminator), NamedAccounts: named, ProgramCallArgs: call.Args}
 	}
-	body, err := c.store.GetContractInterface(ctx, id)
+	return nil
+}
+
+// parsedInterface is an uploaded interface ready to decode with: an ABI or an IDL.
+type parsedInterface struct {
+	abi *abi.ABI
+	idl *solana.IDL
+}
+
+// parsedInterface reads and parses an interface once; interfaces never change.
+func (c *Coordinator) parsedInterface(ctx context.Context, ci *ContractInterface) (*parsedInterface, error) {
+	if pi, ok := c.interfaces.get(ci.ID); ok {
+		return pi, nil
+	}
+	body, err := c.store.GetContractInterface(ctx, ci.ID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, apierr.NotFoundf("smart contract interface %s was deleted", id)
+		return nil, apierr.NotFoundf("smart contract interface %s was deleted", ci.ID)
 	}
 	if err != nil {
 		return nil, err
 	}
-	a, err := evm.ParseABI(body.Body)
+	pi := &parsedInterface{}
+	if ci.Type == api.InterfaceTypeSolana {
+		pi.idl, err = solana.ParseIDL([]byte(body.Body))
+	} else {
+		pi.abi, err = evm.ParseABI(body.Body)
+	}
 	if err != nil {
 		return nil, err
 	}
-	c.abis.put(id, a, nil)
-	return a, nil
+	c.interfaces.put(ci.ID, pi, nil)
+	return pi, nil
 }

@@ -220,8 +220,8 @@ func prepareSignTransaction(x *execution, p *api.SignTransactionIntentV2, tx par
 		return nil, err
 	}
 	if eth, ok := tx.(ethereumTx); ok {
-		// What only an EVM transaction has: calldata an uploaded ABI decodes. Velocity controls measure the transfers of
-		// EVM and Solana transactions.
+		// Calldata an uploaded ABI decodes (Solana's instructions an IDL decodes, below). Velocity controls measure the
+		// transfers of EVM and Solana transactions.
 		if facts.EthTx.Call, err = x.c.contractCall(x.ctx, x.org, facts.EthTx.To, eth.tx.Transaction().Data()); err != nil {
 			return nil, err
 		}
@@ -230,6 +230,9 @@ func prepareSignTransaction(x *execution, p *api.SignTransactionIntentV2, tx par
 	if sol, ok := tx.(solanaTx); ok {
 		pub, _ := hexBytes(s.publicKey) // prepare checked it is an Ed25519 key
 		d.transfers = solanaTransfers(sol.tx.Parsed, keys.Base58Encode(pub))
+		if err := x.c.decodeInstructions(x.ctx, x.org, sol.tx, facts.SolanaTx); err != nil {
+			return nil, err
+		}
 	}
 	d.facts = facts
 	s.facts(d.facts)

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 )
@@ -49,6 +50,21 @@ func solLookup() *Input {
 	return in
 }
 
+const solJupiter = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4"
+
+// solRoute is a call of a route instruction decoded with its program's IDL, swapping inAmount.
+func solRoute(inAmount string) *Input {
+	return &Input{SolanaTx: &SolanaTx{AccountKeys: []string{solAlice, solJupiter}, ProgramKeys: []string{solJupiter},
+		Instructions: []SolanaInstruction{{ProgramKey: solJupiter, InstructionDataHex: "e517cb977ae3ad2a",
+			Accounts: []SolanaAccount{{solAlice, true, true}},
+			Parsed: &SolanaParsedInstruction{InstructionName: "route", Discriminator: "e517cb977ae3ad2a",
+				NamedAccounts: map[string]any{"user_transfer_authority": solAlice},
+				ProgramCallArgs: map[string]any{"in_amount": json.Number(inAmount),
+					"route_plan": []any{map[string]any{"swap": "Saber", "percent": json.Number("100")}}}}}},
+		Transfers: []SolanaTransfer{}, SPLTransfers: []SolanaSPLTransfer{}, AddressTableLookups: []SolanaAddressTableLookup{},
+	}}
+}
+
 type chainExample struct {
 	source    string // where the policy is documented
 	condition string
@@ -92,6 +108,10 @@ func TestSolanaExamples(t *testing.T) {
 		{"docs: first instruction's first account", "solana.tx.instructions[0].accounts[0].account_key == '" + solAlice + "'", solTransfer(solBob, 1), solSPL(solBob, solBad, solMint, 1)},
 		{"fields: signer, writable, blockhash, lookups", "solana.tx.instructions[0].accounts[0].signer && solana.tx.instructions[0].accounts[1].writable && solana.tx.recent_blockhash == '9sHcv6xwn9YkB8nxTUGKDwPwNnmqVp5oAXxU8Fdkm4J6' && '" + solAlice + "' in solana.tx.account_keys",
 			solTransfer(solBob, 1), solSPL(solBob, solBad, solMint, 1)},
+		{"ref 26: an IDL-decoded instruction", "solana.tx.instructions.any(i, i.program_key == '" + solJupiter + "' && i.parsed_instruction_data.instruction_name == 'route' && i.parsed_instruction_data.program_call_args['in_amount'] == 995500000)",
+			solRoute("995500000"), solRoute("995500001")},
+		{"IDL: named accounts, nested arguments, discriminator", "solana.tx.instructions[0].parsed_instruction_data.named_accounts['user_transfer_authority'] == '" + solAlice + "' && solana.tx.instructions[0].parsed_instruction_data.program_call_args['route_plan'][0]['percent'] == 100 && solana.tx.instructions[0].parsed_instruction_data.discriminator == 'e517cb977ae3ad2a'",
+			solRoute("1"), solRoute("1").with(func(in *Input) { in.SolanaTx.Instructions[0].Parsed.NamedAccounts["user_transfer_authority"] = solBad })},
 		{"fields: lookup tables", "solana.tx.address_table_lookups.any(l, l.address_table_key == '" + solTable + "' && l.writable_indexes.contains(0)) && solana.tx.instructions[0].address_table_lookups[0].writable",
 			solLookup(), solTransfer(solBob, 1).with(func(in *Input) {
 				in.SolanaTx.AddressTableLookups = []SolanaAddressTableLookup{{AddressTableKey: solTable, WritableIndexes: []uint32{1}}}
@@ -135,12 +155,13 @@ func TestChainKeywordsApply(t *testing.T) {
 	if _, err := e.Eval(&Input{EthTx: &EthTx{}}); !errors.As(err, &ee) || ee.Kind != NotApplicable {
 		t.Errorf("solana.tx on an Ethereum transaction: %v", err)
 	}
-	for _, src := range []string{
-		"solana.tx.instructions.any(i, i.parsed_instruction_data.instruction_name == 'route')",
-	} {
-		if _, err := Compile(src, Condition); err == nil {
-			t.Errorf("%s compiled", src)
-		}
+	// An instruction no uploaded IDL decodes has no parsed_instruction_data.
+	e, err = Compile("solana.tx.instructions.any(i, i.parsed_instruction_data.instruction_name == 'route')", Condition)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Eval(solTransfer(solBob, 1)); !errors.As(err, &ee) || ee.Kind != NotApplicable {
+		t.Errorf("parsed_instruction_data without an IDL: %v", err)
 	}
 }
 

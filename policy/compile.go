@@ -252,9 +252,6 @@ func (c *compiler) compileField(n *fieldNode) (evaluator, *typ, error) {
 			return nil, nil, c.errorf(n.pos, suggest(n.name, t.st.fieldNames(), prefix),
 				"unknown field '%s%s'", prefix, n.name)
 		}
-		if f.unsupported != "" {
-			return nil, nil, c.errorf(n.pos, "", "field '%s' is not supported yet: %s", displayPath(n), f.unsupported)
-		}
 		if t == tActivity && n.name == "params" {
 			c.readsParams = true
 		}
@@ -683,13 +680,6 @@ func pathName(n node) string {
 		}
 	}
 	return ""
-}
-
-func displayPath(n *fieldNode) string {
-	if p := pathName(n); p != "" {
-		return p
-	}
-	return n.name
 }
 
 // suggest returns "did you mean '<prefix><c>'?" for the candidate closest to name.

@@ -229,7 +229,8 @@ const (
 // evaluate runs one policy. applies reports whether its condition is true, or failed
 // without being decided false, which takes away the implicit own-credential permission.
 //
-// A failure is reported as OUTCOME_ERROR and never allows. A failing DENY denies
+// A failure is reported as OUTCOME_ERROR and never allows, unless Kleene's logic decides the condition true whatever
+// the failed clauses hold. A failing DENY denies
 // unless the failure cannot matter: Kleene's logic decides "false && <error>" false,
 // so a value cap such as "activity.action == 'SIGN' && eth.tx.value > 10" does not
 // deny every activity that has no transaction, while a DENY whose outcome hangs on
@@ -250,6 +251,12 @@ func evaluate(p *Policy, in *Input) (ev Evaluation, eff effect, applies bool) {
 		return ev, effectNone, false
 	}
 	condKnown, cond, err := run(p.Condition, Condition, in)
+	if err != nil && condKnown && cond {
+		// The failed clauses cannot change the result ("true || <error>", any() over an element that is true, as in
+		// an IDL policy's instructions.any(i, i.program_key == P && i.parsed_instruction_data...) where only P's
+		// instructions are decoded): the condition holds.
+		err = nil
+	}
 	if err == nil && !cond {
 		ev.Outcome = OutcomeDenyImplicit
 		return ev, effectNone, false

@@ -60,18 +60,17 @@
 // keywords and fields (suggesting the closest name), keywords of the other field,
 // type mismatches such as eth.tx.chain_id == '1', methods on the wrong type or with
 // the wrong number of arguments, and bound variables that shadow a keyword or an
-// enclosing bound variable. Fields of the reference that need what Sigil lacks
-// (eth.tx.function_name, function_signature and contract_call_args,
-// solana.tx.instructions[].parsed_instruction_data, tempo.tx,
-// secret, time, Timestamp, CronSpan) are refused as "not supported yet". xs.count
+// enclosing bound variable. Keywords of the reference that need what Sigil lacks
+// (tempo.tx, secret) are refused as "not supported yet". xs.count
 // without parentheses, as the reference's own examples write it, is xs.count().
 //
 // Evaluation does not short-circuit: every clause is evaluated, and an error anywhere
 // (an *EvalError: a keyword that does not apply to the request, a missing
 // activity.params key, an index out of range, a dynamic value of the wrong type, or
 // more than 100,000 steps of nested methods) is an error of the whole expression. For the decision only, the logical operators
-// follow Kleene's three-valued logic, so "false && <error>" is known to be false;
-// see Decide.
+// follow Kleene's three-valued logic, so "false && <error>" is known to be false and
+// "true || <error>" true (a policy decided either way despite a failed clause counts as
+// decided); see Decide.
 //
 // # Decision
 //

@@ -19,6 +19,21 @@ type SolanaInstruction struct {
 	Accounts            []SolanaAccount
 	InstructionDataHex  string
 	AddressTableLookups []SolanaInstructionLookup
+	// Parsed is the instruction decoded with the IDL uploaded for its program; nil when there is none or the data
+	// does not match it, and then parsed_instruction_data is absent.
+	Parsed *SolanaParsedInstruction
+}
+
+// SolanaParsedInstruction is an instruction decoded with its program's IDL (parsed_instruction_data). Names are
+// snake_case, Discriminator lower-case hex.
+type SolanaParsedInstruction struct {
+	InstructionName string
+	Discriminator   string
+	// NamedAccounts maps the IDL's account names to addresses (map[string]any of strings, as policies index it).
+	NamedAccounts map[string]any
+	// ProgramCallArgs are the arguments by name as JSON-like values: integers as json.Number, public keys base58,
+	// bytes as hex, vectors as []any, structs as maps, enum variants as their name or {name: fields}.
+	ProgramCallArgs map[string]any
 }
 
 // SolanaAccount is a static account an instruction names.

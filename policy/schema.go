@@ -9,11 +9,10 @@ import (
 type getter func(ref any) (value, error)
 
 type fieldDef struct {
-	typ         *typ
-	get         getter
-	str         func(ref any) string       // set for string fields: the fast path of string comparisons
-	ref         func(ref any) (any, error) // set for struct fields: the fast path of paths
-	unsupported string                     // non-empty: the field exists in the language but Sigil lacks what it needs
+	typ *typ
+	get getter
+	str func(ref any) string       // set for string fields: the fast path of string comparisons
+	ref func(ref any) (any, error) // set for struct fields: the fast path of paths
 }
 
 type structType struct {
@@ -25,10 +24,8 @@ type structType struct {
 
 func (s *structType) fieldNames() []string {
 	names := make([]string, 0, len(s.fields))
-	for n, f := range s.fields {
-		if f.unsupported == "" {
-			names = append(names, n)
-		}
+	for n := range s.fields {
+		names = append(names, n)
 	}
 	sort.Strings(names)
 	return names
@@ -97,9 +94,6 @@ func callField(read func(*ContractCall) value, t *typ) *fieldDef {
 		return read(c), nil
 	}}
 }
-
-// unsupported is a field of the reference's language that Sigil cannot evaluate yet.
-func unsupported(t *typ, why string) *fieldDef { return &fieldDef{typ: t, unsupported: why} }
 
 // notApplicable is the error for a keyword the request does not carry; the failing
 // node adds the keyword's path as the clause.

@@ -29,8 +29,16 @@ func uint64Field[T any](read func(*T) uint64) *fieldDef {
 }
 
 var (
-	needsIDL = "it needs program IDL uploads, which Sigil does not have yet"
-
+	tSolanaParsedInstruction = structOf("solana parsed instruction data", map[string]*fieldDef{
+		"instruction_name": strField(func(p *SolanaParsedInstruction) string { return p.InstructionName }),
+		"discriminator":    strField(func(p *SolanaParsedInstruction) string { return p.Discriminator }),
+		"named_accounts": {typ: tDyn, get: func(ref any) (value, error) {
+			return value{k: kindDyn, ref: ref.(*SolanaParsedInstruction).NamedAccounts}, nil
+		}},
+		"program_call_args": {typ: tDyn, get: func(ref any) (value, error) {
+			return value{k: kindDyn, ref: ref.(*SolanaParsedInstruction).ProgramCallArgs}, nil
+		}},
+	})
 	tSolanaAccount = structOf("solana account", map[string]*fieldDef{
 		"account_key": strField(func(a *SolanaAccount) string { return a.AccountKey }),
 		"signer":      boolField(func(a *SolanaAccount) bool { return a.Signer }),
@@ -48,7 +56,13 @@ var (
 		"address_table_lookups": structListField(tSolanaInstructionLookup, func(i *SolanaInstruction) *[]SolanaInstructionLookup {
 			return &i.AddressTableLookups
 		}),
-		"parsed_instruction_data": unsupported(tDyn, needsIDL),
+		// Decoded with the IDL uploaded for the program (create_smart_contract_interface); absent without one.
+		"parsed_instruction_data": structField(tSolanaParsedInstruction, func(ref any) (any, error) {
+			if p := ref.(*SolanaInstruction).Parsed; p != nil {
+				return p, nil
+			}
+			return nil, notApplicable()
+		}),
 	})
 	tSolanaTransfer = structOf("solana transfer", map[string]*fieldDef{
 		"from":   strField(func(t *SolanaTransfer) string { return t.From }),

@@ -38,7 +38,7 @@ export SIGIL_REQUIRE_SDKS=1
 go test -count=1 ./...
 
 echo "==> fuzzing the parsers briefly"
-for target in policy:FuzzParse policy:FuzzEval jsonstrict:FuzzDecode stamp:FuzzParseAPIKeyStamp solana:FuzzParseTransaction bitcoin:FuzzParse tron:FuzzParse; do
+for target in policy:FuzzParse policy:FuzzEval jsonstrict:FuzzDecode stamp:FuzzParseAPIKeyStamp solana:FuzzParseTransaction solana:FuzzDecodeIDL bitcoin:FuzzParse tron:FuzzParse; do
   out=$(go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 3s "./${target%%:*}" 2>&1) || { echo "$out"; exit 1; }
 done
 

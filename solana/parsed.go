@@ -38,6 +38,9 @@ type ParsedInstruction struct {
 	Accounts            []Account
 	InstructionDataHex  string
 	AddressTableLookups []InstructionLookup
+	// Addresses is every account of the instruction in its order, static or looked up (LookupPlaceholder): what an
+	// IDL's account names refer to.
+	Addresses []string
 }
 
 // Account is a static account of an instruction.
@@ -144,6 +147,7 @@ func analyze(m *Message) (*Parsed, error) {
 				addrs[j] = LookupPlaceholder
 			}
 		}
+		pi.Addresses = addrs
 		var err error
 		switch m.AccountKeys[in.ProgramIDIndex] {
 		case SystemProgram:
