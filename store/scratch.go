@@ -9,9 +9,10 @@ import (
 	"net/url"
 )
 
-// ScratchPostgres creates a new, empty database named prefix_<random> on the PostgreSQL server at serverURL and
-// returns its URL, and drop, which deletes it, disconnecting whoever is still connected. Tests and benchmarks use it
-// so that they never write into a database that holds anything else.
+// ScratchPostgres creates a new, empty schema named prefix_<random> in the database of serverURL and returns a URL
+// whose connections see only it (search_path), and drop, which deletes it with everything in it. Tests and
+// benchmarks use it so that they never write beside anything else. A schema, not a database: PostgreSQL copies a
+// template to create a database, a third of a second each, where a schema takes a millisecond.
 func ScratchPostgres(ctx context.Context, serverURL, prefix string) (dbURL string, drop func() error, err error) {
 	u, err := url.Parse(serverURL)
 	if err != nil {
@@ -29,9 +30,11 @@ func ScratchPostgres(ctx context.Context, serverURL, prefix string) (dbURL strin
 		_, err = db.ExecContext(ctx, q)
 		return err
 	}
-	if err := admin("CREATE DATABASE " + name); err != nil {
-		return "", nil, fmt.Errorf("store: create database %s: %w", name, err)
+	if err := admin("CREATE SCHEMA " + name); err != nil {
+		return "", nil, fmt.Errorf("store: create schema %s: %w", name, err)
 	}
-	u.Path = "/" + name
-	return u.String(), func() error { return admin("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") }, nil
+	q := u.Query()
+	q.Set("search_path", name) // pgx sends query parameters it does not know as run-time parameters
+	u.RawQuery = q.Encode()
+	return u.String(), func() error { return admin("DROP SCHEMA IF EXISTS " + name + " CASCADE") }, nil
 }

@@ -70,7 +70,7 @@ func Dump(t testing.TB, b Backend) []byte {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
+	rows, err := db.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")
 	if err != nil {
 		t.Fatal(err)
 	}
