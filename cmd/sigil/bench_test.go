@@ -18,7 +18,7 @@ func TestMain(m *testing.M) {
 
 func TestBench(t *testing.T) {
 	t.Parallel()
-	out, errs, code := sigil(t, "bench", "--duration", "300ms", "--clients", "2", "--rounds", "2")
+	out, errs, code := sigil(t, "bench", "--duration", "60ms", "--clients", "2", "--rounds", "2")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
