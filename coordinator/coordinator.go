@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"sigil/metrics"
@@ -23,6 +24,7 @@ import (
 	"sigil/seal"
 	"sigil/store"
 	"sigil/token"
+	"sigil/webhook"
 )
 
 // Config tunes the coordinator. The zero value of each field means its default.
@@ -86,6 +88,9 @@ type Config struct {
 
 	// AuthProxy identifies the auth proxy service (authproxy.go); nil refuses ENABLE_AUTH_PROXY.
 	AuthProxy *AuthProxyService
+
+	// Webhooks configures where and how webhook deliveries go (webhooks.go).
+	Webhooks WebhookConfig
 }
 
 func (c Config) withDefaults() Config {
@@ -141,6 +146,8 @@ type Coordinator struct {
 	ownKeys   map[string]*ecdsa.PrivateKey
 
 	oauth *oauthState
+
+	webhookWorker atomic.Pointer[webhook.Worker] // this process's delivery worker, while RunWebhooks runs
 }
 
 // New returns a coordinator over a store.

@@ -244,7 +244,12 @@ func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool)
 			rec.fresh = true
 			c.cfg.Metrics.Activity(rec.Type, rec.Status) // counted a few microseconds before the commit, which may fail
 		}
-		if err != nil || inserted {
+		if err != nil {
+			return err
+		}
+		if inserted {
+			queued, err := c.enqueueActivityUpdate(ctx, tx, org, rec, rec.UpdatedAt)
+			rec.webhooks = rec.webhooks || queued
 			return err
 		}
 		// Only a read-only activity gets here: it holds its organization shared, so another transaction may have
@@ -255,6 +260,9 @@ func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool)
 		}
 		return fmt.Errorf("coordinator: activity %s was neither recorded nor found recorded", row.ID)
 	})
+	if err == nil && rec.webhooks {
+		c.notifyWebhooks()
+	}
 	return rec, err
 }
 
@@ -291,6 +299,10 @@ type outcome struct {
 // tries again).
 func (c *Coordinator) decideAhead(ctx context.Context, sub *submission) *outcome {
 	if !sub.op.Signs || sub.who.ViaParent || sub.org.measures(sub.op) {
+		return nil
+	}
+	// Its record is written by one statement, where a webhook delivery cannot be written with it.
+	if listened, err := c.hasListeners(ctx, sub.org); listened || err != nil {
 		return nil
 	}
 	rec := c.newRecord(sub, sub.who)
@@ -338,6 +350,7 @@ func (c *Coordinator) approval(activityID string, who *principal, now time.Time)
 func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *Org, who *principal, sub *submission, rec *record, readOnly bool) error {
 	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: rec.ID, readOnly: readOnly, signs: sub.op.Signs,
 		wantProofs: sub.env.GenerateAppProofs != nil && *sub.env.GenerateAppProofs}
+	defer func() { rec.webhooks = rec.webhooks || x.webhooks }()
 	req := decisionRequest{org: org, op: sub.op, intent: rec.Intent, votes: rec.Votes, submitterID: who.User.ID}
 	if who.ViaParent {
 		req.org = who.Org

@@ -33,6 +33,7 @@ type execution struct {
 	wantProofs  bool                   // the request asked for app proofs (generateAppProofs)
 	proofs      []api.AppProof         // the app proofs this activity produced
 	evaluations []api.PolicyEvaluation // the decision's per-policy outcomes, for the policy-outcome proof
+	webhooks    bool                   // webhook deliveries were written (a voted activity's update)
 }
 
 func newID() string { return uuid.NewString() }

@@ -23,6 +23,7 @@ func (c *Coordinator) Handler() http.Handler {
 	mux.Handle("POST /public/v1/query/{name}", edge.Func(c.serveQuery))
 	mux.Handle("GET /.well-known/sigil-signer.json", edge.Func(c.serveSignerKey))
 	mux.Handle("GET /.well-known/jwks.json", c.JWKSHandler())
+	mux.Handle("GET "+api.WebhookJWKSPath, c.WebhookJWKSHandler())
 	mux.Handle("GET /.well-known/openid-configuration", c.OpenIDConfigurationHandler())
 	mux.Handle("/", edge.Func(func(r *http.Request) (any, error) {
 		return nil, apierr.NotFoundf("no route for %s %s", r.Method, r.URL.Path)

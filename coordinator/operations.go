@@ -36,6 +36,8 @@ func activities() []operation {
 		createOauth2Credential, updateOauth2Credential, deleteOauth2Credential, oauth2Authenticate,
 		// the auth proxy's configuration (authproxy.go)
 		enableAuthProxy, updateAuthProxyConfig, rotateAuthProxyKey, disableAuthProxy,
+		// webhook endpoints (webhooks.go)
+		createWebhookEndpoint, updateWebhookEndpoint, deleteWebhookEndpoint,
 	}
 }
 
@@ -51,6 +53,7 @@ func queries() []queryOp {
 		listPrivateKeyTags, listWallets, getWallet, listWalletAccounts, getWalletAccount, listPrivateKeys, getPrivateKey,
 		getOauthProviders, getOauth2Credential, listOauth2Credentials,
 		getAuthProxyConfig, resolveAuthProxyConfig,
+		listWebhookEndpoints,
 	}
 }
 

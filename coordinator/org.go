@@ -41,6 +41,8 @@ type Org struct {
 	Controls []*VelocityControl `json:"controls,omitempty"`
 	// SessionProfiles limit the sessions logins issue (sessions.go); immutable once created.
 	SessionProfiles []*SessionProfile `json:"sessionProfiles,omitempty"`
+	// Webhooks are the organization's webhook endpoints (webhooks.go).
+	Webhooks []*WebhookEndpoint `json:"webhooks,omitempty"`
 
 	version int64              // the stored version this document was read at
 	stored  []byte             // the document as read, to skip writing one that did not change

@@ -31,6 +31,9 @@ type record struct {
 	spec api.ActivitySpec
 	// fresh: this request recorded it (not found recorded by an earlier one with the same body).
 	fresh bool
+	// webhooks: this transaction wrote webhook deliveries (this activity's update, or a voted one's), which the
+	// worker is told of once it commits.
+	webhooks bool
 	// evaluations is the JSON list of the policy engine's verdicts on the votes ([]evaluation), stored beside the
 	// record and decoded only by the queries that show them.
 	evaluations json.RawMessage

@@ -133,6 +133,11 @@ func (x *execution) vote(t *voteTarget, selection string) (*api.VoteResult, erro
 	if err := x.tx.UpdateActivity(x.ctx, row); err != nil {
 		return nil, err
 	}
+	queued, err := x.c.enqueueActivityUpdate(x.ctx, x.tx, x.org, target, x.now)
+	x.webhooks = x.webhooks || queued
+	if err != nil {
+		return nil, err
+	}
 	return &api.VoteResult{ActivityID: target.ID}, nil
 }
 

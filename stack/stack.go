@@ -188,10 +188,13 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		AllowedOrigins: append(slices.Clone(cfg.AllowedOrigins), origins(dash.ln)...),
 		Keyring:        ring, MasterKeyFile: keyPath, Email: outbox, EmailFrom: "sigil@localhost", SMS: outbox,
 		OIDC: cfg.OIDC, OIDCIssuerURL: cmp.Or(cfg.OIDCIssuerURL, coordSrv.url), OAuth2Providers: cfg.OAuth2Providers,
-		AuthProxy: &coordinator.AuthProxyService{EncryptionKey: proxyID.EncryptionPublicKey(), ServiceKey: proxyID.ServicePublicKey()}})
+		AuthProxy: &coordinator.AuthProxyService{EncryptionKey: proxyID.EncryptionPublicKey(), ServiceKey: proxyID.ServicePublicKey()},
+		// In dev mode webhooks may go to local receivers (http, loopback); exposed, only to public https URLs.
+		Webhooks: coordinator.WebhookConfig{AllowPrivateNetworks: !cfg.Exposed}})
 	if err := coord.Start(ctx); err != nil {
 		return nil, err
 	}
+	s.runWebhooks(coord)
 	s.coord = coord
 	api := coord.Handler()
 	coordSrv.handler = api
@@ -452,6 +455,20 @@ func origins(ln net.Listener) []string {
 func (s *Stack) save(dir string) error { return WriteBootstrap(dir, &s.boot) }
 
 // onClose registers what Close undoes, in the reverse order of registration.
+// runWebhooks delivers the coordinator's webhook outbox until the stack closes.
+func (s *Stack) runWebhooks(coord *coordinator.Coordinator) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- coord.RunWebhooks(ctx) }()
+	s.onClose("webhook deliveries", func() error {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		return nil
+	})
+}
+
 func (s *Stack) onClose(name string, f func() error) {
 	s.closers = append(s.closers, closer{name, f})
 }

@@ -28,13 +28,21 @@ func Each(t *testing.T, fn func(t *testing.T, b Backend)) {
 	t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t)) })
 }
 
+// Another returns a fresh database of b's kind, for a second, independent deployment in one test.
+func Another(t testing.TB, b Backend) Backend {
+	if b.Name == "postgres" {
+		return Postgres(t)
+	}
+	return SQLite(t)
+}
+
 // SQLite returns a fresh SQLite database in a temporary directory.
 func SQLite(t testing.TB) Backend {
 	dir := t.TempDir()
 	return Backend{Name: "sqlite", URL: filepath.Join(dir, "sigil.db"), Dir: dir}
 }
 
-// Postgres creates a fresh PostgreSQL database, dropped when the test ends.
+// Postgres creates a fresh PostgreSQL database (a schema of its own), dropped when the test ends.
 func Postgres(t testing.TB) Backend {
 	admin := os.Getenv("SIGIL_TEST_POSTGRES_URL")
 	if admin == "" {

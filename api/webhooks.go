@@ -1,0 +1,82 @@
+package api
+
+// The webhook event types an endpoint subscribes to, as Turnkey names them.
+const (
+	WebhookActivityUpdates         = "ACTIVITY_UPDATES"
+	WebhookBalanceConfirmedUpdates = "BALANCE_CONFIRMED_UPDATES"
+	WebhookBalanceFinalizedUpdates = "BALANCE_FINALIZED_UPDATES"
+	WebhookSendTransactionUpdates  = "SEND_TRANSACTION_STATUS_UPDATES"
+	WebhookJWKSPath                = "/public/v1/discovery/webhooks/jwks"
+)
+
+// WebhookSubscriptionParams is one event type an endpoint receives; FiltersJSON narrows it (a JSON object).
+type WebhookSubscriptionParams struct {
+	EventType   string `json:"eventType"`
+	FiltersJSON string `json:"filtersJson,omitempty"`
+	IsActive    *bool  `json:"isActive,omitempty"`
+}
+
+// WebhookEndpointData is an endpoint as results and queries return it.
+type WebhookEndpointData struct {
+	EndpointID     string                      `json:"endpointId"`
+	OrganizationID string                      `json:"organizationId"`
+	URL            string                      `json:"url"`
+	Name           string                      `json:"name"`
+	IsActive       bool                        `json:"isActive"`
+	Subscriptions  []WebhookSubscriptionParams `json:"subscriptions"`
+}
+
+// CreateWebhookEndpointIntent is ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT.
+type CreateWebhookEndpointIntent struct {
+	URL           string                      `json:"url"`
+	Name          string                      `json:"name"`
+	Subscriptions []WebhookSubscriptionParams `json:"subscriptions,omitempty"`
+}
+
+// CreateWebhookEndpointResult is the new endpoint.
+type CreateWebhookEndpointResult struct {
+	EndpointID      string              `json:"endpointId"`
+	WebhookEndpoint WebhookEndpointData `json:"webhookEndpoint"`
+}
+
+// UpdateWebhookEndpointIntent is ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT: what is given changes.
+type UpdateWebhookEndpointIntent struct {
+	EndpointID string  `json:"endpointId"`
+	URL        *string `json:"url,omitempty"`
+	Name       *string `json:"name,omitempty"`
+	IsActive   *bool   `json:"isActive,omitempty"`
+}
+
+// UpdateWebhookEndpointResult is the endpoint as it now is.
+type UpdateWebhookEndpointResult struct {
+	EndpointID      string              `json:"endpointId"`
+	WebhookEndpoint WebhookEndpointData `json:"webhookEndpoint"`
+}
+
+// DeleteWebhookEndpointIntent is ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT.
+type DeleteWebhookEndpointIntent struct {
+	EndpointID string `json:"endpointId"`
+}
+
+// DeleteWebhookEndpointResult names the deleted endpoint.
+type DeleteWebhookEndpointResult struct {
+	EndpointID string `json:"endpointId"`
+}
+
+// ListWebhookEndpointsResponse is the organization's endpoints.
+type ListWebhookEndpointsResponse struct {
+	WebhookEndpoints []WebhookEndpointData `json:"webhookEndpoints"`
+}
+
+// The activity types of this file.
+var (
+	CreateWebhookEndpoint = activity[CreateWebhookEndpointIntent, CreateWebhookEndpointResult](
+		"CREATE_WEBHOOK_ENDPOINT", "create_webhook_endpoint", "createWebhookEndpointIntent", "createWebhookEndpointResult")
+	UpdateWebhookEndpoint = activity[UpdateWebhookEndpointIntent, UpdateWebhookEndpointResult](
+		"UPDATE_WEBHOOK_ENDPOINT", "update_webhook_endpoint", "updateWebhookEndpointIntent", "updateWebhookEndpointResult")
+	DeleteWebhookEndpoint = activity[DeleteWebhookEndpointIntent, DeleteWebhookEndpointResult](
+		"DELETE_WEBHOOK_ENDPOINT", "delete_webhook_endpoint", "deleteWebhookEndpointIntent", "deleteWebhookEndpointResult")
+)
+
+// The queries of this file.
+var ListWebhookEndpoints = query[OrganizationRequest, ListWebhookEndpointsResponse]("list_webhook_endpoints")

@@ -1,0 +1,27 @@
+package client
+
+import (
+	"context"
+
+	"sigil/api"
+)
+
+// CreateWebhookEndpoint registers a URL that receives the organization's events (and its sub-organizations').
+func (c *Client) CreateWebhookEndpoint(ctx context.Context, orgID string, p api.CreateWebhookEndpointIntent) (*api.CreateWebhookEndpointResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.CreateWebhookEndpoint, p)
+}
+
+// UpdateWebhookEndpoint changes an endpoint's URL, name or whether it is active.
+func (c *Client) UpdateWebhookEndpoint(ctx context.Context, orgID string, p api.UpdateWebhookEndpointIntent) (*api.UpdateWebhookEndpointResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.UpdateWebhookEndpoint, p)
+}
+
+// DeleteWebhookEndpoint removes an endpoint; its undelivered events are dropped.
+func (c *Client) DeleteWebhookEndpoint(ctx context.Context, orgID, endpointID string) (*api.DeleteWebhookEndpointResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.DeleteWebhookEndpoint, api.DeleteWebhookEndpointIntent{EndpointID: endpointID})
+}
+
+// ListWebhookEndpoints lists the organization's endpoints.
+func (c *Client) ListWebhookEndpoints(ctx context.Context, orgID string) (*api.ListWebhookEndpointsResponse, error) {
+	return query(ctx, c, api.ListWebhookEndpoints, api.OrganizationRequest{OrganizationID: orgID})
+}

@@ -1,0 +1,402 @@
+package coordinator
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/hkdf"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"sigil/api"
+	"sigil/apierr"
+	"sigil/edge"
+	"sigil/keys"
+	"sigil/store"
+	"sigil/webhook"
+)
+
+// Webhooks: an organization's endpoints, kept in its document, and the events they receive. An activity that reaches
+// a status (completed, failed, rejected, consensus needed) writes one delivery per subscribed endpoint into the outbox
+// in the same transaction as the activity's record, so an event exists exactly when its change does; a webhook.Worker
+// (RunWebhooks) posts them after the commit, signed with an Ed25519 key whose public half is served at
+// api.WebhookJWKSPath. Endpoints of a parent organization receive its sub-organizations' events too, as Turnkey's do.
+
+const (
+	resWebhookEndpoint      = "WEBHOOK_ENDPOINT"
+	maxWebhookEndpoints     = 20
+	maxWebhookURLLen        = 2048
+	maxWebhookFiltersLen    = 4096
+	webhookURLCheckTimeout  = 5 * time.Second
+	webhookDeliveryListSize = 50
+)
+
+// The activity types of this file.
+var (
+	createWebhookEndpoint = activity(api.CreateWebhookEndpoint, on(resWebhookEndpoint, actCreate),
+		validateCreateWebhookEndpoint, execCreateWebhookEndpoint)
+	updateWebhookEndpoint = activity(api.UpdateWebhookEndpoint, on(resWebhookEndpoint, actUpdate),
+		validateUpdateWebhookEndpoint, execUpdateWebhookEndpoint)
+	deleteWebhookEndpoint = activity(api.DeleteWebhookEndpoint, on(resWebhookEndpoint, actDelete),
+		validateDeleteWebhookEndpoint, execDeleteWebhookEndpoint)
+)
+
+// The queries of this file.
+var listWebhookEndpoints = query(api.ListWebhookEndpoints, queryListWebhookEndpoints)
+
+// WebhookEndpoint is an endpoint as the organization document keeps it.
+type WebhookEndpoint struct {
+	ID            string                 `json:"id"`
+	URL           string                 `json:"url"`
+	Name          string                 `json:"name"`
+	Active        bool                   `json:"active"`
+	Subscriptions []*WebhookSubscription `json:"subscriptions"`
+	CreatedAt     time.Time              `json:"createdAt"`
+	UpdatedAt     time.Time              `json:"updatedAt"`
+}
+
+// WebhookSubscription is one event type an endpoint receives, narrowed by its filters.
+type WebhookSubscription struct {
+	EventType   string        `json:"eventType"`
+	FiltersJSON string        `json:"filtersJson,omitempty"` // as given, shown back
+	Filters     webhookFilter `json:"filters"`
+	Active      bool          `json:"active"`
+}
+
+// webhookFilter is what filtersJson may say about ACTIVITY_UPDATES: every list given must hold the event's value.
+type webhookFilter struct {
+	ActivityTypes    []string `json:"activityTypes,omitempty"`
+	ActivityStatuses []string `json:"activityStatuses,omitempty"`
+	OrganizationIDs  []string `json:"organizationIds,omitempty"`
+}
+
+func (f webhookFilter) matches(rec *record) bool {
+	in := func(list []string, v string) bool { return len(list) == 0 || slices.Contains(list, v) }
+	return in(f.ActivityTypes, rec.Type) && in(f.ActivityStatuses, rec.Status) && in(f.OrganizationIDs, rec.OrganizationID)
+}
+
+func validateCreateWebhookEndpoint(p *api.CreateWebhookEndpointIntent) error {
+	if err := checkName("parameters.name", p.Name); err != nil {
+		return err
+	}
+	if err := checkWebhookURLSyntax("parameters.url", p.URL); err != nil {
+		return err
+	}
+	for i, s := range p.Subscriptions {
+		if _, err := newWebhookSubscription(fmt.Sprintf("parameters.subscriptions[%d]", i), s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkWebhookURLSyntax checks what can be checked without resolving the host; the webhook.Guard checks the rest.
+func checkWebhookURLSyntax(path, url string) error {
+	if len(url) > maxWebhookURLLen {
+		return apierr.Invalid("%s is longer than %d bytes", path, maxWebhookURLLen)
+	}
+	if strings.TrimSpace(url) == "" {
+		return apierr.Invalid("%s must not be empty", path)
+	}
+	return nil
+}
+
+func newWebhookSubscription(path string, s api.WebhookSubscriptionParams) (*WebhookSubscription, error) {
+	switch s.EventType {
+	case api.WebhookActivityUpdates:
+	case api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates, api.WebhookSendTransactionUpdates:
+		return nil, apierr.Invalid("%s.eventType: %s is not supported yet; Sigil sends %s",
+			path, s.EventType, api.WebhookActivityUpdates)
+	default:
+		return nil, apierr.Invalid("%s.eventType: %q is not an event type; the one Sigil sends is %s", path, s.EventType, api.WebhookActivityUpdates)
+	}
+	sub := &WebhookSubscription{EventType: s.EventType, FiltersJSON: s.FiltersJSON, Active: s.IsActive == nil || *s.IsActive}
+	if s.FiltersJSON == "" {
+		return sub, nil
+	}
+	if len(s.FiltersJSON) > maxWebhookFiltersLen {
+		return nil, apierr.Invalid("%s.filtersJson is longer than %d bytes", path, maxWebhookFiltersLen)
+	}
+	dec := json.NewDecoder(strings.NewReader(s.FiltersJSON))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sub.Filters); err != nil || dec.More() {
+		return nil, apierr.Invalid("%s.filtersJson must be a JSON object with activityTypes, activityStatuses or organizationIds (lists of strings): %v", path, err)
+	}
+	return sub, nil
+}
+
+// checkWebhookURL refuses destinations a delivery must not go to (webhook.Guard: https, public addresses), resolving
+// the host; the worker checks again before every attempt, against DNS rebinding.
+func (x *execution) checkWebhookURL(path, url string) error {
+	ctx, cancel := context.WithTimeout(x.ctx, webhookURLCheckTimeout)
+	defer cancel()
+	if err := x.c.webhookGuard().CheckURL(ctx, url); err != nil {
+		return apierr.Invalid("%s: %v", path, err)
+	}
+	return nil
+}
+
+func execCreateWebhookEndpoint(x *execution, p *api.CreateWebhookEndpointIntent) (*api.CreateWebhookEndpointResult, error) {
+	if len(x.org.Webhooks) >= maxWebhookEndpoints {
+		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "an organization holds at most %d webhook endpoints", maxWebhookEndpoints)
+	}
+	if err := x.checkWebhookURL("parameters.url", p.URL); err != nil {
+		return nil, err
+	}
+	e := &WebhookEndpoint{ID: newID(), URL: p.URL, Name: p.Name, Active: true, Subscriptions: []*WebhookSubscription{},
+		CreatedAt: x.now, UpdatedAt: x.now}
+	for i, s := range p.Subscriptions {
+		sub, err := newWebhookSubscription(fmt.Sprintf("parameters.subscriptions[%d]", i), s)
+		if err != nil {
+			return nil, err
+		}
+		e.Subscriptions = append(e.Subscriptions, sub)
+	}
+	x.org.Webhooks = append(x.org.Webhooks, e)
+	return &api.CreateWebhookEndpointResult{EndpointID: e.ID, WebhookEndpoint: e.wire(x.org.ID)}, nil
+}
+
+func validateUpdateWebhookEndpoint(p *api.UpdateWebhookEndpointIntent) error {
+	if err := checkID("parameters.endpointId", p.EndpointID); err != nil {
+		return err
+	}
+	if p.Name != nil {
+		if err := checkName("parameters.name", *p.Name); err != nil {
+			return err
+		}
+	}
+	if p.URL != nil {
+		return checkWebhookURLSyntax("parameters.url", *p.URL)
+	}
+	return nil
+}
+
+func execUpdateWebhookEndpoint(x *execution, p *api.UpdateWebhookEndpointIntent) (*api.UpdateWebhookEndpointResult, error) {
+	e := x.org.webhook(p.EndpointID)
+	if e == nil {
+		return nil, apierr.NotFoundf("no webhook endpoint %s in organization %s", p.EndpointID, x.org.ID)
+	}
+	if p.URL != nil && *p.URL != e.URL {
+		if err := x.checkWebhookURL("parameters.url", *p.URL); err != nil {
+			return nil, err
+		}
+		e.URL = *p.URL
+		if err := x.tx.RetargetWebhookDeliveries(x.ctx, e.ID, e.URL); err != nil {
+			return nil, err
+		}
+	}
+	if p.Name != nil {
+		e.Name = *p.Name
+	}
+	if p.IsActive != nil && *p.IsActive != e.Active {
+		e.Active = *p.IsActive
+		if !e.Active {
+			if err := x.tx.AbandonWebhookDeliveries(x.ctx, e.ID, "the endpoint was deactivated", x.now.UnixNano()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	e.UpdatedAt = x.now
+	return &api.UpdateWebhookEndpointResult{EndpointID: e.ID, WebhookEndpoint: e.wire(x.org.ID)}, nil
+}
+
+func validateDeleteWebhookEndpoint(p *api.DeleteWebhookEndpointIntent) error {
+	return checkID("parameters.endpointId", p.EndpointID)
+}
+
+func execDeleteWebhookEndpoint(x *execution, p *api.DeleteWebhookEndpointIntent) (*api.DeleteWebhookEndpointResult, error) {
+	i := slices.IndexFunc(x.org.Webhooks, func(e *WebhookEndpoint) bool { return e.ID == p.EndpointID })
+	if i < 0 {
+		return nil, apierr.NotFoundf("no webhook endpoint %s in organization %s", p.EndpointID, x.org.ID)
+	}
+	if err := x.tx.AbandonWebhookDeliveries(x.ctx, p.EndpointID, "the endpoint was deleted", x.now.UnixNano()); err != nil {
+		return nil, err
+	}
+	x.org.Webhooks = slices.Delete(x.org.Webhooks, i, i+1)
+	return &api.DeleteWebhookEndpointResult{EndpointID: p.EndpointID}, nil
+}
+
+func queryListWebhookEndpoints(r *reader, _ *api.OrganizationRequest) (*api.ListWebhookEndpointsResponse, error) {
+	out := &api.ListWebhookEndpointsResponse{WebhookEndpoints: []api.WebhookEndpointData{}}
+	for _, e := range r.org.Webhooks {
+		out.WebhookEndpoints = append(out.WebhookEndpoints, e.wire(r.org.ID))
+	}
+	return out, nil
+}
+
+func (o *Org) webhook(id string) *WebhookEndpoint {
+	for _, e := range o.Webhooks {
+		if e.ID == id {
+			return e
+		}
+	}
+	return nil
+}
+
+func (e *WebhookEndpoint) wire(orgID string) api.WebhookEndpointData {
+	subs := make([]api.WebhookSubscriptionParams, len(e.Subscriptions))
+	for i, s := range e.Subscriptions {
+		active := s.Active
+		subs[i] = api.WebhookSubscriptionParams{EventType: s.EventType, FiltersJSON: s.FiltersJSON, IsActive: &active}
+	}
+	return api.WebhookEndpointData{EndpointID: e.ID, OrganizationID: orgID, URL: e.URL, Name: e.Name, IsActive: e.Active, Subscriptions: subs}
+}
+
+// wants reports whether the endpoint receives the activity's update.
+func (e *WebhookEndpoint) wants(rec *record) bool {
+	if !e.Active {
+		return false
+	}
+	for _, s := range e.Subscriptions {
+		if s.Active && s.EventType == api.WebhookActivityUpdates && s.Filters.matches(rec) {
+			return true
+		}
+	}
+	return false
+}
+
+// listeners are the endpoints an organization's activity updates go to: its own and its parent's. The parent's
+// document is read (through the cache, checked against the stored version) only when the organization has one.
+func (c *Coordinator) listeners(ctx context.Context, org *Org) ([]*WebhookEndpoint, error) {
+	out := org.Webhooks
+	if org.ParentID == "" {
+		return out, nil
+	}
+	parent, err := c.loadOrg(ctx, org.ParentID)
+	if err != nil {
+		if err == errOrgNotFound {
+			return out, nil
+		}
+		return nil, err
+	}
+	return append(slices.Clip(out), parent.Webhooks...), nil
+}
+
+// hasListeners reports whether any endpoint may want the organization's activity updates.
+func (c *Coordinator) hasListeners(ctx context.Context, org *Org) (bool, error) {
+	l, err := c.listeners(ctx, org)
+	return len(l) > 0, err
+}
+
+// enqueueActivityUpdate writes the activity's update into the outbox for every endpoint that wants it, in the
+// transaction that records the update. The event id is the activity and its status, so an update written twice is
+// the same event; the subject is the activity, so its updates arrive in order.
+func (c *Coordinator) enqueueActivityUpdate(ctx context.Context, tx *store.Tx, org *Org, rec *record, now time.Time) (bool, error) {
+	endpoints, err := c.listeners(ctx, org)
+	if err != nil || len(endpoints) == 0 {
+		return false, err
+	}
+	var body []byte
+	var ds []store.WebhookDelivery
+	for _, e := range endpoints {
+		if !e.wants(rec) {
+			continue
+		}
+		if body == nil {
+			if body, err = json.Marshal(rec.render("")); err != nil {
+				return false, err
+			}
+		}
+		ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: rec.ID + ":" + rec.Status, EndpointID: e.ID, OrgID: rec.OrganizationID,
+			URL: e.URL, EventType: api.WebhookActivityUpdates, Subject: rec.ID, Sequence: activityStatusOrder(rec.Status), Body: body,
+			CreatedAt: now.UnixNano()})
+	}
+	if len(ds) == 0 {
+		return false, nil
+	}
+	return true, tx.EnqueueWebhookDeliveries(ctx, ds)
+}
+
+// activityStatusOrder numbers an activity's statuses in the order it can pass through them.
+func activityStatusOrder(status string) int64 {
+	if status == api.StatusConsensusNeeded {
+		return 1
+	}
+	return 2
+}
+
+// webhookGuard is where deliveries may go.
+func (c *Coordinator) webhookGuard() webhook.Guard {
+	return webhook.Guard{AllowPrivate: c.cfg.Webhooks.AllowPrivateNetworks}
+}
+
+// WebhookConfig configures webhook deliveries.
+type WebhookConfig struct {
+	// AllowPrivateNetworks lets endpoints be http URLs and private, loopback or link-local addresses: for local
+	// development and tests only.
+	AllowPrivateNetworks bool
+	// Backoff is the retry schedule (webhook.Backoff's defaults: 10 s doubling to 1 h, 10 attempts).
+	Backoff webhook.Backoff
+	// PollInterval is how often a worker looks for deliveries written by other processes (default 5 s).
+	PollInterval time.Duration
+}
+
+// webhookSigner derives the delivery signing key from the token key (HKDF with its own label), so that it is sealed
+// at rest like it and needs no key of its own; its id names the public key, so a rotation of the token key is a new
+// key id.
+func (c *Coordinator) webhookSigner(ctx context.Context) (*webhook.Signer, error) {
+	k, err := c.ownKey(ctx, tokenKeyName)
+	if err != nil {
+		return nil, err
+	}
+	scalar := k.D.FillBytes(make([]byte, 32))
+	defer keys.Zero(scalar)
+	seed, err := hkdf.Key(sha256.New, scalar, nil, "sigil/webhook/ed25519/v1", ed25519.SeedSize)
+	if err != nil {
+		return nil, err
+	}
+	defer keys.Zero(seed)
+	priv := ed25519.NewKeyFromSeed(seed)
+	sum := sha256.Sum256(priv.Public().(ed25519.PublicKey))
+	return webhook.NewSigner("sigil-webhook-"+hex.EncodeToString(sum[:8]), priv)
+}
+
+// WebhookJWKSHandler serves GET api.WebhookJWKSPath: the keys receivers verify deliveries with.
+func (c *Coordinator) WebhookJWKSHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			edge.Fail(w, r, edge.Errorf(http.StatusMethodNotAllowed, "method not allowed"))
+			return
+		}
+		s, err := c.webhookSigner(r.Context())
+		if err != nil {
+			edge.Respond(w, r, nil, err)
+			return
+		}
+		w.Header().Set("Cache-Control", webhook.JWKSCacheControl)
+		edge.Respond(w, r, webhook.JWKS(s.VerificationKey()), nil)
+	})
+}
+
+// RunWebhooks delivers the outbox until ctx ends. Every process may run it: the outbox hands each delivery to one
+// worker at a time.
+func (c *Coordinator) RunWebhooks(ctx context.Context) error {
+	signer, err := c.webhookSigner(ctx)
+	if err != nil {
+		return err
+	}
+	w := &webhook.Worker{Queue: c.store.WebhookQueue(), Signer: signer, Guard: c.webhookGuard(), Backoff: c.cfg.Webhooks.Backoff,
+		PollInterval: c.cfg.Webhooks.PollInterval, Log: c.cfg.Logger, Now: c.cfg.Now}
+	c.webhookWorker.Store(w)
+	defer c.webhookWorker.Store(nil)
+	return w.Run(ctx)
+}
+
+// notifyWebhooks wakes this process's worker once a transaction that wrote deliveries has committed; deliveries other
+// processes write are found by its poll.
+func (c *Coordinator) notifyWebhooks() {
+	if w := c.webhookWorker.Load(); w != nil {
+		w.Notify()
+	}
+}
+
+// WebhookDeliveries lists an endpoint's latest deliveries, for the dashboard and tests.
+func (c *Coordinator) WebhookDeliveries(ctx context.Context, endpointID string) ([]store.WebhookDelivery, error) {
+	return c.store.ListWebhookDeliveries(ctx, endpointID, webhookDeliveryListSize)
+}

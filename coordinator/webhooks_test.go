@@ -1,0 +1,315 @@
+package coordinator_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"sigil/api"
+	"sigil/apierr"
+	"sigil/coordinator"
+	"sigil/internal/testdb"
+	"sigil/store"
+	"sigil/webhook"
+)
+
+// receiver is a webhook endpoint: it verifies each delivery against the coordinator's webhook JWKS, keeps what
+// arrived, and fails the first failFirst attempts of every event with a 503.
+type receiver struct {
+	t         *testing.T
+	srv       *httptest.Server
+	keys      []webhook.VerificationKey
+	failFirst int
+
+	mu       sync.Mutex
+	attempts map[string]int // by event id
+	events   []delivered
+	arrived  chan struct{}
+}
+
+type delivered struct {
+	eventID, orgID string
+	activity       api.Activity
+}
+
+func newReceiver(t *testing.T, s *stack, failFirst int) *receiver {
+	resp, err := http.Get(s.srv.URL + api.WebhookJWKSPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	keys, err := webhook.ParseJWKS(raw)
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("webhook JWKS %s: %v", raw, err)
+	}
+	r := &receiver{t: t, keys: keys, failFirst: failFirst, attempts: map[string]int{}, arrived: make(chan struct{}, 100)}
+	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	v, err := webhook.Verify(req.Header, body, r.keys, 5*time.Minute, time.Now())
+	if err != nil {
+		r.t.Errorf("delivery does not verify: %v", err)
+		http.Error(w, err.Error(), http.StatusUnauthorized)
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.attempts[v.EventID]++
+	if r.attempts[v.EventID] <= r.failFirst {
+		http.Error(w, "not yet", http.StatusServiceUnavailable)
+		return
+	}
+	var a api.Activity
+	if err := json.Unmarshal(body, &a); err != nil {
+		r.t.Errorf("delivery body %s: %v", body, err)
+	}
+	if v.EventType != api.WebhookActivityUpdates {
+		r.t.Errorf("event type %q", v.EventType)
+	}
+	r.events = append(r.events, delivered{eventID: v.EventID, orgID: v.OrganizationID, activity: a})
+	r.arrived <- struct{}{}
+}
+
+// await waits for the update of the activity to the status; it fails the test after a while.
+func (r *receiver) await(activityID, status string) delivered {
+	r.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		r.mu.Lock()
+		for _, e := range r.events {
+			if e.activity.ID == activityID && e.activity.Status == status {
+				r.mu.Unlock()
+				return e
+			}
+		}
+		r.mu.Unlock()
+		select {
+		case <-r.arrived:
+		case <-deadline:
+			r.t.Fatalf("no %s update of activity %s arrived", status, activityID)
+		}
+	}
+}
+
+func (r *receiver) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.events)
+}
+
+// webhookStack is a stack whose webhooks may go to local receivers, retried after milliseconds, with its worker
+// running.
+func webhookStack(t *testing.T, b testdb.Backend) *stack {
+	s := newStackWith(t, b, nil, func(c *coordinator.Config) {
+		c.Webhooks = coordinator.WebhookConfig{AllowPrivateNetworks: true, PollInterval: 50 * time.Millisecond,
+			Backoff: webhook.Backoff{Base: time.Millisecond, Cap: 5 * time.Millisecond, MaxAttempts: 5}}
+	})
+	runWebhooks(t, s.coord)
+	return s
+}
+
+func runWebhooks(t *testing.T, c *coordinator.Coordinator) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = c.RunWebhooks(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// Endpoints are created, listed, updated and deleted as activities; bad ones are refused with what was wrong, and
+// the safe default refuses destinations on this machine.
+func TestWebhookEndpoints(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		strict := newStack(t, b)
+		org := strict.boot.OrganizationID
+		subs := []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates}}
+		for _, tc := range []struct {
+			name string
+			p    api.CreateWebhookEndpointIntent
+			msg  string
+		}{
+			{"loopback", api.CreateWebhookEndpointIntent{URL: "https://127.0.0.1/hook", Name: "n", Subscriptions: subs}, "not a public address"},
+			{"http", api.CreateWebhookEndpointIntent{URL: "http://example.com/hook", Name: "n", Subscriptions: subs}, "https"},
+			{"metadata", api.CreateWebhookEndpointIntent{URL: "https://169.254.169.254/latest", Name: "n", Subscriptions: subs}, "not a public address"},
+			{"no name", api.CreateWebhookEndpointIntent{URL: "https://example.com/hook", Subscriptions: subs}, "parameters.name must not be empty"},
+			{"unknown event", api.CreateWebhookEndpointIntent{URL: "https://example.com/hook", Name: "n",
+				Subscriptions: []api.WebhookSubscriptionParams{{EventType: "EVERYTHING"}}}, `parameters.subscriptions[0].eventType: "EVERYTHING" is not an event type`},
+			{"balances", api.CreateWebhookEndpointIntent{URL: "https://example.com/hook", Name: "n",
+				Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookBalanceConfirmedUpdates}}}, "not supported yet"},
+			{"bad filters", api.CreateWebhookEndpointIntent{URL: "https://example.com/hook", Name: "n",
+				Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates, FiltersJSON: `{"colour":"red"}`}}}, "filtersJson must be a JSON object"},
+		} {
+			_, _, err := strict.root.CreateWebhookEndpoint(ctx, org, tc.p)
+			expectErr(t, tc.name, err, apierr.InvalidArgument, tc.msg)
+		}
+		if list, err := strict.root.ListWebhookEndpoints(ctx, org); err != nil || len(list.WebhookEndpoints) != 0 {
+			t.Fatalf("after refusals: %+v, %v", list, err)
+		}
+
+		s := webhookStack(t, testdb.Another(t, b))
+		org = s.boot.OrganizationID
+		rc := newReceiver(t, s, 0)
+		created, act, err := s.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: rc.srv.URL, Name: "ops", Subscriptions: subs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if act.Type != "ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT" || created.WebhookEndpoint.URL != rc.srv.URL || !created.WebhookEndpoint.IsActive ||
+			len(created.WebhookEndpoint.Subscriptions) != 1 || created.WebhookEndpoint.OrganizationID != org {
+			t.Fatalf("created %+v", created)
+		}
+		name := "ops 2"
+		updated, _, err := s.root.UpdateWebhookEndpoint(ctx, org, api.UpdateWebhookEndpointIntent{EndpointID: created.EndpointID, Name: &name})
+		if err != nil || updated.WebhookEndpoint.Name != name || updated.WebhookEndpoint.URL != rc.srv.URL {
+			t.Fatalf("updated %+v, %v", updated, err)
+		}
+		list, err := s.root.ListWebhookEndpoints(ctx, org)
+		if err != nil || len(list.WebhookEndpoints) != 1 || list.WebhookEndpoints[0].Name != name {
+			t.Fatalf("list %+v, %v", list, err)
+		}
+		if _, _, err := s.root.DeleteWebhookEndpoint(ctx, org, created.EndpointID); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = s.root.DeleteWebhookEndpoint(ctx, org, created.EndpointID)
+		expectErr(t, "deleted twice", err, apierr.NotFound, "no webhook endpoint")
+		_, _, err = s.root.UpdateWebhookEndpoint(ctx, org, api.UpdateWebhookEndpointIntent{EndpointID: "nope"})
+		expectErr(t, "bad id", err, apierr.InvalidArgument, "parameters.endpointId")
+	})
+}
+
+// Every activity update reaches the endpoint, signed so that the JWKS verifies it, even through failed attempts
+// (retried with the same event id), filtered as the subscription says, and none after the endpoint is deleted.
+func TestWebhookActivityUpdates(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := webhookStack(t, b)
+		org := s.boot.OrganizationID
+		all := newReceiver(t, s, 2)
+		wallets := newReceiver(t, s, 0)
+		ep, _, err := s.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: all.srv.URL, Name: "all",
+			Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = s.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: wallets.srv.URL, Name: "wallets",
+			Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates, FiltersJSON: `{"activityTypes":["ACTIVITY_TYPE_CREATE_WALLET"]}`}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		_, act, err := s.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := all.await(act.ID, api.StatusCompleted)
+		if got.orgID != org || got.eventID != act.ID+":"+api.StatusCompleted || got.activity.Type != "ACTIVITY_TYPE_CREATE_WALLET" {
+			t.Errorf("delivered %+v", got)
+		}
+		wallets.await(act.ID, api.StatusCompleted)
+
+		// A signing activity goes through the transaction that writes its delivery too.
+		w, _, err := s.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "signer", Accounts: []api.WalletAccountParams{ethAccount()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, sig, err := s.root.SignRawPayload(ctx, org, api.SignRawPayloadIntentV2{SignWith: w.Addresses[0], Payload: "00",
+			Encoding: "PAYLOAD_ENCODING_HEXADECIMAL", HashFunction: "HASH_FUNCTION_KECCAK256"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.await(sig.ID, api.StatusCompleted)
+
+		all.mu.Lock()
+		attempts := all.attempts[act.ID+":"+api.StatusCompleted]
+		all.mu.Unlock()
+		if attempts != 3 {
+			t.Errorf("%d attempts, want 2 refused and 1 delivered", attempts)
+		}
+		ds, err := s.coord.WebhookDeliveries(ctx, ep.EndpointID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if d.Subject == act.ID && (d.State != "delivered" || d.Attempts != 3 || d.LastStatus != 200) {
+				t.Errorf("delivery %+v", d)
+			}
+		}
+		if n := wallets.count(); n != 2 {
+			t.Errorf("the filtered endpoint got %d events, want the 2 wallet creations", n)
+		}
+
+		if _, _, err := s.root.DeleteWebhookEndpoint(ctx, org, ep.EndpointID); err != nil {
+			t.Fatal(err)
+		}
+		before := all.count()
+		_, act, err = s.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "late", Accounts: []api.WalletAccountParams{ethAccount()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wallets.await(act.ID, api.StatusCompleted) // delivered to the other endpoint, so the worker has run since
+		if all.count() != before {
+			t.Errorf("the deleted endpoint still received events")
+		}
+	})
+}
+
+// Two coordinator processes over one PostgreSQL database, each running its worker: every event is delivered once.
+func TestWebhooksDeliveredOnceByTwoProcesses(t *testing.T) {
+	t.Parallel()
+	b := testdb.Postgres(t)
+	ctx := context.Background()
+	first := webhookStack(t, b)
+	second := newStackSharing(t, first, b, func(c *coordinator.Config) {
+		c.Webhooks = coordinator.WebhookConfig{AllowPrivateNetworks: true, PollInterval: 10 * time.Millisecond}
+	})
+	runWebhooks(t, second)
+	org := first.boot.OrganizationID
+	rc := newReceiver(t, first, 0)
+	if _, _, err := first.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: rc.srv.URL, Name: "once",
+		Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates}}}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for range 20 {
+		_, act, err := first.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, act.ID)
+	}
+	for _, id := range ids {
+		rc.await(id, api.StatusCompleted)
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for id, n := range rc.attempts {
+		if n != 1 {
+			t.Errorf("event %s delivered %d times", id, n)
+		}
+	}
+}
+
+// newStackSharing is another coordinator process over first's database, configured by configure.
+func newStackSharing(t *testing.T, first *stack, b testdb.Backend, configure func(*coordinator.Config)) *coordinator.Coordinator {
+	t.Helper()
+	st, err := store.Open(context.Background(), b.URL, b.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cfg := coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: first.ring}
+	configure(&cfg)
+	return coordinator.New(st, cfg)
+}

@@ -1,0 +1,189 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"sigil/webhook"
+)
+
+// The states of a webhook delivery.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryDead      = "dead"
+)
+
+// WebhookDelivery is one event for one endpoint: a row of the webhook outbox.
+type WebhookDelivery struct {
+	ID, EventID, EndpointID, OrgID, URL, EventType, Subject string
+	Sequence                                                int64 // the event's number within its subject
+	Body                                                    []byte
+	State                                                   string
+	Attempts                                                int
+	NextAt, LeaseUntil, CreatedAt, DoneAt                   int64 // unix nanoseconds; 0 when not set
+	LastStatus                                              int
+	LastError                                               string
+}
+
+// EnqueueWebhookDeliveries adds deliveries to the outbox, due at once, in the transaction of the change they report:
+// they exist exactly when it does.
+func (t *Tx) EnqueueWebhookDeliveries(ctx context.Context, ds []WebhookDelivery) error {
+	for _, d := range ds {
+		_, err := t.exec(ctx, `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, org_id, url, event_type, subject,
+			sequence, body, state, attempts, next_at, lease_until, last_status, last_error, created_at, done_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, 0, '', ?, 0)`,
+			d.ID, d.EventID, d.EndpointID, d.OrgID, d.URL, d.EventType, d.Subject, d.Sequence, string(d.Body), DeliveryPending,
+			d.CreatedAt, d.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("store: enqueue webhook delivery: %w", err)
+		}
+	}
+	return nil
+}
+
+// RetargetWebhookDeliveries sends an endpoint's pending deliveries to its new URL.
+func (t *Tx) RetargetWebhookDeliveries(ctx context.Context, endpointID, url string) error {
+	_, err := t.exec(ctx, "UPDATE webhook_deliveries SET url = ? WHERE endpoint_id = ? AND state = ?", url, endpointID, DeliveryPending)
+	if err != nil {
+		return fmt.Errorf("store: retarget webhook deliveries: %w", err)
+	}
+	return nil
+}
+
+// AbandonWebhookDeliveries moves an endpoint's pending deliveries to the dead-letter state with the reason: the
+// endpoint was deleted or deactivated, and nobody is to be called for them.
+func (t *Tx) AbandonWebhookDeliveries(ctx context.Context, endpointID, reason string, at int64) error {
+	_, err := t.exec(ctx, "UPDATE webhook_deliveries SET state = ?, last_error = ?, done_at = ?, lease_until = 0 WHERE endpoint_id = ? AND state = ?",
+		DeliveryDead, reason, at, endpointID, DeliveryPending)
+	if err != nil {
+		return fmt.Errorf("store: abandon webhook deliveries: %w", err)
+	}
+	return nil
+}
+
+const webhookDeliveryColumns = `id, event_id, endpoint_id, org_id, url, event_type, subject, sequence, body, state, attempts,
+	next_at, lease_until, last_status, last_error, created_at, done_at`
+
+func scanWebhookDelivery(row interface{ Scan(...any) error }) (WebhookDelivery, error) {
+	var d WebhookDelivery
+	var body string
+	err := row.Scan(&d.ID, &d.EventID, &d.EndpointID, &d.OrgID, &d.URL, &d.EventType, &d.Subject, &d.Sequence, &body, &d.State,
+		&d.Attempts, &d.NextAt, &d.LeaseUntil, &d.LastStatus, &d.LastError, &d.CreatedAt, &d.DoneAt)
+	d.Body = []byte(body)
+	return d, err
+}
+
+// ListWebhookDeliveries is an endpoint's deliveries, newest first, at most limit.
+func (s *Store) ListWebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]WebhookDelivery, error) {
+	rows, err := s.query(ctx, "SELECT "+webhookDeliveryColumns+" FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY seq DESC LIMIT ?",
+		endpointID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: list webhook deliveries: %w", err)
+	}
+	return collectDeliveries(rows)
+}
+
+func collectDeliveries(rows *sql.Rows) ([]WebhookDelivery, error) {
+	defer rows.Close()
+	var out []WebhookDelivery
+	for rows.Next() {
+		d, err := scanWebhookDelivery(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: scan webhook delivery: %w", err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// WebhookQueue is the outbox as a webhook.Worker's queue. Several processes may run workers over one PostgreSQL
+// database: a claim locks the rows it takes (SKIP LOCKED, so workers do not wait on each other) and leases them, so
+// each delivery is attempted by one worker at a time. On SQLite the one writer does the same by itself.
+type WebhookQueue struct{ s *Store }
+
+// WebhookQueue returns the outbox's queue.
+func (s *Store) WebhookQueue() *WebhookQueue { return &WebhookQueue{s: s} }
+
+var _ webhook.Queue = (*WebhookQueue)(nil)
+
+// Claim takes the due deliveries that head their endpoint's and subject's line: a delivery waits while an earlier one
+// of its subject is pending, whether leased or waiting for a retry, so one subject's events arrive in order.
+func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease time.Duration) ([]webhook.Delivery, error) {
+	var claimed []WebhookDelivery
+	err := q.s.Write(ctx, func(t *Tx) error {
+		lock := ""
+		if t.d.forUpdate != "" {
+			lock = " FOR UPDATE OF d SKIP LOCKED"
+		}
+		rows, err := t.tx.QueryContext(ctx, t.d.rebind(`SELECT `+prefixed("d.", webhookDeliveryColumns)+` FROM webhook_deliveries d
+			WHERE d.state = ? AND d.next_at <= ? AND d.lease_until <= ?
+			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.endpoint_id = d.endpoint_id AND e.subject = d.subject
+				AND d.subject <> '' AND e.state = ? AND e.seq < d.seq)
+			ORDER BY d.seq LIMIT ?`+lock), DeliveryPending, now.UnixNano(), now.UnixNano(), DeliveryPending, n)
+		if err != nil {
+			return fmt.Errorf("store: claim webhook deliveries: %w", err)
+		}
+		if claimed, err = collectDeliveries(rows); err != nil {
+			return err
+		}
+		for _, d := range claimed {
+			if _, err := t.exec(ctx, "UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?", now.Add(lease).UnixNano(), d.ID); err != nil {
+				return fmt.Errorf("store: lease webhook delivery: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		claimed = nil
+	}
+	out := make([]webhook.Delivery, len(claimed))
+	for i, d := range claimed {
+		out[i] = webhook.Delivery{ID: d.ID, EventID: d.EventID, EndpointID: d.EndpointID, URL: d.URL, EventType: d.EventType,
+			OrgID: d.OrgID, Subject: d.Subject, Sequence: d.Sequence, Body: d.Body, Attempts: d.Attempts, Scheme: webhook.SchemeTurnkey}
+	}
+	return out, err
+}
+
+func prefixed(p, columns string) string {
+	fields := strings.Split(columns, ",")
+	for i, f := range fields {
+		fields[i] = p + strings.TrimSpace(f)
+	}
+	return strings.Join(fields, ", ")
+}
+
+// Delivered records a 2xx answer.
+func (q *WebhookQueue) Delivered(ctx context.Context, id string, at time.Time, status int) error {
+	return q.update(ctx, "UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, last_status = ?, last_error = '', done_at = ?, lease_until = 0 WHERE id = ?",
+		DeliveryDelivered, status, at.UnixNano(), id)
+}
+
+// Failed records a failed attempt, and the dead-letter state after the last.
+func (q *WebhookQueue) Failed(ctx context.Context, id string, attempts int, next time.Time, lastErr string, dead bool) error {
+	state, doneAt := DeliveryPending, int64(0)
+	if dead {
+		state, doneAt = DeliveryDead, next.UnixNano()
+	}
+	return q.update(ctx, "UPDATE webhook_deliveries SET state = ?, attempts = ?, next_at = ?, last_error = ?, done_at = ?, lease_until = 0 WHERE id = ?",
+		state, attempts, next.UnixNano(), lastErr, doneAt, id)
+}
+
+// Release gives a claimed delivery back, due at next.
+func (q *WebhookQueue) Release(ctx context.Context, id string, next time.Time) error {
+	return q.update(ctx, "UPDATE webhook_deliveries SET next_at = ?, lease_until = 0 WHERE id = ? AND state = ?", next.UnixNano(), id, DeliveryPending)
+}
+
+func (q *WebhookQueue) update(ctx context.Context, stmt string, args ...any) error {
+	err := q.s.Write(ctx, func(t *Tx) error {
+		_, err := t.exec(ctx, stmt, args...)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: webhook delivery: %w", err)
+	}
+	return nil
+}
