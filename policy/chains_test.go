@@ -67,7 +67,7 @@ func solRoute(inAmount string) *Input {
 
 type chainExample struct {
 	source    string // where the policy is documented
-	condition string
+	condition string // the expression: a condition, or for runExamples of another field an expression of that field
 	match     *Input
 	miss      *Input
 }
@@ -125,9 +125,15 @@ func (in *Input) with(f func(*Input)) *Input { f(in); return in }
 
 func runChainExamples(t *testing.T, examples []chainExample) {
 	t.Helper()
+	runExamples(t, Condition, examples)
+}
+
+// runExamples compiles each example's expression for field and evaluates it on its match and its miss.
+func runExamples(t *testing.T, field Field, examples []chainExample) {
+	t.Helper()
 	for _, ex := range examples {
 		t.Run(ex.source, func(t *testing.T) {
-			e, err := Compile(ex.condition, Condition)
+			e, err := Compile(ex.condition, field)
 			if err != nil {
 				t.Fatal(err)
 			}

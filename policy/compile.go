@@ -506,6 +506,9 @@ func (c *compiler) compileBinary(n *binaryNode) (evaluator, *typ, error) {
 	if l, lt, r, rt, err = c.numericStrings(n, l, lt, r, rt); err != nil {
 		return nil, nil, err
 	}
+	if l, lt, r, rt, err = c.selectorLiterals(n, l, lt, r, rt); err != nil {
+		return nil, nil, err
+	}
 	src := format(n)
 	switch n.op {
 	case tokEq, tokNe:

@@ -56,9 +56,15 @@
 // Dynamic values compare loosely: a JSON string holding a decimal or 0x-hex integer
 // compares with an int, and a JSON number with a string by its decimal text.
 //
+// Literals read as the reference's documentation writes them: a quoted decimal compared
+// with an int is that number (eth.tx.chain_id == '8453'). eth.tx.function_signature is
+// the selector of the function called ('0xa9059cbb'); a literal compared with it may
+// also be the function's signature ('transfer(address,uint256)'), read as its selector,
+// and any other literal is refused.
+//
 // Compile refuses, with the column and an actionable message: syntax errors, unknown
 // keywords and fields (suggesting the closest name), keywords of the other field,
-// type mismatches such as eth.tx.chain_id == '1', methods on the wrong type or with
+// type mismatches such as eth.tx.chain_id == '0x1', methods on the wrong type or with
 // the wrong number of arguments, and bound variables that shadow a keyword or an
 // enclosing bound variable. Keywords of the reference that need what Sigil lacks
 // (tempo.tx, secret) are refused as "not supported yet". xs.count

@@ -361,7 +361,7 @@ func (e *constEval) evalBool(*Input, *frame) (bool, bool, error) { return e.v.b,
 type andEval struct{ xs []boolEvaluator }
 
 func (e *andEval) evalBool(in *Input, f *frame) (bool, bool, error) {
-	sawFalse := false
+	sawFalse, allKnown := false, true
 	var first error
 	for _, x := range e.xs {
 		r, known, err := x.evalBool(in, f)
@@ -371,11 +371,14 @@ func (e *andEval) evalBool(in *Input, f *frame) (bool, bool, error) {
 		if known && !r {
 			sawFalse = true
 		}
+		allKnown = allKnown && known
 	}
 	if first == nil {
 		return !sawFalse, true, nil
 	}
-	return false, sawFalse, first
+	// Decided by a false clause, or by clauses that are all decided although one of them failed inside
+	// ("true && (true || <error>)").
+	return !sawFalse && allKnown, sawFalse || allKnown, first
 }
 
 func (e *andEval) eval(in *Input, f *frame) (value, error) {
@@ -385,7 +388,7 @@ func (e *andEval) eval(in *Input, f *frame) (value, error) {
 type orEval struct{ xs []boolEvaluator }
 
 func (e *orEval) evalBool(in *Input, f *frame) (bool, bool, error) {
-	sawTrue := false
+	sawTrue, allKnown := false, true
 	var first error
 	for _, x := range e.xs {
 		r, known, err := x.evalBool(in, f)
@@ -395,11 +398,12 @@ func (e *orEval) evalBool(in *Input, f *frame) (bool, bool, error) {
 		if known && r {
 			sawTrue = true
 		}
+		allKnown = allKnown && known
 	}
 	if first == nil {
 		return sawTrue, true, nil
 	}
-	return sawTrue, sawTrue, first
+	return sawTrue, sawTrue || allKnown, first
 }
 
 func (e *orEval) eval(in *Input, f *frame) (value, error) {
@@ -675,7 +679,7 @@ func (e *quantEval) evalBool(in *Input, f *frame) (bool, bool, error) {
 	if err != nil {
 		return false, false, withClause(err, e.src)
 	}
-	decided := false // some element is false (all) or true (any)
+	decided, allKnown := false, true // decided: some element is false (all) or true (any)
 	var first error
 	for i := 0; i < n; i++ {
 		if err := f.step(e.src); err != nil {
@@ -690,13 +694,14 @@ func (e *quantEval) evalBool(in *Input, f *frame) (bool, bool, error) {
 		if known && r != e.all {
 			decided = true
 		}
+		allKnown = allKnown && known
 	}
 	f.vars[e.slot] = value{}
 	result := decided != e.all // any: some true; all: none false
 	if first == nil {
 		return result, true, nil
 	}
-	return result, decided, first
+	return result, decided || allKnown, first
 }
 
 func (e *quantEval) eval(in *Input, f *frame) (value, error) {

@@ -353,6 +353,11 @@ func TestEvalKleene(t *testing.T) {
 		{"[1, 2].all(i, i == 5 && wallet.id == 'w')", true, false},
 		{"[1, 2].any(i, i == 1 || wallet.id == 'w')", true, true},
 		{"wallet.id == 'w'", false, false},
+		// Clauses all decided, one of them despite a failure inside it.
+		{"true && (true || wallet.id == 'w')", true, true},
+		{"false || (false && wallet.id == 'w')", true, false},
+		{"[1, 2].all(i, i > 0 || wallet.id == 'w')", true, true},
+		{"[1, 2].any(i, i > 5 && wallet.id == 'w')", true, false},
 	}
 	for _, tt := range tests {
 		e, err := Compile(tt.src, Condition)

@@ -92,7 +92,7 @@ type EthTx struct {
 // ContractCall is a call decoded with a contract's ABI.
 type ContractCall struct {
 	FunctionName      string // transfer
-	FunctionSignature string // transfer(address,uint256)
+	FunctionSignature string // transfer(address,uint256); policies read its selector (0xa9059cbb)
 	// Args are the arguments by name, as JSON-decoded values: addresses and bytes as 0x-hex strings, integers as
 	// json.Number, bools, strings, and arrays and tuples as []any (tuple fields by position).
 	Args map[string]any

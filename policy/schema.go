@@ -148,7 +148,7 @@ var (
 		"max_priority_fee_per_gas": bigField(func(t *EthTx) *big.Int { return t.MaxPriorityFeePerGas }),
 		"max_fee_per_blob_gas":     bigField(func(t *EthTx) *big.Int { return t.MaxFeePerBlobGas }),
 		"function_name":            callField(func(c *ContractCall) value { return stringValue(c.FunctionName) }, tString),
-		"function_signature":       callField(func(c *ContractCall) value { return stringValue(c.FunctionSignature) }, tString),
+		"function_signature":       callField(func(c *ContractCall) value { return stringValue(functionSelector(c.FunctionSignature)) }, tString),
 		"contract_call_args":       callField(func(c *ContractCall) value { return value{k: kindDyn, ref: c.Args} }, tDyn),
 	})
 	tEIP712Domain = structOf("eth.eip_712.domain", map[string]*fieldDef{

@@ -65,9 +65,17 @@ func (c *compiler) compileCall(n *callNode) (evaluator, *typ, error) {
 	return span, tBool, nil
 }
 
-// parseTimestamp reads an RFC 3339 time whose offset is zero.
+// parseTimestamp reads an RFC 3339 time whose offset is zero: Z, z, +00:00 or -00:00, as the reference accepts. RFC
+// 3339 allows the T and Z in lower case, which Go's parser does not.
 func parseTimestamp(s string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339Nano, s)
+	norm := s
+	if len(norm) > 10 && norm[10] == 't' {
+		norm = norm[:10] + "T" + norm[11:]
+	}
+	if strings.HasSuffix(norm, "z") {
+		norm = strings.TrimSuffix(norm, "z") + "Z"
+	}
+	t, err := time.Parse(time.RFC3339Nano, norm)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("Timestamp('%s') is not an RFC 3339 time such as '2026-03-01T00:00:00Z'", s)
 	}
