@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"sigil/apierr"
 	"sigil/coordinator"
 	"sigil/internal/testdb"
+	"sigil/stamp"
 	"sigil/store"
 	"sigil/webhook"
 )
@@ -312,4 +315,93 @@ func newStackSharing(t *testing.T, first *stack, b testdb.Backend, configure fun
 	cfg := coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: first.ring}
 	configure(&cfg)
 	return coordinator.New(st, cfg)
+}
+
+// An activity that needs consensus is announced twice, in order: CONSENSUS_NEEDED, then COMPLETED once approved. A
+// sub-organization's activities reach its parent's endpoint, with the sub-organization's id in the header.
+func TestWebhookConsensusAndSubOrganizations(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := webhookStack(t, b)
+		org := s.boot.OrganizationID
+		rc := newReceiver(t, s, 0)
+		if _, _, err := s.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: rc.srv.URL, Name: "all",
+			Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates}}}); err != nil {
+			t.Fatal(err)
+		}
+		tag, _, admins := s.tagged(2, "admin")
+		s.policy("two admins create users", api.EffectAllow, "activity.resource == 'USER' && activity.action == 'CREATE'",
+			"approvers.filter(u, u.tags.contains('"+tag+"')).count() >= 2")
+		_, a, _ := admins[0].CreateUsers(ctx, org, createUserParams("new-1"))
+		if a == nil || a.Status != api.StatusConsensusNeeded {
+			t.Fatalf("one admin: %+v", a)
+		}
+		rc.await(a.ID, api.StatusConsensusNeeded)
+		if _, err := admins[1].ApproveActivity(ctx, org, a.Fingerprint); err != nil {
+			t.Fatal(err)
+		}
+		rc.await(a.ID, api.StatusCompleted)
+		rc.mu.Lock()
+		var order []string
+		for _, e := range rc.events {
+			if e.activity.ID == a.ID {
+				order = append(order, e.activity.Status)
+			}
+		}
+		rc.mu.Unlock()
+		if len(order) != 2 || order[0] != api.StatusConsensusNeeded || order[1] != api.StatusCompleted {
+			t.Errorf("updates arrived as %v", order)
+		}
+
+		subKey, subParams := newKey(t, stamp.CurveEd25519)
+		sub, _, err := s.root.CreateSubOrganization(ctx, org, subOrgParams("Alice", subParams))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, renamed, err := s.client(subKey).UpdateOrganizationName(ctx, sub.SubOrganizationID, api.UpdateOrganizationNameIntent{OrganizationName: "Alice's"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rc.await(renamed.ID, api.StatusCompleted); got.orgID != sub.SubOrganizationID {
+			t.Errorf("sub-organization event sent as organization %s", got.orgID)
+		}
+	})
+}
+
+// Events written while no worker runs and the receiver is down are delivered by another process started later: the
+// outbox is in the database, not in a process.
+func TestWebhooksSurviveARestart(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := newStackWith(t, b, nil, func(c *coordinator.Config) { c.Webhooks.AllowPrivateNetworks = true })
+		org := s.boot.OrganizationID
+		rc := newReceiver(t, s, 0)
+		url := rc.srv.URL
+		rc.srv.Close() // down
+		if _, _, err := s.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: url, Name: "later",
+			Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates}}}); err != nil {
+			t.Fatal(err)
+		}
+		_, act, err := s.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The receiver comes back at the same address; a new process delivers what the first one wrote.
+		rc.srv = httptest.NewUnstartedServer(http.HandlerFunc(rc.serve))
+		ln, err := net.Listen("tcp", strings.TrimPrefix(url, "http://"))
+		if err != nil {
+			t.Skipf("the receiver's port was taken meanwhile: %v", err)
+		}
+		rc.srv.Listener.Close()
+		rc.srv.Listener = ln
+		rc.srv.Start()
+		t.Cleanup(rc.srv.Close)
+		later := newStackSharing(t, s, b, func(c *coordinator.Config) {
+			c.Webhooks = coordinator.WebhookConfig{AllowPrivateNetworks: true, PollInterval: 10 * time.Millisecond}
+		})
+		runWebhooks(t, later)
+		rc.await(act.ID, api.StatusCompleted)
+	})
 }
