@@ -330,6 +330,8 @@ type CoordinatorConfig struct {
 	Dir, DatabaseURL, MasterKeyFile string // as in Config
 	Listen                          string // default 127.0.0.1:0
 	Logger                          *slog.Logger
+	// Webhooks configures the coordinator's webhook deliveries, which it runs.
+	Webhooks coordinator.WebhookConfig
 }
 
 // StartCoordinator starts a coordinator alone over the database, serving its API on cfg.Listen; Coordinator gives
@@ -348,10 +350,11 @@ func StartCoordinator(ctx context.Context, cfg CoordinatorConfig) (_ *Stack, err
 	if err != nil {
 		return nil, err
 	}
-	coord := coordinator.New(st, coordinator.Config{Logger: s.logger, Keyring: ring, MasterKeyFile: keyPath})
+	coord := coordinator.New(st, coordinator.Config{Logger: s.logger, Keyring: ring, MasterKeyFile: keyPath, Webhooks: cfg.Webhooks})
 	if err := coord.Start(ctx); err != nil {
 		return nil, err
 	}
+	s.runWebhooks(coord)
 	s.coord, srv.handler = coord, coord.Handler()
 	s.serve(srv)
 	return s, nil

@@ -45,6 +45,13 @@ func commands() *command {
 				{name: "create", args: "[flags]", run: runYieldKeysCreate, summary: "create an API key of a project; it is printed only once"},
 			}},
 		}},
+		{name: "webhooks", summary: "receive the coordinator's webhooks locally", subs: []*command{
+			{name: "listen", args: "[flags]", run: runWebhooksListen,
+				summary: "register a local endpoint, verify and print every delivery, and delete the endpoint on exit",
+				doc: "For development against a dev stack (sigil up without --exposed), which allows http endpoints on loopback.\n" +
+					"Each delivery's Ed25519 signature is checked against the coordinator's webhook JWKS, as a production\n" +
+					"receiver must; a delivery that does not verify is answered 401 and printed as refused."},
+		}},
 		{name: "authproxy", args: "[flags]", run: runAuthProxy,
 			summary: "run the auth proxy alone in front of a running coordinator (the --dir of sigil up)"},
 		{name: "backup", args: "[flags]", run: runBackup, summary: "copy the SQLite database of a running stack"},
