@@ -147,7 +147,8 @@ type Coordinator struct {
 
 	oauth *oauthState
 
-	webhookWorker atomic.Pointer[webhook.Worker] // this process's delivery worker, while RunWebhooks runs
+	webhookWorker atomic.Pointer[webhook.Worker]     // this process's delivery worker, while RunWebhooks runs
+	webhookQueue  atomic.Pointer[store.WebhookQueue] // its queue, whose outcomes WebhookDeliveries writes first
 }
 
 // New returns a coordinator over a store.

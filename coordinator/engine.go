@@ -185,10 +185,13 @@ func parseTimestampMs(ms string) (int64, error) {
 // executed again in the transaction.
 func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error) {
 	if ahead := c.decideAhead(ctx, sub); ahead != nil {
-		recorded, err := c.store.InsertActivityAtOrgVersion(ctx, ahead.row, sub.org.version)
+		recorded, err := c.store.InsertActivityAtOrgVersion(ctx, ahead.row, sub.org.version, ahead.deliveries)
 		if recorded {
 			ahead.rec.fresh = true
 			c.cfg.Metrics.Activity(ahead.rec.Type, ahead.rec.Status)
+			if len(ahead.deliveries) > 0 && err == nil {
+				c.notifyWebhooks()
+			}
 		}
 		if err != nil || recorded {
 			return ahead.rec, err
@@ -288,10 +291,12 @@ func (c *Coordinator) recorded(ctx context.Context, tx *store.Tx, sub *submissio
 	return rec, nil
 }
 
-// outcome is an activity decided and executed ahead of its transaction, with the row that records it.
+// outcome is an activity decided and executed ahead of its transaction, with the row that records it and the webhook
+// deliveries that report it.
 type outcome struct {
-	rec *record
-	row store.Activity
+	rec        *record
+	row        store.Activity
+	deliveries []store.WebhookDelivery
 }
 
 // decideAhead decides and executes a read-only activity against the document the submission was authenticated with,
@@ -299,10 +304,6 @@ type outcome struct {
 // tries again).
 func (c *Coordinator) decideAhead(ctx context.Context, sub *submission) *outcome {
 	if !sub.op.Signs || sub.who.ViaParent || sub.org.measures(sub.op) {
-		return nil
-	}
-	// Its record is written by one statement, where a webhook delivery cannot be written with it.
-	if listened, err := c.hasListeners(ctx, sub.org); listened || err != nil {
 		return nil
 	}
 	rec := c.newRecord(sub, sub.who)
@@ -313,7 +314,11 @@ func (c *Coordinator) decideAhead(ctx context.Context, sub *submission) *outcome
 	if err != nil {
 		return nil
 	}
-	return &outcome{rec: rec, row: row}
+	deliveries, err := c.activityDeliveries(ctx, sub.org, rec, rec.UpdatedAt)
+	if err != nil {
+		return nil
+	}
+	return &outcome{rec: rec, row: row, deliveries: deliveries}
 }
 
 // newRecord is the record of a submission, its intent with the secrets in it redacted: records, and so every answer

@@ -122,7 +122,7 @@ func webhookStack(t *testing.T, b testdb.Backend) *stack {
 	return s
 }
 
-func runWebhooks(t *testing.T, c *coordinator.Coordinator) {
+func runWebhooks(t testing.TB, c *coordinator.Coordinator) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = c.RunWebhooks(ctx) }()

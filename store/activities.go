@@ -47,19 +47,22 @@ func (t *Tx) InsertActivity(ctx context.Context, a Activity) (bool, error) {
 // InsertActivityAtOrgVersion records an activity decided against its organization at orgVersion, if the organization
 // is still at that version, and says whether it did. It is one statement (on PostgreSQL its own transaction, holding
 // nothing); it records nothing when the organization has changed or is gone, or when the same body is recorded
-// already, and the caller then decides again in a transaction that holds the organization.
-func (s *Store) InsertActivityAtOrgVersion(ctx context.Context, a Activity, orgVersion int64) (bool, error) {
+// already, and the caller then decides again in a transaction that holds the organization. The webhook deliveries
+// that report the activity are written with it, in one transaction, when there are any.
+func (s *Store) InsertActivityAtOrgVersion(ctx context.Context, a Activity, orgVersion int64, deliveries []WebhookDelivery) (bool, error) {
 	const q = "INSERT INTO activities (" + activityColumns + ") SELECT ?, ?, ?, CAST(? AS BIGINT), ?, ?, ?, ?, CAST(? AS BIGINT), CAST(? AS BIGINT)" +
 		" FROM organizations WHERE id = ? AND version = ? ON CONFLICT (org_id, timestamp_ms, fingerprint) DO NOTHING"
 	args := []any{a.ID, a.OrgID, a.Fingerprint, a.TimestampMs, a.Type, a.Status, string(a.Record), string(a.evaluations()),
 		a.CreatedAt, a.UpdatedAt, a.OrgID, orgVersion}
-	if s.group == nil {
+	if s.group == nil && len(deliveries) == 0 {
 		return inserted(s.exec(ctx, q, args...))
 	}
 	var ok bool
 	err := s.Write(ctx, func(tx *Tx) (err error) {
-		ok, err = inserted(tx.exec(ctx, q, args...))
-		return err
+		if ok, err = inserted(tx.exec(ctx, q, args...)); !ok || err != nil {
+			return err
+		}
+		return tx.EnqueueWebhookDeliveries(ctx, deliveries)
 	})
 	return ok, err
 }

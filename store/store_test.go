@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -189,9 +190,16 @@ func TestInsertActivityAtOrgVersion(t *testing.T) {
 			{"decided at an older version", activity("a3", "f3"), 2, false},
 			{"of an unknown organization", store.Activity{ID: "a4", OrgID: "nope", Fingerprint: "f4", Type: "T", Status: "S", Record: []byte(`{}`)}, 3, false},
 		} {
-			ok, err := s.InsertActivityAtOrgVersion(ctx, c.a, c.version)
+			// Each carries a webhook delivery, written exactly when the activity is.
+			d := store.WebhookDelivery{ID: "d-" + c.a.ID, EventID: c.a.ID, EndpointID: "e", OrgID: "o", URL: "https://x.example",
+				EventType: "ACTIVITY_UPDATES", Subject: c.a.ID, Body: []byte(`{}`), CreatedAt: 1}
+			ok, err := s.InsertActivityAtOrgVersion(ctx, c.a, c.version, []store.WebhookDelivery{d})
 			if err != nil || ok != c.recorded {
 				t.Fatalf("%s: recorded %v, %v; want %v", c.name, ok, err, c.recorded)
+			}
+			ds, err := s.ListWebhookDeliveries(ctx, "e", 100)
+			if err != nil || slices.IndexFunc(ds, func(x store.WebhookDelivery) bool { return x.ID == d.ID }) >= 0 != c.recorded {
+				t.Fatalf("%s: deliveries %+v, %v", c.name, ds, err)
 			}
 			got, err := s.ActivityByID(ctx, c.a.ID)
 			if c.recorded && (err != nil || got.TimestampMs != c.a.TimestampMs || got.CreatedAt != 5 || got.UpdatedAt != 6 || string(got.Record) != string(c.a.Record)) {

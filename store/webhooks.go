@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"sigil/webhook"
@@ -103,9 +104,29 @@ func collectDeliveries(rows *sql.Rows) ([]WebhookDelivery, error) {
 // WebhookQueue is the outbox as a webhook.Worker's queue. Several processes may run workers over one PostgreSQL
 // database: a claim locks the rows it takes (SKIP LOCKED, so workers do not wait on each other) and leases them, so
 // each delivery is attempted by one worker at a time. On SQLite the one writer does the same by itself.
-type WebhookQueue struct{ s *Store }
+//
+// Outcomes (Delivered, Failed, Release) are kept and written together, by the next claim's transaction or after
+// outcomeFlushDelay, whichever comes first: one commit for a batch of deliveries instead of one each. An outcome
+// lost with its process before it is written leaves its delivery leased; it is attempted again when the lease ends
+// (at least once, with the same event id).
+type WebhookQueue struct {
+	s *Store
 
-// WebhookQueue returns the outbox's queue.
+	mu       sync.Mutex
+	outcomes []outcome
+	timer    *time.Timer
+}
+
+// outcome is an update of one delivery, waiting to be written.
+type outcome struct {
+	stmt string
+	args []any
+}
+
+// outcomeFlushDelay bounds how long an outcome waits for a claim to carry it.
+const outcomeFlushDelay = 20 * time.Millisecond
+
+// WebhookQueue returns a queue over the outbox; a process's worker keeps one.
 func (s *Store) WebhookQueue() *WebhookQueue { return &WebhookQueue{s: s} }
 
 var _ webhook.Queue = (*WebhookQueue)(nil)
@@ -114,7 +135,11 @@ var _ webhook.Queue = (*WebhookQueue)(nil)
 // of its subject is pending, whether leased or waiting for a retry, so one subject's events arrive in order.
 func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease time.Duration) ([]webhook.Delivery, error) {
 	var claimed []WebhookDelivery
+	outcomes := q.takeOutcomes()
 	err := q.s.Write(ctx, func(t *Tx) error {
+		if err := writeOutcomes(ctx, t, outcomes); err != nil {
+			return err
+		}
 		lock := ""
 		if t.d.forUpdate != "" {
 			lock = " FOR UPDATE OF d SKIP LOCKED"
@@ -139,6 +164,7 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 	})
 	if err != nil {
 		claimed = nil
+		q.giveBack(outcomes)
 	}
 	out := make([]webhook.Delivery, len(claimed))
 	for i, d := range claimed {
@@ -157,33 +183,83 @@ func prefixed(p, columns string) string {
 }
 
 // Delivered records a 2xx answer.
-func (q *WebhookQueue) Delivered(ctx context.Context, id string, at time.Time, status int) error {
-	return q.update(ctx, "UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, last_status = ?, last_error = '', done_at = ?, lease_until = 0 WHERE id = ?",
+func (q *WebhookQueue) Delivered(_ context.Context, id string, at time.Time, status int) error {
+	q.record("UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, last_status = ?, last_error = '', done_at = ?, lease_until = 0 WHERE id = ?",
 		DeliveryDelivered, status, at.UnixNano(), id)
+	return nil
 }
 
 // Failed records a failed attempt, and the dead-letter state after the last.
-func (q *WebhookQueue) Failed(ctx context.Context, id string, attempts int, next time.Time, lastErr string, dead bool) error {
+func (q *WebhookQueue) Failed(_ context.Context, id string, attempts int, next time.Time, lastErr string, dead bool) error {
 	state, doneAt := DeliveryPending, int64(0)
 	if dead {
 		state, doneAt = DeliveryDead, next.UnixNano()
 	}
-	return q.update(ctx, "UPDATE webhook_deliveries SET state = ?, attempts = ?, next_at = ?, last_error = ?, done_at = ?, lease_until = 0 WHERE id = ?",
+	q.record("UPDATE webhook_deliveries SET state = ?, attempts = ?, next_at = ?, last_error = ?, done_at = ?, lease_until = 0 WHERE id = ?",
 		state, attempts, next.UnixNano(), lastErr, doneAt, id)
+	return nil
 }
 
 // Release gives a claimed delivery back, due at next.
-func (q *WebhookQueue) Release(ctx context.Context, id string, next time.Time) error {
-	return q.update(ctx, "UPDATE webhook_deliveries SET next_at = ?, lease_until = 0 WHERE id = ? AND state = ?", next.UnixNano(), id, DeliveryPending)
+func (q *WebhookQueue) Release(_ context.Context, id string, next time.Time) error {
+	q.record("UPDATE webhook_deliveries SET next_at = ?, lease_until = 0 WHERE id = ? AND state = ?", next.UnixNano(), id, DeliveryPending)
+	return nil
 }
 
-func (q *WebhookQueue) update(ctx context.Context, stmt string, args ...any) error {
-	err := q.s.Write(ctx, func(t *Tx) error {
-		_, err := t.exec(ctx, stmt, args...)
-		return err
-	})
+// record keeps an outcome for the next write.
+func (q *WebhookQueue) record(stmt string, args ...any) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.outcomes = append(q.outcomes, outcome{stmt, args})
+	if q.timer == nil {
+		q.timer = time.AfterFunc(outcomeFlushDelay, func() { _ = q.Flush(context.Background()) })
+	}
+}
+
+// Flush writes the outcomes kept so far; a worker's owner calls it when the worker has stopped.
+func (q *WebhookQueue) Flush(ctx context.Context) error {
+	outcomes := q.takeOutcomes()
+	if len(outcomes) == 0 {
+		return nil
+	}
+	err := q.s.Write(ctx, func(t *Tx) error { return writeOutcomes(ctx, t, outcomes) })
 	if err != nil {
-		return fmt.Errorf("store: webhook delivery: %w", err)
+		q.giveBack(outcomes)
+		return fmt.Errorf("store: webhook delivery outcomes: %w", err)
+	}
+	return nil
+}
+
+func (q *WebhookQueue) takeOutcomes() []outcome {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.outcomes
+	q.outcomes = nil
+	if q.timer != nil {
+		q.timer.Stop()
+		q.timer = nil
+	}
+	return out
+}
+
+// giveBack returns outcomes a failed write did not record, to be written with the next.
+func (q *WebhookQueue) giveBack(outcomes []outcome) {
+	if len(outcomes) == 0 {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.outcomes = append(outcomes, q.outcomes...)
+	if q.timer == nil {
+		q.timer = time.AfterFunc(outcomeFlushDelay, func() { _ = q.Flush(context.Background()) })
+	}
+}
+
+func writeOutcomes(ctx context.Context, t *Tx, outcomes []outcome) error {
+	for _, o := range outcomes {
+		if _, err := t.exec(ctx, o.stmt, o.args...); err != nil {
+			return fmt.Errorf("store: webhook delivery outcome: %w", err)
+		}
 	}
 	return nil
 }

@@ -637,3 +637,45 @@ func TestWorkerNeedsAQueue(t *testing.T) {
 		t.Fatal("Run without a Queue")
 	}
 }
+
+// With Gather, a notified worker waits that long before it claims, so that events written meanwhile are claimed
+// together: three written one after the other go out in one claim.
+func TestWorkerGathers(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.w.Gather = 20 * time.Millisecond
+	claims := make(chan int, 100)
+	h.q.OnClaim = func(_ time.Time, ds []webhook.Delivery) { claims <- len(ds) }
+	gathers := make(chan time.Time)
+	h.w.After = func(d time.Duration) <-chan time.Time {
+		if d == h.w.Gather {
+			return gathers
+		}
+		return h.poll
+	}
+	rc := newReceiver(h, nil)
+	h.run()
+	if n := <-claims; n != 0 {
+		t.Fatalf("first claim took %d", n)
+	}
+	for _, s := range []string{"A", "B", "C"} {
+		h.add(rc.URL, "ep", s, 1)
+		h.w.Notify()
+	}
+	select {
+	case n := <-claims:
+		t.Fatalf("claimed %d before the gathering wait ended", n)
+	case gathers <- h.clk.Now():
+	}
+	if n := <-claims; n != 3 {
+		t.Fatalf("the claim after gathering took %d deliveries, want 3", n)
+	}
+	h.wait("all delivered", func() bool {
+		for _, s := range []string{"A", "B", "C"} {
+			if r, _ := h.q.Get("dlv-" + s + "-1"); r.State != webhooktest.Delivered {
+				return false
+			}
+		}
+		return true
+	})
+}

@@ -21,6 +21,7 @@ CREATE TABLE webhook_deliveries (
     created_at  BIGINT NOT NULL,
     done_at     BIGINT NOT NULL
 );
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_at);
+-- Claims walk the pending rows in seq order, skipping those not due or leased.
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, seq);
 CREATE INDEX webhook_deliveries_subject ON webhook_deliveries (endpoint_id, subject, state, seq);
 CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, seq);

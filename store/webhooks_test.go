@@ -1,0 +1,138 @@
+package store_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"sigil/internal/testdb"
+	"sigil/store"
+)
+
+// The outbox hands out one subject's deliveries in order, one at a time, and none twice while leased; a failed one
+// holds its subject back until it is retried, delivered or dead.
+func TestWebhookQueueOrderAndLeases(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := open(t, b)
+		q := s.WebhookQueue()
+		now := time.Unix(1000, 0)
+		delivery := func(id, subject string, seq int64) store.WebhookDelivery {
+			return store.WebhookDelivery{ID: id, EventID: "ev-" + id, EndpointID: "e", OrgID: "o", URL: "https://x.example",
+				EventType: "ACTIVITY_UPDATES", Subject: subject, Sequence: seq, Body: []byte(`{"n":1}`), CreatedAt: now.UnixNano()}
+		}
+		err := s.Write(ctx, func(tx *store.Tx) error {
+			return tx.EnqueueWebhookDeliveries(ctx, []store.WebhookDelivery{delivery("a1", "a", 1), delivery("a2", "a", 2), delivery("b1", "b", 1)})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := func(got []string) string {
+			out := ""
+			for _, id := range got {
+				out += id + " "
+			}
+			return out
+		}
+		claim := func(at time.Time) string {
+			ds, err := q.Claim(ctx, at, 10, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range ds {
+				got = append(got, d.ID)
+				if d.EventID != "ev-"+d.ID || string(d.Body) != `{"n":1}` || d.OrgID != "o" {
+					t.Fatalf("claimed %+v", d)
+				}
+			}
+			return ids(got)
+		}
+		if got := claim(now); got != "a1 b1 " {
+			t.Fatalf("first claim %q, want the heads of both subjects", got)
+		}
+		if got := claim(now); got != "" {
+			t.Fatalf("claimed %q again while leased", got)
+		}
+		if err := q.Failed(ctx, "a1", 1, now.Add(time.Second), "503", false); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Delivered(ctx, "b1", now, 200); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim(now); got != "" {
+			t.Fatalf("claimed %q: a2 must wait behind a1's retry", got)
+		}
+		if got := claim(now.Add(time.Second)); got != "a1 " {
+			t.Fatalf("claim at the retry %q", got)
+		}
+		if err := q.Failed(ctx, "a1", 2, now, "gone", true); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim(now.Add(time.Second)); got != "a2 " {
+			t.Fatalf("after a1 died: %q", got)
+		}
+		ds, err := s.ListWebhookDeliveries(ctx, "e", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		states := map[string]string{}
+		for _, d := range ds {
+			states[d.ID] = d.State
+		}
+		if states["a1"] != store.DeliveryDead || states["b1"] != store.DeliveryDelivered || states["a2"] != store.DeliveryPending {
+			t.Fatalf("states %v", states)
+		}
+	})
+}
+
+// Two workers claiming at once never get the same delivery.
+func TestWebhookQueueConcurrentClaims(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := open(t, b)
+		var ds []store.WebhookDelivery
+		for i := range 50 {
+			id := string(rune('A'+i/26)) + string(rune('a'+i%26))
+			ds = append(ds, store.WebhookDelivery{ID: id, EventID: id, EndpointID: "e", OrgID: "o", URL: "https://x.example",
+				EventType: "T", Subject: id, Body: []byte(`{}`), CreatedAt: 1})
+		}
+		if err := s.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueWebhookDeliveries(ctx, ds) }); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for {
+					got, err := s.WebhookQueue().Claim(ctx, time.Unix(10, 0), 3, time.Minute)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if len(got) == 0 {
+						return
+					}
+					mu.Lock()
+					for _, d := range got {
+						seen[d.ID]++
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if len(seen) != 50 {
+			t.Errorf("%d deliveries claimed, want 50", len(seen))
+		}
+		for id, n := range seen {
+			if n != 1 {
+				t.Errorf("%s claimed %d times", id, n)
+			}
+		}
+	})
+}
