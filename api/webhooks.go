@@ -68,6 +68,44 @@ type ListWebhookEndpointsResponse struct {
 	WebhookEndpoints []WebhookEndpointData `json:"webhookEndpoints"`
 }
 
+// ListWebhookDeliveriesRequest is the body of list_webhook_deliveries, a Sigil query: an endpoint's latest
+// deliveries, newest first, optionally of one state (pending, delivered or dead).
+type ListWebhookDeliveriesRequest struct {
+	OrganizationID string `json:"organizationId"`
+	EndpointID     string `json:"endpointId"`
+	State          string `json:"state,omitempty"`
+	Limit          int    `json:"limit,omitempty"` // default and most 100
+}
+
+// The states of a webhook delivery.
+const (
+	WebhookDeliveryPending   = "WEBHOOK_DELIVERY_STATE_PENDING"
+	WebhookDeliveryDelivered = "WEBHOOK_DELIVERY_STATE_DELIVERED"
+	WebhookDeliveryDead      = "WEBHOOK_DELIVERY_STATE_DEAD"
+)
+
+// WebhookDelivery is one event for one endpoint and what became of it. Times are unix milliseconds as strings;
+// nextAttemptMs only while pending, completedMs once delivered or dead.
+type WebhookDelivery struct {
+	DeliveryID     string `json:"deliveryId"`
+	EventID        string `json:"eventId"`
+	EventType      string `json:"eventType"`
+	OrganizationID string `json:"organizationId"` // the event's organization: the endpoint's, or one of its sub-organizations
+	Subject        string `json:"subject"`        // the activity
+	State          string `json:"state"`
+	Attempts       int    `json:"attempts"`
+	LastStatusCode int    `json:"lastStatusCode,omitempty"`
+	LastError      string `json:"lastError,omitempty"`
+	CreatedMs      string `json:"createdMs"`
+	NextAttemptMs  string `json:"nextAttemptMs,omitempty"`
+	CompletedMs    string `json:"completedMs,omitempty"`
+}
+
+// ListWebhookDeliveriesResponse is an endpoint's deliveries.
+type ListWebhookDeliveriesResponse struct {
+	Deliveries []WebhookDelivery `json:"deliveries"`
+}
+
 // The activity types of this file.
 var (
 	CreateWebhookEndpoint = activity[CreateWebhookEndpointIntent, CreateWebhookEndpointResult](
@@ -79,4 +117,7 @@ var (
 )
 
 // The queries of this file.
-var ListWebhookEndpoints = query[OrganizationRequest, ListWebhookEndpointsResponse]("list_webhook_endpoints")
+var (
+	ListWebhookEndpoints  = query[OrganizationRequest, ListWebhookEndpointsResponse]("list_webhook_endpoints")
+	ListWebhookDeliveries = query[ListWebhookDeliveriesRequest, ListWebhookDeliveriesResponse]("list_webhook_deliveries")
+)

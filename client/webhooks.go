@@ -25,3 +25,8 @@ func (c *Client) DeleteWebhookEndpoint(ctx context.Context, orgID, endpointID st
 func (c *Client) ListWebhookEndpoints(ctx context.Context, orgID string) (*api.ListWebhookEndpointsResponse, error) {
 	return query(ctx, c, api.ListWebhookEndpoints, api.OrganizationRequest{OrganizationID: orgID})
 }
+
+// ListWebhookDeliveries lists an endpoint's latest deliveries and what became of them (a Sigil query).
+func (c *Client) ListWebhookDeliveries(ctx context.Context, q api.ListWebhookDeliveriesRequest) (*api.ListWebhookDeliveriesResponse, error) {
+	return query(ctx, c, api.ListWebhookDeliveries, q)
+}

@@ -148,7 +148,7 @@ type Coordinator struct {
 	oauth *oauthState
 
 	webhookWorker atomic.Pointer[webhook.Worker]     // this process's delivery worker, while RunWebhooks runs
-	webhookQueue  atomic.Pointer[store.WebhookQueue] // its queue, whose outcomes WebhookDeliveries writes first
+	webhookQueue  atomic.Pointer[store.WebhookQueue] // its queue, whose outcomes list_webhook_deliveries writes first
 }
 
 // New returns a coordinator over a store.

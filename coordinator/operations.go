@@ -53,7 +53,7 @@ func queries() []queryOp {
 		listPrivateKeyTags, listWallets, getWallet, listWalletAccounts, getWalletAccount, listPrivateKeys, getPrivateKey,
 		getOauthProviders, getOauth2Credential, listOauth2Credentials,
 		getAuthProxyConfig, resolveAuthProxyConfig,
-		listWebhookEndpoints,
+		listWebhookEndpoints, listWebhookDeliveries,
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,12 +31,12 @@ import (
 // api.WebhookJWKSPath. Endpoints of a parent organization receive its sub-organizations' events too, as Turnkey's do.
 
 const (
-	resWebhookEndpoint      = "WEBHOOK_ENDPOINT"
-	maxWebhookEndpoints     = 20
-	maxWebhookURLLen        = 2048
-	maxWebhookFiltersLen    = 4096
-	webhookURLCheckTimeout  = 5 * time.Second
-	webhookDeliveryListSize = 50
+	resWebhookEndpoint     = "WEBHOOK_ENDPOINT"
+	maxWebhookEndpoints    = 20
+	maxWebhookURLLen       = 2048
+	maxWebhookFiltersLen   = 4096
+	webhookURLCheckTimeout = 5 * time.Second
+	maxDeliveryList        = 100
 )
 
 // The activity types of this file.
@@ -49,7 +50,10 @@ var (
 )
 
 // The queries of this file.
-var listWebhookEndpoints = query(api.ListWebhookEndpoints, queryListWebhookEndpoints)
+var (
+	listWebhookEndpoints  = query(api.ListWebhookEndpoints, queryListWebhookEndpoints)
+	listWebhookDeliveries = query(api.ListWebhookDeliveries, queryListWebhookDeliveries)
+)
 
 // WebhookEndpoint is an endpoint as the organization document keeps it.
 type WebhookEndpoint struct {
@@ -413,12 +417,50 @@ func (c *Coordinator) notifyWebhooks() {
 	}
 }
 
-// WebhookDeliveries lists an endpoint's latest deliveries, for the dashboard and tests.
-func (c *Coordinator) WebhookDeliveries(ctx context.Context, endpointID string) ([]store.WebhookDelivery, error) {
-	if q := c.webhookQueue.Load(); q != nil {
-		if err := q.Flush(ctx); err != nil {
+func queryListWebhookDeliveries(r *reader, q *api.ListWebhookDeliveriesRequest) (*api.ListWebhookDeliveriesResponse, error) {
+	if err := checkID("endpointId", q.EndpointID); err != nil {
+		return nil, err
+	}
+	if r.org.webhook(q.EndpointID) == nil {
+		return nil, apierr.NotFoundf("no webhook endpoint %s in organization %s", q.EndpointID, r.org.ID)
+	}
+	state, ok := map[string]string{"": "", api.WebhookDeliveryPending: store.DeliveryPending,
+		api.WebhookDeliveryDelivered: store.DeliveryDelivered, api.WebhookDeliveryDead: store.DeliveryDead}[q.State]
+	if !ok {
+		return nil, apierr.Invalid("state: %q is not %s, %s or %s", q.State, api.WebhookDeliveryPending, api.WebhookDeliveryDelivered, api.WebhookDeliveryDead)
+	}
+	if q.Limit < 0 || q.Limit > maxDeliveryList {
+		return nil, apierr.Invalid("limit: %d is not between 1 and %d", q.Limit, maxDeliveryList)
+	}
+	// This process's worker keeps the outcomes of its latest attempts for a moment (store.WebhookQueue): write them
+	// first, so that the list shows what happened.
+	if wq := r.c.webhookQueue.Load(); wq != nil {
+		if err := wq.Flush(r.ctx); err != nil {
 			return nil, err
 		}
 	}
-	return c.store.ListWebhookDeliveries(ctx, endpointID, webhookDeliveryListSize)
+	rows, err := r.c.store.ListWebhookDeliveries(r.ctx, q.EndpointID, state, cmp.Or(q.Limit, maxDeliveryList))
+	if err != nil {
+		return nil, err
+	}
+	out := &api.ListWebhookDeliveriesResponse{Deliveries: []api.WebhookDelivery{}}
+	for _, d := range rows {
+		out.Deliveries = append(out.Deliveries, deliveryWire(d))
+	}
+	return out, nil
+}
+
+func deliveryWire(d store.WebhookDelivery) api.WebhookDelivery {
+	ms := func(ns int64) string { return strconv.FormatInt(ns/int64(time.Millisecond), 10) }
+	w := api.WebhookDelivery{DeliveryID: d.ID, EventID: d.EventID, EventType: d.EventType, OrganizationID: d.OrgID, Subject: d.Subject,
+		Attempts: d.Attempts, LastStatusCode: d.LastStatus, LastError: d.LastError, CreatedMs: ms(d.CreatedAt)}
+	switch d.State {
+	case store.DeliveryPending:
+		w.State, w.NextAttemptMs = api.WebhookDeliveryPending, ms(d.NextAt)
+	case store.DeliveryDelivered:
+		w.State, w.CompletedMs = api.WebhookDeliveryDelivered, ms(d.DoneAt)
+	default:
+		w.State, w.CompletedMs = api.WebhookDeliveryDead, ms(d.DoneAt)
+	}
+	return w
 }

@@ -197,7 +197,7 @@ func TestInsertActivityAtOrgVersion(t *testing.T) {
 			if err != nil || ok != c.recorded {
 				t.Fatalf("%s: recorded %v, %v; want %v", c.name, ok, err, c.recorded)
 			}
-			ds, err := s.ListWebhookDeliveries(ctx, "e", 100)
+			ds, err := s.ListWebhookDeliveries(ctx, "e", "", 100)
 			if err != nil || slices.IndexFunc(ds, func(x store.WebhookDelivery) bool { return x.ID == d.ID }) >= 0 != c.recorded {
 				t.Fatalf("%s: deliveries %+v, %v", c.name, ds, err)
 			}

@@ -78,10 +78,13 @@ func scanWebhookDelivery(row interface{ Scan(...any) error }) (WebhookDelivery, 
 	return d, err
 }
 
-// ListWebhookDeliveries is an endpoint's deliveries, newest first, at most limit.
-func (s *Store) ListWebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]WebhookDelivery, error) {
-	rows, err := s.query(ctx, "SELECT "+webhookDeliveryColumns+" FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY seq DESC LIMIT ?",
-		endpointID, limit)
+// ListWebhookDeliveries is an endpoint's deliveries, newest first, at most limit; of one state unless state is "".
+func (s *Store) ListWebhookDeliveries(ctx context.Context, endpointID, state string, limit int) ([]WebhookDelivery, error) {
+	q, args := "SELECT "+webhookDeliveryColumns+" FROM webhook_deliveries WHERE endpoint_id = ?", []any{endpointID}
+	if state != "" {
+		q, args = q+" AND state = ?", append(args, state)
+	}
+	rows, err := s.query(ctx, q+" ORDER BY seq DESC LIMIT ?", append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list webhook deliveries: %w", err)
 	}

@@ -74,7 +74,7 @@ func TestWebhookQueueOrderAndLeases(t *testing.T) {
 		if got := claim(now.Add(time.Second)); got != "a2 " {
 			t.Fatalf("after a1 died: %q", got)
 		}
-		ds, err := s.ListWebhookDeliveries(ctx, "e", 10)
+		ds, err := s.ListWebhookDeliveries(ctx, "e", "", 10)
 		if err != nil {
 			t.Fatal(err)
 		}
