@@ -323,7 +323,87 @@ async function loadActivities() {
   ]));
 }
 
-const loaders = { auth: loadAuth, users: loadUsers, policies: loadPolicies, activities: loadActivities };
+// ---- webhooks ----
+
+const ms = (v) => (v ? new Date(Number(v)).toLocaleString() : "");
+
+async function loadWebhooks() {
+  const { webhookEndpoints } = await query("list_webhook_endpoints");
+  const cards = await Promise.all(webhookEndpoints.map(endpointCard));
+  $("endpoints").replaceChildren(...cards);
+  if (!webhookEndpoints.length) $("endpoints").textContent = "No endpoints yet.";
+}
+
+// endpointCard shows an endpoint, its latest deliveries, and what can be done with it.
+async function endpointCard(e) {
+  const card = document.createElement("div");
+  card.className = "endpoint";
+  card.dataset.endpointId = e.endpointId;
+  const facts = document.createElement("dl");
+  facts.className = "facts";
+  for (const [k, v] of [["Name", e.name], ["URL", e.url], ["Status", e.isActive ? "Active" : "Inactive"],
+    ["Events", (e.subscriptions || []).map((s) => s.eventType + (s.filtersJson ? " " + s.filtersJson : "")).join(", ")], ["ID", e.endpointId]]) {
+    const dt = document.createElement("dt");
+    dt.textContent = k;
+    const dd = document.createElement("dd");
+    dd.textContent = v;
+    facts.append(dt, dd);
+  }
+  const { deliveries } = await query("list_webhook_deliveries", { endpointId: e.endpointId, limit: 10 });
+  const list = document.createElement("table");
+  list.className = "deliveries";
+  table(list, ["Created", "Event", "State", "Attempts", "Last answer"], deliveries.map((d) => [
+    ms(d.createdMs), d.eventId, d.state.replace("WEBHOOK_DELIVERY_STATE_", ""), String(d.attempts),
+    d.lastError || (d.lastStatusCode ? String(d.lastStatusCode) : ""),
+  ]));
+  const wrap = document.createElement("div");
+  wrap.className = "table-wrap";
+  wrap.append(list);
+  const row = document.createElement("div");
+  row.className = "row";
+  const button = (label, fn) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = label;
+    b.addEventListener("click", () => busy(b, fn));
+    row.append(b);
+  };
+  // A test event, the way Turnkey's quickstart makes one: an update of the endpoint that changes nothing, whose
+  // ACTIVITY_UPDATES event the endpoint itself receives.
+  button("Send test event", async () => {
+    await submit("UPDATE_WEBHOOK_ENDPOINT", "update_webhook_endpoint", "updateWebhookEndpointResult", { endpointId: e.endpointId, name: e.name });
+    say("Test event sent");
+    setTimeout(() => loadWebhooks().catch((err) => say(err.message, true)), 1500);
+  });
+  button(e.isActive ? "Deactivate" : "Activate", async () => {
+    await submit("UPDATE_WEBHOOK_ENDPOINT", "update_webhook_endpoint", "updateWebhookEndpointResult", { endpointId: e.endpointId, isActive: !e.isActive });
+    await loadWebhooks();
+  });
+  button("Refresh", loadWebhooks);
+  button("Delete", async () => {
+    await submit("DELETE_WEBHOOK_ENDPOINT", "delete_webhook_endpoint", "deleteWebhookEndpointResult", { endpointId: e.endpointId });
+    await loadWebhooks();
+    say("Endpoint deleted");
+  });
+  const title = document.createElement("h3");
+  title.textContent = e.name;
+  card.append(title, facts, row, wrap);
+  return card;
+}
+
+async function createEndpoint(ev) {
+  ev.preventDefault();
+  await busy($("create-endpoint"), async () => {
+    await submit("CREATE_WEBHOOK_ENDPOINT", "create_webhook_endpoint", "createWebhookEndpointResult", {
+      url: $("endpoint-url").value.trim(), name: $("endpoint-name").value.trim(), subscriptions: [{ eventType: "ACTIVITY_UPDATES" }],
+    });
+    $("endpoint-form").reset();
+    await loadWebhooks();
+    say("Endpoint created");
+  });
+}
+
+const loaders = { auth: loadAuth, users: loadUsers, policies: loadPolicies, activities: loadActivities, webhooks: loadWebhooks };
 
 function showTab(name) {
   for (const b of document.querySelectorAll(".tabs button")) b.classList.toggle("active", b.dataset.tab === name);
@@ -343,6 +423,7 @@ async function main() {
   $("sign-in-passkey").addEventListener("click", (e) => busy(e.target, signInWithPasskey));
   $("sign-out").addEventListener("click", signOut);
   $("auth-form").addEventListener("submit", saveAuth);
+  $("endpoint-form").addEventListener("submit", createEndpoint);
   $("enable-proxy").addEventListener("click", (e) => busy(e.target, async () => {
     await submit("ENABLE_AUTH_PROXY", "enable_auth_proxy", "enableAuthProxyResult", {});
     await loadAuth();

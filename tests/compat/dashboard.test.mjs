@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, mkdirSync } from "node:fs";
+import { createServer } from "node:http";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -134,5 +135,55 @@ test("the dashboard signs a root user in with a passkey (a virtual authenticator
     await page.waitForSelector("#users td:has-text('passkeys'):not(:has-text('0 passkeys'))");
   } finally {
     await browser.close();
+  }
+});
+
+test("the dashboard creates a webhook endpoint, sends it a test event and shows the delivery", async () => {
+  const received = [];
+  const receiver = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks)) });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${receiver.address().port}/hook`;
+  const browser = await chromium.launch({ executablePath, args });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(boot.dashboardUrl);
+    await page.fill("#api-public-key", boot.apiPublicKey);
+    await page.fill("#api-private-key", boot.apiPrivateKey);
+    await page.click("#sign-in");
+    await page.waitForSelector(`#config-id:has-text("${boot.authProxyConfigId}")`);
+
+    await page.click("button[data-tab=webhooks]");
+    await page.fill("#endpoint-name", "dashboard test");
+    await page.fill("#endpoint-url", url);
+    await page.click("#create-endpoint");
+    await page.waitForSelector("#status.show:has-text('Endpoint created')");
+    const card = page.locator(".endpoint", { hasText: url });
+    await card.waitFor();
+    await card.locator("button", { hasText: "Send test event" }).click();
+    await eventually(async () => received.some((d) => d.body.type === "ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT"), "the test event arrives");
+    const test = received.find((d) => d.body.type === "ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT");
+    assert.equal(test.headers["x-turnkey-event-type"], "ACTIVITY_UPDATES");
+    assert.ok(test.headers["x-turnkey-signature"], "the delivery is signed");
+    await eventually(async () => {
+      await card.locator("button", { hasText: "Refresh" }).click();
+      return (await page.locator(".endpoint table.deliveries td", { hasText: "DELIVERED" }).count()) > 0;
+    }, "the dashboard lists the delivery as delivered");
+    await page.screenshot({ path: join(artifacts, "dashboard-webhooks.png"), fullPage: true });
+    await page.locator(".endpoint", { hasText: url }).locator("button", { hasText: "Delete" }).click();
+    await page.waitForSelector("#status.show:has-text('Endpoint deleted')");
+    assert.equal(await page.locator(".endpoint", { hasText: url }).count(), 0);
+    assert.deepEqual(errors, [], "no script errors on the page");
+  } finally {
+    await browser.close();
+    receiver.close();
   }
 });
