@@ -78,10 +78,13 @@ type Config struct {
 	OTLPEndpoint string
 	// Audit receives the coordinator's audit stream, one JSON line per recorded activity (nil: none).
 	Audit io.Writer
-	// Exposed allows listen addresses beyond loopback. Without it Start refuses them: the stack is dev mode, its dev
-	// outbox holds every OTP code and its services speak plain HTTP. With it the outbox is neither served nor logs
-	// codes (its file in Dir still has them); TLS is then the job of a proxy in front.
+	// Exposed allows listen addresses beyond loopback. Without it (or TLS) Start refuses them: the stack is dev mode,
+	// its dev outbox holds every OTP code and its services speak plain HTTP. With it the outbox is neither served nor
+	// logs codes (its file in Dir still has them); TLS is then the job of a proxy in front.
 	Exposed bool
+	// TLSCertFile and TLSKeyFile, when given, make every service listen with TLS (the dev chain excepted), with the
+	// certificate reloaded by ReloadTLS. They allow addresses beyond loopback as Exposed does, with its quiet outbox.
+	TLSCertFile, TLSKeyFile string
 }
 
 // ShutdownTimeout is how long Close lets the requests in flight finish, over all services.
@@ -114,6 +117,7 @@ type Stack struct {
 	store *store.Store
 	coord *coordinator.Coordinator
 	boot  Bootstrap
+	tls   *certReloader // the listeners' certificate; nil serves plain HTTP
 }
 
 type closer struct {
@@ -146,11 +150,15 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("stack: Config.Dir is required")
 	}
+	cfg.Exposed = cfg.Exposed || cfg.TLSCertFile != ""
 	if err := checkLoopback(cfg); err != nil {
 		return nil, err
 	}
 	s := newStack(cfg.Logger)
 	defer s.closeOnError(&err)
+	if s.tls, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
+		return nil, err
+	}
 	logger := s.logger
 	stopTracing, err := tracing.Setup(ctx, cfg.OTLPEndpoint, "sigil")
 	if err != nil {
@@ -263,7 +271,7 @@ func checkLoopback(cfg Config) error {
 			continue
 		}
 		return fmt.Errorf("stack: %s %s is beyond loopback, and this dev stack serves its OTP codes in the dev outbox over "+
-			"plain HTTP; listen on 127.0.0.1, or allow it with --expose behind a TLS proxy", l.flag, l.addr)
+			"plain HTTP; listen on 127.0.0.1, serve TLS (--tls-cert, --tls-key), or allow it with --expose behind a TLS proxy", l.flag, l.addr)
 	}
 	return nil
 }
@@ -332,6 +340,8 @@ type CoordinatorConfig struct {
 	Logger                          *slog.Logger
 	// Webhooks configures the coordinator's webhook deliveries, which it runs.
 	Webhooks coordinator.WebhookConfig
+	// TLSCertFile and TLSKeyFile, when given, serve the API with TLS (as in Config).
+	TLSCertFile, TLSKeyFile string
 }
 
 // StartCoordinator starts a coordinator alone over the database, serving its API on cfg.Listen; Coordinator gives
@@ -342,6 +352,9 @@ func StartCoordinator(ctx context.Context, cfg CoordinatorConfig) (_ *Stack, err
 	}
 	s := newStack(cfg.Logger)
 	defer s.closeOnError(&err)
+	if s.tls, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
+		return nil, err
+	}
 	st, ring, keyPath, err := s.openStore(ctx, cfg.Dir, cfg.DatabaseURL, cfg.MasterKeyFile)
 	if err != nil {
 		return nil, err
@@ -488,7 +501,11 @@ func (s *Stack) listen(name, addr string) (*server, error) {
 		}
 		return nil
 	})
-	return &server{name: name, url: "http://" + ln.Addr().String(), ln: ln}, nil
+	scheme := "http://"
+	if s.tls != nil {
+		scheme = "https://"
+	}
+	return &server{name: name, url: scheme + ln.Addr().String(), ln: ln}, nil
 }
 
 // serve starts serving each server on its listener. Close shuts them down gracefully in the reverse order, so that a
@@ -498,6 +515,9 @@ func (s *Stack) serve(servers ...*server) {
 	s.onClose("serving", func() error { s.serving.Wait(); return nil })
 	for _, sv := range servers {
 		sv.srv = &http.Server{Handler: sv.handler, ReadHeaderTimeout: 10 * time.Second}
+		if s.tls != nil {
+			sv.srv.TLSConfig = s.tls.config()
+		}
 		s.servers = append(s.servers, sv)
 		s.onClose(sv.name, func() error {
 			ctx, cancel := context.WithDeadline(context.Background(), s.deadline)
@@ -505,7 +525,11 @@ func (s *Stack) serve(servers ...*server) {
 			return sv.srv.Shutdown(ctx)
 		})
 		s.serving.Go(func() {
-			if err := sv.srv.Serve(sv.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			serve := func() error { return sv.srv.Serve(sv.ln) }
+			if s.tls != nil {
+				serve = func() error { return sv.srv.ServeTLS(sv.ln, "", "") }
+			}
+			if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				s.errc <- fmt.Errorf("%s: %w", sv.name, err)
 			}
 		})

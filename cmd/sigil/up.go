@@ -8,7 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"sigil/chain"
@@ -20,6 +22,7 @@ type upFlags struct {
 	dir, listen, dbURL, masterKey             *string
 	yieldListen, proxyListen, dashboardListen *string
 	origins, otlp, auditPath                  *string
+	tlsCert, tlsKey                           *string
 	expose                                    *bool
 	chain                                     chainFlags
 	oidc                                      oidcFlags
@@ -40,6 +43,8 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 	u.otlp = fs.String("otlp-endpoint", "", "OTLP/HTTP collector receiving the services' spans, e.g. http://127.0.0.1:4318 (default: none)")
 	u.auditPath = fs.String("audit-log", "", "file the coordinator appends its audit stream to, one JSON line per activity (default: none)")
 	u.expose = fs.Bool("expose", false, "allow listen addresses beyond loopback; the dev outbox is then neither served nor logs OTP codes (plain HTTP: put a TLS proxy in front)")
+	u.tlsCert = fs.String("tls-cert", "", "PEM certificate (chain) the services listen with; with --tls-key, TLS on every listener but the dev chain's, as --expose allows; reloaded on SIGHUP")
+	u.tlsKey = fs.String("tls-key", "", "PEM private key of --tls-cert")
 	fs.String("config", "", "file of settings, one name = value per line, names as the flags'; flags and SIGIL_ variables override it")
 }
 
@@ -66,7 +71,7 @@ func runUp(ctx context.Context, e *env, args []string) error {
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
 		ChainListen: cf.listen, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
 		AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
-		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose})
+		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
 	if err != nil {
 		return err
 	}
@@ -95,6 +100,8 @@ func openAuditLog(path string) (w io.Writer, close func() error, err error) {
 // serve waits until ctx ends (SIGINT, SIGTERM) or a service of s fails, then closes s, letting requests in flight
 // finish.
 func serve(ctx context.Context, s *stack.Stack, logger *slog.Logger) error {
+	stopReloads := reloadTLSOnHangup(s, logger)
+	defer stopReloads()
 	err := s.Wait(ctx)
 	logger.Info("shutting down")
 	return errors.Join(err, s.Close())
@@ -113,4 +120,27 @@ func (c *chainFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.period, "chain-block-period", 0, "also seal a block on this period when no transaction arrives (0: only on transactions)")
 	fs.DurationVar(&c.simulate, "chain-simulate", 30*time.Second, "accrue yield on the dev chain on this period (0: off)")
 	fs.BoolVar(&c.ephemeral, "chain-ephemeral", false, "keep the dev chain in memory only")
+}
+
+// reloadTLSOnHangup reads the stack's certificate and key again on each SIGHUP, as servers do after a renewal; a pair
+// that fails to load is logged and the certificate in use stays. The returned function stops listening for SIGHUP.
+func reloadTLSOnHangup(s *stack.Stack, logger *slog.Logger) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-hup:
+				if err := s.ReloadTLS(); err != nil {
+					logger.Error("reloading the TLS certificate", "err", err)
+				} else {
+					logger.Info("reloaded the TLS certificate")
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { signal.Stop(hup); close(done) }
 }
