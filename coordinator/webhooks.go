@@ -398,7 +398,7 @@ func (c *Coordinator) RunWebhooks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	queue := c.store.WebhookQueue()
+	queue := c.store.WebhookQueue(store.WebhookSourceCoordinator)
 	c.webhookQueue.Store(queue)
 	defer func() { _ = queue.Flush(context.WithoutCancel(ctx)) }() // the outcomes of the last attempts
 	w := &webhook.Worker{Queue: queue, Signer: signer, Guard: c.webhookGuard(), Backoff: c.cfg.Webhooks.Backoff,

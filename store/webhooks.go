@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"sync"
@@ -18,6 +19,12 @@ const (
 	DeliveryDead      = "dead"
 )
 
+// The services whose deliveries share the outbox; each one's worker claims only its own.
+const (
+	WebhookSourceCoordinator = "coordinator"
+	WebhookSourceYield       = "yield"
+)
+
 // WebhookDelivery is one event for one endpoint: a row of the webhook outbox.
 type WebhookDelivery struct {
 	ID, EventID, EndpointID, OrgID, URL, EventType, Subject string
@@ -28,17 +35,28 @@ type WebhookDelivery struct {
 	NextAt, LeaseUntil, CreatedAt, DoneAt                   int64 // unix nanoseconds; 0 when not set
 	LastStatus                                              int
 	LastError                                               string
+	Scheme                                                  string // webhook.SchemeTurnkey ("" too) or webhook.SchemeHMAC
+	// Secret is the endpoint's secret as sealed by its service (HMAC only); the store never sees it in plain form.
+	Secret []byte
+	Source string // WebhookSourceCoordinator ("" too) or WebhookSourceYield
 }
 
 // EnqueueWebhookDeliveries adds deliveries to the outbox, due at once, in the transaction of the change they report:
 // they exist exactly when it does.
 func (t *Tx) EnqueueWebhookDeliveries(ctx context.Context, ds []WebhookDelivery) error {
 	for _, d := range ds {
+		scheme, source := d.Scheme, d.Source
+		if scheme == "" {
+			scheme = webhook.SchemeTurnkey
+		}
+		if source == "" {
+			source = WebhookSourceCoordinator
+		}
 		_, err := t.exec(ctx, `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, org_id, url, event_type, subject,
-			sequence, body, state, attempts, next_at, lease_until, last_status, last_error, created_at, done_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, 0, '', ?, 0)`,
+			sequence, body, state, attempts, next_at, lease_until, last_status, last_error, created_at, done_at, scheme, secret, source)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, 0, '', ?, 0, ?, ?, ?)`,
 			d.ID, d.EventID, d.EndpointID, d.OrgID, d.URL, d.EventType, d.Subject, d.Sequence, string(d.Body), DeliveryPending,
-			d.CreatedAt, d.CreatedAt)
+			d.CreatedAt, d.CreatedAt, scheme, base64.StdEncoding.EncodeToString(d.Secret), source)
 		if err != nil {
 			return fmt.Errorf("store: enqueue webhook delivery: %w", err)
 		}
@@ -67,15 +85,23 @@ func (t *Tx) AbandonWebhookDeliveries(ctx context.Context, endpointID, reason st
 }
 
 const webhookDeliveryColumns = `id, event_id, endpoint_id, org_id, url, event_type, subject, sequence, body, state, attempts,
-	next_at, lease_until, last_status, last_error, created_at, done_at`
+	next_at, lease_until, last_status, last_error, created_at, done_at, scheme, secret, source`
 
 func scanWebhookDelivery(row interface{ Scan(...any) error }) (WebhookDelivery, error) {
 	var d WebhookDelivery
-	var body string
+	var body, secret string
 	err := row.Scan(&d.ID, &d.EventID, &d.EndpointID, &d.OrgID, &d.URL, &d.EventType, &d.Subject, &d.Sequence, &body, &d.State,
-		&d.Attempts, &d.NextAt, &d.LeaseUntil, &d.LastStatus, &d.LastError, &d.CreatedAt, &d.DoneAt)
+		&d.Attempts, &d.NextAt, &d.LeaseUntil, &d.LastStatus, &d.LastError, &d.CreatedAt, &d.DoneAt, &d.Scheme, &secret, &d.Source)
+	if err != nil {
+		return d, err
+	}
 	d.Body = []byte(body)
-	return d, err
+	if secret != "" {
+		if d.Secret, err = base64.StdEncoding.DecodeString(secret); err != nil {
+			return d, fmt.Errorf("delivery %s: secret: %w", d.ID, err)
+		}
+	}
+	return d, nil
 }
 
 // ListWebhookDeliveries is an endpoint's deliveries, newest first, at most limit; of one state unless state is "".
@@ -113,7 +139,9 @@ func collectDeliveries(rows *sql.Rows) ([]WebhookDelivery, error) {
 // lost with its process before it is written leaves its delivery leased; it is attempted again when the lease ends
 // (at least once, with the same event id).
 type WebhookQueue struct {
-	s *Store
+	s      *Store
+	source string
+	open   func(endpointID string, sealed []byte) ([]byte, error)
 
 	mu       sync.Mutex
 	outcomes []outcome
@@ -129,8 +157,17 @@ type outcome struct {
 // outcomeFlushDelay bounds how long an outcome waits for a claim to carry it.
 const outcomeFlushDelay = 20 * time.Millisecond
 
-// WebhookQueue returns a queue over the outbox; a process's worker keeps one.
-func (s *Store) WebhookQueue() *WebhookQueue { return &WebhookQueue{s: s} }
+// WebhookQueue returns a queue over one source's deliveries in the outbox (WebhookSourceCoordinator or
+// WebhookSourceYield): services share the table, and each one's worker signs and sends only its own. A process's
+// worker keeps one.
+func (s *Store) WebhookQueue(source string) *WebhookQueue { return &WebhookQueue{s: s, source: source} }
+
+// OpenSecrets sets how a claim turns a delivery's sealed secret into the Delivery's Secret: the store holds secrets
+// sealed and never opens them itself. A delivery whose secret does not open is dead, not claimed. It returns q.
+func (q *WebhookQueue) OpenSecrets(open func(endpointID string, sealed []byte) ([]byte, error)) *WebhookQueue {
+	q.open = open
+	return q
+}
 
 var _ webhook.Queue = (*WebhookQueue)(nil)
 
@@ -148,10 +185,10 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 			lock = " FOR UPDATE OF d SKIP LOCKED"
 		}
 		rows, err := t.tx.QueryContext(ctx, t.d.rebind(`SELECT `+prefixed("d.", webhookDeliveryColumns)+` FROM webhook_deliveries d
-			WHERE d.state = ? AND d.next_at <= ? AND d.lease_until <= ?
+			WHERE d.source = ? AND d.state = ? AND d.next_at <= ? AND d.lease_until <= ?
 			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.endpoint_id = d.endpoint_id AND e.subject = d.subject
 				AND d.subject <> '' AND e.state = ? AND e.seq < d.seq)
-			ORDER BY d.seq LIMIT ?`+lock), DeliveryPending, now.UnixNano(), now.UnixNano(), DeliveryPending, n)
+			ORDER BY d.seq LIMIT ?`+lock), q.source, DeliveryPending, now.UnixNano(), now.UnixNano(), DeliveryPending, n)
 		if err != nil {
 			return fmt.Errorf("store: claim webhook deliveries: %w", err)
 		}
@@ -169,12 +206,29 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 		claimed = nil
 		q.giveBack(outcomes)
 	}
-	out := make([]webhook.Delivery, len(claimed))
-	for i, d := range claimed {
-		out[i] = webhook.Delivery{ID: d.ID, EventID: d.EventID, EndpointID: d.EndpointID, URL: d.URL, EventType: d.EventType,
-			OrgID: d.OrgID, Subject: d.Subject, Sequence: d.Sequence, Body: d.Body, Attempts: d.Attempts, Scheme: webhook.SchemeTurnkey}
+	out := make([]webhook.Delivery, 0, len(claimed))
+	for _, d := range claimed {
+		wd := webhook.Delivery{ID: d.ID, EventID: d.EventID, EndpointID: d.EndpointID, URL: d.URL, EventType: d.EventType,
+			OrgID: d.OrgID, Subject: d.Subject, Sequence: d.Sequence, Body: d.Body, Attempts: d.Attempts, Scheme: d.Scheme}
+		if len(d.Secret) > 0 {
+			secret, openErr := q.openSecret(d)
+			if openErr != nil {
+				// No attempt can be signed: dead at once, with why (never the secret), rather than retried for hours.
+				_ = q.Failed(ctx, d.ID, d.Attempts, now, "the endpoint's secret could not be opened: "+openErr.Error(), true)
+				continue
+			}
+			wd.Secret = secret
+		}
+		out = append(out, wd)
 	}
 	return out, err
+}
+
+func (q *WebhookQueue) openSecret(d WebhookDelivery) ([]byte, error) {
+	if q.open == nil {
+		return nil, fmt.Errorf("the %s queue opens no secrets", q.source)
+	}
+	return q.open(d.EndpointID, d.Secret)
 }
 
 func prefixed(p, columns string) string {

@@ -17,7 +17,7 @@ func TestWebhookQueueOrderAndLeases(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := open(t, b)
-		q := s.WebhookQueue()
+		q := s.WebhookQueue(store.WebhookSourceCoordinator)
 		now := time.Unix(1000, 0)
 		delivery := func(id, subject string, seq int64) store.WebhookDelivery {
 			return store.WebhookDelivery{ID: id, EventID: "ev-" + id, EndpointID: "e", OrgID: "o", URL: "https://x.example",
@@ -109,7 +109,7 @@ func TestWebhookQueueConcurrentClaims(t *testing.T) {
 		for range 4 {
 			wg.Go(func() {
 				for {
-					got, err := s.WebhookQueue().Claim(ctx, time.Unix(10, 0), 3, time.Minute)
+					got, err := s.WebhookQueue(store.WebhookSourceCoordinator).Claim(ctx, time.Unix(10, 0), 3, time.Minute)
 					if err != nil {
 						t.Error(err)
 						return

@@ -114,7 +114,7 @@ func newEnv(t testing.TB, opts envOptions) *env {
 	t.Cleanup(func() { st.Close() })
 	clock := newFakeClock()
 	svc, err := New(Config{Catalogue: cat, Store: st, Clock: clock.now, Logger: quietLog, RateLimit: opts.rateLimit,
-		PollInterval: time.Hour, SampleInterval: time.Hour})
+		PollInterval: time.Hour, SampleInterval: time.Hour, Keyring: testKeyring(t), WebhooksAllowPrivate: true})
 	if err != nil {
 		t.Fatal(err)
 	}

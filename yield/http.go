@@ -44,6 +44,9 @@ func (s *Service) Handler() http.Handler {
 	route("GET /v1/transactions/{id}", s.handleTransaction)
 	route("PUT /v1/transactions/{id}/submit-hash", s.handleSubmitHash)
 	route("POST /v1/transactions/{id}/submit", s.handleSubmit)
+	route("POST /v1/webhooks", s.handleCreateWebhook)
+	route("GET /v1/webhooks", s.handleListWebhooks)
+	route("DELETE /v1/webhooks/{id}", s.handleDeleteWebhook)
 	return svc.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		if _, pattern := mux.Handler(r); pattern == "" {

@@ -15,12 +15,15 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"sigil/metrics"
+	"sigil/seal"
 	"sigil/store"
+	"sigil/webhook"
 )
 
 // Config configures a Service.
@@ -46,6 +49,16 @@ type Config struct {
 	HTTPClient *http.Client
 	// Metrics counts requests and chain calls, and is served at /metrics; nil counts nothing.
 	Metrics *metrics.Metrics
+	// Keyring seals the secrets of the projects' webhook endpoints at rest; without one, endpoints cannot be
+	// registered nor deliveries signed.
+	Keyring *seal.Keyring
+	// WebhooksAllowPrivate lets endpoints be http URLs and private, loopback or link-local addresses: for local
+	// development and tests only.
+	WebhooksAllowPrivate bool
+	// WebhookBackoff is the deliveries' retry schedule (webhook.Backoff's defaults: 10 s doubling to 1 h, 10 attempts).
+	WebhookBackoff webhook.Backoff
+	// WebhookPollInterval is how often the webhook worker looks for deliveries written by other processes (default 5 s).
+	WebhookPollInterval time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -100,6 +113,11 @@ type Service struct {
 	running   sync.WaitGroup
 	startOnce sync.Once
 	closeOnce sync.Once
+
+	// webhookWorker is the running webhook worker, woken when a change wrote deliveries; webhookJitter is its
+	// backoff's randomness (nil: uniform), set by tests.
+	webhookWorker atomic.Pointer[webhook.Worker]
+	webhookJitter func(max time.Duration) time.Duration
 }
 
 // yieldEntry is one catalogue yield with its addresses parsed and its builder chosen.

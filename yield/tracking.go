@@ -35,7 +35,9 @@ func (s *Service) submitHash(ctx context.Context, k *keyInfo, txID, hash string)
 		return transactionDTO{}, err
 	}
 	var updated store.YieldTransaction
+	var notify bool
 	err = s.store.Write(ctx, func(tx *store.Tx) error {
+		notify = false
 		a, txs, err := tx.LockYieldAction(ctx, t.ActionID)
 		if err != nil {
 			return err
@@ -45,6 +47,7 @@ func (s *Service) submitHash(ctx context.Context, k *keyInfo, txID, hash string)
 		if cur.Status != txCreated && cur.Status != txBroadcasted {
 			return fieldError("hash", "transaction %s is already %s", txID, cur.Status)
 		}
+		was := cur.Status
 		now := s.nowMillis()
 		cur.Status, cur.Hash, cur.Error, cur.UpdatedAt = txBroadcasted, hash, "", now
 		if cur.BroadcastedAt == 0 {
@@ -54,10 +57,21 @@ func (s *Service) submitHash(ctx context.Context, k *keyInfo, txID, hash string)
 			return err
 		}
 		txs[i], updated = cur, cur
-		return s.settleAction(ctx, tx, a, txs)
+		// A replaced hash is no change of status, and no event.
+		if was != cur.Status {
+			if notify, err = s.emitTransaction(ctx, tx, a.Project, cur); err != nil {
+				return err
+			}
+		}
+		settled, err := s.settleAction(ctx, tx, a, txs)
+		notify = notify || settled
+		return err
 	})
 	if err != nil {
 		return transactionDTO{}, err
+	}
+	if notify {
+		s.notifyWebhooks()
 	}
 	select {
 	case s.wake <- struct{}{}:
@@ -109,7 +123,8 @@ func (s *Service) submitSigned(ctx context.Context, k *keyInfo, txID, signed str
 
 // settleAction derives an action's status from its transactions: any failure fails it (and skips the steps not sent),
 // all confirmed is success, a broadcast step is processing, confirmed steps followed by unsent ones wait for the next.
-func (s *Service) settleAction(ctx context.Context, tx *store.Tx, a store.YieldAction, txs []store.YieldTransaction) error {
+// Each change of status is an event, written with it; settleAction says whether it wrote any.
+func (s *Service) settleAction(ctx context.Context, tx *store.Tx, a store.YieldAction, txs []store.YieldTransaction) (bool, error) {
 	status, completed := actionCreated, int64(0)
 	failed := slices.ContainsFunc(txs, func(t store.YieldTransaction) bool { return t.Status == txFailed })
 	count := func(st string) int {
@@ -122,16 +137,23 @@ func (s *Service) settleAction(ctx context.Context, tx *store.Tx, a store.YieldA
 		return n
 	}
 	now := s.nowMillis()
+	wrote := false
 	switch {
 	case failed:
 		status, completed = actionFailed, now
-		for _, t := range txs {
-			if t.Status == txCreated {
-				t.Status, t.UpdatedAt = txSkipped, now
-				if err := tx.UpdateYieldTransaction(ctx, t); err != nil {
-					return err
-				}
+		for i := range txs {
+			if txs[i].Status != txCreated {
+				continue
 			}
+			txs[i].Status, txs[i].UpdatedAt = txSkipped, now
+			if err := tx.UpdateYieldTransaction(ctx, txs[i]); err != nil {
+				return false, err
+			}
+			emitted, err := s.emitTransaction(ctx, tx, a.Project, txs[i])
+			if err != nil {
+				return false, err
+			}
+			wrote = wrote || emitted
 		}
 	case count(txConfirmed) == len(txs):
 		status, completed = actionSuccess, now
@@ -141,9 +163,19 @@ func (s *Service) settleAction(ctx context.Context, tx *store.Tx, a store.YieldA
 		status = actionWaitingForNext
 	}
 	if status == a.Status {
-		return nil
+		return wrote, nil
 	}
-	return tx.UpdateYieldActionStatus(ctx, a.ID, status, completed)
+	if err := tx.UpdateYieldActionStatus(ctx, a.ID, status, completed); err != nil {
+		return false, err
+	}
+	a.Status, a.CompletedAt = status, completed
+	emitted, err := s.emit(ctx, tx, a.Project, EventPositionStatusChanged, a.ID, s.renderAction(a, txs))
+	return wrote || emitted, err
+}
+
+// emitTransaction writes the event of a transaction's new status, with the transaction as the API shows it.
+func (s *Service) emitTransaction(ctx context.Context, tx *store.Tx, project string, t store.YieldTransaction) (bool, error) {
+	return s.emit(ctx, tx, project, EventTransactionStatusChanged, t.ID, s.renderTransaction(t))
 }
 
 // receipt and onChainTx are the parts of eth_getTransactionReceipt and eth_getTransactionByHash the watcher reads.
@@ -239,7 +271,9 @@ func (s *Service) outcome(t store.YieldTransaction, rec txRecord, rcp *receipt, 
 
 // finish moves a broadcast transaction to its final status, unless someone changed it meanwhile.
 func (s *Service) finish(ctx context.Context, t store.YieldTransaction, status, reason string) error {
-	return s.store.Write(ctx, func(tx *store.Tx) error {
+	var notify bool
+	err := s.store.Write(ctx, func(tx *store.Tx) error {
+		notify = false
 		a, txs, err := tx.LockYieldAction(ctx, t.ActionID)
 		if err != nil {
 			return err
@@ -252,8 +286,17 @@ func (s *Service) finish(ctx context.Context, t store.YieldTransaction, status, 
 		if err := tx.UpdateYieldTransaction(ctx, txs[i]); err != nil {
 			return err
 		}
-		return s.settleAction(ctx, tx, a, txs)
+		if notify, err = s.emitTransaction(ctx, tx, a.Project, txs[i]); err != nil {
+			return err
+		}
+		settled, err := s.settleAction(ctx, tx, a, txs)
+		notify = notify || settled
+		return err
 	})
+	if err == nil && notify {
+		s.notifyWebhooks()
+	}
+	return err
 }
 
 func (s *Service) getAction(ctx context.Context, k *keyInfo, id string) (actionDTO, error) {

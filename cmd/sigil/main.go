@@ -44,6 +44,13 @@ func commands() *command {
 			{name: "keys", summary: "manage the yield service's API keys", subs: []*command{
 				{name: "create", args: "[flags]", run: runYieldKeysCreate, summary: "create an API key of a project; it is printed only once"},
 			}},
+			{name: "webhooks", summary: "manage a project's webhook endpoints", subs: []*command{
+				{name: "create", args: "[flags]", run: runYieldWebhooksCreate,
+					summary: "register an endpoint of a project: URL, secret and event types; prints it, never the secret"},
+				{name: "list", args: "[flags]", run: runYieldWebhooksList, summary: "list a project's endpoints"},
+				{name: "delete", args: "ID [flags]", run: runYieldWebhooksDelete,
+					summary: "delete an endpoint of a project; its deliveries not made yet are abandoned"},
+			}},
 		}},
 		{name: "webhooks", summary: "receive the coordinator's webhooks locally", subs: []*command{
 			{name: "listen", args: "[flags]", run: runWebhooksListen,
