@@ -152,13 +152,28 @@ func readKeyFile(path string) (*keyFile, error) {
 		return nil, fmt.Errorf("master key file: %w", err)
 	}
 	defer clear(data)
+	return parseKeyFile(data, "master key file "+path)
+}
+
+// ParseKeyFile reads the content of a master key file that came from elsewhere than a file (an environment variable,
+// a secret manager's command); source names it in errors.
+func ParseKeyFile(data []byte, source string) (*Keyring, error) {
+	kf, err := parseKeyFile(data, source)
+	if err != nil {
+		return nil, err
+	}
+	defer kf.wipe()
+	return kf.keyring()
+}
+
+func parseKeyFile(data []byte, source string) (*keyFile, error) {
 	var kf keyFile
 	if err := json.Unmarshal(data, &kf); err != nil {
-		return nil, fmt.Errorf("master key file %s is not valid JSON: %w", path, err)
+		return nil, fmt.Errorf("%s is not valid JSON: %w", source, err)
 	}
 	if kf.Format != keyFileFormat {
 		kf.wipe()
-		return nil, fmt.Errorf("master key file %s has format %q: want %q", path, kf.Format, keyFileFormat)
+		return nil, fmt.Errorf("%s has format %q: want %q", source, kf.Format, keyFileFormat)
 	}
 	return &kf, nil
 }

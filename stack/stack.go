@@ -48,8 +48,11 @@ type Config struct {
 	Dir string
 	// DatabaseURL is a PostgreSQL URL (postgres://...); empty is SQLite in Dir.
 	DatabaseURL string
-	// MasterKeyFile seals key material at rest (default Dir/master.key, created on the first start).
-	MasterKeyFile string
+	// MasterKeyFile seals key material at rest (default Dir/master.key, created on the first start). MasterKey (a key
+	// file's content) or MasterKeyCommand (a command printing it) replace it: see MasterKeySource.
+	MasterKeyFile    string
+	MasterKey        []byte
+	MasterKeyCommand string
 
 	// Each service's listen address, host:port; empty is 127.0.0.1:0, a port the system picks. Bootstrap and
 	// Services tell where each one listens.
@@ -165,7 +168,8 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		return nil, err
 	}
 	s.onClose("tracing", func() error { return stopTracing(context.Background()) })
-	st, ring, keyPath, err := s.openStore(ctx, cfg.Dir, cfg.DatabaseURL, cfg.MasterKeyFile)
+	st, ring, keyPath, err := s.openStore(ctx, cfg.Dir, cfg.DatabaseURL,
+		MasterKeySource{File: cfg.MasterKeyFile, Content: cfg.MasterKey, Command: cfg.MasterKeyCommand})
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +206,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if err := coord.Start(ctx); err != nil {
 		return nil, err
 	}
-	s.runWebhooks(coord)
+	s.runWebhooks("webhook deliveries", coord.RunWebhooks)
 	s.coord = coord
 	api := coord.Handler()
 	coordSrv.handler = api
@@ -232,7 +236,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		return nil, err
 	}
 
-	yieldSrv, err := s.startDevYield(ctx, cfg, st, nb, m)
+	yieldSrv, err := s.startDevYield(ctx, cfg, st, ring, nb, m)
 	if err != nil {
 		return nil, fmt.Errorf("yield service: %w", err)
 	}
@@ -300,12 +304,14 @@ func chainConfig(cfg Config, logger *slog.Logger) chain.Config {
 
 // startDevYield writes the dev chain's catalogue (DIR/yield-catalogue.json), starts the yield service on it, and
 // creates the two dev projects' API keys (one on each fee set) that bootstrap.json lacks.
-func (s *Stack) startDevYield(ctx context.Context, cfg Config, st *store.Store, nb chain.Bootstrap, m *metrics.Metrics) (*server, error) {
+func (s *Stack) startDevYield(ctx context.Context, cfg Config, st *store.Store, ring *seal.Keyring, nb chain.Bootstrap, m *metrics.Metrics) (*server, error) {
 	cat, err := yield.WriteDevCatalogue(ctx, filepath.Join(cfg.Dir, yield.DefaultCatalogueFile), nb)
 	if err != nil {
 		return nil, fmt.Errorf("yield catalogue: %w", err)
 	}
-	srv, svc, err := s.startYield(ctx, yield.Config{Catalogue: cat, Store: st, Logger: s.logger, Metrics: m}, cfg.YieldListen)
+	// In dev mode webhooks may go to local receivers (http, loopback); exposed, only to public https URLs.
+	srv, svc, err := s.startYield(ctx, yield.Config{Catalogue: cat, Store: st, Logger: s.logger, Metrics: m, Keyring: ring,
+		WebhooksAllowPrivate: !cfg.Exposed}, cfg.YieldListen)
 	if err != nil {
 		return nil, err
 	}
@@ -329,6 +335,7 @@ func (s *Stack) startYield(ctx context.Context, cfg yield.Config, listen string)
 	if err != nil {
 		return nil, nil, err
 	}
+	s.runWebhooks("yield webhook deliveries", svc.RunWebhooks)
 	srv.handler = svc.Handler()
 	return srv, svc, nil
 }
@@ -336,6 +343,8 @@ func (s *Stack) startYield(ctx context.Context, cfg yield.Config, listen string)
 // CoordinatorConfig is a coordinator alone: no outbox, chain, auth proxy, yield service or bootstrap record.
 type CoordinatorConfig struct {
 	Dir, DatabaseURL, MasterKeyFile string // as in Config
+	MasterKey                       []byte
+	MasterKeyCommand                string
 	Listen                          string // default 127.0.0.1:0
 	Logger                          *slog.Logger
 	// Webhooks configures the coordinator's webhook deliveries, which it runs.
@@ -355,7 +364,8 @@ func StartCoordinator(ctx context.Context, cfg CoordinatorConfig) (_ *Stack, err
 	if s.tls, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
 		return nil, err
 	}
-	st, ring, keyPath, err := s.openStore(ctx, cfg.Dir, cfg.DatabaseURL, cfg.MasterKeyFile)
+	st, ring, keyPath, err := s.openStore(ctx, cfg.Dir, cfg.DatabaseURL,
+		MasterKeySource{File: cfg.MasterKeyFile, Content: cfg.MasterKey, Command: cfg.MasterKeyCommand})
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +377,7 @@ func StartCoordinator(ctx context.Context, cfg CoordinatorConfig) (_ *Stack, err
 	if err := coord.Start(ctx); err != nil {
 		return nil, err
 	}
-	s.runWebhooks(coord)
+	s.runWebhooks("webhook deliveries", coord.RunWebhooks)
 	s.coord, srv.handler = coord, coord.Handler()
 	s.serve(srv)
 	return s, nil
@@ -375,14 +385,16 @@ func StartCoordinator(ctx context.Context, cfg CoordinatorConfig) (_ *Stack, err
 
 // YieldConfig is the yield service alone, on a catalogue of networks and yields.
 type YieldConfig struct {
-	Dir, DatabaseURL string // as in Config
+	Dir, DatabaseURL, MasterKeyFile string // as in Config; the master key seals the webhook endpoints' secrets
 	// Catalogue is the networks and yields file (default Dir/yield-catalogue.json, which Start writes for the dev
 	// chain). A missing file is an error that wraps os.ErrNotExist.
 	Catalogue string
 	Listen    string // default 127.0.0.1:0
 	// RateLimit is the requests one API key may make per 60-second window (default yield's).
 	RateLimit int
-	Logger    *slog.Logger
+	// WebhooksAllowPrivate lets webhook endpoints be http URLs and private or loopback addresses: development only.
+	WebhooksAllowPrivate bool
+	Logger               *slog.Logger
 }
 
 // StartYield starts the yield service alone over the database.
@@ -396,16 +408,12 @@ func StartYield(ctx context.Context, cfg YieldConfig) (_ *Stack, err error) {
 	}
 	s := newStack(cfg.Logger)
 	defer s.closeOnError(&err)
-	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
-		return nil, err
-	}
-	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Dir)
+	st, ring, _, err := s.openStore(ctx, cfg.Dir, cfg.DatabaseURL, MasterKeySource{File: cfg.MasterKeyFile})
 	if err != nil {
 		return nil, err
 	}
-	s.store = st
-	s.onClose("database", st.Close)
-	srv, _, err := s.startYield(ctx, yield.Config{Catalogue: cat, Store: st, Logger: s.logger, RateLimit: cfg.RateLimit}, cfg.Listen)
+	srv, _, err := s.startYield(ctx, yield.Config{Catalogue: cat, Store: st, Logger: s.logger, RateLimit: cfg.RateLimit,
+		Keyring: ring, WebhooksAllowPrivate: cfg.WebhooksAllowPrivate}, cfg.Listen)
 	if err != nil {
 		return nil, err
 	}
@@ -427,8 +435,12 @@ func StartServer(name, addr string, h http.Handler) (*Stack, error) {
 
 // openStore opens the data directory (created if missing), the database and the master key (created on the first
 // start).
-func (s *Stack) openStore(ctx context.Context, dir, dbURL, masterKeyFile string) (*store.Store, *seal.Keyring, string, error) {
+func (s *Stack) openStore(ctx context.Context, dir, dbURL string, key MasterKeySource) (*store.Store, *seal.Keyring, string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, "", err
+	}
+	ring, keyPath, err := key.load(ctx, dir)
+	if err != nil {
 		return nil, nil, "", err
 	}
 	st, err := store.Open(ctx, dbURL, dir)
@@ -437,14 +449,6 @@ func (s *Stack) openStore(ctx context.Context, dir, dbURL, masterKeyFile string)
 	}
 	s.store = st
 	s.onClose("database", st.Close)
-	keyPath := cmp.Or(masterKeyFile, filepath.Join(dir, "master.key"))
-	ring, err := seal.LoadKeyFile(keyPath)
-	if errors.Is(err, os.ErrNotExist) {
-		ring, err = seal.CreateKeyFile(keyPath)
-	}
-	if err != nil {
-		return nil, nil, "", err
-	}
 	return st, ring, keyPath, nil
 }
 
@@ -470,13 +474,13 @@ func origins(ln net.Listener) []string {
 // save writes the stack's bootstrap record to DIR/bootstrap.json.
 func (s *Stack) save(dir string) error { return WriteBootstrap(dir, &s.boot) }
 
-// onClose registers what Close undoes, in the reverse order of registration.
-// runWebhooks delivers the coordinator's webhook outbox until the stack closes.
-func (s *Stack) runWebhooks(coord *coordinator.Coordinator) {
+// runWebhooks runs a service's webhook worker (the coordinator's or the yield service's RunWebhooks) until the stack
+// closes.
+func (s *Stack) runWebhooks(name string, run func(context.Context) error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- coord.RunWebhooks(ctx) }()
-	s.onClose("webhook deliveries", func() error {
+	go func() { done <- run(ctx) }()
+	s.onClose(name, func() error {
 		cancel()
 		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
 			return err
@@ -485,6 +489,7 @@ func (s *Stack) runWebhooks(coord *coordinator.Coordinator) {
 	})
 }
 
+// onClose registers what Close undoes, in the reverse order of registration.
 func (s *Stack) onClose(name string, f func() error) {
 	s.closers = append(s.closers, closer{name, f})
 }

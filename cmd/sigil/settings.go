@@ -22,15 +22,20 @@ func envName(flagName string) string {
 	return "SIGIL_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
+// getenv reads a variable of the environment the command runs in.
+func (e *env) getenv(name string) (string, bool) {
+	if e.lookupEnv == nil {
+		return os.LookupEnv(name)
+	}
+	return e.lookupEnv(name)
+}
+
 // applySettings fills the flags of fs that the command line left unset from the environment and the --config file.
 func (e *env) applySettings(fs *flag.FlagSet) error {
 	given := map[string]bool{}
 	e.sources = map[string]string{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true; e.sources[f.Name] = "command line" })
-	lookup := e.lookupEnv
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
+	lookup := e.getenv
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
 		if given[f.Name] || err != nil {

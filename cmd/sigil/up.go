@@ -19,7 +19,7 @@ import (
 
 // upFlags are the settings of sigil up, shared with sigil config print.
 type upFlags struct {
-	dir, listen, dbURL, masterKey             *string
+	dir, listen, dbURL, masterKey, keyCommand *string
 	yieldListen, proxyListen, dashboardListen *string
 	origins, otlp, auditPath                  *string
 	tlsCert, tlsKey                           *string
@@ -32,7 +32,8 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 	u.dir = fs.String("dir", ".sigil", "data directory (SQLite database, master key, bootstrap.json, dev chain, dev outbox)")
 	u.listen = fs.String("listen", "127.0.0.1:8081", "coordinator listen address")
 	u.dbURL = fs.String("database-url", "", "PostgreSQL URL (postgres://...); default: SQLite in --dir")
-	u.masterKey = fs.String("master-key-file", "", "master key file sealing key material at rest (default DIR/master.key, created on first start)")
+	u.masterKey = fs.String("master-key-file", "", "master key file sealing key material at rest (default DIR/master.key, created on first start; or the file's content in SIGIL_MASTER_KEY, or --master-key-command)")
+	u.keyCommand = fs.String("master-key-command", "", "command (run with sh -c) that prints the master key file's content, e.g. a secret manager's CLI")
 	u.chain.register(fs)
 	u.yieldListen = fs.String("yield-listen", "127.0.0.1:8083", "yield service listen address")
 	u.oidc.register(fs)
@@ -67,7 +68,10 @@ func runUp(ctx context.Context, e *env, args []string) error {
 	defer closeAudit()
 	cf, of, dir := u.chain, u.oidc, u.dir
 	logger := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	// The key's content is read from the environment, never from a flag: a command line is visible to every user.
+	masterKey, _ := e.getenv("SIGIL_MASTER_KEY")
 	s, err := stack.Start(ctx, stack.Config{Dir: *dir, DatabaseURL: *u.dbURL, MasterKeyFile: *u.masterKey,
+		MasterKey: []byte(masterKey), MasterKeyCommand: *u.keyCommand,
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
 		ChainListen: cf.listen, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
 		AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
