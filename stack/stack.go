@@ -85,6 +85,9 @@ type Config struct {
 	// its dev outbox holds every OTP code and its services speak plain HTTP. With it the outbox is neither served nor
 	// logs codes (its file in Dir still has them); TLS is then the job of a proxy in front.
 	Exposed bool
+	// NoDevChain leaves out the dev chain and the yield service that runs on it: a deployment runs the yield service
+	// alone (sigil yield) on real networks.
+	NoDevChain bool
 	// TLSCertFile and TLSKeyFile, when given, make every service listen with TLS (the dev chain excepted), with the
 	// certificate reloaded by ReloadTLS. They allow addresses beyond loopback as Exposed does, with its quiet outbox.
 	TLSCertFile, TLSKeyFile string
@@ -224,21 +227,13 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		return nil, err
 	}
 
-	node, err := chain.Start(ctx, chainConfig(cfg, logger))
-	if err != nil {
-		return nil, fmt.Errorf("dev chain: %w", err)
-	}
-	s.onClose("dev chain", node.Close)
-	nb := node.Bootstrap()
-	s.extra = append(s.extra, Service{Name: "dev chain", URL: node.RPCURL()})
-	s.boot.ChainRPCURL, s.boot.ChainID, s.boot.FaucetURL, s.boot.Network, s.boot.Contracts = nb.RPCURL, nb.ChainID, nb.FaucetURL, nb.NetworkID, nb.Contracts
-	if err := s.save(cfg.Dir); err != nil {
-		return nil, err
-	}
-
-	yieldSrv, err := s.startDevYield(ctx, cfg, st, ring, nb, m)
-	if err != nil {
-		return nil, fmt.Errorf("yield service: %w", err)
+	servers := []*server{coordSrv}
+	if !cfg.NoDevChain {
+		yieldSrv, err := s.startDevChain(ctx, cfg, st, ring, m)
+		if err != nil {
+			return nil, err
+		}
+		servers = append(servers, yieldSrv)
 	}
 
 	configID, err := ensureRootAuthProxy(ctx, api, proxyID, &s.boot)
@@ -259,8 +254,28 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if err := s.save(cfg.Dir); err != nil {
 		return nil, err
 	}
-	s.serve(coordSrv, yieldSrv, proxySrv, dash)
+	s.serve(append(servers, proxySrv, dash)...)
 	return s, nil
+}
+
+// startDevChain starts the dev chain and the yield service on it, and records both in the bootstrap record.
+func (s *Stack) startDevChain(ctx context.Context, cfg Config, st *store.Store, ring *seal.Keyring, m *metrics.Metrics) (*server, error) {
+	node, err := chain.Start(ctx, chainConfig(cfg, s.logger))
+	if err != nil {
+		return nil, fmt.Errorf("dev chain: %w", err)
+	}
+	s.onClose("dev chain", node.Close)
+	nb := node.Bootstrap()
+	s.extra = append(s.extra, Service{Name: "dev chain", URL: node.RPCURL()})
+	s.boot.ChainRPCURL, s.boot.ChainID, s.boot.FaucetURL, s.boot.Network, s.boot.Contracts = nb.RPCURL, nb.ChainID, nb.FaucetURL, nb.NetworkID, nb.Contracts
+	if err := s.save(cfg.Dir); err != nil {
+		return nil, err
+	}
+	yieldSrv, err := s.startDevYield(ctx, cfg, st, ring, nb, m)
+	if err != nil {
+		return nil, fmt.Errorf("yield service: %w", err)
+	}
+	return yieldSrv, nil
 }
 
 // checkLoopback refuses a listen address beyond loopback unless cfg.Exposed: an empty host or 0.0.0.0 listens on

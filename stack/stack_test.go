@@ -52,7 +52,7 @@ func get(t *testing.T, rawURL string) (int, []byte) {
 func checkServices(t *testing.T, s *stack.Stack) {
 	t.Helper()
 	b := s.Bootstrap()
-	for _, u := range []string{b.CoordinatorURL + "/healthz", b.DevOutboxURL, b.YieldURL + "/health", b.AuthProxyURL + "/healthz",
+	for _, u := range []string{b.CoordinatorURL + "/healthz", b.CoordinatorURL + "/readyz", b.DevOutboxURL, b.YieldURL + "/health", b.AuthProxyURL + "/healthz",
 		b.DashboardURL + "/"} {
 		if code, body := get(t, u); code != http.StatusOK {
 			t.Errorf("GET %s: %d %s", u, code, body)
@@ -386,5 +386,25 @@ func TestExposedStack(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "exposed@example.com") || strings.Contains(logs.String(), `"text"`) {
 		t.Errorf("an exposed stack's outbox should log the message without its text:\n%s", logs.String())
+	}
+}
+
+// A deployment leaves the dev chain out: no chain, no yield service on it, the rest as usual.
+func TestStackWithoutDevChain(t *testing.T) {
+	t.Parallel()
+	s := start(t, stack.Config{Dir: t.TempDir(), NoDevChain: true})
+	b := s.Bootstrap()
+	if b.ChainRPCURL != "" || b.YieldURL != "" {
+		t.Errorf("bootstrap names a dev chain %q or a yield service %q", b.ChainRPCURL, b.YieldURL)
+	}
+	for _, svc := range s.Services() {
+		if svc.Name == "dev chain" || svc.Name == "yield service" {
+			t.Errorf("service %s runs", svc.Name)
+		}
+	}
+	for _, u := range []string{b.CoordinatorURL + "/readyz", b.AuthProxyURL + "/healthz", b.DashboardURL + "/"} {
+		if code, body := get(t, u); code != http.StatusOK {
+			t.Errorf("GET %s: %d %s", u, code, body)
+		}
 	}
 }

@@ -488,3 +488,13 @@ func migratedFrom(t *testing.T, b testdb.Backend, version int, statements ...str
 	}
 	return open(t, b)
 }
+
+// A freshly migrated database is ready, on either backend: a version with one file per dialect counts once.
+func TestReadyAfterMigrations(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		if err := open(t, b).Ready(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

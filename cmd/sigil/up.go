@@ -23,7 +23,7 @@ type upFlags struct {
 	yieldListen, proxyListen, dashboardListen *string
 	origins, otlp, auditPath                  *string
 	tlsCert, tlsKey                           *string
-	expose                                    *bool
+	expose, devChain                          *bool
 	chain                                     chainFlags
 	oidc                                      oidcFlags
 }
@@ -44,6 +44,7 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 	u.otlp = fs.String("otlp-endpoint", "", "OTLP/HTTP collector receiving the services' spans, e.g. http://127.0.0.1:4318 (default: none)")
 	u.auditPath = fs.String("audit-log", "", "file the coordinator appends its audit stream to, one JSON line per activity (default: none)")
 	u.expose = fs.Bool("expose", false, "allow listen addresses beyond loopback; the dev outbox is then neither served nor logs OTP codes (plain HTTP: put a TLS proxy in front)")
+	u.devChain = fs.Bool("dev-chain", true, "run the dev chain and the yield service on it; false in a deployment, where the yield service runs alone (sigil yield) on real networks")
 	u.tlsCert = fs.String("tls-cert", "", "PEM certificate (chain) the services listen with; with --tls-key, TLS on every listener but the dev chain's, as --expose allows; reloaded on SIGHUP")
 	u.tlsKey = fs.String("tls-key", "", "PEM private key of --tls-cert")
 	fs.String("config", "", "file of settings, one name = value per line, names as the flags'; flags and SIGIL_ variables override it")
@@ -75,7 +76,7 @@ func runUp(ctx context.Context, e *env, args []string) error {
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
 		ChainListen: cf.listen, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
 		AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
-		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
+		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoDevChain: !*u.devChain, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
 	if err != nil {
 		return err
 	}
