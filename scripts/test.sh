@@ -42,6 +42,9 @@ for target in policy:FuzzParse policy:FuzzEval jsonstrict:FuzzDecode stamp:FuzzP
   out=$(go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 3s "./${target%%:*}" 2>&1) || { echo "$out"; exit 1; }
 done
 
+echo "==> the packaging files: Dockerfile, docker-compose.yml, systemd unit"
+bash deploy/check.sh "$SIGIL_BIN"
+
 echo "==> starting the local OIDC provider of the OAuth conformance tests"
 go build -o "$work/oidcprovider" ./tests/compat/oidcprovider
 "$work/oidcprovider" >"$work/oidcprovider.url" & pids+=($!)
