@@ -11,6 +11,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"sigil/metrics"
@@ -63,9 +64,18 @@ func Open(ctx context.Context, url, dataDir string) (*Store, error) {
 func openUnmigrated(url, dataDir string) (*Store, error) {
 	var s *Store
 	var err error
-	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
+	scheme, rest, hasScheme := strings.Cut(url, "://")
+	switch {
+	case scheme == "postgres" || scheme == "postgresql":
 		s, err = openPostgres(url)
-	} else {
+	case hasScheme && scheme != "sqlite":
+		// A typo (postgress://) or another database would otherwise open a SQLite file named after the URL.
+		return nil, fmt.Errorf("store: database URL %q: scheme %q is not supported; use postgres:// (or postgresql://) "+
+			"for PostgreSQL, or a file path (or sqlite://PATH) for SQLite", redactURL(url), scheme)
+	default:
+		if hasScheme {
+			url = rest
+		}
 		if url == "" {
 			url = filepath.Join(dataDir, "sigil.db")
 		}
@@ -277,4 +287,13 @@ func notFound(err error) error {
 		return ErrNotFound
 	}
 	return err
+}
+
+// redactURL hides a URL's password, for errors.
+func redactURL(raw string) string {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return "(unparsable)"
+	}
+	return u.Redacted()
 }

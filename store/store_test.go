@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -497,4 +499,29 @@ func TestReadyAfterMigrations(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// A database URL of an unknown scheme, or a misspelt one, is refused before anything is created: it must not become a
+// SQLite file named after the URL. sqlite://PATH names a SQLite file explicitly.
+func TestDatabaseURLSchemes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, u := range []string{"mysql://root:hunter2@db/sigil", "postgress://localhost/sigil"} {
+		_, err := store.Open(ctx, u, dir)
+		if err == nil || !strings.Contains(err.Error(), "is not supported") || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("refused URLs left files: %v", entries)
+	}
+	s, err := store.Open(ctx, "sqlite://"+filepath.Join(dir, "explicit.db"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := os.Stat(filepath.Join(dir, "explicit.db")); err != nil {
+		t.Error(err)
+	}
 }
