@@ -162,6 +162,9 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	}
 	s := newStack(cfg.Logger)
 	defer s.closeOnError(&err)
+	if err := s.lockDir(cfg.Dir); err != nil {
+		return nil, err
+	}
 	if s.tls, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
 		return nil, err
 	}

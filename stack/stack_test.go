@@ -408,3 +408,27 @@ func TestStackWithoutDevChain(t *testing.T) {
 		}
 	}
 }
+
+// A second stack on a running stack's directory is refused, and changes nothing there.
+func TestDataDirectoryLock(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first := start(t, stack.Config{Dir: dir, NoDevChain: true})
+	before, err := os.ReadFile(stack.BootstrapPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = stack.Start(context.Background(), stack.Config{Dir: dir, NoDevChain: true})
+	if err == nil || !strings.Contains(err.Error(), "in use by another sigil up") {
+		t.Fatalf("second start: %v", err)
+	}
+	after, _ := os.ReadFile(stack.BootstrapPath(dir))
+	if !bytes.Equal(before, after) {
+		t.Error("the refused start rewrote bootstrap.json")
+	}
+	first.Close()
+	again := start(t, stack.Config{Dir: dir, NoDevChain: true}) // released on Close
+	if again.Bootstrap().OrganizationID != first.Bootstrap().OrganizationID {
+		t.Error("the restarted stack has another root organization")
+	}
+}
