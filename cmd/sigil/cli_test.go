@@ -44,6 +44,23 @@ func TestKeysNew(t *testing.T) {
 	if _, errs, code := sigil(t, "keys", "new", "--curve", "rsa"); code != 2 || !strings.Contains(errs, `unknown curve "rsa"`) {
 		t.Fatalf("unknown curve: exit %d, %s", code, errs)
 	}
+
+	// An existing key file is kept unless --force says otherwise.
+	path := filepath.Join(t.TempDir(), "key.json")
+	sigil(t, "keys", "new", "--out", path)
+	before, _ := os.ReadFile(path)
+	if _, errs, code := sigil(t, "keys", "new", "--out", path); code != 1 || !strings.Contains(errs, "--force to overwrite") {
+		t.Fatalf("overwrite without --force: exit %d, %s", code, errs)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Fatal("the key file changed without --force")
+	}
+	if _, errs, code := sigil(t, "keys", "new", "--out", path, "--force"); code != 0 {
+		t.Fatalf("--force: exit %d, %s", code, errs)
+	}
+	if after, _ := os.ReadFile(path); string(after) == string(before) {
+		t.Fatal("--force did not write a new key")
+	}
 }
 
 // sigil api submits activities and runs queries named as the coordinator's list of operations names them, with the

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,6 +29,7 @@ func runKeysNew(ctx context.Context, e *env, args []string) error {
 	fs := e.flags()
 	curveName := fs.String("curve", "p256", "p256, secp256k1 or ed25519")
 	out := fs.String("out", "", "file to write (default: sigil-key-CURVE.json)")
+	force := fs.Bool("force", false, "overwrite the file if it exists (its private key is lost)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -41,7 +43,22 @@ func runKeysNew(ctx context.Context, e *env, args []string) error {
 	}
 	path := cmp.Or(*out, "sigil-key-"+*curveName+".json")
 	data, _ := json.MarshalIndent(keyFile{Curve: string(curve), PublicKey: key.PublicKeyHex(), PrivateKey: key.PrivateKeyHex()}, "", "  ")
-	if err := os.WriteFile(path, append(data, '\n'), 0o600); err != nil {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if *force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("%s exists and may hold a private key in use: give another --out, or --force to overwrite it", path)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "wrote %s\npublic key (%s): %s\n", path, curve, key.PublicKeyHex())
