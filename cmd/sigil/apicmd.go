@@ -4,8 +4,14 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"sigil/api"
 	"sigil/client"
@@ -23,20 +29,26 @@ func runAPI(ctx context.Context, e *env, args []string) error {
 	keyPath := fs.String("key", "", "key file written by sigil keys new (default: the bootstrap root key)")
 	org := fs.String("org", "", "organization id (default: the bootstrap organization)")
 	url := fs.String("url", "", "coordinator URL (default: from bootstrap.json)")
-	params := fs.String("params", "{}", "the activity's parameters or the query's body, as JSON")
+	params := fs.String("params", "{}", "the activity's parameters or the query's body, as JSON; @FILE reads a file, - standard input")
+	list := fs.Bool("list", false, "list every activity and query NAME may be")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
+	if *list {
+		return listOperations(e.stdout)
+	}
 	if name == "" {
-		return e.usageErrorf("NAME, an activity type or a query, is required")
+		return e.usageErrorf("NAME, an activity type or a query, is required (sigil api --list shows them)")
 	}
 	op, ok := findOperation(name)
 	if !ok {
-		return e.usageErrorf("%q is neither a query nor an activity type the coordinator knows", name)
+		return e.usageErrorf("%q is neither a query nor an activity type the coordinator knows%s (sigil api --list shows them)", name, didYouMean(name))
 	}
-	if !json.Valid([]byte(*params)) {
-		return e.usageErrorf("--params is not valid JSON")
+	body, err := readParams(*params, e.input())
+	if err != nil {
+		return e.usageErrorf("%v", err)
 	}
+	*params = string(body)
 	c, orgID, err := apiClient(*dir, *keyPath, *org, *url)
 	if err != nil {
 		return err
@@ -55,8 +67,9 @@ func runAPI(ctx context.Context, e *env, args []string) error {
 	return enc.Encode(out)
 }
 
-// findOperation finds what NAME names in the coordinator's list of operations: a query by its path, else an activity
-// by its type, with or without the ACTIVITY_TYPE_ prefix, in any case.
+// findOperation finds what NAME names in the coordinator's list of operations: a query by its path; else an activity
+// by its type, with or without the ACTIVITY_TYPE_ prefix, in any case; else the newest version of the activity
+// submitted at that path (create_users is CREATE_USERS_V4), as the SDKs' method names do.
 func findOperation(name string) (coordinator.Operation, bool) {
 	ops := coordinator.Operations()
 	for _, op := range ops {
@@ -73,7 +86,120 @@ func findOperation(name string) (coordinator.Operation, bool) {
 			return op, true
 		}
 	}
-	return coordinator.Operation{}, false
+	var newest coordinator.Operation
+	found := false
+	for _, op := range ops {
+		if !op.Query && op.Path == strings.ToLower(name) && (!found || typeVersion(op.Type) > typeVersion(newest.Type)) {
+			newest, found = op, true
+		}
+	}
+	return newest, found
+}
+
+// typeVersion is the version of an activity type: n for a _Vn suffix, 1 without one.
+func typeVersion(typ string) int {
+	i := strings.LastIndex(typ, "_V")
+	if i < 0 {
+		return 1
+	}
+	n, err := strconv.Atoi(typ[i+2:])
+	if err != nil {
+		return 1
+	}
+	return n
+}
+
+// operationNames are the names NAME may be: queries' paths, activities' paths and types without the prefix.
+func operationNames() []string {
+	var names []string
+	for _, op := range coordinator.Operations() {
+		names = append(names, op.Path)
+		if !op.Query {
+			names = append(names, strings.ToLower(strings.TrimPrefix(op.Type, "ACTIVITY_TYPE_")))
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// didYouMean suggests the names closest to a mistyped one, as ", did you mean x or y?"; "" when none is close.
+func didYouMean(name string) string {
+	name = strings.ToLower(strings.TrimPrefix(strings.ToUpper(name), "ACTIVITY_TYPE_"))
+	type scored struct {
+		name string
+		d    int
+	}
+	var close []scored
+	for _, n := range operationNames() {
+		if d := editDistance(name, n); d <= max(2, len(name)/4) {
+			close = append(close, scored{n, d})
+		}
+	}
+	if len(close) == 0 {
+		return ""
+	}
+	slices.SortStableFunc(close, func(a, b scored) int { return a.d - b.d })
+	var out []string
+	for _, c := range close[:min(3, len(close))] {
+		out = append(out, c.name)
+	}
+	return ", did you mean " + strings.Join(out, " or ") + "?"
+}
+
+// editDistance is the Levenshtein distance between two names.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// listOperations prints every query and activity, the way NAME may give them.
+func listOperations(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tSUBMITTED AS")
+	for _, op := range coordinator.Operations() {
+		if op.Query {
+			fmt.Fprintf(tw, "%s\tquery\t/public/v1/query/%s\n", op.Path, op.Path)
+		} else {
+			fmt.Fprintf(tw, "%s\tactivity\t%s at /public/v1/submit/%s\n", strings.ToLower(strings.TrimPrefix(op.Type, "ACTIVITY_TYPE_")), op.Type, op.Path)
+		}
+	}
+	return tw.Flush()
+}
+
+// readParams reads --params: JSON given inline, @FILE, or - for standard input.
+func readParams(v string, stdin io.Reader) ([]byte, error) {
+	var body []byte
+	var err error
+	switch {
+	case v == "-":
+		body, err = io.ReadAll(io.LimitReader(stdin, 16<<20))
+	case strings.HasPrefix(v, "@"):
+		body, err = os.ReadFile(v[1:])
+	default:
+		body = []byte(v)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--params: %w", err)
+	}
+	if !json.Valid(body) {
+		return nil, errors.New("--params is not valid JSON")
+	}
+	return body, nil
 }
 
 func apiClient(dir, keyPath, org, url string) (*client.Client, string, error) {

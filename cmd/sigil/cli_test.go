@@ -82,6 +82,10 @@ func TestAPICommand(t *testing.T) {
 		APIPublicKey: boot.APIKey.PublicKeyHex(), APIPrivateKey: boot.APIKey.PrivateKeyHex(), CoordinatorURL: s.Services()[0].URL}); err != nil {
 		t.Fatal(err)
 	}
+	paramsFile := filepath.Join(t.TempDir(), "users.json")
+	if err := os.WriteFile(paramsFile, []byte(`{"users":[{"userName":"from-file","apiKeys":[],"authenticators":[],"oauthProviders":[],"userTags":[]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -90,10 +94,22 @@ func TestAPICommand(t *testing.T) {
 		{[]string{"api", "update_organization_name", "--dir", dir, "--params", `{"organizationName":"Renamed"}`}, "ACTIVITY_STATUS_COMPLETED"},
 		{[]string{"api", "ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME", "--dir", dir, "--params", `{"organizationName":"Again"}`}, "ACTIVITY_STATUS_COMPLETED"},
 		{[]string{"api", "get_organization", "--dir", dir}, `"name": "Again"`},
+		// A wire path is the newest activity type submitted there; parameters from a file.
+		{[]string{"api", "create_users", "--dir", dir, "--params", "@" + paramsFile}, "ACTIVITY_TYPE_CREATE_USERS_V4"},
+		{[]string{"api", "--list"}, "create_users_v4"},
 	} {
 		if out, errs, code := sigil(t, tc.args...); code != 0 || !strings.Contains(out, tc.want) {
 			t.Fatalf("%v: exit %d\n%s%s", tc.args, code, out, errs)
 		}
+	}
+	if _, errs, code := sigil(t, "api", "creat_walet", "--dir", dir); code != 2 || !strings.Contains(errs, "did you mean create_wallet?") {
+		t.Fatalf("a misspelt name: exit %d, %s", code, errs)
+	}
+	if _, errs, code := sigil(t, "api", "whoami", "--dir", dir, "--params", "@/nonexistent.json"); code != 2 || !strings.Contains(errs, "--params: open /nonexistent.json") {
+		t.Fatalf("a missing params file: exit %d, %s", code, errs)
+	}
+	if body, err := readParams("-", strings.NewReader(`{"a":1}`)); err != nil || string(body) != `{"a":1}` {
+		t.Fatalf("params from standard input: %s %v", body, err)
 	}
 	for _, args := range [][]string{
 		{"api", "no_such_thing", "--dir", dir},

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
 )
@@ -32,6 +33,7 @@ func (c *command) sub(name string) *command {
 
 // env is what a command runs with: where it writes, and which command of the tree it is.
 type env struct {
+	stdin          io.Reader // nil is os.Stdin
 	stdout, stderr io.Writer
 	root           *command
 	cmd            *command
@@ -39,6 +41,14 @@ type env struct {
 	// lookupEnv reads the environment for flags' SIGIL_ variables (settings.go); nil is os.LookupEnv.
 	lookupEnv func(string) (string, bool)
 	sources   map[string]string // where each flag's value came from, after parse: "command line", SIGIL_X, a file
+}
+
+// input is what the command reads as its standard input.
+func (e *env) input() io.Reader {
+	if e.stdin == nil {
+		return os.Stdin
+	}
+	return e.stdin
 }
 
 // usageError is a wrong command line: main prints it once, with where to find the usage, and exits 2.
