@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -81,12 +83,48 @@ func runUp(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	logger.Info("sigil is up", "coordinator", s.Bootstrap().CoordinatorURL, "database", s.Backend(), "bootstrap", stack.BootstrapPath(*dir))
-	fmt.Fprintf(e.stderr, "\nSigil is up.\n")
-	for _, svc := range s.Services() {
-		fmt.Fprintf(e.stderr, "  %-14s %s\n", svc.Name, svc.URL)
-	}
-	fmt.Fprintf(e.stderr, "  %-14s %s\n\n", "bootstrap", stack.BootstrapPath(*dir))
+	printWelcome(e.stderr, s, *dir, s.Bootstrap().DevOutboxURL != "")
 	return serve(ctx, s, logger)
+}
+
+// printWelcome says how to get in, as a dev server should: what runs where, who the root user is, a dashboard link
+// that signs in by itself, and what to try next. The key travels in the link's fragment, which a browser never sends
+// to a server; in dev mode only, where the terminal is the developer's.
+func printWelcome(w io.Writer, s *stack.Stack, dir string, devMode bool) {
+	b := s.Bootstrap()
+	fmt.Fprintf(w, "\nSigil is up.\n")
+	if devMode {
+		fmt.Fprintf(w, "\nWARNING: DEV MODE. Every OTP code is kept in the dev inbox, the services speak plain HTTP on loopback, and\n"+
+			"the root key below signs for the whole organization. Do not use it for anything of value.\n")
+	}
+	fmt.Fprintf(w, "\n")
+	for _, svc := range s.Services() {
+		fmt.Fprintf(w, "  %-14s %s\n", svc.Name, svc.URL)
+	}
+	fmt.Fprintf(w, "  %-14s %s\n", "bootstrap", stack.BootstrapPath(dir))
+	fmt.Fprintf(w, "\n  organization   %s\n  root user      %s (API key %s)\n", b.OrganizationID, b.UserID, b.APIPublicKey)
+	if devMode {
+		if b.DashboardURL != "" {
+			fragment := url.Values{"org": {b.OrganizationID}, "pub": {b.APIPublicKey}, "key": {b.APIPrivateKey}}
+			fmt.Fprintf(w, "  sign in        %s/#%s\n", b.DashboardURL, fragment.Encode())
+		}
+		fmt.Fprintf(w, "  dev inbox      %s\n", b.DevOutboxURL)
+		if b.FaucetURL != "" {
+			fmt.Fprintf(w, "  faucet         %s (sigil chain fund ADDRESS --eth 1)\n", b.FaucetURL)
+		}
+		if b.YieldAPIKey != "" {
+			fmt.Fprintf(w, "  yield API key  %s\n", b.YieldAPIKey)
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	fmt.Fprintf(w, "\nIn another terminal:\n\n  export SIGIL_DIR=%s\n  sigil api whoami\n", abs)
+	if b.ChainRPCURL != "" {
+		fmt.Fprintf(w, "  sigil demo yield      # a policy-restricted agent earns yield, end to end\n")
+	}
+	fmt.Fprintf(w, "  sigil demo web        # sign a user up through the auth proxy in a browser\n\n")
 }
 
 // openAuditLog opens the audit log of sigil up, appended to and readable by its owner only. Without a path it is

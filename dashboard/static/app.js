@@ -150,6 +150,17 @@ async function signInWithAPIKey() {
   await signIn(stamper);
 }
 
+// signInFromLink signs in with a key that sigil up's dev-mode link carries in the URL fragment (#org=…&pub=…&key=…):
+// a fragment is never sent to a server. It is removed from the address bar and the history at once.
+async function signInFromLink() {
+  const frag = new URLSearchParams(location.hash.slice(1));
+  if (!frag.get("key") || !frag.get("pub")) return;
+  history.replaceState(null, "", location.pathname + location.search);
+  state.org = frag.get("org") || $("org-id").value.trim();
+  $("org-id").value = state.org;
+  await signIn(await importAPIKey(frag.get("pub"), frag.get("key")));
+}
+
 // signInWithPasskey opens a 15-minute session: a new WebCrypto key, registered by STAMP_LOGIN stamped with the passkey.
 async function signInWithPasskey() {
   state.org = $("org-id").value.trim();
@@ -441,6 +452,7 @@ async function main() {
     say("Proxy key rotated");
   }));
   for (const b of document.querySelectorAll(".tabs button")) b.addEventListener("click", () => showTab(b.dataset.tab));
+  await signInFromLink();
 }
 
 main().catch((e) => say(e.message, true));

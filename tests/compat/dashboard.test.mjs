@@ -187,3 +187,19 @@ test("the dashboard creates a webhook endpoint, sends it a test event and shows 
     receiver.close();
   }
 });
+
+test("the dashboard signs in from sigil up's link, whose key stays in the fragment and leaves the address bar", async () => {
+  const fragment = new URLSearchParams({ org: boot.organizationId, pub: boot.apiPublicKey, key: boot.apiPrivateKey });
+  const browser = await chromium.launch({ executablePath, args });
+  try {
+    const page = await browser.newPage();
+    const requests = [];
+    page.on("request", (r) => requests.push(r.url()));
+    await page.goto(`${boot.dashboardUrl}/#${fragment}`);
+    await page.waitForSelector(`#config-id:has-text("${boot.authProxyConfigId}")`);
+    assert.ok(!page.url().includes("key="), `the key left the address bar: ${page.url()}`);
+    assert.ok(requests.every((u) => !u.includes(boot.apiPrivateKey)), "the key was sent in a request");
+  } finally {
+    await browser.close();
+  }
+});

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"sigil/stack"
+)
+
+// The welcome says where everything is and what to try; the dev-mode warning and the key-carrying link only in dev
+// mode.
+func TestWelcome(t *testing.T) {
+	t.Parallel()
+	s, err := stack.StartCoordinator(context.Background(), stack.CoordinatorConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var dev, prod bytes.Buffer
+	printWelcome(&dev, s, "/data/sigil", true)
+	printWelcome(&prod, s, "/data/sigil", false)
+	for _, want := range []string{"WARNING: DEV MODE", "coordinator", "export SIGIL_DIR=/data/sigil", "sigil api whoami", "dev inbox"} {
+		if !strings.Contains(dev.String(), want) {
+			t.Errorf("dev welcome lacks %q:\n%s", want, dev.String())
+		}
+	}
+	for _, unwanted := range []string{"DEV MODE", "dev inbox", "key="} {
+		if strings.Contains(prod.String(), unwanted) {
+			t.Errorf("welcome outside dev mode has %q:\n%s", unwanted, prod.String())
+		}
+	}
+}
