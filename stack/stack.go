@@ -512,11 +512,15 @@ func (s *Stack) onClose(name string, f func() error) {
 	s.closers = append(s.closers, closer{name, f})
 }
 
+// listenFlags are the flags of sigil up that set each service's address, for errors a person can act on.
+var listenFlags = map[string]string{"coordinator": "listen", "auth proxy": "authproxy-listen", "yield service": "yield-listen",
+	"dashboard": "dashboard-listen"}
+
 // listen binds addr (default 127.0.0.1:0) for the service; Close closes the listener.
 func (s *Stack) listen(name, addr string) (*server, error) {
 	ln, err := net.Listen("tcp", cmp.Or(addr, "127.0.0.1:0"))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w (its address is set with --%s)", name, err, listenFlags[name])
 	}
 	s.onClose(name+" listener", func() error {
 		if err := ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {

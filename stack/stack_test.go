@@ -432,3 +432,17 @@ func TestDataDirectoryLock(t *testing.T) {
 		t.Error("the restarted stack has another root organization")
 	}
 }
+
+// A port in use names the service and the flag that moves it.
+func TestPortInUse(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, err = stack.Start(context.Background(), stack.Config{Dir: t.TempDir(), NoDevChain: true, DashboardListen: ln.Addr().String()})
+	if err == nil || !strings.Contains(err.Error(), "dashboard") || !strings.Contains(err.Error(), "--dashboard-listen") {
+		t.Fatalf("got %v", err)
+	}
+}
