@@ -85,6 +85,11 @@ type Config struct {
 	// its dev outbox holds every OTP code and its services speak plain HTTP. With it the outbox is neither served nor
 	// logs codes (its file in Dir still has them); TLS is then the job of a proxy in front.
 	Exposed bool
+	// Delivery configures real OTP senders (SMTP, Twilio); an unconfigured channel goes to the dev outbox.
+	Delivery Delivery
+	// Production is the production mode: no dev chain, no dev outbox (a channel without a sender refuses OTPs), quiet
+	// as Exposed, and a refusal to start on dev defaults (checkProduction).
+	Production bool
 	// NoDevChain leaves out the dev chain and the yield service that runs on it: a deployment runs the yield service
 	// alone (sigil yield) on real networks.
 	NoDevChain bool
@@ -156,6 +161,12 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("stack: Config.Dir is required")
 	}
+	if cfg.Production {
+		if err := checkProduction(cfg); err != nil {
+			return nil, err
+		}
+		cfg.NoDevChain, cfg.Exposed = true, true
+	}
 	cfg.Exposed = cfg.Exposed || cfg.TLSCertFile != ""
 	if err := checkLoopback(cfg); err != nil {
 		return nil, err
@@ -182,12 +193,10 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	// One set of series for the process, served by each service at /metrics.
 	m := metrics.New()
 	st.Measure(m)
-	// sigil up is dev mode: OTP e-mail and SMS go to the dev outbox (DIR/outbox), logged and listed at DevOutboxPath.
-	outbox, err := notify.OpenOutbox(filepath.Join(cfg.Dir, "outbox"), logger, nil)
+	email, sms, outbox, err := cfg.Delivery.senders(cfg.Dir, cfg.Production, cfg.Exposed, logger)
 	if err != nil {
 		return nil, err
 	}
-	outbox.QuietText = cfg.Exposed
 	proxyID, err := authproxy.LoadOrCreateIdentity(filepath.Join(cfg.Dir, AuthProxyIdentityFile))
 	if err != nil {
 		return nil, fmt.Errorf("auth proxy identity: %w", err)
@@ -204,7 +213,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	}
 	coord := coordinator.New(st, coordinator.Config{Logger: logger, Metrics: m, Audit: cfg.Audit,
 		AllowedOrigins: append(slices.Clone(cfg.AllowedOrigins), origins(dash.ln)...),
-		Keyring:        ring, MasterKeyFile: keyPath, Email: outbox, EmailFrom: "sigil@localhost", SMS: outbox,
+		Keyring:        ring, MasterKeyFile: keyPath, Email: email, EmailFrom: cmp.Or(cfg.Delivery.EmailFrom, "sigil@localhost"), SMS: sms,
 		OIDC: cfg.OIDC, OIDCIssuerURL: cmp.Or(cfg.OIDCIssuerURL, coordSrv.url), OAuth2Providers: cfg.OAuth2Providers,
 		AuthProxy: &coordinator.AuthProxyService{EncryptionKey: proxyID.EncryptionPublicKey(), ServiceKey: proxyID.ServicePublicKey()},
 		// In dev mode webhooks may go to local receivers (http, loopback); exposed, only to public https URLs.
@@ -216,14 +225,14 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	s.coord = coord
 	api := coord.Handler()
 	coordSrv.handler = api
-	if !cfg.Exposed {
+	if !cfg.Exposed && outbox != nil {
 		coordSrv.handler = devHandler(api, outbox)
 	}
 	if s.boot, err = ensureRoot(ctx, coord, cfg.Dir); err != nil {
 		return nil, err
 	}
 	s.boot.CoordinatorURL, s.boot.DevOutboxURL = coordSrv.url, ""
-	if !cfg.Exposed {
+	if !cfg.Exposed && outbox != nil {
 		s.boot.DevOutboxURL = coordSrv.url + DevOutboxPath
 	}
 	if err := s.save(cfg.Dir); err != nil {

@@ -9,8 +9,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +22,8 @@ import (
 	"sigil/api"
 	"sigil/client"
 	"sigil/internal/testdb"
+	"sigil/notify"
+	"sigil/seal"
 	"sigil/stack"
 )
 
@@ -444,5 +448,71 @@ func TestPortInUse(t *testing.T) {
 	_, err = stack.Start(context.Background(), stack.Config{Dir: t.TempDir(), NoDevChain: true, DashboardListen: ln.Addr().String()})
 	if err == nil || !strings.Contains(err.Error(), "dashboard") || !strings.Contains(err.Error(), "--dashboard-listen") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// Production mode: no dev chain, no dev outbox, OTP text messages through Twilio (here a fake speaking its protocol),
+// e-mail refused without an SMTP server; and no start at all on dev defaults.
+func TestProductionMode(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	keyFile := filepath.Join(t.TempDir(), "master.key")
+	if _, err := seal.CreateKeyFile(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var sent []url.Values
+	twilio := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pass, _ := r.BasicAuth()
+		if r.URL.Path != "/2010-04-01/Accounts/AC123/Messages.json" || user != "AC123" || pass != "token" || r.ParseForm() != nil {
+			http.Error(w, `{"code":20003,"message":"Authenticate"}`, http.StatusUnauthorized)
+			return
+		}
+		mu.Lock()
+		sent = append(sent, r.PostForm)
+		mu.Unlock()
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"sid":"SM1","status":"queued"}`))
+	}))
+	defer twilio.Close()
+	delivery := stack.Delivery{Twilio: &notify.TwilioConfig{BaseURL: twilio.URL, AccountSID: "AC123", AuthToken: "token", From: "+15005550006"}}
+
+	for _, tc := range []struct {
+		name string
+		cfg  stack.Config
+		msg  string
+	}{
+		{"no master key of its own", stack.Config{Delivery: delivery}, "needs a master key you keep"},
+		{"no OTP sender", stack.Config{MasterKeyFile: keyFile}, "configure SMTP"},
+	} {
+		tc.cfg.Dir, tc.cfg.Production = t.TempDir(), true
+		if _, err := stack.Start(ctx, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+
+	s := start(t, stack.Config{Dir: t.TempDir(), Production: true, MasterKeyFile: keyFile, Delivery: delivery})
+	b := s.Bootstrap()
+	if b.DevOutboxURL != "" || b.ChainRPCURL != "" {
+		t.Errorf("production bootstrap names a dev outbox %q or chain %q", b.DevOutboxURL, b.ChainRPCURL)
+	}
+	if code, _ := get(t, b.CoordinatorURL+stack.DevOutboxPath); code != http.StatusNotFound {
+		t.Errorf("dev outbox served in production: %d", code)
+	}
+	key, err := b.RootKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := client.New(b.CoordinatorURL, key)
+	if _, _, err := root.InitOtp(ctx, b.OrganizationID, api.InitOtpIntentV2{OtpType: api.OtpTypeSMS, Contact: "+14155550123", AppName: "Prod"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if len(sent) != 1 || sent[0].Get("To") != "+14155550123" || sent[0].Get("From") != "+15005550006" || !strings.Contains(sent[0].Get("Body"), "Prod") {
+		t.Errorf("Twilio got %v", sent)
+	}
+	mu.Unlock()
+	if _, _, err := root.InitOtp(ctx, b.OrganizationID, api.InitOtpIntentV2{OtpType: api.OtpTypeEmail, Contact: "ops@example.com"}); err == nil {
+		t.Error("an OTP e-mail was accepted with no SMTP server configured")
 	}
 }

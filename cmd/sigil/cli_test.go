@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"sigil/seal"
 	"sigil/stack"
 	"sigil/store"
 )
@@ -43,6 +44,18 @@ func TestKeysNew(t *testing.T) {
 	}
 	if _, errs, code := sigil(t, "keys", "new", "--curve", "rsa"); code != 2 || !strings.Contains(errs, `unknown curve "rsa"`) {
 		t.Fatalf("unknown curve: exit %d, %s", code, errs)
+	}
+
+	// A master key file for a deployment, never overwritten.
+	master := filepath.Join(t.TempDir(), "master.key")
+	if _, errs, code := sigil(t, "keys", "new-master", "--out", master); code != 0 {
+		t.Fatalf("keys new-master: exit %d, %s", code, errs)
+	}
+	if _, err := seal.LoadKeyFile(master); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := sigil(t, "keys", "new-master", "--out", master); code != 1 || !strings.Contains(errs, "exists") {
+		t.Fatalf("keys new-master over a file: exit %d, %s", code, errs)
 	}
 
 	// An existing key file is kept unless --force says otherwise.

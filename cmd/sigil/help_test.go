@@ -152,7 +152,8 @@ func TestSettingsPrecedence(t *testing.T) {
 	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	environ := map[string]string{"SIGIL_YIELD_LISTEN": "127.0.0.1:3333", "SIGIL_LISTEN": "127.0.0.1:4444"}
+	environ := map[string]string{"SIGIL_YIELD_LISTEN": "127.0.0.1:3333", "SIGIL_LISTEN": "127.0.0.1:4444",
+		"SIGIL_SMTP_PASSWORD": "smtp-hunter3", "SIGIL_TWILIO_AUTH_TOKEN": "twilio-hunter4"}
 	out, errs, code := sigilEnv(t, environ, "config", "print", "--config", file, "--listen", "127.0.0.1:5555")
 	if code != 0 {
 		t.Fatalf("config print: exit %d: %s", code, errs)
@@ -168,8 +169,13 @@ func TestSettingsPrecedence(t *testing.T) {
 			t.Errorf("config print lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "hunter2") {
-		t.Error("config print shows the database password")
+	for _, secret := range []string{"hunter2", "smtp-hunter3", "twilio-hunter4"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("config print shows the secret %s", secret)
+		}
+	}
+	if !strings.Contains(out, "# SIGIL_SMTP_PASSWORD\nsmtp-password = xxxxx\n") {
+		t.Errorf("config print does not say the SMTP password is set:\n%s", out)
 	}
 
 	if err := os.WriteFile(file, []byte("listen = 127.0.0.1:1\nlisten-typo = x\n"), 0o600); err != nil {

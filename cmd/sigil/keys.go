@@ -109,3 +109,22 @@ func runRotateMaster(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "master key version %d is active; %d sealed secrets rewrapped\n", version, n)
 	return nil
 }
+
+// runKeysNewMaster is sigil keys new-master: a master key file of one random key, refusing to overwrite one. A
+// deployment keeps it apart from the database (a secret manager, SIGIL_MASTER_KEY, --master-key-command), since the
+// two together open every sealed key.
+func runKeysNewMaster(ctx context.Context, e *env, args []string) error {
+	fs := e.flags()
+	out := fs.String("out", "", "file to write (required; never overwritten)")
+	if err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return e.usageErrorf("--out is required")
+	}
+	if _, err := seal.CreateKeyFile(*out); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s: keep it apart from the database, and back it up: without it nothing sealed opens\n", *out)
+	return nil
+}

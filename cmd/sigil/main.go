@@ -29,6 +29,8 @@ func commands() *command {
 				"or the name of a query (whoami, list_wallets). The response is printed as JSON."},
 		{name: "keys", summary: "make API key pairs, rotate the master key", subs: []*command{
 			{name: "new", args: "[flags]", run: runKeysNew, summary: "make an API key pair and write it to a file (mode 0600)"},
+			{name: "new-master", args: "[flags]", run: runKeysNewMaster,
+				summary: "write a new master key file (mode 0600) for a deployment to keep apart from its database"},
 			{name: "rotate-master", args: "[flags]", run: runRotateMaster,
 				summary: "add a master key version, make it active, and rewrap every sealed secret under it"},
 		}},

@@ -92,9 +92,12 @@ func applyConfigFile(fs *flag.FlagSet, path string, given map[string]bool, sourc
 	return sc.Err()
 }
 
+// secretFlags are the flags whose values config print never shows.
+var secretFlags = map[string]bool{"smtp-password": true, "twilio-auth-token": true}
+
 // runConfigPrint is sigil config print: the settings sigil up would run with, given the same flags, environment and
 // --config file, in the config file's format, each after a comment saying where it came from. A password in the
-// database URL is masked.
+// database URL, the SMTP password and the Twilio auth token are masked.
 func runConfigPrint(ctx context.Context, e *env, args []string) error {
 	fs := e.flags()
 	var u upFlags
@@ -115,6 +118,9 @@ func runConfigPrint(ctx context.Context, e *env, args []string) error {
 			if parsed, err := url.Parse(values[0]); err == nil {
 				values[0] = parsed.Redacted()
 			}
+		}
+		if secretFlags[f.Name] && values[0] != "" {
+			values[0] = "xxxxx"
 		}
 		source := cmp.Or(e.sources[f.Name], "default")
 		if len(values) == 0 {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"sigil/chain"
+	"sigil/notify"
 	"sigil/stack"
 )
 
@@ -25,7 +26,8 @@ type upFlags struct {
 	yieldListen, proxyListen, dashboardListen *string
 	origins, otlp, auditPath                  *string
 	tlsCert, tlsKey                           *string
-	expose, devChain                          *bool
+	expose, devChain, prod                    *bool
+	delivery                                  deliveryFlags
 	chain                                     chainFlags
 	oidc                                      oidcFlags
 }
@@ -46,6 +48,8 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 	u.otlp = fs.String("otlp-endpoint", "", "OTLP/HTTP collector receiving the services' spans, e.g. http://127.0.0.1:4318 (default: none)")
 	u.auditPath = fs.String("audit-log", "", "file the coordinator appends its audit stream to, one JSON line per activity (default: none)")
 	u.expose = fs.Bool("expose", false, "allow listen addresses beyond loopback; the dev outbox is then neither served nor logs OTP codes (plain HTTP: put a TLS proxy in front)")
+	u.prod = fs.Bool("prod", false, "production mode: no dev chain, no dev outbox, quiet as --expose; refuses to start without a master key you keep and an OTP sender (docs/DEPLOY.md)")
+	u.delivery.register(fs)
 	u.devChain = fs.Bool("dev-chain", true, "run the dev chain and the yield service on it; false in a deployment, where the yield service runs alone (sigil yield) on real networks")
 	u.tlsCert = fs.String("tls-cert", "", "PEM certificate (chain) the services listen with; with --tls-key, TLS on every listener but the dev chain's, as --expose allows; reloaded on SIGHUP")
 	u.tlsKey = fs.String("tls-key", "", "PEM private key of --tls-cert")
@@ -70,6 +74,10 @@ func runUp(ctx context.Context, e *env, args []string) error {
 	}
 	defer closeAudit()
 	cf, of, dir := u.chain, u.oidc, u.dir
+	delivery, err := u.delivery.config()
+	if err != nil {
+		return e.usageErrorf("%v", err)
+	}
 	logger := slog.New(slog.NewJSONHandler(e.stderr, nil))
 	// The key's content is read from the environment, never from a flag: a command line is visible to every user.
 	masterKey, _ := e.getenv("SIGIL_MASTER_KEY")
@@ -78,7 +86,7 @@ func runUp(ctx context.Context, e *env, args []string) error {
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
 		ChainListen: cf.listen, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
 		AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
-		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoDevChain: !*u.devChain, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
+		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
 	if err != nil {
 		return err
 	}
@@ -186,4 +194,44 @@ func reloadTLSOnHangup(s *stack.Stack, logger *slog.Logger) (stop func()) {
 		}
 	}()
 	return func() { signal.Stop(hup); close(done) }
+}
+
+// deliveryFlags configure the real OTP senders. Their secrets (SMTP password, Twilio auth token) are better given as
+// SIGIL_SMTP_PASSWORD and SIGIL_TWILIO_AUTH_TOKEN than on a command line every user of the machine can read.
+type deliveryFlags struct {
+	smtpHost, smtpUser, smtpPassword, smtpSecurity, emailFrom string
+	smtpPort                                                  int
+	twilioSID, twilioToken, twilioFrom, twilioService         string
+	twilioBaseURL                                             string
+}
+
+func (d *deliveryFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&d.smtpHost, "smtp-host", "", "SMTP server OTP e-mail is sent through (default: the dev outbox; none in --prod)")
+	fs.IntVar(&d.smtpPort, "smtp-port", 587, "SMTP server port")
+	fs.StringVar(&d.smtpSecurity, "smtp-security", "starttls", "starttls, tls (implicit, port 465) or plain (a relay on this host only; no credentials)")
+	fs.StringVar(&d.smtpUser, "smtp-username", "", "SMTP user name (empty: no AUTH)")
+	fs.StringVar(&d.smtpPassword, "smtp-password", "", "SMTP password; better in SIGIL_SMTP_PASSWORD")
+	fs.StringVar(&d.emailFrom, "email-from", "", "sender of OTP e-mail when a request names none (default sigil@localhost)")
+	fs.StringVar(&d.twilioSID, "twilio-account-sid", "", "Twilio account SID OTP text messages are sent with (default: the dev outbox; none in --prod)")
+	fs.StringVar(&d.twilioToken, "twilio-auth-token", "", "Twilio auth token; better in SIGIL_TWILIO_AUTH_TOKEN")
+	fs.StringVar(&d.twilioFrom, "twilio-from", "", "Twilio number messages come from (E.164), or use --twilio-messaging-service-sid")
+	fs.StringVar(&d.twilioService, "twilio-messaging-service-sid", "", "Twilio messaging service that picks the sender")
+	fs.StringVar(&d.twilioBaseURL, "twilio-base-url", "", "Twilio API base URL (default https://api.twilio.com)")
+}
+
+// config turns the flags into the stack's delivery settings.
+func (d *deliveryFlags) config() (stack.Delivery, error) {
+	out := stack.Delivery{EmailFrom: d.emailFrom}
+	if d.smtpHost != "" {
+		sec, ok := map[string]notify.Security{"starttls": notify.StartTLS, "tls": notify.ImplicitTLS, "plain": notify.Plain}[d.smtpSecurity]
+		if !ok {
+			return out, fmt.Errorf("--smtp-security %q: want starttls, tls or plain", d.smtpSecurity)
+		}
+		out.SMTP = &notify.SMTPConfig{Host: d.smtpHost, Port: d.smtpPort, Username: d.smtpUser, Password: d.smtpPassword, Security: sec}
+	}
+	if d.twilioSID != "" {
+		out.Twilio = &notify.TwilioConfig{BaseURL: d.twilioBaseURL, AccountSID: d.twilioSID, AuthToken: d.twilioToken,
+			From: d.twilioFrom, MessagingServiceSID: d.twilioService}
+	}
+	return out, nil
 }
