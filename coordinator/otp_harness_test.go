@@ -87,13 +87,16 @@ func startOTPEnv(tb testing.TB, b testdb.Backend, cfg coordinator.Config) *otpEn
 	if cfg.SMS == nil {
 		cfg.SMS = outbox
 	}
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	ring, err := seal.NewKeyring(1, seal.MasterKey{Version: 1, Key: key})
-	if err != nil {
-		tb.Fatal(err)
+	if cfg.Keyring == nil {
+		key := make([]byte, 32)
+		_, _ = rand.Read(key)
+		ring, err := seal.NewKeyring(1, seal.MasterKey{Version: 1, Key: key})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		cfg.Keyring = ring
 	}
-	cfg.Logger, cfg.Keyring, cfg.Now = quiet, ring, clk.Now
+	cfg.Logger, cfg.Now = quiet, clk.Now
 	cfg.EmailFrom = "otp@sigil.test"
 	coord := coordinator.New(s, cfg)
 	mux := http.NewServeMux()

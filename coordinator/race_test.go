@@ -14,9 +14,11 @@ import (
 	"time"
 
 	"sigil/api"
+	"sigil/apierr"
 	"sigil/client"
 	"sigil/coordinator"
 	"sigil/internal/testdb"
+	"sigil/otp"
 	"sigil/stamp"
 	"sigil/store"
 )
@@ -210,4 +212,39 @@ func TestSigningDecidedAheadFollowsPolicyChangesElsewhere(t *testing.T) {
 			t.Fatalf("a policy deleted by another process still allowed: %v", err)
 		}
 	})
+}
+
+// OTP limits are counted from the database under the organization's lock, so two processes sharing PostgreSQL hold
+// them as one: the live codes of one contact, issued alternately through both, stop at the limit.
+func TestOTPLimitsHoldAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	b := testdb.Postgres(t)
+	ring := testKeyring(t)
+	s := newOTPStack(t, b, coordinator.Config{Keyring: ring})
+	st, err := store.Open(context.Background(), b.URL, b.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	second := coordinator.New(st, coordinator.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Keyring: ring,
+		Email: s.outbox, SMS: s.outbox, Now: s.clock.Now, EmailFrom: "otp@sigil.test"})
+	srv := httptest.NewServer(second.Handler())
+	t.Cleanup(srv.Close)
+	other := client.New(srv.URL, s.boot.APIKey)
+	other.Now = s.clock.Stamp
+	org := s.boot.OrganizationID
+	limit := otp.DefaultLimits().MaxLiveCodes
+	for i := range limit + 1 {
+		c := s.root
+		if i%2 == 1 {
+			c = other
+		}
+		_, _, err := c.InitOtp(context.Background(), org, api.InitOtpIntentV2{OtpType: api.OtpTypeEmail, Contact: "both@example.com", AppName: "Demo"})
+		if i < limit && err != nil {
+			t.Fatalf("code %d: %v", i+1, err)
+		}
+		if i == limit {
+			expectErr(t, "one code past the limit, through either process", err, apierr.ResourceExhausted, "")
+		}
+	}
 }
