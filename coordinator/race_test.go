@@ -73,7 +73,7 @@ func TestIdenticalSigningRacingThroughTwoCoordinators(t *testing.T) {
 
 // secondCoordinator is another process of first's deployment: its own coordinator and connection pool over the same
 // database, with the same master keys.
-func secondCoordinator(t *testing.T, first *stack, b testdb.Backend) *httptest.Server {
+func secondCoordinator(t testing.TB, first *stack, b testdb.Backend) *httptest.Server {
 	t.Helper()
 	st, err := store.Open(context.Background(), b.URL, b.Dir)
 	if err != nil {
