@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -25,6 +26,7 @@ import (
 	"sigil/notify"
 	"sigil/seal"
 	"sigil/stack"
+	"sigil/store"
 )
 
 // start starts a stack for one test, closed when it ends.
@@ -514,5 +516,63 @@ func TestProductionMode(t *testing.T) {
 	mu.Unlock()
 	if _, _, err := root.InitOtp(ctx, b.OrganizationID, api.InitOtpIntentV2{OtpType: api.OtpTypeEmail, Contact: "ops@example.com"}); err == nil {
 		t.Error("an OTP e-mail was accepted with no SMTP server configured")
+	}
+}
+
+// Closing under load (what SIGTERM does) loses nothing acknowledged: every activity a client got an answer for is in
+// the database afterwards. Requests that arrive meanwhile are refused or cut, never half-recorded.
+func TestCloseUnderLoadLosesNothingAcknowledged(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := stack.Start(context.Background(), stack.Config{Dir: dir, NoDevChain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := s.Bootstrap()
+	key, err := b.RootKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var acknowledged []string
+	var wg sync.WaitGroup
+	started := make(chan struct{}, 4)
+	for i := range 4 {
+		wg.Go(func() {
+			c := client.New(b.CoordinatorURL, key)
+			for n := 0; ; n++ {
+				_, a, err := c.UpdateOrganizationName(context.Background(), b.OrganizationID,
+					api.UpdateOrganizationNameIntent{OrganizationName: fmt.Sprintf("load %d-%d", i, n)})
+				if err != nil {
+					return // the stack is going away
+				}
+				mu.Lock()
+				acknowledged = append(acknowledged, a.ID)
+				mu.Unlock()
+				if n == 3 {
+					started <- struct{}{}
+				}
+			}
+		})
+	}
+	for range 4 {
+		<-started
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	st, err := store.Open(context.Background(), "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, id := range acknowledged {
+		if _, err := st.ActivityByID(context.Background(), id); err != nil {
+			t.Errorf("acknowledged activity %s: %v", id, err)
+		}
+	}
+	if len(acknowledged) < 16 {
+		t.Fatalf("only %d activities acknowledged", len(acknowledged))
 	}
 }
