@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -287,5 +288,48 @@ func TestOversizedBodyIs413(t *testing.T) {
 	}
 	if after := activityCount(t, ten); after != before {
 		t.Fatalf("an oversized request reached the coordinator: %d activities, %d before", after, before)
+	}
+}
+
+// Two proxies over one PostgreSQL share their token buckets: a configuration's burst is spent by requests through
+// either, and the next one is refused by both.
+func TestRateLimitsSharedByTwoProxies(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testdb.Postgres(t), authproxy.Config{})
+	a := e.tenant("A", api.UpdateAuthProxyConfigIntent{})
+	var urls []string
+	for range 2 {
+		p, err := authproxy.New(authproxy.Config{CoordinatorURL: e.coordSrv.URL, Identity: e.id, Now: e.clock.Now, ConfigTTL: -1,
+			ConfigRate: 1, ConfigBurst: 3, IPRate: -1, Buckets: e.store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(p.Handler())
+		t.Cleanup(srv.Close)
+		urls = append(urls, srv.URL)
+	}
+	ask := func(base string) int {
+		req, _ := http.NewRequest(http.MethodPost, base+"/v1/wallet_kit_config", strings.NewReader(`{}`))
+		req.Header.Set("X-Auth-Proxy-Config-ID", a.configID)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for i := range 3 {
+		if s := ask(urls[i%2]); s != 200 {
+			t.Fatalf("request %d of the shared burst: %d", i, s)
+		}
+	}
+	for _, u := range urls {
+		if s := ask(u); s != 429 {
+			t.Fatalf("past the shared burst through %s: %d", u, s)
+		}
+	}
+	e.clock.Advance(time.Second)
+	if s := ask(urls[1]); s != 200 {
+		t.Fatalf("after a refill: %d", s)
 	}
 }

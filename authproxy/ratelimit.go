@@ -1,6 +1,7 @@
 package authproxy
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -71,4 +72,40 @@ func (l *limiter) size() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.buckets)
+}
+
+// TokenBuckets are token buckets shared by every process of a deployment (store.Store.TakeToken), so that several
+// proxies over one database limit as one.
+type TokenBuckets interface {
+	TakeToken(ctx context.Context, bucket string, now time.Time, perSecond float64, burst int) (bool, time.Duration, error)
+}
+
+// rateLimiter takes a token for a key: from buckets in memory (one process) or shared ones.
+type rateLimiter interface {
+	take(ctx context.Context, key string, now time.Time) (bool, time.Duration, error)
+}
+
+func (l *limiter) take(_ context.Context, key string, now time.Time) (bool, time.Duration, error) {
+	ok, wait := l.allow(key, now)
+	return ok, wait, nil
+}
+
+// sharedLimiter is a limiter whose buckets are TokenBuckets, named kind:key.
+type sharedLimiter struct {
+	buckets   TokenBuckets
+	kind      string
+	perSecond float64
+	burst     int
+}
+
+func (l *sharedLimiter) take(ctx context.Context, key string, now time.Time) (bool, time.Duration, error) {
+	return l.buckets.TakeToken(ctx, "authproxy:"+l.kind+":"+key, now, l.perSecond, max(l.burst, 1))
+}
+
+// newRateLimiter keeps the buckets in shared when given, in memory otherwise.
+func newRateLimiter(shared TokenBuckets, kind string, perSecond float64, burst int) rateLimiter {
+	if shared == nil {
+		return newLimiter(perSecond, burst)
+	}
+	return &sharedLimiter{buckets: shared, kind: kind, perSecond: perSecond, burst: burst}
 }

@@ -14,6 +14,7 @@
 package authproxy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -61,6 +62,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics counts requests and is served at /metrics; nil counts nothing.
 	Metrics *metrics.Metrics
+	// Buckets hold the rate limits' token buckets when several proxies serve one deployment (the store over
+	// PostgreSQL); nil keeps them in this process.
+	Buckets TokenBuckets
 }
 
 func (c Config) withDefaults() Config {
@@ -97,8 +101,8 @@ type Server struct {
 	cfg      Config
 	service  *client.Client // stamps with the service key
 	configs  *configCache
-	byConfig *limiter
-	byIP     *limiter
+	byConfig rateLimiter
+	byIP     rateLimiter
 }
 
 // New returns a proxy for the coordinator at cfg.CoordinatorURL.
@@ -112,7 +116,8 @@ func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
 	svc := &client.Client{BaseURL: cfg.CoordinatorURL, Stamper: cfg.Identity.ServiceKey, HTTP: cfg.HTTP}
 	return &Server{cfg: cfg, service: svc, configs: newConfigCache(cfg.ConfigTTL),
-		byConfig: newLimiter(cfg.ConfigRate, cfg.ConfigBurst), byIP: newLimiter(cfg.IPRate, cfg.IPBurst)}, nil
+		byConfig: newRateLimiter(cfg.Buckets, "config", cfg.ConfigRate, cfg.ConfigBurst),
+		byIP:     newRateLimiter(cfg.Buckets, "ip", cfg.IPRate, cfg.IPBurst)}, nil
 }
 
 // ConfigIDHeader carries the configuration id (the SDKs spell it X-Auth-Proxy-Config-ID; header names are
@@ -181,8 +186,8 @@ func (s *Server) serve(h http.Header, r *http.Request) (any, error) {
 	}
 	now := s.cfg.Now()
 	ip := s.cfg.ClientIP(r)
-	if ok, wait := s.byIP.allow(ip, now); !ok {
-		return nil, rateLimited(wait, "too many requests from this client")
+	if ok, wait, err := s.byIP.take(r.Context(), ip, now); err != nil || !ok {
+		return nil, cmp.Or[error](err, rateLimited(wait, "too many requests from this client"))
 	}
 	rq, err := s.admit(h, r, now)
 	if err != nil {
@@ -222,8 +227,8 @@ func (s *Server) admit(h http.Header, r *http.Request, now time.Time) (*request,
 	if origin != "" {
 		edge.AllowOrigin(h, origin)
 	}
-	if ok, wait := s.byConfig.allow(id, now); !ok {
-		return nil, rateLimited(wait, "too many requests for this auth proxy configuration")
+	if ok, wait, err := s.byConfig.take(r.Context(), id, now); err != nil || !ok {
+		return nil, cmp.Or[error](err, rateLimited(wait, "too many requests for this auth proxy configuration"))
 	}
 	return &request{cfg: cfg}, nil
 }

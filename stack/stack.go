@@ -252,7 +252,8 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("enable the auth proxy of the root organization: %w", err)
 	}
-	proxy, err := authproxy.New(authproxy.Config{CoordinatorURL: coordSrv.url, Identity: proxyID, Logger: logger, Metrics: m})
+	proxy, err := authproxy.New(authproxy.Config{CoordinatorURL: coordSrv.url, Identity: proxyID, Logger: logger, Metrics: m,
+		Buckets: s.sharedBuckets(st)})
 	if err != nil {
 		return nil, err
 	}
@@ -500,6 +501,33 @@ func origins(ln net.Listener) []string {
 
 // save writes the stack's bootstrap record to DIR/bootstrap.json.
 func (s *Stack) save(dir string) error { return WriteBootstrap(dir, &s.boot) }
+
+// sharedBuckets are the auth proxy's rate-limit buckets when several processes may serve the database (PostgreSQL):
+// kept in it, and swept of idle ones every minute. On SQLite, one process: nil, buckets in memory.
+func (s *Stack) sharedBuckets(st *store.Store) authproxy.TokenBuckets {
+	if st.Backend() != "postgres" {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(time.Minute)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-tick.C:
+				if err := st.SweepTokenBuckets(ctx, now.Add(-10*time.Minute)); err != nil && ctx.Err() == nil {
+					s.logger.Warn("sweeping rate-limit buckets", "err", err)
+				}
+			}
+		}
+	}()
+	s.onClose("rate-limit sweeper", func() error { cancel(); <-done; return nil })
+	return st
+}
 
 // runWebhooks runs a service's webhook worker (the coordinator's or the yield service's RunWebhooks) until the stack
 // closes.
