@@ -147,7 +147,8 @@ func (o *Outbox) Entries() []OutboxEntry {
 }
 
 // ServeHTTP answers GET (and HEAD) with the messages as a JSON array,
-// oldest first; sentAt is RFC 3339.
+// oldest first; sentAt is RFC 3339. A browser asking for a page (Accept:
+// text/html) gets the dev inbox page instead (inbox.go).
 func (o *Outbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -157,6 +158,10 @@ func (o *Outbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	entries := o.Entries()
 	if entries == nil {
 		entries = []OutboxEntry{}
+	}
+	if wantsHTML(r) {
+		serveInbox(w, entries)
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"html"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -116,5 +117,43 @@ func TestOutboxEmptyAndTornFile(t *testing.T) {
 	}
 	if err := o.SendEmail(context.Background(), Message{To: "bad", From: "a@example.com", Text: "x"}); err == nil {
 		t.Error("outbox accepted an invalid message")
+	}
+}
+
+// A browser gets the dev inbox page: newest first, each code large with a copy button, the text escaped.
+func TestInboxPage(t *testing.T) {
+	t.Parallel()
+	o, err := OpenOutbox(t.TempDir(), slog.New(slog.DiscardHandler), func() time.Time { return testDate })
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Mailer{Sender: o, DefaultFrom: "no-reply@sigil.example"}
+	if err := m.SendOTP(context.Background(), OTPEmail{To: "first@example.com", AppName: "<b>Acme</b>", Code: "7KQ2M9XWZ"}); err != nil {
+		t.Fatal(err)
+	}
+	body, _ := OTPText("", "Acme", "123456")
+	if err := o.SendSMS(context.Background(), SMS{To: "+14155550123", Body: body}); err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/dev/outbox", nil)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml")
+	rec := httptest.NewRecorder()
+	o.ServeHTTP(rec, req)
+	raw := rec.Body.String()
+	page := html.UnescapeString(raw)
+	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	for _, want := range []string{`<code>7KQ2M9XWZ</code><button type="button" data-code="7KQ2M9XWZ">Copy</button>`,
+		`<code>123456</code>`, "first@example.com", "+14155550123"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Index(page, "+14155550123") > strings.Index(page, "first@example.com") {
+		t.Error("the newest message is not first")
+	}
+	if strings.Contains(raw, "<b>Acme</b>") {
+		t.Error("a message's text is not escaped")
 	}
 }
