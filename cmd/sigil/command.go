@@ -20,6 +20,7 @@ type command struct {
 	doc     string // more, for its own usage
 	run     func(ctx context.Context, e *env, args []string) error
 	subs    []*command
+	hidden  bool // not listed: a helper of other tools (the completion scripts' __complete)
 }
 
 func (c *command) sub(name string) *command {
@@ -84,7 +85,29 @@ func (e *env) dispatch(ctx context.Context, c *command, path, args []string) err
 		fmt.Fprint(e.stdout, e.usage(c, path, nil))
 		return flag.ErrHelp
 	}
-	return &usageError{path: e.name(), err: fmt.Errorf("unknown command %q", args[0]), usage: e.usage(c, path, nil)}
+	return &usageError{path: e.name(), err: fmt.Errorf("unknown command %q%s", args[0], suggestCommand(c, args[0])), usage: e.usage(c, path, nil)}
+}
+
+// suggestCommand is ", did you mean X?" for the subcommand of c closest to a mistyped name; "" when none is close.
+func suggestCommand(c *command, name string) string {
+	best, bestD := "", 3
+	for _, s := range c.subs {
+		if s.hidden {
+			continue
+		}
+		d := editDistance(name, s.name)
+		if d > max(2, len(s.name)/3) || d >= len(s.name) {
+			continue
+		}
+		// On a tie, the name that starts like the typed one.
+		if d < bestD || d == bestD && best != "" && best[0] != name[0] && s.name[0] == name[0] {
+			best, bestD = s.name, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(", did you mean %q?", best)
 }
 
 func isHelpFlag(arg string) bool {
@@ -177,7 +200,9 @@ func (e *env) usage(c *command, path []string, fs *flag.FlagSet) string {
 			width = max(width, len(s.name))
 		}
 		for _, s := range c.subs {
-			fmt.Fprintf(&b, "  %-*s  %s\n", width, s.name, s.summary)
+			if !s.hidden {
+				fmt.Fprintf(&b, "  %-*s  %s\n", width, s.name, s.summary)
+			}
 		}
 	}
 	if fs != nil {

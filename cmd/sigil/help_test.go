@@ -92,6 +92,9 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	var walk func(c *command, path []string)
 	walk = func(c *command, path []string) {
 		for _, sub := range c.subs {
+			if sub.hidden {
+				continue
+			}
 			p := append(append([]string(nil), path...), sub.name)
 			t.Run(strings.Join(p, " "), func(t *testing.T) {
 				t.Parallel()

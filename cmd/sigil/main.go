@@ -71,6 +71,11 @@ func commands() *command {
 				summary: "print sigil up's effective settings and where each came from (flag, SIGIL_ variable, --config file, default)",
 				doc:     "The output is the --config file format; a password in --database-url is masked."},
 		}},
+		{name: "completion", args: "SHELL", run: runCompletion,
+			summary: "print a completion script for bash, zsh or fish",
+			doc: "bash: source <(sigil completion bash); zsh: sigil completion zsh > \"${fpath[1]}/_sigil\";\n" +
+				"fish: sigil completion fish > ~/.config/fish/completions/sigil.fish"},
+		{name: "__complete", args: "WORDS...", run: runComplete, hidden: true, summary: "the completion scripts' helper"},
 		{name: "version", args: "", run: runVersion, summary: "print the version and VCS revision of this build"},
 		{name: "help", args: "[COMMAND...]", run: runHelp, summary: "print the usage of sigil or of a command"},
 	}}
