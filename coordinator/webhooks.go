@@ -74,16 +74,27 @@ type WebhookSubscription struct {
 	Active      bool          `json:"active"`
 }
 
-// webhookFilter is what filtersJson may say about ACTIVITY_UPDATES: every list given must hold the event's value.
+// webhookFilter is what filtersJson may say: every list given must hold the event's value. Activity updates are
+// filtered by type, status and organization; balance updates by network (CAIP-2) and address.
 type webhookFilter struct {
 	ActivityTypes    []string `json:"activityTypes,omitempty"`
 	ActivityStatuses []string `json:"activityStatuses,omitempty"`
 	OrganizationIDs  []string `json:"organizationIds,omitempty"`
+	Networks         []string `json:"networks,omitempty"`
+	Addresses        []string `json:"addresses,omitempty"`
 }
 
+func inFilter(list []string, v string) bool { return len(list) == 0 || slices.Contains(list, v) }
+
 func (f webhookFilter) matches(rec *record) bool {
-	in := func(list []string, v string) bool { return len(list) == 0 || slices.Contains(list, v) }
-	return in(f.ActivityTypes, rec.Type) && in(f.ActivityStatuses, rec.Status) && in(f.OrganizationIDs, rec.OrganizationID)
+	return inFilter(f.ActivityTypes, rec.Type) && inFilter(f.ActivityStatuses, rec.Status) && inFilter(f.OrganizationIDs, rec.OrganizationID)
+}
+
+func (f webhookFilter) matchesBalance(network, address string) bool {
+	if len(f.Addresses) > 0 && !slices.ContainsFunc(f.Addresses, func(a string) bool { return addressKey(a) == addressKey(address) }) {
+		return false
+	}
+	return inFilter(f.Networks, network)
 }
 
 func validateCreateWebhookEndpoint(p *api.CreateWebhookEndpointIntent) error {
@@ -114,12 +125,12 @@ func checkWebhookURLSyntax(path, url string) error {
 
 func newWebhookSubscription(path string, s api.WebhookSubscriptionParams) (*WebhookSubscription, error) {
 	switch s.EventType {
-	case api.WebhookActivityUpdates:
-	case api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates, api.WebhookSendTransactionUpdates:
-		return nil, apierr.Invalid("%s.eventType: %s is not supported yet; Sigil sends %s",
-			path, s.EventType, api.WebhookActivityUpdates)
+	case api.WebhookActivityUpdates, api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates:
+	case api.WebhookSendTransactionUpdates:
+		return nil, apierr.Invalid("%s.eventType: %s is not supported yet: Sigil does not send transactions", path, s.EventType)
 	default:
-		return nil, apierr.Invalid("%s.eventType: %q is not an event type; the one Sigil sends is %s", path, s.EventType, api.WebhookActivityUpdates)
+		return nil, apierr.Invalid("%s.eventType: %q is not an event type; Sigil sends %s, %s and %s", path, s.EventType,
+			api.WebhookActivityUpdates, api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates)
 	}
 	sub := &WebhookSubscription{EventType: s.EventType, FiltersJSON: s.FiltersJSON, Active: s.IsActive == nil || *s.IsActive}
 	if s.FiltersJSON == "" {
@@ -160,6 +171,10 @@ func execCreateWebhookEndpoint(x *execution, p *api.CreateWebhookEndpointIntent)
 		sub, err := newWebhookSubscription(fmt.Sprintf("parameters.subscriptions[%d]", i), s)
 		if err != nil {
 			return nil, err
+		}
+		if sub.EventType != api.WebhookActivityUpdates && x.org.ParentID != "" {
+			return nil, apierr.Denied("parameters.subscriptions[%d].eventType: %s endpoints are managed from the billing organization %s, "+
+				"which receives its sub-organizations' balance events", i, sub.EventType, x.org.ParentID)
 		}
 		e.Subscriptions = append(e.Subscriptions, sub)
 	}

@@ -279,6 +279,10 @@ func (s *Stack) startDevChain(ctx context.Context, cfg Config, st *store.Store, 
 	}
 	s.onClose("dev chain", node.Close)
 	nb := node.Bootstrap()
+	// Balance webhooks of the dev chain: a change is final two blocks later (the dev chain seals a block per
+	// transaction, or per --chain-block-period).
+	devNet := coordinator.Network{CAIP2: "eip155:" + node.ChainID().String(), RPCURL: node.RPCURL(), Confirmations: 2}
+	s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, []coordinator.Network{devNet}) })
 	s.extra = append(s.extra, Service{Name: "dev chain", URL: node.RPCURL()})
 	s.boot.ChainRPCURL, s.boot.ChainID, s.boot.FaucetURL, s.boot.Network, s.boot.Contracts = nb.RPCURL, nb.ChainID, nb.FaucetURL, nb.NetworkID, nb.Contracts
 	if err := s.save(cfg.Dir); err != nil {

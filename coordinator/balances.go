@@ -1,0 +1,276 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"sigil/api"
+	"sigil/store"
+)
+
+// Balance webhooks: a watcher per configured EVM network reads every block, finds the native and ERC-20 transfers
+// to and from the organizations' wallet account addresses (the address index), and writes BALANCE_CONFIRMED_UPDATES
+// for a block as soon as it is read and BALANCE_FINALIZED_UPDATES once Confirmations more blocks are on top of it.
+// Each watcher keeps a cursor per event type in the database, moved in the transaction that writes the block's
+// deliveries, so a restart neither misses nor repeats a block. A first start begins at the network's head: history
+// is not replayed.
+
+// Network is an EVM network whose balance changes the coordinator reports.
+type Network struct {
+	CAIP2         string // eip155:<chain id>
+	RPCURL        string
+	Confirmations uint64        // blocks on top of a block before its changes are final (default 12)
+	PollInterval  time.Duration // default 1 s
+}
+
+// maxBlocksPerPoll bounds the blocks one poll reads, so that a watcher far behind catches up in steps.
+const maxBlocksPerPoll = 100
+
+var transferTopic = crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
+
+// balanceChange is one transfer touching an address, from that address's side.
+type balanceChange struct {
+	Address   string `json:"address"`
+	Direction string `json:"direction"` // "in" or "out"
+	Asset     asset  `json:"asset"`
+	Amount    string `json:"amount"` // in the asset's smallest unit
+	TxHash    string `json:"transactionHash"`
+	LogIndex  *uint  `json:"logIndex,omitempty"` // ERC-20 transfers only
+	Block     uint64 `json:"-"`
+}
+
+type asset struct {
+	Type     string `json:"type"`               // "native" or "erc20"
+	Contract string `json:"contract,omitempty"` // the token, for erc20
+}
+
+// balanceEvent is the body of a balance delivery.
+type balanceEvent struct {
+	Type           string `json:"type"`
+	Network        string `json:"network"`
+	OrganizationID string `json:"organizationId"` // the organization the address belongs to
+	balanceChange
+	BlockNumber string `json:"blockNumber"`
+	BlockHash   string `json:"blockHash"`
+	Timestamp   string `json:"timestamp"` // the block's, unix seconds
+}
+
+// WatchBalances watches the networks until ctx ends, each on its own; an unreachable node is retried at the next poll.
+func (c *Coordinator) WatchBalances(ctx context.Context, networks []Network) error {
+	done := make(chan struct{}, len(networks))
+	for _, n := range networks {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			c.watchNetwork(ctx, n)
+		}()
+	}
+	for range networks {
+		<-done
+	}
+	return nil
+}
+
+func (c *Coordinator) watchNetwork(ctx context.Context, n Network) {
+	if n.Confirmations == 0 {
+		n.Confirmations = 12
+	}
+	if n.PollInterval <= 0 {
+		n.PollInterval = time.Second
+	}
+	var client *ethclient.Client
+	for {
+		if client == nil {
+			if cl, err := ethclient.DialContext(ctx, n.RPCURL); err == nil {
+				client = cl
+				defer client.Close()
+			}
+		}
+		if client != nil {
+			if err := c.pollNetwork(ctx, client, n); err != nil && ctx.Err() == nil {
+				c.cfg.Logger.Warn("balance watcher", "network", n.CAIP2, "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(n.PollInterval):
+		}
+	}
+}
+
+// The watchers' cursors, by event type.
+var balanceWatchers = map[string]string{api.WebhookBalanceConfirmedUpdates: "balance-confirmed", api.WebhookBalanceFinalizedUpdates: "balance-finalized"}
+
+// pollNetwork reads the blocks each watcher has not read yet: confirmed up to the head, finalized up to the head less
+// the confirmations.
+func (c *Coordinator) pollNetwork(ctx context.Context, client *ethclient.Client, n Network) error {
+	head, err := client.BlockNumber(ctx)
+	if err != nil {
+		return err
+	}
+	for eventType, watcher := range balanceWatchers {
+		last := head
+		if eventType == api.WebhookBalanceFinalizedUpdates {
+			if head < n.Confirmations {
+				continue
+			}
+			last = head - n.Confirmations
+		}
+		next, found, err := c.store.ChainCursor(ctx, n.CAIP2, watcher)
+		if err != nil {
+			return err
+		}
+		if !found { // a first start: from here on
+			next = last + 1
+			if err := c.store.Write(ctx, func(tx *store.Tx) error { return tx.SetChainCursor(ctx, n.CAIP2, watcher, next) }); err != nil {
+				return err
+			}
+		}
+		for b := next; b <= last && b < next+maxBlocksPerPoll; b++ {
+			if err := c.readBlock(ctx, client, n, eventType, watcher, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readBlock writes the block's balance events for the watcher's type and moves its cursor past it, in one transaction.
+func (c *Coordinator) readBlock(ctx context.Context, client *ethclient.Client, n Network, eventType, watcher string, number uint64) error {
+	block, err := client.BlockByNumber(ctx, new(big.Int).SetUint64(number))
+	if err != nil {
+		return fmt.Errorf("block %d: %w", number, err)
+	}
+	changes, err := blockChanges(ctx, client, block)
+	if err != nil {
+		return err
+	}
+	ds, err := c.balanceDeliveries(ctx, n, eventType, block, changes)
+	if err != nil {
+		return err
+	}
+	err = c.store.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.EnqueueWebhookDeliveries(ctx, ds); err != nil {
+			return err
+		}
+		return tx.SetChainCursor(ctx, n.CAIP2, watcher, number+1)
+	})
+	if err == nil && len(ds) > 0 {
+		c.notifyWebhooks()
+	}
+	return err
+}
+
+// blockChanges are the block's native transfers (value from sender to recipient) and ERC-20 Transfer events, each seen
+// from both of its addresses.
+func blockChanges(ctx context.Context, client *ethclient.Client, block *types.Block) ([]balanceChange, error) {
+	var out []balanceChange
+	signer := types.LatestSignerForChainID(nil)
+	for _, tx := range block.Transactions() {
+		if tx.Value().Sign() == 0 || tx.To() == nil {
+			continue
+		}
+		if tx.ChainId().Sign() != 0 {
+			signer = types.LatestSignerForChainID(tx.ChainId())
+		}
+		from, err := types.Sender(signer, tx)
+		if err != nil {
+			continue
+		}
+		native := asset{Type: "native"}
+		out = append(out, balanceChange{Address: from.Hex(), Direction: "out", Asset: native, Amount: tx.Value().String(), TxHash: tx.Hash().Hex(), Block: block.NumberU64()},
+			balanceChange{Address: tx.To().Hex(), Direction: "in", Asset: native, Amount: tx.Value().String(), TxHash: tx.Hash().Hex(), Block: block.NumberU64()})
+	}
+	hash := block.Hash()
+	logs, err := client.FilterLogs(ctx, ethereum.FilterQuery{BlockHash: &hash, Topics: [][]common.Hash{{transferTopic}}})
+	if err != nil {
+		return nil, fmt.Errorf("logs of block %d: %w", block.NumberU64(), err)
+	}
+	for _, l := range logs {
+		if len(l.Topics) != 3 || len(l.Data) != 32 { // an ERC-721 Transfer has its id as a third topic
+			continue
+		}
+		token := asset{Type: "erc20", Contract: l.Address.Hex()}
+		amount := new(big.Int).SetBytes(l.Data).String()
+		from, to := common.BytesToAddress(l.Topics[1].Bytes()), common.BytesToAddress(l.Topics[2].Bytes())
+		idx := l.Index
+		out = append(out, balanceChange{Address: from.Hex(), Direction: "out", Asset: token, Amount: amount, TxHash: l.TxHash.Hex(), LogIndex: &idx, Block: block.NumberU64()},
+			balanceChange{Address: to.Hex(), Direction: "in", Asset: token, Amount: amount, TxHash: l.TxHash.Hex(), LogIndex: &idx, Block: block.NumberU64()})
+	}
+	return out, nil
+}
+
+// balanceDeliveries are the outbox rows of the changes that touch an organization's address: one per endpoint of the
+// organization's billing organization (itself, or its parent) subscribed to the event type.
+func (c *Coordinator) balanceDeliveries(ctx context.Context, n Network, eventType string, block *types.Block, changes []balanceChange) ([]store.WebhookDelivery, error) {
+	var ds []store.WebhookDelivery
+	for _, ch := range changes {
+		hits, err := c.store.FindIndex(ctx, indexAddress, addressKey(ch.Address))
+		if err != nil {
+			return nil, err
+		}
+		for _, hit := range hits {
+			billing := hit.OrgID
+			if hit.ParentID != "" {
+				billing = hit.ParentID
+			}
+			org, err := c.loadOrg(ctx, billing)
+			if err != nil {
+				continue // deleted meanwhile
+			}
+			body, err := json.Marshal(balanceEvent{Type: eventType, Network: n.CAIP2, OrganizationID: hit.OrgID, balanceChange: ch,
+				BlockNumber: strconv.FormatUint(block.NumberU64(), 10), BlockHash: block.Hash().Hex(), Timestamp: strconv.FormatUint(block.Time(), 10)})
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range org.Webhooks {
+				if !e.wantsBalance(eventType, n.CAIP2, ch.Address) {
+					continue
+				}
+				ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: balanceEventID(eventType, n.CAIP2, ch),
+					EndpointID: e.ID, OrgID: hit.OrgID, URL: e.URL, EventType: eventType, Subject: n.CAIP2 + ":" + addressKey(ch.Address),
+					Sequence: int64(block.NumberU64()), Body: body, CreatedAt: c.now().UnixNano()})
+			}
+		}
+	}
+	return ds, nil
+}
+
+// balanceEventID names a change the same way on every attempt and every read of its block: the event type, the
+// network, the transaction (and log), the address and the side.
+func balanceEventID(eventType, network string, ch balanceChange) string {
+	kind := "confirmed"
+	if eventType == api.WebhookBalanceFinalizedUpdates {
+		kind = "finalized"
+	}
+	where := ch.TxHash
+	if ch.LogIndex != nil {
+		where += ":" + strconv.FormatUint(uint64(*ch.LogIndex), 10)
+	}
+	return strings.Join([]string{kind, network, where, addressKey(ch.Address), ch.Direction}, ":")
+}
+
+// wantsBalance reports whether the endpoint receives the balance event: subscribed to its type, and its filters
+// (networks, addresses) hold it.
+func (e *WebhookEndpoint) wantsBalance(eventType, network, address string) bool {
+	if !e.Active {
+		return false
+	}
+	for _, s := range e.Subscriptions {
+		if s.Active && s.EventType == eventType && s.Filters.matchesBalance(network, address) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,100 @@
+package coordinator_test
+
+import (
+	"context"
+	"log/slog"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/params"
+
+	"sigil/api"
+	"sigil/apierr"
+	"sigil/chain"
+	"sigil/coordinator"
+	"sigil/internal/testdb"
+	"sigil/stamp"
+	"sigil/store"
+)
+
+// Funding a wallet account on the dev chain (ETH, and USDC minted by the faucet) sends BALANCE_CONFIRMED_UPDATES for
+// each transfer once its block is read, and BALANCE_FINALIZED_UPDATES once a block is on top of it, to the endpoint
+// of the organization subscribed to them; a sub-organization cannot subscribe (its parent receives its balances).
+func TestBalanceWebhooks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	node, err := chain.Start(ctx, chain.Config{ListenAddr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	s := webhookStack(t, testdb.SQLite(t))
+	org := s.boot.OrganizationID
+	rc := newReceiver(t, s, 0)
+	if _, _, err := s.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: rc.srv.URL, Name: "balances",
+		Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookBalanceConfirmedUpdates}, {EventType: api.WebhookBalanceFinalizedUpdates}}}); err != nil {
+		t.Fatal(err)
+	}
+	w, _, err := s.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "funded", Accounts: []api.WalletAccountParams{ethAccount()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	address := w.Addresses[0]
+
+	network := "eip155:" + node.ChainID().String()
+	// The watchers start after the current head, as a first start would; set here so that the test knows where.
+	head, err := node.Client().BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.store.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.SetChainCursor(ctx, network, "balance-confirmed", head+1); err != nil {
+			return err
+		}
+		return tx.SetChainCursor(ctx, network, "balance-finalized", head+1)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	watchCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.coord.WatchBalances(watchCtx, []coordinator.Network{{CAIP2: network, RPCURL: node.RPCURL(), Confirmations: 1, PollInterval: 20 * time.Millisecond}})
+	}()
+	t.Cleanup(func() { stop(); <-done })
+
+	oneEth := big.NewInt(params.Ether)
+	if _, err := node.Faucet().Fund(ctx, common.HexToAddress(address), oneEth, map[string]*big.Int{"USDC": big.NewInt(100_000_000)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []struct{ typ, asset, amount string }{
+		{api.WebhookBalanceConfirmedUpdates, "native", oneEth.String()},
+		{api.WebhookBalanceConfirmedUpdates, "erc20", "100000000"},
+	} {
+		body := rc.awaitBody(want.typ+" "+want.asset, func(eventType string, b map[string]any) bool {
+			a, _ := b["asset"].(map[string]any)
+			return eventType == want.typ && a["type"] == want.asset && b["amount"] == want.amount
+		})
+		if body["address"] != common.HexToAddress(address).Hex() || body["direction"] != "in" || body["network"] != network || body["organizationId"] != org {
+			t.Errorf("%s %s: %v", want.typ, want.asset, body)
+		}
+	}
+	// One more block on top makes them final.
+	if _, err := node.Faucet().Fund(ctx, node.DevAccount(), big.NewInt(1), nil); err != nil {
+		t.Fatal(err)
+	}
+	rc.awaitBody("the finalized ETH", func(eventType string, b map[string]any) bool {
+		a, _ := b["asset"].(map[string]any)
+		return eventType == api.WebhookBalanceFinalizedUpdates && a["type"] == "native" && b["amount"] == oneEth.String()
+	})
+
+	subKey, subParams := newKey(t, stamp.CurveEd25519)
+	sub, _, err := s.root.CreateSubOrganization(ctx, org, subOrgParams("Alice", subParams))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.client(subKey).CreateWebhookEndpoint(ctx, sub.SubOrganizationID, api.CreateWebhookEndpointIntent{URL: rc.srv.URL, Name: "mine",
+		Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookBalanceConfirmedUpdates}}})
+	expectErr(t, "balances from a sub-organization", err, apierr.PermissionDenied, "billing organization")
+}
