@@ -261,7 +261,7 @@ func TestYieldMetadataAndArguments(t *testing.T) {
 			}
 		}
 	}})
-	vaultArgs := [2][]string{{"amount", "receiverAddress", "useMaxAllowance"}, {"amount", "useMaxAmount", "receiverAddress"}}
+	vaultArgs := [2][]string{{"amount", "receiverAddress"}, {"amount", "useMaxAmount", "receiverAddress"}}
 	stakingArgs := [2][]string{{"amount"}, {"amount", "useMaxAmount"}}
 	limited := e.yieldID(KindLending, e.addr(contracts.Lending).Hex(), "USDC")
 	for _, tc := range []struct {

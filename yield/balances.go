@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/big"
 	"strings"
 	"time"
@@ -33,10 +34,19 @@ type balanceTarget struct {
 
 // balanceRead is the progress of one target's read.
 type balanceRead struct {
-	r      *request
-	plan   balancePlan
-	finish func() []position
-	err    error
+	r        *request
+	plan     balancePlan
+	finish   func() []position
+	inflight []inflightEnter // the project's enter actions in flight on the target, with their receipt reads
+	err      error
+}
+
+// inflightEnter is an enter action with a step broadcast and not all confirmed: its amount counts as entering unless
+// the chain already has its last step's receipt (see readNetworkBalances).
+type inflightEnter struct {
+	amount *big.Int
+	hash   string // the last step's hash; empty while that step is not broadcast
+	mined  *bool
 }
 
 // readBalances reads the balances of several targets, each answer or error at its target's index. The chain is read
@@ -48,6 +58,9 @@ func (s *Service) readBalances(ctx context.Context, k *keyInfo, targets []balanc
 	byNetwork := map[*chainClient][]*balanceRead{}
 	for i, t := range targets {
 		reads[i] = &balanceRead{r: &request{y: t.y, from: t.from, receiver: t.from}}
+		if reads[i].inflight, reads[i].err = s.inflightEnters(ctx, k, t.y, strings.ToLower(t.from.Hex())); reads[i].err != nil {
+			continue
+		}
 		byNetwork[t.y.client] = append(byNetwork[t.y.client], reads[i])
 	}
 	for c, rs := range byNetwork {
@@ -57,7 +70,7 @@ func (s *Service) readBalances(ctx context.Context, k *keyInfo, targets []balanc
 	errs := make([]error, len(targets))
 	for i, rd := range reads {
 		if errs[i] = rd.err; errs[i] == nil {
-			out[i], errs[i] = s.renderBalances(ctx, k, rd.r, rd.finish())
+			out[i] = renderBalances(rd.r, rd.finish(), rd.inflight)
 		}
 	}
 	return out, errs
@@ -74,11 +87,22 @@ func readNetworkBalances(ctx context.Context, c *chainClient, reads []*balanceRe
 		rd.plan = rd.r.y.builder.balances(rd.r, b)
 		first = append(first, b)
 	}
+	// The receipts of the in-flight enters go last in the same batch, which the node answers in order: a receipt
+	// missing then was missing when the positions were read, so an amount is never both active and entering.
+	for _, rd := range reads {
+		b := c.newBatch()
+		for _, f := range rd.inflight {
+			if f.hash != "" {
+				b.mined(f.hash, f.mined)
+			}
+		}
+		first = append(first, b)
+	}
 	errs := c.runTogether(ctx, first)
 	var second []*batch
 	var waiting []*balanceRead
 	for i, rd := range reads {
-		if rd.err = errors.Join(errs[0], errs[i+1]); rd.err != nil {
+		if rd.err = errors.Join(errs[0], errs[i+1], errs[len(reads)+1+i]); rd.err != nil {
 			continue
 		}
 		b := c.newBatch()
@@ -91,11 +115,13 @@ func readNetworkBalances(ctx context.Context, c *chainClient, reads []*balanceRe
 }
 
 // renderBalances adds a target's entering balance to its positions on chain and renders them.
-func (s *Service) renderBalances(ctx context.Context, k *keyInfo, r *request, positions []position) (yieldBalancesDTO, error) {
+func renderBalances(r *request, positions []position, inflight []inflightEnter) yieldBalancesDTO {
 	y := r.y
-	entering, err := s.entering(ctx, k, y, strings.ToLower(r.from.Hex()))
-	if err != nil {
-		return yieldBalancesDTO{}, err
+	entering := new(big.Int)
+	for _, f := range inflight {
+		if !*f.mined {
+			entering.Add(entering, f.amount)
+		}
 	}
 	if entering.Sign() > 0 {
 		positions = append(positions, position{Type: "entering", Amount: entering, Token: y.cfg.Token})
@@ -104,28 +130,58 @@ func (s *Service) renderBalances(ctx context.Context, k *keyInfo, r *request, po
 	for _, p := range positions {
 		out.Balances = append(out.Balances, renderBalance(y, r.from.Hex(), p))
 	}
-	return out, nil
+	return out
 }
 
-// entering sums the amounts of the project's enter actions on the yield whose transactions are broadcast but not
-// all confirmed yet.
-func (s *Service) entering(ctx context.Context, k *keyInfo, y *yieldEntry, address string) (*big.Int, error) {
+// inflightEnters lists the project's enter actions on the yield whose transactions are broadcast but not all
+// confirmed yet, each with its last step's hash once that step is broadcast. The receipt watcher confirms steps only
+// every PollInterval, so the caller checks the chain for that hash before counting the amount as entering.
+func (s *Service) inflightEnters(ctx context.Context, k *keyInfo, y *yieldEntry, address string) ([]inflightEnter, error) {
 	rows, _, err := s.store.YieldActions(ctx, store.YieldActionQuery{Project: k.project, Address: address, YieldID: y.cfg.ID,
 		Intent: "enter", Statuses: []string{actionProcessing, actionWaitingForNext}, Limit: 100})
-	sum := new(big.Int)
-	if err != nil {
-		return sum, err
+	if err != nil || len(rows) == 0 {
+		return nil, err
 	}
+	ids := make([]string, len(rows))
+	for i, a := range rows {
+		ids[i] = a.ID
+	}
+	txs, err := s.store.YieldTransactionsOf(ctx, ids...)
+	if err != nil {
+		return nil, err
+	}
+	var out []inflightEnter
 	for _, a := range rows {
 		var rec actionRecord
 		if json.Unmarshal(a.Body, &rec) != nil {
 			continue
 		}
-		if v, ok := new(big.Int).SetString(rec.AmountRaw, 10); ok {
-			sum.Add(sum, v)
+		v, ok := new(big.Int).SetString(rec.AmountRaw, 10)
+		if !ok {
+			continue
 		}
+		f := inflightEnter{amount: v, mined: new(bool)}
+		if steps := txs[a.ID]; len(steps) > 0 && steps[len(steps)-1].Status == txBroadcasted {
+			f.hash = steps[len(steps)-1].Hash
+		}
+		out = append(out, f)
 	}
-	return sum, nil
+	return out, nil
+}
+
+// mined queues eth_getTransactionReceipt: *out is set when the transaction is mined, whether it succeeded or not (a
+// reverted deposit is not entering either; the watcher fails its action).
+func (b *batch) mined(hash string, out *bool) {
+	var rcpt *receipt
+	i := len(b.elems)
+	b.add(&rcpt, "eth_getTransactionReceipt", common.HexToHash(hash))
+	b.decoded = append(b.decoded, func() error {
+		if err := b.elems[i].Error; err != nil {
+			return fmt.Errorf("eth_getTransactionReceipt: %w", err)
+		}
+		*out = rcpt != nil
+		return nil
+	})
 }
 
 func renderBalance(y *yieldEntry, address string, p position) balanceDTO {

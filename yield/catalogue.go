@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -84,6 +85,15 @@ type YieldConfig struct {
 	EntryLimits *EntryLimits `json:"entryLimits,omitempty"`
 	// CooldownSeconds is the unstaking cooldown of staking yields.
 	CooldownSeconds int64 `json:"cooldownSeconds,omitempty"`
+	// Audits are the security audits of the yield's contracts, shown by GET /v1/yields/{id}/risk.
+	Audits []Audit `json:"audits,omitempty"`
+}
+
+// Audit is one security audit of a yield's contracts.
+type Audit struct {
+	Auditor string `json:"auditor"`
+	Date    string `json:"date,omitempty"` // YYYY-MM-DD
+	URL     string `json:"url,omitempty"`  // the report
 }
 
 // Contracts are a yield's contract addresses; which ones are required depends on the kind.
@@ -254,6 +264,11 @@ func (y *YieldConfig) validate(n *Network) error {
 	if err := y.validateFees(); err != nil {
 		return err
 	}
+	for i, a := range y.Audits {
+		if err := a.validate(); err != nil {
+			return fmt.Errorf("audits[%d]: %w", i, err)
+		}
+	}
 	if l := y.EntryLimits; l != nil {
 		for field, v := range map[string]string{"minimum": l.Minimum, "maximum": l.Maximum} {
 			if v == "" {
@@ -263,6 +278,21 @@ func (y *YieldConfig) validate(n *Network) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+func (a Audit) validate() error {
+	if a.Auditor == "" {
+		return errors.New("auditor is required")
+	}
+	if a.Date != "" {
+		if _, err := time.Parse(time.DateOnly, a.Date); err != nil {
+			return fmt.Errorf("date %q is not YYYY-MM-DD", a.Date)
+		}
+	}
+	if a.URL != "" && !strings.HasPrefix(a.URL, "https://") && !strings.HasPrefix(a.URL, "http://") {
+		return fmt.Errorf("url %q must be an http(s) URL", a.URL)
 	}
 	return nil
 }

@@ -31,6 +31,8 @@ func (s *Service) Handler() http.Handler {
 	route := func(pattern string, h handler) { mux.Handle(pattern, s.authed(h)) }
 	route("GET /v1/yields", s.handleYields)
 	route("GET /v1/yields/{id}", s.handleYield)
+	route("GET /v1/yields/{id}/validators", s.handleValidators)
+	route("GET /v1/yields/{id}/risk", s.handleRisk)
 	route("POST /v1/yields/{id}/balances", s.handleBalances)
 	route("POST /v1/yields/balances", s.handleMultiBalances)
 	route("GET /v1/networks", s.handleNetworks)
@@ -171,14 +173,19 @@ func (s *Service) handleNetworks(*http.Request, *keyInfo) (any, error) {
 	return out, nil
 }
 
+// handleProviders is the reference's paginated list; only the page's providers are read from the chain.
 func (s *Service) handleProviders(r *http.Request, k *keyInfo) (any, error) {
-	out := make([]providerDTO, 0, len(s.providers))
-	for _, p := range s.providers {
-		d, err := s.providerDTO(r.Context(), k, p)
+	offset, limit, err := paging(r)
+	if err != nil {
+		return nil, err
+	}
+	out := page[providerDTO]{Items: []providerDTO{}, Total: len(s.providers), Offset: offset, Limit: limit}
+	for i := offset; i < min(offset+limit, len(s.providers)); i++ {
+		d, err := s.providerDTO(r.Context(), k, s.providers[i])
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, d)
+		out.Items = append(out.Items, d)
 	}
 	return out, nil
 }

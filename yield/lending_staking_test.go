@@ -267,13 +267,16 @@ func TestProviderStaking(t *testing.T) {
 	}
 
 	// The provider's revenue share and the integrator's accrued fees, as the contract has them.
-	var providers []providerDTO
+	var providers page[providerDTO]
 	e.mustCall(e.key10, "GET", "/v1/providers", nil, 200, &providers)
 	var p *providerDTO
-	for i := range providers {
-		if providers[i].ID == "sigil-validators" {
-			p = &providers[i]
+	for i := range providers.Items {
+		if providers.Items[i].ID == "sigil-validators" {
+			p = &providers.Items[i]
 		}
+	}
+	if providers.Total != 3 || providers.Offset != 0 || providers.Limit != 20 {
+		t.Fatalf("providers page %d/%d/%d", providers.Total, providers.Offset, providers.Limit)
 	}
 	if p == nil || p.Type != "validator_provider" || p.RevShare == nil || p.RevShare.Standard.MinRevShare != 0.5 ||
 		p.RevShare.Standard.MaxRevShare != 0.85 || p.RevenueShare == nil || *p.RevenueShare != 0.7 || len(p.IntegratorFeesOwed) != 1 {

@@ -107,6 +107,9 @@ type Service struct {
 	keys      *keyCache
 	limiter   *limiter
 	rates     *rateBook
+	// started is when the service was created: the createdAt of its risk parameters.
+	started     time.Time
+	deployments deploymentCache // contracts' deployment blocks, found once (risk.go)
 
 	wake      chan struct{} // nudges the receipt watcher after a submitted hash
 	stop      chan struct{}
@@ -159,6 +162,7 @@ func New(cfg Config) (*Service, error) {
 		keys:      newKeyCache(),
 		limiter:   newLimiter(cfg.RateLimit, time.Minute),
 		rates:     newRateBook(),
+		started:   cfg.Clock().UTC(),
 		wake:      make(chan struct{}, 1),
 		stop:      make(chan struct{}),
 	}

@@ -86,9 +86,9 @@ func argumentsOf(y YieldConfig) argumentsDTO {
 	case KindERC4626, KindAllocatorVault, KindLending:
 		receiver := argumentFieldDTO{Name: "receiverAddress", Type: "address", Label: "Receiver",
 			Description: "Who receives the shares or the withdrawn tokens; default the acting address"}
-		maxAllowance := argumentFieldDTO{Name: "useMaxAllowance", Type: "boolean", Label: "Unlimited approval",
-			Description: "Approve uint256.max instead of the amount"}
-		args.Enter.Fields = append(args.Enter.Fields, receiver, maxAllowance)
+		// useMaxAllowance is accepted by enter actions but not listed: the contract's ArgumentFieldDto names are an
+		// enum without it.
+		args.Enter.Fields = append(args.Enter.Fields, receiver)
 		args.Exit.Fields = append(args.Exit.Fields, receiver)
 	case KindNativeStaking:
 		args.Manage = map[string]*argumentSchemaDTO{"WITHDRAW": {Fields: []argumentFieldDTO{}}, "CLAIM_REWARDS": {Fields: []argumentFieldDTO{}}}
