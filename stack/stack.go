@@ -355,6 +355,9 @@ func (s *Stack) startDevYield(ctx context.Context, cfg Config, st *store.Store, 
 }
 
 func (s *Stack) startYield(ctx context.Context, cfg yield.Config, listen string) (*server, *yield.Service, error) {
+	if cfg.Store.Backend() == "postgres" { // several processes may serve it: they count one rate limit
+		cfg.SharedLimits = cfg.Store
+	}
 	svc, err := yield.New(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -523,7 +526,7 @@ func (s *Stack) sharedBuckets(st *store.Store) authproxy.TokenBuckets {
 			case <-ctx.Done():
 				return
 			case now := <-tick.C:
-				if err := st.SweepTokenBuckets(ctx, now.Add(-10*time.Minute)); err != nil && ctx.Err() == nil {
+				if err := st.SweepRateLimits(ctx, now.Add(-10*time.Minute)); err != nil && ctx.Err() == nil {
 					s.logger.Warn("sweeping rate-limit buckets", "err", err)
 				}
 			}

@@ -10,7 +10,7 @@ import (
 // TakeToken takes one token from the named bucket, which refills at perSecond up to burst, and says whether there
 // was one or, when not, how long until there is. The bucket's row is locked for the take (FOR UPDATE), so processes
 // sharing the database share the bucket exactly. Buckets idle long enough to be full again are deleted by
-// SweepTokenBuckets.
+// SweepRateLimits.
 func (s *Store) TakeToken(ctx context.Context, bucket string, now time.Time, perSecond float64, burst int) (bool, time.Duration, error) {
 	if perSecond <= 0 {
 		return true, 0, nil
@@ -47,11 +47,29 @@ func (s *Store) TakeToken(ctx context.Context, bucket string, now time.Time, per
 	return ok, wait, nil
 }
 
-// SweepTokenBuckets deletes the buckets untouched since before: a bucket idle for a whole refill is full, the same as
-// one that does not exist.
-func (s *Store) SweepTokenBuckets(ctx context.Context, before time.Time) error {
+// CountRequest counts one request in the named fixed window (started at windowStart) and returns the count with it:
+// one statement, so processes sharing the database count exactly.
+func (s *Store) CountRequest(ctx context.Context, bucket string, windowStart time.Time) (int, error) {
+	var n int
+	err := s.Write(ctx, func(t *Tx) error {
+		return t.queryRow(ctx, `INSERT INTO rate_windows (bucket, window_start, count) VALUES (?, ?, 1)
+			ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_windows.count + 1 RETURNING count`,
+			bucket, windowStart.UnixNano()).Scan(&n)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: rate window: %w", err)
+	}
+	return n, nil
+}
+
+// SweepRateLimits deletes the token buckets untouched since before (a bucket idle for a whole refill is full, the same
+// as one that does not exist) and the windows that started before it.
+func (s *Store) SweepRateLimits(ctx context.Context, before time.Time) error {
 	return s.Write(ctx, func(t *Tx) error {
-		_, err := t.exec(ctx, "DELETE FROM rate_buckets WHERE updated_ns < ?", before.UnixNano())
+		if _, err := t.exec(ctx, "DELETE FROM rate_buckets WHERE updated_ns < ?", before.UnixNano()); err != nil {
+			return err
+		}
+		_, err := t.exec(ctx, "DELETE FROM rate_windows WHERE window_start < ?", before.UnixNano())
 		return err
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -144,6 +145,40 @@ func TestProjectFeeSet(t *testing.T) {
 			t.Fatal("no key of the new project was created")
 		}
 	})
+}
+
+// Two yield services over one PostgreSQL count one rate limit per key: three requests spread over both use it up.
+func TestRateLimitSharedByTwoProcesses(t *testing.T) {
+	t.Parallel()
+	pg := testdb.Postgres(t)
+	e := newEnv(t, envOptions{rateLimit: 3, backend: &pg, shared: true})
+	other, err := New(Config{Catalogue: e.cat, Store: e.store, Clock: e.clock.now, Logger: quietLog, RateLimit: 3,
+		PollInterval: time.Hour, SampleInterval: time.Hour, SharedLimits: e.store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(other.Handler())
+	t.Cleanup(srv.Close)
+	get := func(base string) int {
+		req, _ := http.NewRequest(http.MethodGet, base+"/v1/networks", nil)
+		req.Header.Set("X-API-KEY", e.key10)
+		res, err := testClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for i, base := range []string{e.srv.URL, srv.URL, e.srv.URL} {
+		if s := get(base); s != 200 {
+			t.Fatalf("request %d: %d", i, s)
+		}
+	}
+	for _, base := range []string{e.srv.URL, srv.URL} {
+		if s := get(base); s != 429 {
+			t.Fatalf("past the shared limit through %s: %d", base, s)
+		}
+	}
 }
 
 func TestRateLimit(t *testing.T) {

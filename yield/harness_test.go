@@ -89,6 +89,7 @@ type env struct {
 type envOptions struct {
 	backend   *testdb.Backend
 	rateLimit int
+	shared    bool // count the rate limit in the database
 	edit      func(*Catalogue)
 }
 
@@ -113,8 +114,12 @@ func newEnv(t testing.TB, opts envOptions) *env {
 	}
 	t.Cleanup(func() { st.Close() })
 	clock := newFakeClock()
+	var shared RequestCounter
+	if opts.shared {
+		shared = st
+	}
 	svc, err := New(Config{Catalogue: cat, Store: st, Clock: clock.now, Logger: quietLog, RateLimit: opts.rateLimit,
-		PollInterval: time.Hour, SampleInterval: time.Hour, Keyring: testKeyring(t), WebhooksAllowPrivate: true})
+		PollInterval: time.Hour, SampleInterval: time.Hour, Keyring: testKeyring(t), WebhooksAllowPrivate: true, SharedLimits: shared})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,10 @@ func (s *Service) admit(hdr http.Header, r *http.Request) (*keyInfo, error) {
 		return nil, err
 	}
 	edge.Note(r, slog.String("key", k.id))
-	v := s.limiter.take(k.id, s.now())
+	v, err := s.limiter.takeShared(r.Context(), k.id, s.now())
+	if err != nil {
+		return nil, err
+	}
 	hdr.Set("X-RateLimit-Limit", strconv.Itoa(v.limit))
 	hdr.Set("X-RateLimit-Remaining", strconv.Itoa(v.remaining))
 	hdr.Set("X-RateLimit-Reset", strconv.FormatInt(v.reset.Unix(), 10))

@@ -1,6 +1,7 @@
 package yield
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -10,6 +11,8 @@ import (
 type limiter struct {
 	limit  int
 	window time.Duration
+	// shared counts in the database instead, so that every process serving it counts one window (PostgreSQL).
+	shared RequestCounter
 
 	mu      sync.Mutex
 	windows map[string]*window
@@ -31,6 +34,29 @@ type verdict struct {
 	remaining  int
 	reset      time.Time // end of the current window
 	retryAfter int       // seconds, when not allowed
+}
+
+// RequestCounter counts requests in fixed windows shared by every process (store.Store.CountRequest).
+type RequestCounter interface {
+	CountRequest(ctx context.Context, bucket string, windowStart time.Time) (int, error)
+}
+
+// takeShared counts one request of key at now, in the database when the limiter is shared.
+func (l *limiter) takeShared(ctx context.Context, key string, now time.Time) (verdict, error) {
+	if l.shared == nil {
+		return l.take(key, now), nil
+	}
+	start := now.Truncate(l.window)
+	n, err := l.shared.CountRequest(ctx, "yield:"+key, start)
+	if err != nil {
+		return verdict{}, err
+	}
+	reset := start.Add(l.window)
+	if n > l.limit {
+		retry := int((reset.Sub(now) + time.Second - 1) / time.Second)
+		return verdict{limit: l.limit, reset: reset, retryAfter: max(retry, 1)}, nil
+	}
+	return verdict{allowed: true, limit: l.limit, remaining: l.limit - n, reset: reset}, nil
 }
 
 // take counts one request of key at now.

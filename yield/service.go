@@ -49,6 +49,9 @@ type Config struct {
 	HTTPClient *http.Client
 	// Metrics counts requests and chain calls, and is served at /metrics; nil counts nothing.
 	Metrics *metrics.Metrics
+	// SharedLimits counts the per-key rate limit in the database, for several processes over one PostgreSQL; nil
+	// counts in this process.
+	SharedLimits RequestCounter
 	// Keyring seals the secrets of the projects' webhook endpoints at rest; without one, endpoints cannot be
 	// registered nor deliveries signed.
 	Keyring *seal.Keyring
@@ -160,7 +163,7 @@ func New(cfg Config) (*Service, error) {
 		networks: map[string]*Network{}, clients: map[string]*chainClient{}, byID: map[string]*yieldEntry{},
 		providers: cfg.Catalogue.Providers,
 		keys:      newKeyCache(),
-		limiter:   newLimiter(cfg.RateLimit, time.Minute),
+		limiter:   &limiter{limit: cfg.RateLimit, window: time.Minute, windows: map[string]*window{}, shared: cfg.SharedLimits},
 		rates:     newRateBook(),
 		started:   cfg.Clock().UTC(),
 		wake:      make(chan struct{}, 1),
