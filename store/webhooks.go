@@ -195,6 +195,11 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 		if claimed, err = collectDeliveries(rows); err != nil {
 			return err
 		}
+		var pending int // for sigil_queue_pending: what waits, leased or not
+		if err := t.queryRow(ctx, "SELECT COUNT(*) FROM webhook_deliveries WHERE source = ? AND state = ?", q.source, DeliveryPending).Scan(&pending); err != nil {
+			return fmt.Errorf("store: count webhook deliveries: %w", err)
+		}
+		q.s.metrics.Pending("webhooks_"+q.source, pending)
 		for _, d := range claimed {
 			if _, err := t.exec(ctx, "UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?", now.Add(lease).UnixNano(), d.ID); err != nil {
 				return fmt.Errorf("store: lease webhook delivery: %w", err)
@@ -241,6 +246,7 @@ func prefixed(p, columns string) string {
 
 // Delivered records a 2xx answer.
 func (q *WebhookQueue) Delivered(_ context.Context, id string, at time.Time, status int) error {
+	q.s.metrics.Delivery("delivered")
 	q.record("UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, last_status = ?, last_error = '', done_at = ?, lease_until = 0 WHERE id = ?",
 		DeliveryDelivered, status, at.UnixNano(), id)
 	return nil
@@ -248,10 +254,11 @@ func (q *WebhookQueue) Delivered(_ context.Context, id string, at time.Time, sta
 
 // Failed records a failed attempt, and the dead-letter state after the last.
 func (q *WebhookQueue) Failed(_ context.Context, id string, attempts int, next time.Time, lastErr string, dead bool) error {
-	state, doneAt := DeliveryPending, int64(0)
+	state, doneAt, result := DeliveryPending, int64(0), "failed"
 	if dead {
-		state, doneAt = DeliveryDead, next.UnixNano()
+		state, doneAt, result = DeliveryDead, next.UnixNano(), "dead"
 	}
+	q.s.metrics.Delivery(result)
 	q.record("UPDATE webhook_deliveries SET state = ?, attempts = ?, next_at = ?, last_error = ?, done_at = ?, lease_until = 0 WHERE id = ?",
 		state, attempts, next.UnixNano(), lastErr, doneAt, id)
 	return nil

@@ -2,11 +2,14 @@ package store_test
 
 import (
 	"context"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"sigil/internal/testdb"
+	"sigil/metrics"
 	"sigil/store"
 )
 
@@ -135,4 +138,34 @@ func TestWebhookQueueConcurrentClaims(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The queue reports to the metrics: what waits, and each outcome.
+func TestWebhookQueueMetrics(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := open(t, testdb.SQLite(t))
+	m := metrics.New()
+	s.Measure(m)
+	err := s.Write(ctx, func(tx *store.Tx) error {
+		return tx.EnqueueWebhookDeliveries(ctx, []store.WebhookDelivery{{ID: "m1", EventID: "e1", EndpointID: "e", OrgID: "o",
+			URL: "https://x.example", EventType: "ACTIVITY_UPDATES", Subject: "s", Body: []byte(`{}`), CreatedAt: 1}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := s.WebhookQueue(store.WebhookSourceCoordinator)
+	if _, err := q.Claim(ctx, time.Unix(10, 0), 5, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Delivered(ctx, "m1", time.Unix(10, 0), 200); err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for _, want := range []string{`sigil_webhook_deliveries_total{result="delivered"} 1`, `sigil_queue_pending{queue="webhooks_coordinator"} 1`} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
 }
