@@ -90,6 +90,9 @@ type Config struct {
 	// Production is the production mode: no dev chain, no dev outbox (a channel without a sender refuses OTPs), quiet
 	// as Exposed, and a refusal to start on dev defaults (checkProduction).
 	Production bool
+	// WatchNetworks are the EVM networks whose balance changes the coordinator reports to webhooks, besides the dev
+	// chain's.
+	WatchNetworks []coordinator.Network
 	// NoDevChain leaves out the dev chain and the yield service that runs on it: a deployment runs the yield service
 	// alone (sigil yield) on real networks.
 	NoDevChain bool
@@ -240,12 +243,19 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	}
 
 	servers := []*server{coordSrv}
+	networks := slices.Clone(cfg.WatchNetworks)
 	if !cfg.NoDevChain {
 		yieldSrv, err := s.startDevChain(ctx, cfg, st, ring, m)
 		if err != nil {
 			return nil, err
 		}
 		servers = append(servers, yieldSrv)
+		// Balance webhooks of the dev chain: a change is final two blocks later (the dev chain seals a block per
+		// transaction, or per --chain-block-period).
+		networks = append(networks, coordinator.Network{CAIP2: "eip155:" + strconv.FormatInt(s.boot.ChainID, 10), RPCURL: s.boot.ChainRPCURL, Confirmations: 2})
+	}
+	if len(networks) > 0 {
+		s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, networks) })
 	}
 
 	configID, err := ensureRootAuthProxy(ctx, api, proxyID, &s.boot)
@@ -281,8 +291,6 @@ func (s *Stack) startDevChain(ctx context.Context, cfg Config, st *store.Store, 
 	nb := node.Bootstrap()
 	// Balance webhooks of the dev chain: a change is final two blocks later (the dev chain seals a block per
 	// transaction, or per --chain-block-period).
-	devNet := coordinator.Network{CAIP2: "eip155:" + node.ChainID().String(), RPCURL: node.RPCURL(), Confirmations: 2}
-	s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, []coordinator.Network{devNet}) })
 	s.extra = append(s.extra, Service{Name: "dev chain", URL: node.RPCURL()})
 	s.boot.ChainRPCURL, s.boot.ChainID, s.boot.FaucetURL, s.boot.Network, s.boot.Contracts = nb.RPCURL, nb.ChainID, nb.FaucetURL, nb.NetworkID, nb.Contracts
 	if err := s.save(cfg.Dir); err != nil {

@@ -105,7 +105,7 @@ func runConfigPrint(ctx context.Context, e *env, args []string) error {
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
-	repeated := map[string][]string{"trusted-oidc-issuer": u.oidc.trusted, "oauth2-provider": u.oidc.providerSpecs}
+	repeated := map[string][]string{"trusted-oidc-issuer": u.oidc.trusted, "oauth2-provider": u.oidc.providerSpecs, "watch-network": u.networkSpecs}
 	fs.VisitAll(func(f *flag.Flag) {
 		if f.Name == "config" {
 			return

@@ -11,11 +11,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"sigil/chain"
+	"sigil/coordinator"
 	"sigil/notify"
 	"sigil/stack"
 )
@@ -28,6 +30,8 @@ type upFlags struct {
 	tlsCert, tlsKey                           *string
 	expose, devChain, prod                    *bool
 	delivery                                  deliveryFlags
+	networks                                  []coordinator.Network
+	networkSpecs                              []string
 	chain                                     chainFlags
 	oidc                                      oidcFlags
 }
@@ -50,6 +54,15 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 	u.expose = fs.Bool("expose", false, "allow listen addresses beyond loopback; the dev outbox is then neither served nor logs OTP codes (plain HTTP: put a TLS proxy in front)")
 	u.prod = fs.Bool("prod", false, "production mode: no dev chain, no dev outbox, quiet as --expose; refuses to start without a master key you keep and an OTP sender (docs/DEPLOY.md)")
 	u.delivery.register(fs)
+	fs.Func("watch-network", "an EVM network whose balance changes go to webhooks, CAIP2=RPC_URL[,confirmations=N] (repeatable; the dev chain is watched anyway)",
+		func(v string) error {
+			n, err := parseNetwork(v)
+			if err != nil {
+				return err
+			}
+			u.networks, u.networkSpecs = append(u.networks, n), append(u.networkSpecs, v)
+			return nil
+		})
 	u.devChain = fs.Bool("dev-chain", true, "run the dev chain and the yield service on it; false in a deployment, where the yield service runs alone (sigil yield) on real networks")
 	u.tlsCert = fs.String("tls-cert", "", "PEM certificate (chain) the services listen with; with --tls-key, TLS on every listener but the dev chain's, as --expose allows; reloaded on SIGHUP")
 	u.tlsKey = fs.String("tls-key", "", "PEM private key of --tls-cert")
@@ -86,7 +99,7 @@ func runUp(ctx context.Context, e *env, args []string) error {
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
 		ChainListen: cf.listen, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
 		AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
-		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
+		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
 	if err != nil {
 		return err
 	}
@@ -234,4 +247,29 @@ func (d *deliveryFlags) config() (stack.Delivery, error) {
 			From: d.twilioFrom, MessagingServiceSID: d.twilioService}
 	}
 	return out, nil
+}
+
+// parseNetwork reads --watch-network: eip155:CHAIN_ID=RPC_URL, optionally followed by ,confirmations=N.
+func parseNetwork(v string) (coordinator.Network, error) {
+	caip2, rest, ok := strings.Cut(v, "=")
+	if !ok || !strings.HasPrefix(caip2, "eip155:") {
+		return coordinator.Network{}, fmt.Errorf("want eip155:CHAIN_ID=RPC_URL[,confirmations=N], got %q", v)
+	}
+	if _, err := strconv.ParseUint(strings.TrimPrefix(caip2, "eip155:"), 10, 64); err != nil {
+		return coordinator.Network{}, fmt.Errorf("%q: the chain id is not a number", caip2)
+	}
+	rpc, opts, _ := strings.Cut(rest, ",")
+	if u, err := url.Parse(rpc); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return coordinator.Network{}, fmt.Errorf("%q: the RPC URL must be http(s)://host...", rpc)
+	}
+	n := coordinator.Network{CAIP2: caip2, RPCURL: rpc}
+	if opts != "" {
+		depth, ok := strings.CutPrefix(opts, "confirmations=")
+		c, err := strconv.ParseUint(depth, 10, 32)
+		if !ok || err != nil {
+			return coordinator.Network{}, fmt.Errorf("%q: want confirmations=N", opts)
+		}
+		n.Confirmations = c
+	}
+	return n, nil
 }

@@ -32,3 +32,19 @@ func TestWelcome(t *testing.T) {
 		}
 	}
 }
+
+func TestParseNetwork(t *testing.T) {
+	t.Parallel()
+	n, err := parseNetwork("eip155:1=https://eth.example/rpc,confirmations=64")
+	if err != nil || n.CAIP2 != "eip155:1" || n.RPCURL != "https://eth.example/rpc" || n.Confirmations != 64 {
+		t.Fatalf("%+v %v", n, err)
+	}
+	if n, err := parseNetwork("eip155:8453=http://127.0.0.1:8545"); err != nil || n.Confirmations != 0 {
+		t.Fatalf("without confirmations: %+v %v", n, err)
+	}
+	for _, bad := range []string{"solana:mainnet=https://x", "eip155:one=https://x", "eip155:1=ftp://x", "eip155:1=https://x,depth=3", "eip155:1"} {
+		if _, err := parseNetwork(bad); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
