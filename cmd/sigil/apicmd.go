@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -31,11 +32,15 @@ func runAPI(ctx context.Context, e *env, args []string) error {
 	url := fs.String("url", "", "coordinator URL (default: from bootstrap.json)")
 	params := fs.String("params", "{}", "the activity's parameters or the query's body, as JSON; @FILE reads a file, - standard input")
 	list := fs.Bool("list", false, "list every activity and query NAME may be")
+	output := fs.String("o", "text", "text: an activity's type, status, id and result in short; json: the whole record (queries print JSON either way)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
 	if *list {
 		return listOperations(e.stdout)
+	}
+	if *output != "text" && *output != "json" {
+		return e.usageErrorf("-o %q: want text or json", *output)
 	}
 	if name == "" {
 		return e.usageErrorf("NAME, an activity type or a query, is required (sigil api --list shows them)")
@@ -61,6 +66,9 @@ func runAPI(ctx context.Context, e *env, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if r, ok := out.(api.ActivityResponse); ok && *output == "text" {
+		return printActivity(e.stdout, op.ActivitySpec, r.Activity)
 	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
@@ -249,4 +257,55 @@ func runActivity(ctx context.Context, e *env, c *client.Client, spec api.Activit
 		return nil, err
 	}
 	return api.ActivityResponse{Activity: *a}, nil
+}
+
+// printActivity shows an activity as a person wants it: type, status and id, then its result's fields (ids,
+// addresses), the failure's reason, or what a vote needs.
+func printActivity(w io.Writer, spec api.ActivitySpec, a api.Activity) error {
+	fmt.Fprintf(w, "%s  %s  %s\n", a.Type, a.Status, a.ID)
+	switch {
+	case a.Failure != nil:
+		fmt.Fprintf(w, "  failure  %s\n", a.Failure.Message)
+		return nil
+	case a.Status == api.StatusConsensusNeeded:
+		fmt.Fprintf(w, "  waiting for approvals: sigil api approve_activity --params '{\"fingerprint\":\"%s\"}'\n", a.Fingerprint)
+		return nil
+	}
+	var result map[string]any
+	if raw := a.Result[spec.ResultKey]; len(raw) > 0 {
+		if err := json.Unmarshal(raw, &result); err != nil {
+			return err
+		}
+	}
+	keys := slices.Sorted(maps.Keys(result))
+	width := 0
+	for _, k := range keys {
+		width = max(width, len(k))
+	}
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, k, shortValue(result[k]))
+	}
+	return nil
+}
+
+// shortValue renders a result field on one line: scalars as they are, lists of scalars joined, the rest as JSON.
+func shortValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []any:
+		parts := make([]string, 0, len(v))
+		for _, e := range v {
+			if _, nested := e.(map[string]any); nested {
+				b, _ := json.Marshal(v)
+				return string(b)
+			}
+			parts = append(parts, shortValue(e))
+		}
+		return strings.Join(parts, ", ")
+	case map[string]any:
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	return fmt.Sprint(v)
 }

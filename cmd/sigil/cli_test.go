@@ -109,6 +109,9 @@ func TestAPICommand(t *testing.T) {
 		{[]string{"api", "get_organization", "--dir", dir}, `"name": "Again"`},
 		// A wire path is the newest activity type submitted there; parameters from a file.
 		{[]string{"api", "create_users", "--dir", dir, "--params", "@" + paramsFile}, "ACTIVITY_TYPE_CREATE_USERS_V4"},
+		// In short by default: type, status, id and the result's fields; the whole record with -o json.
+		{[]string{"api", "create_users", "--dir", dir, "--params", strings.Replace(readFileT(t, paramsFile), "from-file", "second", 1)}, "\n  userIds  "},
+		{[]string{"api", "update_organization_name", "--dir", dir, "-o", "json", "--params", `{"organizationName":"Json"}`}, `"updateOrganizationNameResult"`},
 		{[]string{"api", "--list"}, "create_users_v4"},
 	} {
 		if out, errs, code := sigil(t, tc.args...); code != 0 || !strings.Contains(out, tc.want) {
@@ -173,4 +176,13 @@ func TestBackupCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(empty, "sigil.db")); err == nil {
 		t.Fatal("backup created a database where there was none")
 	}
+}
+
+func readFileT(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
