@@ -54,7 +54,7 @@ func runAPI(ctx context.Context, e *env, args []string) error {
 		return e.usageErrorf("%v", err)
 	}
 	*params = string(body)
-	c, orgID, err := apiClient(*dir, *keyPath, *org, *url)
+	c, orgID, err := e.apiClient(*dir, *keyPath, *org, *url)
 	if err != nil {
 		return err
 	}
@@ -208,6 +208,15 @@ func readParams(v string, stdin io.Reader) ([]byte, error) {
 		return nil, errors.New("--params is not valid JSON")
 	}
 	return body, nil
+}
+
+// apiClient is a client of the coordinator for a command: the key, organization and URL given, else the bootstrap
+// record's; SIGIL_COORDINATOR_URL names the coordinator when --url does not (SIGIL_DIR already sets --dir).
+func (e *env) apiClient(dir, keyPath, org, url string) (*client.Client, string, error) {
+	if url == "" {
+		url, _ = e.getenv("SIGIL_COORDINATOR_URL")
+	}
+	return apiClient(dir, keyPath, org, url)
 }
 
 func apiClient(dir, keyPath, org, url string) (*client.Client, string, error) {

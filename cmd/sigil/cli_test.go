@@ -118,6 +118,13 @@ func TestAPICommand(t *testing.T) {
 			t.Fatalf("%v: exit %d\n%s%s", tc.args, code, out, errs)
 		}
 	}
+	// SIGIL_COORDINATOR_URL overrides the bootstrap record's URL (here: a dead one, so the call must fail).
+	if _, errs, code := sigilEnv(t, map[string]string{"SIGIL_DIR": dir, "SIGIL_COORDINATOR_URL": "http://127.0.0.1:1"}, "api", "whoami"); code != 1 || !strings.Contains(errs, "127.0.0.1:1") {
+		t.Fatalf("SIGIL_COORDINATOR_URL: exit %d %s", code, errs)
+	}
+	if out, errs, code := sigilEnv(t, map[string]string{"SIGIL_DIR": dir}, "api", "whoami"); code != 0 || !strings.Contains(out, "root") {
+		t.Fatalf("SIGIL_DIR: exit %d %s", code, errs)
+	}
 	if _, errs, code := sigil(t, "api", "creat_walet", "--dir", dir); code != 2 || !strings.Contains(errs, "did you mean create_wallet?") {
 		t.Fatalf("a misspelt name: exit %d, %s", code, errs)
 	}

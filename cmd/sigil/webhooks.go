@@ -35,7 +35,7 @@ func runWebhooksListen(ctx context.Context, e *env, args []string) error {
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
-	c, orgID, err := apiClient(*dir, *keyPath, *org, *url)
+	c, orgID, err := e.apiClient(*dir, *keyPath, *org, *url)
 	if err != nil {
 		return err
 	}
