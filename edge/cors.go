@@ -69,9 +69,26 @@ func AllowOrigin(h http.Header, origin string) {
 func OriginAllowed(allowed []string, origin string) bool {
 	origin = strings.TrimSuffix(origin, "/")
 	for _, a := range allowed {
-		if a == "*" || origin != "" && strings.EqualFold(strings.TrimSuffix(a, "/"), origin) {
+		a = strings.TrimSuffix(a, "/")
+		if a == "*" || origin != "" && (strings.EqualFold(a, origin) || anyPort(a, origin)) {
 			return true
 		}
 	}
 	return false
+}
+
+// anyPort reports whether allowed is scheme://host:* and origin that scheme and host with a port: the dev stack
+// allows a page on any loopback port (http://127.0.0.1:*), wherever a developer serves it.
+func anyPort(allowed, origin string) bool {
+	prefix, ok := strings.CutSuffix(allowed, ":*")
+	if !ok || len(origin) <= len(prefix)+1 || !strings.EqualFold(origin[:len(prefix)], prefix) || origin[len(prefix)] != ':' {
+		return false
+	}
+	port := origin[len(prefix)+1:]
+	for _, c := range port {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(port) <= 5
 }

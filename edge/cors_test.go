@@ -76,6 +76,14 @@ func TestOriginAllowed(t *testing.T) {
 		{[]string{"https://app.example"}, "https://app.example:8443", false},
 		{[]string{}, "https://app.example", false},
 		{nil, "", false},
+		// Any port of a host, as the dev stack allows loopback pages.
+		{[]string{"http://127.0.0.1:*"}, "http://127.0.0.1:9000", true},
+		{[]string{"http://localhost:*"}, "http://LOCALHOST:3000", true},
+		{[]string{"http://127.0.0.1:*"}, "http://127.0.0.1", false},
+		{[]string{"http://127.0.0.1:*"}, "https://127.0.0.1:9000", false},
+		{[]string{"http://127.0.0.1:*"}, "http://127.0.0.1.evil:9000", false},
+		{[]string{"http://127.0.0.1:*"}, "http://127.0.0.1:90x0", false},
+		{[]string{"http://127.0.0.1:*"}, "http://127.0.0.1:123456", false},
 	} {
 		if got := edge.OriginAllowed(c.allowed, c.origin); got != c.want {
 			t.Errorf("OriginAllowed(%v, %q) = %t", c.allowed, c.origin, got)

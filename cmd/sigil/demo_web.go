@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
+	"time"
 
 	weblogin "sigil/examples/web-login"
 	"sigil/stack"
@@ -28,6 +30,13 @@ func runDemoWeb(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", stack.BootstrapPath(*dir), err)
 	}
+	// The stack first: a page whose services do not answer would fail in the browser after a sign-up began.
+	for _, u := range []string{cfg.CoordinatorURL + "/healthz", cfg.AuthProxyURL + "/healthz"} {
+		if err := checkHealth(ctx, u); err != nil {
+			return fmt.Errorf("%s does not answer (is sigil up --dir %s running?): %w", u, *dir, err)
+		}
+	}
+
 	s, err := stack.StartServer("web demo", *listen, h)
 	if err != nil {
 		return err
@@ -48,4 +57,23 @@ func webDemoConfig(dir string) (weblogin.Config, error) {
 		return cfg, fmt.Errorf("%s is not valid JSON: %w", stack.BootstrapPath(dir), err)
 	}
 	return cfg, nil
+}
+
+// checkHealth asks a service's /healthz, for a few seconds at most.
+func checkHealth(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s", res.Status)
+	}
+	return nil
 }

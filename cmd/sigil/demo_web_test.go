@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,8 +46,11 @@ func TestDemoWebRefusesAStackWithoutItsParts(t *testing.T) {
 func TestDemoWebServesTheStacksConfig(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	boot := `{"organizationId":"o","apiPrivateKey":"00aa","coordinatorUrl":"http://127.0.0.1:8081",
-		"authProxyUrl":"http://127.0.0.1:8082","authProxyConfigId":"8302a01c-c321-47dc-9767-1348d0d5dedd"}`
+	// Stand-ins that answer /healthz: the command checks the stack before it serves the page.
+	healthy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer healthy.Close()
+	boot := `{"organizationId":"o","apiPrivateKey":"00aa","coordinatorUrl":"` + healthy.URL + `",
+		"authProxyUrl":"` + healthy.URL + `","authProxyConfigId":"8302a01c-c321-47dc-9767-1348d0d5dedd"}`
 	if err := os.WriteFile(filepath.Join(dir, "bootstrap.json"), []byte(boot), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +84,7 @@ func TestDemoWebServesTheStacksConfig(t *testing.T) {
 	if err := json.Unmarshal(body, &cfg); err != nil {
 		t.Fatalf("config.json %s: %v", body, err)
 	}
-	if cfg["authProxyConfigId"] != "8302a01c-c321-47dc-9767-1348d0d5dedd" || cfg["coordinatorUrl"] != "http://127.0.0.1:8081" {
+	if cfg["authProxyConfigId"] != "8302a01c-c321-47dc-9767-1348d0d5dedd" || cfg["coordinatorUrl"] != healthy.URL {
 		t.Errorf("config.json = %s", body)
 	}
 	if strings.Contains(string(body), "00aa") || strings.Contains(string(body), "organizationId") {
@@ -91,5 +95,18 @@ func TestDemoWebServesTheStacksConfig(t *testing.T) {
 	go io.Copy(io.Discard, r)
 	if code := <-done; code != 0 {
 		t.Fatalf("demo web after Ctrl-C: exit %d\n%s", code, errs.String())
+	}
+}
+
+// A stack that does not answer is reported before the page is served.
+func TestDemoWebChecksTheStack(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	boot := `{"coordinatorUrl":"http://127.0.0.1:1","authProxyUrl":"http://127.0.0.1:1","authProxyConfigId":"8302a01c-c321-47dc-9767-1348d0d5dedd"}`
+	if err := os.WriteFile(filepath.Join(dir, "bootstrap.json"), []byte(boot), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := sigil(t, "demo", "web", "--dir", dir, "--listen", "127.0.0.1:0"); code != 1 || !strings.Contains(errs, "does not answer") {
+		t.Fatalf("exit %d: %s", code, errs)
 	}
 }

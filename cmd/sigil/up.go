@@ -47,8 +47,8 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 	u.oidc.register(fs)
 	u.proxyListen = fs.String("authproxy-listen", "127.0.0.1:8082", "auth proxy listen address")
 	u.dashboardListen = fs.String("dashboard-listen", "127.0.0.1:8084", "organization dashboard listen address")
-	u.origins = fs.String("allowed-origins", "http://127.0.0.1:8084,http://127.0.0.1:8085,http://localhost:8084,http://localhost:8085",
-		"comma-separated browser origins allowed to call the coordinator (* for any)")
+	u.origins = fs.String("allowed-origins", "http://127.0.0.1:*,http://localhost:*",
+		"comma-separated browser origins allowed to call the coordinator (* for any; scheme://host:* for any port of a host)")
 	u.otlp = fs.String("otlp-endpoint", "", "OTLP/HTTP collector receiving the services' spans, e.g. http://127.0.0.1:4318 (default: none)")
 	u.auditPath = fs.String("audit-log", "", "file the coordinator appends its audit stream to, one JSON line per activity (default: none)")
 	u.expose = fs.Bool("expose", false, "allow listen addresses beyond loopback; the dev outbox is then neither served nor logs OTP codes (plain HTTP: put a TLS proxy in front)")
