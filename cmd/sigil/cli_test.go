@@ -118,6 +118,17 @@ func TestAPICommand(t *testing.T) {
 			t.Fatalf("%v: exit %d\n%s%s", tc.args, code, out, errs)
 		}
 	}
+	// keys add registers a new key on a user by name; the key then works.
+	keyOut := filepath.Join(t.TempDir(), "root2.json")
+	if out, errs, code := sigil(t, "keys", "add", "--user", "root", "--out", keyOut, "--dir", dir); code != 0 || !strings.Contains(out, "registered API key") {
+		t.Fatalf("keys add: exit %d\n%s%s", code, out, errs)
+	}
+	if out, errs, code := sigil(t, "api", "whoami", "--dir", dir, "--key", keyOut); code != 0 || !strings.Contains(out, `"username": "root"`) {
+		t.Fatalf("whoami with the added key: exit %d\n%s%s", code, out, errs)
+	}
+	if _, errs, code := sigil(t, "keys", "add", "--user", "nobody", "--out", filepath.Join(t.TempDir(), "k.json"), "--dir", dir); code != 1 || !strings.Contains(errs, `no user named "nobody"`) {
+		t.Fatalf("keys add for an unknown user: exit %d %s", code, errs)
+	}
 	// SIGIL_COORDINATOR_URL overrides the bootstrap record's URL (here: a dead one, so the call must fail).
 	if _, errs, code := sigilEnv(t, map[string]string{"SIGIL_DIR": dir, "SIGIL_COORDINATOR_URL": "http://127.0.0.1:1"}, "api", "whoami"); code != 1 || !strings.Contains(errs, "127.0.0.1:1") {
 		t.Fatalf("SIGIL_COORDINATOR_URL: exit %d %s", code, errs)

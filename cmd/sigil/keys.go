@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
+	"sigil/api"
 	"sigil/coordinator"
 	"sigil/seal"
 	"sigil/stamp"
@@ -33,36 +35,87 @@ func runKeysNew(ctx context.Context, e *env, args []string) error {
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
-	curve, ok := curves[*curveName]
-	if !ok {
-		return e.usageErrorf("unknown curve %q: use p256, secp256k1 or ed25519", *curveName)
-	}
-	key, err := stamp.GenerateAPIKey(curve)
+	key, path, err := e.newKeyFile(*curveName, *out, *force)
 	if err != nil {
 		return err
 	}
-	path := cmp.Or(*out, "sigil-key-"+*curveName+".json")
+	fmt.Fprintf(e.stdout, "wrote %s\npublic key (%s): %s\n", path, key.Curve(), key.PublicKeyHex())
+	return nil
+}
+
+// runKeysAdd is sigil keys add: a new API key pair, written to a file, and registered on a user of the organization
+// (CREATE_API_KEYS, stamped with the bootstrap root key or --key).
+func runKeysAdd(ctx context.Context, e *env, args []string) error {
+	fs := e.flags()
+	user := fs.String("user", "", "the user's name (required)")
+	name := fs.String("name", "", "the key's name (default: sigil-cli)")
+	curveName := fs.String("curve", "p256", "p256, secp256k1 or ed25519")
+	out := fs.String("out", "", "file to write (default: sigil-key-USER.json)")
+	dir := fs.String("dir", ".sigil", "data directory of a running sigil up (its bootstrap.json supplies key, org and URL)")
+	keyPath := fs.String("key", "", "key file that stamps the request (default: the bootstrap root key)")
+	org := fs.String("org", "", "organization id (default: the bootstrap organization)")
+	url := fs.String("url", "", "coordinator URL (default: from bootstrap.json)")
+	if err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *user == "" {
+		return e.usageErrorf("--user is required")
+	}
+	c, orgID, err := e.apiClient(*dir, *keyPath, *org, *url)
+	if err != nil {
+		return err
+	}
+	users, err := c.ListUsers(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(users.Users, func(u api.User) bool { return u.UserName == *user })
+	if i < 0 {
+		return fmt.Errorf("organization %s has no user named %q", orgID, *user)
+	}
+	key, path, err := e.newKeyFile(*curveName, cmp.Or(*out, "sigil-key-"+*user+".json"), false)
+	if err != nil {
+		return err
+	}
+	res, _, err := c.CreateAPIKeys(ctx, orgID, api.CreateAPIKeysIntentV2{UserID: users.Users[i].UserID, APIKeys: []api.APIKeyParamsV2{{
+		APIKeyName: cmp.Or(*name, "sigil-cli"), PublicKey: key.PublicKeyHex(), CurveType: string(key.Curve())}}})
+	if err != nil {
+		os.Remove(path) // a key nobody registered is no use, and a private key less to leak
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s\nregistered API key %s (%s %s) on user %s\n", path, res.APIKeyIDs[0], key.Curve(), key.PublicKeyHex(), *user)
+	return nil
+}
+
+// newKeyFile makes an API key pair and writes it to path (default sigil-key-CURVE.json), mode 0600, refusing to
+// overwrite a file unless force.
+func (e *env) newKeyFile(curveName, path string, force bool) (*stamp.APIKey, string, error) {
+	curve, ok := curves[curveName]
+	if !ok {
+		return nil, "", e.usageErrorf("unknown curve %q: use p256, secp256k1 or ed25519", curveName)
+	}
+	key, err := stamp.GenerateAPIKey(curve)
+	if err != nil {
+		return nil, "", err
+	}
+	path = cmp.Or(path, "sigil-key-"+curveName+".json")
 	data, _ := json.MarshalIndent(keyFile{Curve: string(curve), PublicKey: key.PublicKeyHex(), PrivateKey: key.PrivateKeyHex()}, "", "  ")
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if *force {
+	if force {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	}
 	f, err := os.OpenFile(path, flags, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("%s exists and may hold a private key in use: give another --out, or --force to overwrite it", path)
+		return nil, "", fmt.Errorf("%s exists and may hold a private key in use: give another --out, or --force to overwrite it", path)
 	}
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	if _, err := f.Write(append(data, '\n')); err != nil {
 		f.Close()
-		return err
+		return nil, "", err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "wrote %s\npublic key (%s): %s\n", path, curve, key.PublicKeyHex())
-	return nil
+	return key, path, f.Close()
 }
 
 func loadKeyFile(path string) (*stamp.APIKey, error) {

@@ -29,6 +29,8 @@ func commands() *command {
 				"or the name of a query (whoami, list_wallets). The response is printed as JSON."},
 		{name: "keys", summary: "make API key pairs, rotate the master key", subs: []*command{
 			{name: "new", args: "[flags]", run: runKeysNew, summary: "make an API key pair and write it to a file (mode 0600)"},
+			{name: "add", args: "[flags]", run: runKeysAdd,
+				summary: "make an API key pair, write it to a file, and register it on a user of the organization"},
 			{name: "new-master", args: "[flags]", run: runKeysNewMaster,
 				summary: "write a new master key file (mode 0600) for a deployment to keep apart from its database"},
 			{name: "rotate-master", args: "[flags]", run: runRotateMaster,
