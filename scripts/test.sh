@@ -80,7 +80,7 @@ compat() {
   echo "==> conformance tests with the official SDKs ($name)"
   (cd tests/compat && SIGIL_DIR="$dir" SIGIL_WEB_PORT="$web_port" npm test --silent) || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
   echo "==> the agent journey: sigil demo yield ($name)"
-  "$SIGIL_BIN" demo yield --dir "$dir" || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
+  "$SIGIL_BIN" demo yield --dir "$dir" --cleanup || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
   kill "$stack" && wait "$stack" 2>/dev/null || true
 }
 

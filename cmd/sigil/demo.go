@@ -16,6 +16,7 @@ func runDemoYield(ctx context.Context, e *env, args []string) error {
 	fs := e.flags()
 	dir := fs.String("dir", ".sigil", "data directory of a running sigil up")
 	amount := fs.String("amount", "100", "USDC to deposit")
+	cleanup := fs.Bool("cleanup", false, "delete the agent user and its policies at the end (the wallet stays)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -34,7 +35,7 @@ func runDemoYield(ctx context.Context, e *env, args []string) error {
 	sum, err := yieldagent.Run(ctx, yieldagent.Config{
 		CoordinatorURL: b.CoordinatorURL, OrganizationID: b.OrganizationID, RootKey: key,
 		YieldURL: b.YieldURL, YieldAPIKey: b.YieldAPIKey, RPCURL: b.ChainRPCURL, FaucetURL: b.FaucetURL,
-		Network: b.Network, ChainID: b.ChainID, Amount: *amount,
+		Network: b.Network, ChainID: b.ChainID, Amount: *amount, Cleanup: *cleanup,
 	}, newProgress(e.stdout))
 	if err != nil {
 		return err

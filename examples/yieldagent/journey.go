@@ -32,6 +32,8 @@ type Config struct {
 	Network        string // the yield service's network id, "sigil-dev" for the dev chain
 	ChainID        int64
 	Amount         string // USDC to deposit, in token units
+	// Cleanup deletes the agent user and its three policies at the end (the wallet stays: it holds funds).
+	Cleanup bool
 }
 
 // Progress shows the journey as it goes.
@@ -72,6 +74,12 @@ func Run(ctx context.Context, cfg Config, p Progress) (*Summary, error) {
 		{"read the balance again", j.balance(&j.sum.BalanceAfterExit)},
 		{"try a transaction the policies do not allow", j.tryForbidden},
 	}
+	if cfg.Cleanup {
+		steps = append(steps, struct {
+			name string
+			fn   func(context.Context) (string, error)
+		}{"clean up: delete the agent's policies and user", j.cleanup})
+	}
 	for _, s := range steps {
 		p.Start(s.name)
 		detail, err := s.fn(ctx)
@@ -95,7 +103,8 @@ type journey struct {
 
 	agentID, address string
 	yieldID          string
-	token, vault     string // contract addresses of the vault's deposit token and of the vault
+	token, vault     string            // contract addresses of the vault's deposit token and of the vault
+	policies         map[string]string // the agent's policies: name by id
 }
 
 func (j *journey) createAgent(ctx context.Context) (string, error) {
@@ -185,15 +194,38 @@ func (j *journey) createPolicies(ctx context.Context) (string, error) {
 		return api.CreatePolicyIntentV3{PolicyName: name + " " + j.agentID[:8], Effect: api.EffectAllow, Consensus: consensus, Notes: "",
 			Condition: "eth.tx.to == '" + contract + "' && eth.tx.data[0..10] == '" + selector + "'"}
 	}
-	res, _, err := j.root.CreatePolicies(ctx, j.cfg.OrganizationID, api.CreatePoliciesIntent{Policies: []api.CreatePolicyIntentV3{
+	intents := []api.CreatePolicyIntentV3{
 		policy("approve USDC for the vault", j.token, "0x095ea7b3"), // approve(address,uint256)
 		policy("deposit into the vault", j.vault, "0x6e553f65"),     // deposit(uint256,address)
 		policy("withdraw from the vault", j.vault, "0xba087652"),    // redeem(uint256,address,address)
-	}})
+	}
+	res, _, err := j.root.CreatePolicies(ctx, j.cfg.OrganizationID, api.CreatePoliciesIntent{Policies: intents})
 	if err != nil {
 		return "", err
 	}
-	return strings.Join(res.PolicyIDs, ", "), nil
+	j.policies = map[string]string{}
+	var names []string
+	for i, id := range res.PolicyIDs {
+		j.policies[id] = intents[i].PolicyName
+		names = append(names, "\""+intents[i].PolicyName+"\"")
+	}
+	return strings.Join(names, ", "), nil
+}
+
+// cleanup deletes what the journey created for the agent: its policies and its user. The wallet stays, with what it
+// holds.
+func (j *journey) cleanup(ctx context.Context) (string, error) {
+	ids := make([]string, 0, len(j.policies))
+	for id := range j.policies {
+		ids = append(ids, id)
+	}
+	if _, _, err := j.root.DeletePolicies(ctx, j.cfg.OrganizationID, api.DeletePoliciesIntent{PolicyIDs: ids}); err != nil {
+		return "", err
+	}
+	if _, _, err := j.root.DeleteUsers(ctx, j.cfg.OrganizationID, api.DeleteUsersIntent{UserIDs: []string{j.agentID}}); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d policies and user %s deleted; wallet %s kept", len(ids), j.agentID, j.address), nil
 }
 
 func (j *journey) demoteAgent(ctx context.Context) (string, error) {
@@ -276,20 +308,28 @@ func (j *journey) tryForbidden(ctx context.Context) (string, error) {
 	if !errors.As(err, &denied) || denied.Code != apierr.PermissionDenied {
 		return "", fmt.Errorf("the coordinator should have refused, got %v", err)
 	}
-	j.sum.Denial = denied.Message + " — " + describeOutcomes(denied)
+	j.sum.Denial = fmt.Sprintf("transfer(%s, 1) sent to 0x…dEaD, a contract no policy names — %s", j.vault, j.describeOutcomes(denied))
 	return "refused: " + j.sum.Denial, nil
 }
 
-// describeOutcomes lists each evaluated policy and its outcome from a denial's details.
-func describeOutcomes(e *apierr.Error) string {
+// describeOutcomes says what each of the agent's policies decided, by name, from a denial's details; the
+// organization's other policies are left out.
+func (j *journey) describeOutcomes(e *apierr.Error) string {
 	var parts []string
 	for _, d := range e.Extra {
 		m, _ := d.(map[string]any)
 		evals, _ := m["policyEvaluations"].([]any)
 		for _, ev := range evals {
 			em, _ := ev.(map[string]any)
-			parts = append(parts, fmt.Sprintf("%v: %v", em["policyId"], em["outcome"]))
+			id, _ := em["policyId"].(string)
+			if name, ok := j.policies[id]; ok {
+				outcome, _ := em["outcome"].(string)
+				parts = append(parts, fmt.Sprintf("%q: %s", name, strings.ToLower(strings.TrimPrefix(outcome, "OUTCOME_"))))
+			}
 		}
+	}
+	if len(parts) == 0 {
+		return "no policy of the agent allowed it"
 	}
 	return strings.Join(parts, ", ")
 }
