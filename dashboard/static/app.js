@@ -75,7 +75,7 @@ async function importAPIKey(publicHex, privateHex) {
   const jwk = { kty: "EC", crv: "P-256", x: b64url(x), y: b64url(y), d: b64url(d), ext: false };
   const key = await crypto.subtle.importKey("jwk", jwk, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
   d.fill(0);
-  return apiKeyStamper(key, hex(pub));
+  return { key, pub: hex(pub) };
 }
 
 // ---- API ----
@@ -128,8 +128,49 @@ async function busy(button, fn) {
 
 // ---- sign-in ----
 
-async function signIn(stamper) {
-  state.stamper = stamper;
+// ---- the session, kept across reloads ----
+// The signing key is a non-extractable WebCrypto key: IndexedDB keeps the key object itself, which no script can read
+// out, so a reload stays signed in without the private key ever being stored in a readable form. An API key's session
+// lasts until Sign out; a passkey's, as long as its STAMP_LOGIN session.
+
+const SESSION_DB = "sigil-dashboard";
+
+function sessionStore(mode, fn) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(SESSION_DB, 1);
+    open.onupgradeneeded = () => open.result.createObjectStore("session");
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const tx = open.result.transaction("session", mode);
+      const req = fn(tx.objectStore("session"));
+      tx.oncomplete = () => { open.result.close(); resolve(req && req.result); };
+      tx.onerror = () => reject(tx.error);
+    };
+  });
+}
+const saveSession = (session) => sessionStore("readwrite", (st) => st.put(session, "current"));
+const loadSession = () => sessionStore("readonly", (st) => st.get("current"));
+const clearSession = () => sessionStore("readwrite", (st) => st.delete("current"));
+
+// resumeSession signs in again with the kept key, unless it expired or the coordinator no longer takes it.
+async function resumeSession() {
+  const session = await loadSession().catch(() => null);
+  if (!session || (session.expiresAt && session.expiresAt < Date.now())) {
+    if (session) await clearSession();
+    return;
+  }
+  state.org = session.org;
+  $("org-id").value = session.org;
+  try {
+    await signIn(session.key, session.pub, session.expiresAt);
+  } catch (e) {
+    await clearSession();
+    throw e;
+  }
+}
+
+async function signIn(key, pub, expiresAt = 0) {
+  state.stamper = apiKeyStamper(key, pub);
   const who = await query("whoami");
   const org = await query("get_organization");
   if (!org.organizationData.rootQuorum.userIds.includes(who.userId)) {
@@ -140,14 +181,15 @@ async function signIn(stamper) {
   $("signin").hidden = true;
   $("app").hidden = false;
   $("sign-out").hidden = false;
+  await saveSession({ org: state.org, key, pub, expiresAt }).catch(() => {}); // a browser without IndexedDB signs in anew
   await loadAuth();
 }
 
 async function signInWithAPIKey() {
   state.org = $("org-id").value.trim();
-  const stamper = await importAPIKey($("api-public-key").value, $("api-private-key").value);
+  const { key, pub } = await importAPIKey($("api-public-key").value, $("api-private-key").value);
   $("api-private-key").value = "";
-  await signIn(stamper);
+  await signIn(key, pub);
 }
 
 // signInFromLink signs in with a key that sigil up's dev-mode link carries in the URL fragment (#org=…&pub=…&key=…):
@@ -158,7 +200,8 @@ async function signInFromLink() {
   history.replaceState(null, "", location.pathname + location.search);
   state.org = frag.get("org") || $("org-id").value.trim();
   $("org-id").value = state.org;
-  await signIn(await importAPIKey(frag.get("pub"), frag.get("key")));
+  const { key, pub } = await importAPIKey(frag.get("pub"), frag.get("key"));
+  await signIn(key, pub);
 }
 
 // signInWithPasskey opens a 15-minute session: a new WebCrypto key, registered by STAMP_LOGIN stamped with the passkey.
@@ -182,12 +225,13 @@ async function signInWithPasskey() {
     parameters: { publicKey: sessionPub, expirationSeconds: "900" },
   }, passkey);
   if (res.activity.status !== "ACTIVITY_STATUS_COMPLETED") throw new Error("passkey login ended " + res.activity.status);
-  await signIn(apiKeyStamper(pair.privateKey, sessionPub));
+  await signIn(pair.privateKey, sessionPub, Date.now() + 900 * 1000);
 }
 
-function signOut() {
+async function signOut() {
   state.stamper = null;
   state.config = null;
+  await clearSession().catch(() => {});
   location.reload();
 }
 
@@ -452,7 +496,8 @@ async function main() {
     say("Proxy key rotated");
   }));
   for (const b of document.querySelectorAll(".tabs button")) b.addEventListener("click", () => showTab(b.dataset.tab));
-  await signInFromLink();
+  if (location.hash.includes("key=")) await signInFromLink();
+  else await resumeSession();
 }
 
 main().catch((e) => say(e.message, true));

@@ -203,3 +203,32 @@ test("the dashboard signs in from sigil up's link, whose key stays in the fragme
     await browser.close();
   }
 });
+
+test("the dashboard stays signed in across a reload (a non-extractable key in IndexedDB) until Sign out", async () => {
+  const browser = await chromium.launch({ executablePath, args });
+  try {
+    const page = await browser.newPage();
+    await page.goto(boot.dashboardUrl);
+    await page.fill("#api-public-key", boot.apiPublicKey);
+    await page.fill("#api-private-key", boot.apiPrivateKey);
+    await page.click("#sign-in");
+    await page.waitForSelector(`#config-id:has-text("${boot.authProxyConfigId}")`);
+    await page.reload();
+    await page.waitForSelector(`#config-id:has-text("${boot.authProxyConfigId}")`);
+    const extractable = await page.evaluate(() => new Promise((resolve) => {
+      const open = indexedDB.open("sigil-dashboard", 1);
+      open.onsuccess = () => {
+        const req = open.result.transaction("session").objectStore("session").get("current");
+        req.onsuccess = () => resolve(req.result.key.extractable);
+      };
+    }));
+    assert.equal(extractable, false, "the kept key is not extractable");
+    await page.click("#sign-out");
+    await page.waitForSelector("#signin:not([hidden])");
+    await page.reload();
+    await page.waitForSelector("#signin:not([hidden])");
+    assert.equal(await page.isVisible("#app"), false, "signed out stays signed out");
+  } finally {
+    await browser.close();
+  }
+});
