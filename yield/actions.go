@@ -249,8 +249,10 @@ func checkGasCovered(r *request, steps []step, gas []uint64, maxFee, balance *bi
 		return nil
 	}
 	native := r.y.network.NativeToken
-	return fieldError("address", "holds %s %s, which does not cover the action's value and gas of up to %s %s",
-		chain.FormatUnits(balance, native.Decimals), native.Symbol, chain.FormatUnits(need, native.Decimals), native.Symbol)
+	f := func(v *big.Int) string { return chain.FormatUnits(v, native.Decimals) + " " + native.Symbol }
+	return fieldError("address", "holds %s, which does not cover the action's value and gas of up to %s "+
+		"(%d transactions, gas limit × maxFeePerGas each): %s short", f(balance), f(need), len(steps),
+		f(new(big.Int).Sub(need, balance)))
 }
 
 func actionType(intent, manageAction string) string {

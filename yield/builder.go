@@ -100,7 +100,13 @@ func mustPack(a *abi.ABI, method string, args ...any) []byte {
 	return data
 }
 
+// approvalGas is the default gas limit of an approval that cannot be estimated on its own.
+const approvalGas = 300_000
+
 // approvalIfShort returns the approval step when the allowance does not cover the amount, and no step when it does.
+// A token marked allowanceReset in the catalogue (USDT on Ethereum refuses to change a non-zero allowance to another
+// non-zero value) first gets approve(spender, 0) when its allowance is non-zero but short; the approval of the amount
+// then depends on it (it would revert on its own), so the sequence is simulated together.
 func approvalIfShort(r *request, token, spender common.Address, allowance *big.Int) []step {
 	if allowance.Cmp(r.amount) >= 0 {
 		return nil
@@ -109,13 +115,24 @@ func approvalIfShort(r *request, token, spender common.Address, allowance *big.I
 	if r.maxAllowance {
 		amount = math.MaxBig256
 	}
-	return []step{{
+	var steps []step
+	if r.y.cfg.Token.AllowanceReset && allowance.Sign() > 0 {
+		steps = append(steps, step{
+			Type:       "APPROVAL",
+			Title:      fmt.Sprintf("Reset the %s allowance to 0", r.y.cfg.Token.Symbol),
+			To:         token,
+			Data:       mustPack(&erc20ABI, "approve", spender, new(big.Int)),
+			DefaultGas: approvalGas,
+		})
+	}
+	return append(steps, step{
 		Type:       "APPROVAL",
 		Title:      fmt.Sprintf("Approve %s", r.y.cfg.Token.Symbol),
 		To:         token,
 		Data:       mustPack(&erc20ABI, "approve", spender, amount),
-		DefaultGas: 300_000,
-	}}
+		Dependent:  len(steps) > 0,
+		DefaultGas: approvalGas,
+	})
 }
 
 // checkCovered refuses an amount above what is available, naming the field.

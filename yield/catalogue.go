@@ -49,6 +49,9 @@ type Token struct {
 	Decimals uint8  `json:"decimals"`
 	Address  string `json:"address,omitempty"`
 	LogoURI  string `json:"logoURI,omitempty"`
+	// AllowanceReset marks a token that refuses changing a non-zero allowance to another non-zero value (USDT on
+	// Ethereum): an enter whose allowance is non-zero but short first approves 0. Other tokens skip that transaction.
+	AllowanceReset bool `json:"allowanceReset,omitempty"`
 }
 
 // Kinds of yield, one transaction builder each. A deposit fee on an ERC-4626 vault or a staking yield goes through a

@@ -104,8 +104,11 @@ func DevCatalogue(ctx context.Context, b chain.Bootstrap) (Catalogue, error) {
 			"An allocator vault over the USDC vault that sells its incentives and reinvests them", fees, "", []int{set.fee}, KindAllocatorVault))
 	}
 	for _, l := range []struct{ asset, aToken string }{{contracts.USDC, contracts.LendingAUSDC}, {contracts.USDT, contracts.LendingAUSDT}} {
-		c.Yields = append(c.Yields, YieldConfig{Kind: KindLending, Network: network.ID, Name: "Sigil Lend " + tok(l.asset).Symbol,
-			Description: "Supply to the dev chain's lending market", ProviderID: "sigillend", Token: tok(l.asset),
+		token := tok(l.asset)
+		// USDT is marked as on Ethereum, where it refuses changing a non-zero allowance (the dev chain's accepts it).
+		token.AllowanceReset = l.asset == contracts.USDT
+		c.Yields = append(c.Yields, YieldConfig{Kind: KindLending, Network: network.ID, Name: "Sigil Lend " + token.Symbol,
+			Description: "Supply to the dev chain's lending market", ProviderID: "sigillend", Token: token,
 			OutputToken: ptr(tok(l.aToken)), Contracts: Contracts{Pool: a[contracts.Lending].Hex()}})
 	}
 	c.Yields = append(c.Yields,

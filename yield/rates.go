@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
 	"sigil/store"
 )
 
@@ -22,9 +24,13 @@ import (
 //	g   = (assets_last / shares_last) / (assets_first / shares_first)
 //	APY = g^(year / Δt) − 1
 //
-// where first is the oldest sample in the window, last the newest and Δt the block time between them. Until two
-// samples at least minRateSpan apart exist, the rate is 0. An allocator vault pays its performance and management
-// fees by minting shares, so its share price, and the rate, are already net of them.
+// where first is the oldest sample in the window, last the newest and Δt the block time between them, however short
+// (down to minRateSpan; the DTO's description names the span used). A service whose stored samples do not reach back
+// over the window (a fresh database) backfills once, at its first sampling, from the node's history: the share price
+// at the blocks head − 2^k (k = 0, 1, …) that are inside the window and at which the vault had shares (an empty vault's
+// price says nothing about what it pays). Until two samples at least minRateSpan apart exist, the rate is 0. An
+// allocator vault pays its performance and management fees by minting shares, so its share price, and the rate, are
+// already net of them.
 //
 // Lending and staking: the contract's current rate, as of the last sampling (rate 0 until the first one).
 //
@@ -39,7 +45,9 @@ import (
 
 const (
 	year        = 365 * 24 * time.Hour
-	minRateSpan = time.Hour
+	minRateSpan = time.Minute
+	// maxBackfillPoints bounds the historical blocks a backfill reads (head − 2^k for k below it).
+	maxBackfillPoints = 40
 )
 
 // rate is a yield's computed reward rate and latest share price.
@@ -49,18 +57,21 @@ type rate struct {
 	price    float64 // latest price per share in the token; 0 when never sampled
 	sampled  bool
 	rateType string
+	span     time.Duration // vaults: the block time between the samples the rate is computed from
 }
 
 type rateBook struct {
 	mu    sync.RWMutex
 	rates map[string]rate
+	// backfilled lists the vault yields whose history this process has already backfilled (or tried to).
+	backfilled map[string]bool
 	// published is the annual rate (a fraction) the contract of a lending or staking yield published at the last
 	// sampling, by yield id.
 	published map[string]float64
 }
 
 func newRateBook() *rateBook {
-	return &rateBook{rates: map[string]rate{}, published: map[string]float64{}}
+	return &rateBook{rates: map[string]rate{}, published: map[string]float64{}, backfilled: map[string]bool{}}
 }
 
 func (r *rateBook) setPublished(id string, apr float64) {
@@ -100,10 +111,22 @@ func rateTypeOf(kind string) string {
 	return "APY"
 }
 
+// claimBackfill reports whether the yield's history is still to be backfilled, and marks it done.
+func (r *rateBook) claimBackfill(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.backfilled[id] {
+		return false
+	}
+	r.backfilled[id] = true
+	return true
+}
+
 // computeRate applies the vaults' formula above to samples sorted by block time (rateType APR: (g − 1) × year / Δt).
-func computeRate(samples []store.YieldPriceSample, window time.Duration, rateType string, depositBps int64) (float64, bool) {
+// It also returns Δt, the span of block time the rate is computed over.
+func computeRate(samples []store.YieldPriceSample, window time.Duration, rateType string, depositBps int64) (float64, time.Duration, bool) {
 	if len(samples) < 2 {
-		return 0, false
+		return 0, 0, false
 	}
 	last := samples[len(samples)-1]
 	first := samples[0]
@@ -115,11 +138,11 @@ func computeRate(samples []store.YieldPriceSample, window time.Duration, rateTyp
 	}
 	span := time.Duration(last.BlockTime-first.BlockTime) * time.Second
 	if span < minRateSpan {
-		return 0, false
+		return 0, 0, false
 	}
 	growth, ok := ratio(last, first)
 	if !ok {
-		return 0, false
+		return 0, 0, false
 	}
 	periods := float64(year) / float64(span)
 	fee := float64(depositBps) / 10_000
@@ -130,9 +153,9 @@ func computeRate(samples []store.YieldPriceSample, window time.Duration, rateTyp
 		r = math.Pow(growth, periods)*(1-fee) - 1
 	}
 	if math.IsNaN(r) || math.IsInf(r, 0) {
-		return 0, false
+		return 0, 0, false
 	}
-	return r, true
+	return r, span, true
 }
 
 // publishedRate applies the formulas above to a contract's annual rate apr (a fraction).
@@ -242,9 +265,79 @@ func (s *Service) SampleNow(ctx context.Context) error {
 		})
 		if err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if err := s.backfill(ctx, c, h); err != nil {
+			errs = append(errs, fmt.Errorf("backfill network %s: %w", id, err))
 		}
 	}
 	return errors.Join(append(errs, s.loadRates(ctx))...)
+}
+
+// backfill stores, for the network's vault yields whose stored samples do not reach back over the window and that
+// this process has not backfilled yet, the share price at earlier blocks read from the node's history, in one batch:
+// the blocks head − 2^k, their times, and at each the vault's convertToAssets(10^27) and totalSupply. Samples outside
+// the window, of blocks where the vault had no shares, and reads the node cannot answer (no archive state, no contract
+// yet) are left out; only a node that does not answer at all is an error.
+func (s *Service) backfill(ctx context.Context, c *chainClient, h *head) error {
+	windowStart := int64(h.Time) - int64(s.cfg.RateWindow/time.Second)
+	var todo []*yieldEntry
+	for _, e := range s.yields {
+		if e.client != c || ratedByContract(e.cfg.Kind) || !s.rates.claimBackfill(e.cfg.ID) {
+			continue
+		}
+		stored, err := s.store.YieldPriceSamples(ctx, e.cfg.ID, 0)
+		if err != nil {
+			return fmt.Errorf("yield: read price samples: %w", err)
+		}
+		if len(stored) > 0 && stored[0].BlockTime <= windowStart {
+			continue // the window is covered
+		}
+		todo = append(todo, e)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	type point struct {
+		head           *head
+		assets, supply []*big.Int
+	}
+	b := c.newBatch()
+	var points []point
+	for k := 0; k < maxBackfillPoints && uint64(1)<<k <= uint64(h.Number); k++ {
+		n := hexutil.Uint64(uint64(h.Number) - uint64(1)<<k)
+		p := point{head: new(head)}
+		b.add(p.head, "eth_getBlockByNumber", n, false)
+		for _, e := range todo {
+			p.assets = append(p.assets, b.uintAt(e.vault, &erc4626ABI, n, "convertToAssets", ray))
+			p.supply = append(p.supply, b.uintAt(e.vault, &erc4626ABI, n, "totalSupply"))
+		}
+		points = append(points, p)
+	}
+	if err := b.run(ctx); err != nil {
+		var up *upstreamError
+		if errors.As(err, &up) {
+			return err
+		}
+		// Otherwise single reads failed: their values stay zero and are left out below.
+	}
+	var samples []store.YieldPriceSample
+	for _, p := range points {
+		if p.head.Time == 0 || int64(p.head.Time) < windowStart {
+			continue
+		}
+		for i, e := range todo {
+			if p.assets[i].Sign() <= 0 || p.supply[i].Sign() <= 0 {
+				continue
+			}
+			samples = append(samples, store.YieldPriceSample{YieldID: e.cfg.ID, BlockNumber: int64(p.head.Number),
+				BlockTime: int64(p.head.Time), Shares: ray.String(), Assets: p.assets[i].String()})
+		}
+	}
+	if len(samples) == 0 {
+		return nil
+	}
+	return s.store.Write(ctx, func(tx *store.Tx) error { return tx.PutYieldPriceSamples(ctx, samples...) })
 }
 
 // loadRates recomputes every yield's rate: from its stored samples (vaults) or from the rate its contract published at
@@ -261,7 +354,7 @@ func (s *Service) loadRates(ctx context.Context) error {
 				r.total, r.known = publishedRate(apr, r.rateType, e.cfg.Fees.DepositBps)
 			}
 		} else {
-			r.total, r.known = computeRate(samples, s.cfg.RateWindow, r.rateType, e.cfg.Fees.DepositBps)
+			r.total, r.span, r.known = computeRate(samples, s.cfg.RateWindow, r.rateType, e.cfg.Fees.DepositBps)
 		}
 		if n := len(samples); n > 0 {
 			shareDecimals := e.cfg.Token.Decimals

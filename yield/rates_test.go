@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,5 +187,34 @@ func TestLendingAndStakingRatesArePublishedRates(t *testing.T) {
 	// The USDT reserve kept its own rate.
 	if got := rateOf(e.yieldID(KindLending, pool.Hex(), "USDT")).Total; math.Abs(got-math.Expm1(0.04)) > 1e-6 {
 		t.Errorf("USDT lending rate %v", got)
+	}
+}
+
+// A fresh service (an empty database) reports a vault's rate at once instead of 0: its first sampling backfills the
+// share price from the node's history, so a vault whose price per share grew shows a rate near what the simulator
+// pays (5% a year; less if the vault was idle, never unstepped, for part of the window), and the description names
+// the span of block time it was computed over.
+func TestFreshServiceVaultRate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	vault := e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC")
+	w := e.newWallet("1", map[string]string{"USDC": "1000"})
+	w.execute(e.key10, w.act(e.key10, "enter", vault, map[string]any{"amount": "1000"}))
+	e.step(6 * time.Hour)
+
+	fresh := newEnv(t, envOptions{})
+	samples, err := fresh.store.YieldPriceSamples(context.Background(), vault, 0)
+	if err != nil || len(samples) < 2 {
+		t.Fatalf("a fresh service has %d samples of the vault (%v), want its first sampling and a backfill", len(samples), err)
+	}
+	var y yieldDTO
+	fresh.mustCall(fresh.key10, "GET", "/v1/yields/"+vault, nil, 200, &y)
+	got := y.RewardRate
+	t.Logf("fresh service: %s %.5f over %d samples: %s", got.RateType, got.Total, len(samples), got.Components[0].Description)
+	if got.Total < 0.002 || got.Total > 0.06 {
+		t.Fatalf("a fresh service's vault rate %+v, want a plausible rate near 5%%", got)
+	}
+	if d := got.Components[0].Description; !strings.Contains(d, "over the last") || !strings.Contains(d, "window 7 days") {
+		t.Fatalf("description %q does not name the span", d)
 	}
 }

@@ -98,6 +98,11 @@ func (m callMsg) MarshalJSON() ([]byte, error) {
 
 // read queues a view call of method on contract to, decoded with the ABI into the returned values once run returns.
 func (b *batch) read(to common.Address, a *abi.ABI, method string, args ...any) *[]any {
+	return b.readAt(to, a, "latest", method, args...)
+}
+
+// readAt is read at a block: "latest" or a block number (hexutil.Uint64).
+func (b *batch) readAt(to common.Address, a *abi.ABI, block any, method string, args ...any) *[]any {
 	data, err := a.Pack(method, args...)
 	out := new([]any)
 	if err != nil {
@@ -106,7 +111,7 @@ func (b *batch) read(to common.Address, a *abi.ABI, method string, args ...any) 
 	}
 	var ret hexutil.Bytes
 	i := len(b.elems)
-	b.add(&ret, "eth_call", callMsg{To: to, Data: data}, "latest")
+	b.add(&ret, "eth_call", callMsg{To: to, Data: data}, block)
 	b.decoded = append(b.decoded, func() error {
 		if err := b.elems[i].Error; err != nil {
 			return fmt.Errorf("%s on %s: %w", method, to.Hex(), describeRevert(err))
@@ -123,8 +128,13 @@ func (b *batch) read(to common.Address, a *abi.ABI, method string, args ...any) 
 
 // uint queues a view call returning one unsigned integer.
 func (b *batch) uint(to common.Address, a *abi.ABI, method string, args ...any) *big.Int {
+	return b.uintAt(to, a, "latest", method, args...)
+}
+
+// uintAt is uint at a block: "latest" or a block number (hexutil.Uint64).
+func (b *batch) uintAt(to common.Address, a *abi.ABI, block any, method string, args ...any) *big.Int {
 	out := new(big.Int)
-	values := b.read(to, a, method, args...)
+	values := b.readAt(to, a, block, method, args...)
 	b.decoded = append(b.decoded, func() error {
 		if len(*values) == 0 {
 			return nil // the read failed; its own error is reported

@@ -227,7 +227,10 @@ func TestComputeRate(t *testing.T) {
 	}{
 		{"no samples", nil, "APY", 0, 0, false},
 		{"one sample", []store.YieldPriceSample{sample(0, "1000000000000000000000000000")}, "APY", 0, 0, false},
-		{"too close", []store.YieldPriceSample{sample(0, "1000000000000000000000000000"), sample(60, "1000000000000000000000000001")}, "APY", 0, 0, false},
+		{"too close", []store.YieldPriceSample{sample(0, "1000000000000000000000000000"), sample(59, "1000000000000000000000000001")}, "APY", 0, 0, false},
+		// A short window is used as it is: 5% a year paid over ten minutes (the first minutes of a fresh service).
+		{"ten minutes", []store.YieldPriceSample{sample(0, "1000000000000000000000000000"),
+			sample(600, "1000000951293759512937595129")}, "APY", 0, math.Pow(1+0.05*600/float64(365*day), float64(365*day)/600) - 1, true},
 		// 0.01% a day compounds to 1.0001^365 − 1.
 		{"daily growth", []store.YieldPriceSample{sample(0, "1000000000000000000000000000"), sample(day, "1000100000000000000000000000")},
 			"APY", 0, math.Pow(1.0001, 365) - 1, true},
@@ -245,9 +248,25 @@ func TestComputeRate(t *testing.T) {
 			"APY", 0, math.Pow(0.9999, 365) - 1, true},
 		{"corrupt sample", []store.YieldPriceSample{sample(0, "x"), sample(day, "1")}, "APY", 0, 0, false},
 	} {
-		got, known := computeRate(tc.samples, week, tc.rateType, tc.depositBps)
+		got, span, known := computeRate(tc.samples, week, tc.rateType, tc.depositBps)
 		if known != tc.known || math.Abs(got-tc.want) > 1e-9 {
 			t.Errorf("%s: got %v (%v), want %v (%v)", tc.name, got, known, tc.want, tc.known)
+		}
+		if wantSpan := time.Duration(0); known {
+			n := len(tc.samples)
+			wantSpan = time.Duration(tc.samples[n-1].BlockTime-tc.samples[0].BlockTime) * time.Second
+			if tc.name == "window takes the oldest sample inside it" {
+				wantSpan = 7 * 24 * time.Hour
+			}
+			if span != wantSpan {
+				t.Errorf("%s: span %v, want %v", tc.name, span, wantSpan)
+			}
+		}
+	}
+	for d, want := range map[time.Duration]string{30 * time.Second: "30s", 10 * time.Minute: "10m", 2 * time.Hour: "2h",
+		130 * time.Minute: "2h10m", 24 * time.Hour: "1 day", 36 * time.Hour: "1.5 days", 7 * 24 * time.Hour: "7 days"} {
+		if got := spanText(d); got != want {
+			t.Errorf("spanText(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -324,3 +324,103 @@ func TestDevCatalogueFile(t *testing.T) {
 		t.Fatalf("unknown field: %v", err)
 	}
 }
+
+// A token marked allowanceReset (USDT's rule: no change from one non-zero allowance to another) whose allowance is
+// non-zero but short gets approve(spender, 0) first: the steps are approve 0, approve the amount, deposit, and they
+// execute. Without an allowance there is one approval, and an unmarked token with a short allowance gets one too.
+func TestAllowanceResetBeforeApproval(t *testing.T) {
+	t.Parallel()
+	usdcVault := func(e *env) string { return e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC") }
+	e := newEnv(t, envOptions{edit: func(c *Catalogue) {
+		for i := range c.Yields {
+			if c.Yields[i].Kind == KindERC4626 && c.Yields[i].Token.Symbol == "USDC" {
+				c.Yields[i].Token.AllowanceReset = true
+			}
+		}
+	}})
+	vault, usdc := usdcVault(e), e.addr(contracts.USDC)
+	vaultAddr := e.addr(contracts.VaultUSDC)
+	w := e.newWallet("1", map[string]string{"USDC": "1000"})
+	approvedAmount := func(u unsignedTxDTO) *big.Int {
+		t.Helper()
+		data := hexutil.MustDecode(u.Data)
+		if u.To != usdc.Hex() || selector(u.Data) != "0x095ea7b3" || len(data) != 68 ||
+			common.BytesToAddress(data[4:36]) != vaultAddr {
+			t.Fatalf("not an approval of the vault on USDC: %+v", u)
+		}
+		return new(big.Int).SetBytes(data[36:])
+	}
+
+	// No allowance yet: one approval, and only it is sent, leaving an allowance of 100.
+	a := w.act(e.key10, "enter", vault, map[string]any{"amount": "100"})
+	if len(a.Transactions) != 2 || approvedAmount(unsigned(t, a.Transactions[0])).Cmp(units("100", 6)) != 0 {
+		t.Fatalf("first enter: %+v", a.Transactions)
+	}
+	if rcpt := w.send(w.sign(a.Transactions[0].UnsignedTransaction)); rcpt.Status != 1 {
+		t.Fatal("approval reverted")
+	}
+
+	// Allowance 100, enter 300: reset to 0, approve 300, deposit.
+	a = w.act(e.key10, "enter", vault, map[string]any{"amount": "300"})
+	if len(a.Transactions) != 3 || a.Transactions[0].Type != "APPROVAL" || a.Transactions[1].Type != "APPROVAL" ||
+		a.Transactions[2].Type != "DEPOSIT" {
+		t.Fatalf("enter with a short allowance: %+v", a.Transactions)
+	}
+	reset, approve, deposit := unsigned(t, a.Transactions[0]), unsigned(t, a.Transactions[1]), unsigned(t, a.Transactions[2])
+	if approvedAmount(reset).Sign() != 0 || approvedAmount(approve).Cmp(units("300", 6)) != 0 ||
+		deposit.To != vaultAddr.Hex() || selector(deposit.Data) != "0x6e553f65" {
+		t.Fatalf("steps: %+v %+v %+v", reset, approve, deposit)
+	}
+	if !strings.Contains(a.Transactions[0].Title, "Reset the USDC allowance to 0") {
+		t.Fatalf("reset title %q", a.Transactions[0].Title)
+	}
+	if approve.Nonce != reset.Nonce+1 || deposit.Nonce != reset.Nonce+2 {
+		t.Fatalf("nonces %d %d %d", reset.Nonce, approve.Nonce, deposit.Nonce)
+	}
+	before := e.tokenBalance(usdc, w.addr)
+	w.execute(e.key10, a)
+	if d := new(big.Int).Sub(before, e.tokenBalance(usdc, w.addr)); d.Cmp(units("300", 6)) != 0 {
+		t.Fatalf("deposited %s", d)
+	}
+
+	// An unmarked token (USDC lending) with a short non-zero allowance gets one approval.
+	pool := e.addr(contracts.Lending)
+	lending := e.yieldID(KindLending, pool.Hex(), "USDC")
+	a = w.act(e.key10, "enter", lending, map[string]any{"amount": "100"})
+	w.send(w.sign(a.Transactions[0].UnsignedTransaction))
+	a = w.act(e.key10, "enter", lending, map[string]any{"amount": "200"})
+	if len(a.Transactions) != 2 || a.Transactions[0].Type != "APPROVAL" || a.Transactions[1].Type != "SUPPLY" {
+		t.Fatalf("unmarked token: %+v", a.Transactions)
+	}
+	// The dev catalogue marks USDT, as on Ethereum.
+	if !e.yieldCfg(e.yieldID(KindLending, pool.Hex(), "USDT")).Token.AllowanceReset || e.yieldCfg(lending).Token.AllowanceReset {
+		t.Fatal("the dev catalogue should mark USDT, and only USDT, allowanceReset")
+	}
+}
+
+// An address without the ether to pay the gas of its action's steps is refused with a 400 naming what is needed and
+// what is there, and no action is stored: nothing is handed out that a node would reject.
+func TestEnterRefusedWithoutGasMoney(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	vault := e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC")
+	w := e.newWallet("", map[string]string{"USDC": "100"})
+	if b := e.ethBalance(w.addr); b.Sign() != 0 {
+		t.Fatalf("the wallet holds %s wei, want none", b)
+	}
+	var body errorBody
+	e.mustCall(e.key10, "POST", "/v1/actions/enter", map[string]any{"yieldId": vault, "address": w.addr.Hex(),
+		"arguments": map[string]any{"amount": "100"}}, 400, &body)
+	if body.StatusCode != 400 || body.Error != "Bad Request" || !strings.HasPrefix(body.Message, "address: holds 0 ETH") ||
+		!strings.Contains(body.Message, "does not cover the action's value and gas of up to ") ||
+		!strings.Contains(body.Message, "(2 transactions") || !strings.HasSuffix(body.Message, " ETH short") {
+		t.Fatalf("error %+v", body)
+	}
+	var list struct {
+		Total int `json:"total"`
+	}
+	e.mustCall(e.key10, "GET", "/v1/actions?address="+w.addr.Hex(), nil, 200, &list)
+	if list.Total != 0 {
+		t.Fatalf("%d actions stored for a refused enter", list.Total)
+	}
+}

@@ -1,10 +1,12 @@
 package yield
 
 import (
+	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func (t Token) dto(network string) tokenDTO {
@@ -118,8 +120,12 @@ func (s *Service) yieldDTO(e *yieldEntry) yieldDTO {
 	r := s.rates.get(e.cfg.ID)
 	info := kindInfo[e.cfg.Kind]
 	rateType := rateTypeOf(e.cfg.Kind)
+	description := rateDescriptions[e.cfg.Kind]
+	if !ratedByContract(e.cfg.Kind) {
+		description = s.vaultRateDescription(r)
+	}
 	d.RewardRate = rewardRateDTO{Total: r.total, RateType: rateType, Components: []rewardDTO{{
-		Rate: r.total, RateType: rateType, Token: d.Token, YieldSource: info.source, Description: rateDescriptions[e.cfg.Kind],
+		Rate: r.total, RateType: rateType, Token: d.Token, YieldSource: info.source, Description: description,
 	}}}
 	if r.sampled && d.OutputToken != nil {
 		d.State.PricePerShareState = &pricePerShareDTO{Price: r.price, ShareToken: *d.OutputToken, QuoteToken: d.Token}
@@ -127,12 +133,41 @@ func (s *Service) yieldDTO(e *yieldEntry) yieldDTO {
 	return d
 }
 
-// rateDescriptions say where each kind's reward rate comes from (see rates.go).
+// vaultRateDescription says which span of samples a vault's rate comes from: the RewardDto has no field for the
+// window, so its description names it.
+func (s *Service) vaultRateDescription(r rate) string {
+	if !r.known {
+		return "From price-per-share samples, net of the yield's fees: none a minute apart yet, so 0 until the next sampling"
+	}
+	return fmt.Sprintf("From price-per-share samples over the last %s of block time (window %s), net of the yield's fees",
+		spanText(r.span), spanText(s.cfg.RateWindow))
+}
+
+// spanText writes a span of time for people: "7 days", "1.5 days", "2h10m", "10m".
+func spanText(d time.Duration) string {
+	if d >= 24*time.Hour {
+		days := strconv.FormatFloat(float64(d)/float64(24*time.Hour), 'f', 1, 64)
+		days = strings.TrimSuffix(days, ".0")
+		if days == "1" {
+			return "1 day"
+		}
+		return days + " days"
+	}
+	if d < time.Minute {
+		return d.Round(time.Second).String()
+	}
+	out := strings.TrimSuffix(d.Round(time.Minute).String(), "0s") // "2h10m0s" → "2h10m"
+	if strings.HasSuffix(out, "h0m") {
+		out = strings.TrimSuffix(out, "0m")
+	}
+	return out
+}
+
+// rateDescriptions say where each contract-rated kind's reward rate comes from (see rates.go); vaults' are written
+// per answer (vaultRateDescription).
 var rateDescriptions = map[string]string{
-	KindERC4626:        "From price-per-share samples over 7 days of block time, net of the yield's fees",
-	KindAllocatorVault: "From price-per-share samples over 7 days of block time, net of the yield's fees",
-	KindLending:        "The pool's current liquidity rate (getReserveData), compounded per second as Aave does",
-	KindNativeStaking:  "The staking contract's current reward rate (rewardRateBps), net of the deposit fee",
+	KindLending:       "The pool's current liquidity rate (getReserveData), compounded per second as Aave does",
+	KindNativeStaking: "The staking contract's current reward rate (rewardRateBps), net of the deposit fee",
 	KindProviderStaking: "The provider's current reward rate less its validator fee, compounded per second, " +
 		"net of the deposit fee",
 }
