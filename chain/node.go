@@ -97,7 +97,7 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 		DataDir:          n.cfg.DataDir,
 		HTTPHost:         host,
 		HTTPPort:         port,
-		HTTPModules:      []string{"eth", "net", "web3", "txpool"},
+		HTTPModules:      []string{"eth", "net", "web3", "txpool", "evm"},
 		HTTPVirtualHosts: vhosts,
 		HTTPCors:         n.cfg.CORSOrigins,
 		HTTPTimeouts:     rpc.DefaultHTTPTimeouts,
@@ -136,7 +136,7 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 		return fmt.Errorf("chain: start the Ethereum service: %w", err)
 	}
 	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
-	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)}})
+	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)}, {Namespace: "evm", Service: &evmAPI{n: n}}})
 
 	beacon, err := catalyst.NewSimulatedBeacon(0, devAddress, backend)
 	if err != nil {
