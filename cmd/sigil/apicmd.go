@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -26,10 +27,7 @@ import (
 func runAPI(ctx context.Context, e *env, args []string) error {
 	name, args := positional(args)
 	fs := e.flags()
-	dir := fs.String("dir", ".sigil", "data directory of a running sigil up (its bootstrap.json supplies key, org and URL)")
-	keyPath := fs.String("key", "", "key file written by sigil keys new (default: the bootstrap root key)")
-	org := fs.String("org", "", "organization id (default: the bootstrap organization)")
-	url := fs.String("url", "", "coordinator URL (default: from bootstrap.json)")
+	coord := registerCoordinatorFlags(fs)
 	params := fs.String("params", "{}", "the activity's parameters or the query's body, as JSON; @FILE reads a file, - standard input")
 	list := fs.Bool("list", false, "list every activity and query NAME may be")
 	output := fs.String("o", "text", "text: an activity's type, status, id and result in short; json: the whole record (queries print JSON either way)")
@@ -54,7 +52,7 @@ func runAPI(ctx context.Context, e *env, args []string) error {
 		return e.usageErrorf("%v", err)
 	}
 	*params = string(body)
-	c, orgID, err := e.apiClient(*dir, *keyPath, *org, *url)
+	c, orgID, err := coord.client(e)
 	if err != nil {
 		return err
 	}
@@ -208,6 +206,24 @@ func readParams(v string, stdin io.Reader) ([]byte, error) {
 		return nil, errors.New("--params is not valid JSON")
 	}
 	return body, nil
+}
+
+// coordinatorFlags are the flags of the commands that call the coordinator: the running stack's data directory, whose
+// bootstrap record supplies the root key, organization and URL, or each of them given.
+type coordinatorFlags struct{ dir, key, org, url *string }
+
+func registerCoordinatorFlags(fs *flag.FlagSet) coordinatorFlags {
+	return coordinatorFlags{
+		dir: fs.String("dir", ".sigil", "data directory of a running sigil up (its bootstrap.json supplies key, org and URL)"),
+		key: fs.String("key", "", "key file that stamps the requests, written by sigil keys new (default: the bootstrap root key)"),
+		org: fs.String("org", "", "organization id (default: the bootstrap organization)"),
+		url: fs.String("url", "", "coordinator URL (default: SIGIL_COORDINATOR_URL, else from bootstrap.json)"),
+	}
+}
+
+// client is the coordinator's client the flags name.
+func (f coordinatorFlags) client(e *env) (*client.Client, string, error) {
+	return e.apiClient(*f.dir, *f.key, *f.org, *f.url)
 }
 
 // apiClient is a client of the coordinator for a command: the key, organization and URL given, else the bootstrap

@@ -51,17 +51,14 @@ func runKeysAdd(ctx context.Context, e *env, args []string) error {
 	name := fs.String("name", "", "the key's name (default: sigil-cli)")
 	curveName := fs.String("curve", "p256", "p256, secp256k1 or ed25519")
 	out := fs.String("out", "", "file to write (default: sigil-key-USER.json)")
-	dir := fs.String("dir", ".sigil", "data directory of a running sigil up (its bootstrap.json supplies key, org and URL)")
-	keyPath := fs.String("key", "", "key file that stamps the request (default: the bootstrap root key)")
-	org := fs.String("org", "", "organization id (default: the bootstrap organization)")
-	url := fs.String("url", "", "coordinator URL (default: from bootstrap.json)")
+	coord := registerCoordinatorFlags(fs)
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
 	if *user == "" {
 		return e.usageErrorf("--user is required")
 	}
-	c, orgID, err := e.apiClient(*dir, *keyPath, *org, *url)
+	c, orgID, err := coord.client(e)
 	if err != nil {
 		return err
 	}

@@ -25,17 +25,14 @@ const maxDeliveryBytes = 4 << 20
 // coordinator's webhook JWKS as a production receiver must, prints each event, and deletes the endpoint when stopped.
 func runWebhooksListen(ctx context.Context, e *env, args []string) error {
 	fs := e.flags()
-	dir := fs.String("dir", ".sigil", "data directory of a running sigil up (its bootstrap.json supplies key, org and URL)")
-	keyPath := fs.String("key", "", "key file written by sigil keys new (default: the bootstrap root key)")
-	org := fs.String("org", "", "organization id (default: the bootstrap organization)")
-	url := fs.String("url", "", "coordinator URL (default: from bootstrap.json)")
+	coord := registerCoordinatorFlags(fs)
 	listen := fs.String("listen", "127.0.0.1:0", "address to receive deliveries on")
 	register := fs.Bool("register", true, "create an endpoint for this receiver, and delete it when stopped; false only receives (point an endpoint at it yourself)")
 	filters := fs.String("filters", "", `the subscription's filtersJson, for example {"activityTypes":["ACTIVITY_TYPE_SIGN_TRANSACTION_V2"]}`)
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
-	c, orgID, err := e.apiClient(*dir, *keyPath, *org, *url)
+	c, orgID, err := coord.client(e)
 	if err != nil {
 		return err
 	}
