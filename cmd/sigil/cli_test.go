@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"sigil/coordinator"
 	"sigil/seal"
 	"sigil/stack"
 	"sigil/store"
@@ -80,21 +81,7 @@ func TestKeysNew(t *testing.T) {
 // bootstrap record's key, organization and URL.
 func TestAPICommand(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	s, err := stack.StartCoordinator(ctx, stack.CoordinatorConfig{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	boot, err := s.Coordinator().CreateRootOrganization(ctx, "Sigil", "root")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := stack.WriteBootstrap(dir, &stack.Bootstrap{OrganizationID: boot.OrganizationID, UserID: boot.UserID,
-		APIPublicKey: boot.APIKey.PublicKeyHex(), APIPrivateKey: boot.APIKey.PrivateKeyHex(), CoordinatorURL: s.Services()[0].URL}); err != nil {
-		t.Fatal(err)
-	}
+	dir, _, _ := coordinatorStack(t, stack.CoordinatorConfig{})
 	paramsFile := filepath.Join(t.TempDir(), "users.json")
 	if err := os.WriteFile(paramsFile, []byte(`{"users":[{"userName":"from-file","apiKeys":[],"authenticators":[],"oauthProviders":[],"userTags":[]}]}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -203,4 +190,27 @@ func readFileT(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// coordinatorStack starts a coordinator with a root organization for a test, and writes the bootstrap record the
+// commands read into a data directory of its own: that directory, the root organization, and the coordinator's URL.
+func coordinatorStack(t *testing.T, cfg stack.CoordinatorConfig) (string, *coordinator.Bootstrap, string) {
+	t.Helper()
+	ctx := context.Background()
+	cfg.Dir = t.TempDir()
+	s, err := stack.StartCoordinator(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	boot, err := s.Coordinator().CreateRootOrganization(ctx, "Sigil", "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, url := t.TempDir(), s.Services()[0].URL
+	if err := stack.WriteBootstrap(dir, &stack.Bootstrap{OrganizationID: boot.OrganizationID, UserID: boot.UserID,
+		APIPublicKey: boot.APIKey.PublicKeyHex(), APIPrivateKey: boot.APIKey.PrivateKeyHex(), CoordinatorURL: url}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, boot, url
 }

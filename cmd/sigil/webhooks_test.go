@@ -53,22 +53,8 @@ func (s *syncBuffer) waitFor(t *testing.T, want string) {
 func TestWebhooksListen(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, err := stack.StartCoordinator(ctx, stack.CoordinatorConfig{Dir: t.TempDir(),
+	dir, boot, url := coordinatorStack(t, stack.CoordinatorConfig{
 		Webhooks: coordinator.WebhookConfig{AllowPrivateNetworks: true, PollInterval: 50 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	boot, err := s.Coordinator().CreateRootOrganization(ctx, "Sigil", "root")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	url := s.Services()[0].URL
-	if err := stack.WriteBootstrap(dir, &stack.Bootstrap{OrganizationID: boot.OrganizationID, UserID: boot.UserID,
-		APIPublicKey: boot.APIKey.PublicKeyHex(), APIPrivateKey: boot.APIKey.PrivateKeyHex(), CoordinatorURL: url}); err != nil {
-		t.Fatal(err)
-	}
 	listenCtx, stop := context.WithCancel(ctx)
 	out, errs := newSyncBuffer(), newSyncBuffer()
 	code := make(chan int, 1)
