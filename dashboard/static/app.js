@@ -373,9 +373,103 @@ async function loadPolicies() {
 
 async function loadActivities() {
   const { activities } = await query("list_activities", { paginationOptions: { limit: "25" } });
-  table($("activities"), ["When", "Type", "Status"], activities.map((a) => [
+  const rows = activities.map((a) => [
     when(a.createdAt), a.type.replace("ACTIVITY_TYPE_", ""), a.status.replace("ACTIVITY_STATUS_", ""),
-  ]));
+  ]);
+  table($("activities"), ["When", "Type", "Status"], rows);
+  // Each row opens the activity's detail.
+  [...$("activities").querySelectorAll("tr")].slice(1).forEach((tr, i) => {
+    tr.classList.add("clickable");
+    tr.addEventListener("click", () => showActivity(activities[i].id).catch((e) => say(e.message, true)));
+  });
+}
+
+// showActivity shows who asked for an activity, what it asked, what came of it, and what each policy decided, by name;
+// one waiting for consensus can be approved or rejected here.
+async function showActivity(id) {
+  const [{ activity: a }, { policyEvaluations }, { policies }, { users }] = await Promise.all([
+    query("get_activity", { activityId: id }), query("get_policy_evaluations", { activityId: id }),
+    query("list_policies"), query("list_users"),
+  ]);
+  const policyName = new Map(policies.map((p) => [p.policyId, p.policyName]));
+  const userName = new Map(users.map((u) => [u.userId, u.userName]));
+  const el = $("activity-detail");
+  const h = (tag, text, cls) => {
+    const e = document.createElement(tag);
+    e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
+  };
+  const facts = document.createElement("dl");
+  facts.className = "facts";
+  const add = (k, v) => facts.append(h("dt", k), h("dd", v));
+  add("Type", a.type);
+  add("Status", a.status.replace("ACTIVITY_STATUS_", ""));
+  add("ID", a.id);
+  add("Created", when(a.createdAt));
+  add("Votes", (a.votes || []).map((v) => `${userName.get(v.userId) || v.userId}: ${v.selection.replace("VOTE_SELECTION_", "").toLowerCase()}`).join(", "));
+  if (a.failure) add("Failure", a.failure.message);
+  const outcomes = [];
+  for (const ev of policyEvaluations) {
+    for (const p of ev.policyEvaluations) {
+      outcomes.push([policyName.get(p.policyId) || p.policyId, p.outcome.replace("OUTCOME_", "").toLowerCase(), p.error || ""]);
+    }
+  }
+  const decided = document.createElement("table");
+  table(decided, ["Policy", "Outcome", "Error"], outcomes);
+  const pretty = (label, v) => {
+    const d = document.createElement("details");
+    d.append(h("summary", label), h("pre", JSON.stringify(v, null, 2)));
+    return d;
+  };
+  const children = [h("h2", "Activity"), facts];
+  if (outcomes.length) children.push(h("h3", "Policies"), decided);
+  children.push(pretty("Intent", a.intent));
+  if (a.result && Object.keys(a.result).length) children.push(pretty("Result", a.result));
+  if (a.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED") {
+    const row = document.createElement("div");
+    row.className = "row";
+    for (const [label, type, path, key] of [["Approve", "APPROVE_ACTIVITY", "approve_activity", "activity"], ["Reject", "REJECT_ACTIVITY", "reject_activity", "activity"]]) {
+      const b = h("button", label);
+      b.type = "button";
+      b.disabled = label === "Approve" ? !a.canApprove : !a.canReject;
+      b.addEventListener("click", () => busy(b, async () => {
+        await post("/public/v1/submit/" + path, { type: "ACTIVITY_TYPE_" + type, timestampMs: String(Date.now()), organizationId: state.org, parameters: { fingerprint: a.fingerprint } });
+        say(label === "Approve" ? "Approved" : "Rejected");
+        await loadActivities();
+        await showActivity(id);
+      }));
+      row.append(b);
+    }
+    children.push(row);
+  }
+  el.replaceChildren(...children);
+  el.hidden = false;
+  el.scrollIntoView({ block: "nearest" });
+}
+
+// ---- wallets ----
+
+async function loadWallets() {
+  const { wallets } = await query("list_wallets");
+  const cards = await Promise.all(wallets.map(async (w) => {
+    const { accounts } = await query("list_wallet_accounts", { walletId: w.walletId });
+    const card = document.createElement("div");
+    card.className = "wallet";
+    const title = document.createElement("h3");
+    title.textContent = w.walletName;
+    const t = document.createElement("table");
+    table(t, ["Address", "Format", "Path", "Curve"], accounts.map((acc) => [
+      acc.address, acc.addressFormat.replace("ADDRESS_FORMAT_", ""), acc.path, acc.curve.replace("CURVE_", ""),
+    ]));
+    const wrap = document.createElement("div");
+    wrap.className = "table-wrap";
+    wrap.append(t);
+    card.append(title, wrap);
+    return card;
+  }));
+  $("wallets").replaceChildren(...cards);
+  if (!wallets.length) $("wallets").textContent = "No wallets yet.";
 }
 
 // ---- webhooks ----
@@ -458,7 +552,7 @@ async function createEndpoint(ev) {
   });
 }
 
-const loaders = { auth: loadAuth, users: loadUsers, policies: loadPolicies, activities: loadActivities, webhooks: loadWebhooks };
+const loaders = { auth: loadAuth, users: loadUsers, policies: loadPolicies, wallets: loadWallets, activities: loadActivities, webhooks: loadWebhooks };
 
 function showTab(name) {
   for (const b of document.querySelectorAll(".tabs button")) b.classList.toggle("active", b.dataset.tab === name);

@@ -232,3 +232,37 @@ test("the dashboard stays signed in across a reload (a non-extractable key in In
     await browser.close();
   }
 });
+
+test("the dashboard lists wallets with their accounts and shows an activity's detail", async () => {
+  const root = new TurnkeyClient({ baseUrl: boot.coordinatorUrl }, new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey }));
+  const walletName = `dashboard wallet ${Date.now()}`;
+  const created = await root.createWallet({
+    type: "ACTIVITY_TYPE_CREATE_WALLET", timestampMs: String(Date.now()), organizationId: boot.organizationId,
+    parameters: { walletName, accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }] },
+  });
+  const address = created.activity.result.createWalletResult.addresses[0];
+  const browser = await chromium.launch({ executablePath, args });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(boot.dashboardUrl);
+    await page.fill("#api-public-key", boot.apiPublicKey);
+    await page.fill("#api-private-key", boot.apiPrivateKey);
+    await page.click("#sign-in");
+    await page.waitForSelector(`#config-id:has-text("${boot.authProxyConfigId}")`);
+    await page.click("button[data-tab=wallets]");
+    await page.waitForSelector(`.wallet:has-text("${walletName}") td:has-text("${address}")`);
+
+    await page.click("button[data-tab=activities]");
+    await page.locator("#activities tr.clickable", { hasText: "CREATE_WALLET" }).first().click();
+    await page.waitForSelector("#activity-detail:not([hidden]) dd:has-text('ACTIVITY_TYPE_CREATE_WALLET')");
+    assert.ok(await page.isVisible("#activity-detail dd:has-text('COMPLETED')"));
+    await page.click("#activity-detail summary:has-text('Intent')");
+    assert.ok((await page.textContent("#activity-detail pre")).includes(walletName), "the intent shows the wallet's name");
+    await page.screenshot({ path: join(artifacts, "dashboard-activity.png"), fullPage: true });
+    assert.deepEqual(errors, [], "no script errors on the page");
+  } finally {
+    await browser.close();
+  }
+});
