@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { TurnkeyClient } from "@turnkey/http";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
+import { generateP256KeyPair } from "@turnkey/crypto";
 
 const boot = JSON.parse(readFileSync(join(process.env.SIGIL_DIR, "bootstrap.json"), "utf8"));
 const artifacts = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
@@ -264,5 +265,41 @@ test("the dashboard lists wallets with their accounts and shows an activity's de
     assert.deepEqual(errors, [], "no script errors on the page");
   } finally {
     await browser.close();
+  }
+});
+
+test("the dashboard approves an activity waiting for consensus", async () => {
+  const root = new TurnkeyClient({ baseUrl: boot.coordinatorUrl }, new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey }));
+  const submit = (type, parameters) => ({ type, timestampMs: String(Date.now()), organizationId: boot.organizationId, parameters });
+  const pair = generateP256KeyPair();
+  const users = await root.createUsers(submit("ACTIVITY_TYPE_CREATE_USERS_V3", { users: [{ userName: `needs-consensus-${Date.now()}`,
+    apiKeys: [{ apiKeyName: "k", publicKey: pair.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [], userTags: [] }] }));
+  const userId = users.activity.result.createUsersResult.userIds[0];
+  const policy = await root.createPolicy(submit("ACTIVITY_TYPE_CREATE_POLICY_V3", { policyName: `two approvers for tags ${Date.now()}`,
+    effect: "EFFECT_ALLOW", notes: "", consensus: "approvers.count() >= 2", condition: "activity.type == 'ACTIVITY_TYPE_CREATE_USER_TAG'" }));
+  const policyId = policy.activity.result.createPolicyResult.policyId;
+  const tagName = `pending-${Date.now()}`;
+  const user = new TurnkeyClient({ baseUrl: boot.coordinatorUrl }, new ApiKeyStamper({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey }));
+  const pending = await user.createUserTag(submit("ACTIVITY_TYPE_CREATE_USER_TAG", { userTagName: tagName, userIds: [] })).catch((e) => e);
+  const browser = await chromium.launch({ executablePath, args });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(boot.dashboardUrl);
+    await page.fill("#api-public-key", boot.apiPublicKey);
+    await page.fill("#api-private-key", boot.apiPrivateKey);
+    await page.click("#sign-in");
+    await page.waitForSelector(`#config-id:has-text("${boot.authProxyConfigId}")`);
+    await page.click("button[data-tab=activities]");
+    await page.locator("#activities tr.clickable", { hasText: "CONSENSUS_NEEDED" }).first().click();
+    await page.waitForSelector("#activity-detail:not([hidden]) dd:has-text('ACTIVITY_TYPE_CREATE_USER_TAG')");
+    await page.click("#activity-detail button:has-text('Approve')");
+    await page.waitForSelector("#status.show:has-text('Approved')");
+    await page.waitForSelector("#activity-detail dd:has-text('COMPLETED')");
+    const tags = await root.listUserTags({ organizationId: boot.organizationId });
+    assert.ok(tags.userTags.some((t) => t.tagName === tagName), `the approved activity created the tag (it was ${pending.activity?.status})`);
+  } finally {
+    await browser.close();
+    await root.deletePolicy(submit("ACTIVITY_TYPE_DELETE_POLICY", { policyId }));
+    await root.deleteUsers(submit("ACTIVITY_TYPE_DELETE_USERS", { userIds: [userId] }));
   }
 });
