@@ -47,3 +47,23 @@ func TestEVMNamespace(t *testing.T) {
 		t.Fatal("evm_increaseTime 0 was accepted")
 	}
 }
+
+// Every fresh dev chain deploys its fixtures at the same addresses, from the well-known dev account.
+func TestFixturesAtStableAddresses(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	n, err := Start(ctx, Config{ListenAddr: "127.0.0.1:0", Logger: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if got := n.DevAccount().Hex(); got != "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" {
+		t.Fatalf("dev account %s", got)
+	}
+	other := sharedNode(t)
+	for name, addr := range n.Contracts() {
+		if other.Contracts()[name] != addr {
+			t.Errorf("%s at %s on one fresh chain and %s on another", name, addr.Hex(), other.Contracts()[name].Hex())
+		}
+	}
+}

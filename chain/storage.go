@@ -23,11 +23,19 @@ const (
 	recordFile = "deployment.json" // where the fixtures are
 )
 
-// loadOrCreateDevKey returns the dev account's key: the one saved in dataDir, or a new one (saved
-// there unless the chain is ephemeral). The genesis block funds that account.
+// devAccountKey is the dev account of every new dev chain: the first account of the mnemonic Hardhat
+// and Anvil use ("test test … junk"), 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266. A published key
+// on purpose: the fixtures it deploys land at the same addresses on every fresh chain (the first
+// is 0x5FbDB2315678afecb367f032d93F642f64180aa3, as on Anvil), so scripts and notes can name them.
+// It holds only dev-chain ether, on a chain that listens on loopback.
+const devAccountKey = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+
+// loadOrCreateDevKey returns the dev account's key: the one saved in dataDir (a chain made before
+// the key was fixed keeps its own), or devAccountKey (saved there unless the chain is ephemeral).
+// The genesis block funds that account.
 func loadOrCreateDevKey(dataDir string) (*ecdsa.PrivateKey, error) {
 	if dataDir == "" {
-		return crypto.GenerateKey()
+		return crypto.HexToECDSA(devAccountKey)
 	}
 	path := filepath.Join(dataDir, devKeyFile)
 	text, err := os.ReadFile(path)
@@ -44,7 +52,7 @@ func loadOrCreateDevKey(dataDir string) (*ecdsa.PrivateKey, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("chain: create data directory: %w", err)
 	}
-	key, err := crypto.GenerateKey()
+	key, err := crypto.HexToECDSA(devAccountKey)
 	if err != nil {
 		return nil, err
 	}
