@@ -146,6 +146,7 @@ type WebhookQueue struct {
 	mu       sync.Mutex
 	outcomes []outcome
 	timer    *time.Timer
+	counted  time.Time // when sigil_queue_pending was last counted
 }
 
 // outcome is an update of one delivery, waiting to be written.
@@ -195,11 +196,9 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 		if claimed, err = collectDeliveries(rows); err != nil {
 			return err
 		}
-		var pending int // for sigil_queue_pending: what waits, leased or not
-		if err := t.queryRow(ctx, "SELECT COUNT(*) FROM webhook_deliveries WHERE source = ? AND state = ?", q.source, DeliveryPending).Scan(&pending); err != nil {
-			return fmt.Errorf("store: count webhook deliveries: %w", err)
+		if err := q.countPending(ctx, t, now); err != nil {
+			return err
 		}
-		q.s.metrics.Pending("webhooks_"+q.source, pending)
 		for _, d := range claimed {
 			if _, err := t.exec(ctx, "UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?", now.Add(lease).UnixNano(), d.ID); err != nil {
 				return fmt.Errorf("store: lease webhook delivery: %w", err)
@@ -234,6 +233,26 @@ func (q *WebhookQueue) openSecret(d WebhookDelivery) ([]byte, error) {
 		return nil, fmt.Errorf("the %s queue opens no secrets", q.source)
 	}
 	return q.open(d.EndpointID, d.Secret)
+}
+
+// countPending sets sigil_queue_pending to what waits, leased or not, at most once a second: a count walks every
+// pending row, which a claim need not pay for each time under a backlog.
+func (q *WebhookQueue) countPending(ctx context.Context, t *Tx, now time.Time) error {
+	q.mu.Lock()
+	due := q.s.metrics != nil && now.Sub(q.counted) >= time.Second
+	if due {
+		q.counted = now
+	}
+	q.mu.Unlock()
+	if !due {
+		return nil
+	}
+	var pending int
+	if err := t.queryRow(ctx, "SELECT COUNT(*) FROM webhook_deliveries WHERE source = ? AND state = ?", q.source, DeliveryPending).Scan(&pending); err != nil {
+		return fmt.Errorf("store: count webhook deliveries: %w", err)
+	}
+	q.s.metrics.Pending("webhooks_"+q.source, pending)
+	return nil
 }
 
 func prefixed(p, columns string) string {
