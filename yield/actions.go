@@ -35,6 +35,9 @@ type actionArguments struct {
 	UseMaxAmount    bool            `json:"useMaxAmount,omitempty"`
 	UseMaxAllowance bool            `json:"useMaxAllowance,omitempty"`
 	ReceiverAddress string          `json:"receiverAddress,omitempty"`
+	// A provider-staking yield has one validator, its provider: these may name it, and nothing else.
+	ValidatorAddress   string   `json:"validatorAddress,omitempty"`
+	ValidatorAddresses []string `json:"validatorAddresses,omitempty"`
 }
 
 // Stored bodies of actions and transactions: what never changes after the action is built.
@@ -100,6 +103,10 @@ func (s *Service) createAction(ctx context.Context, k *keyInfo, intent string, b
 	b := y.client.newBatch()
 	tc := b.txContext(r.from)
 	r.head = tc.head
+	var provider *[]any
+	if len(r.validators) > 0 {
+		provider = b.read(y.staking, &providerStakingABI, "provider")
+	}
 	var p plan
 	switch intent {
 	case "enter":
@@ -111,6 +118,12 @@ func (s *Service) createAction(ctx context.Context, k *keyInfo, intent string, b
 	}
 	if err := b.run(ctx); err != nil {
 		return actionDTO{}, err
+	}
+	if provider != nil {
+		who, _ := (*provider)[0].(common.Address)
+		if err := checkValidators(r, who); err != nil {
+			return actionDTO{}, err
+		}
 	}
 	out, err := p()
 	if err != nil {
@@ -165,6 +178,9 @@ func (s *Service) parseAction(k *keyInfo, intent string, body actionBody) (*requ
 			return nil, nil, err
 		}
 	}
+	if r.validators, err = parseValidatorArgs(y, args); err != nil {
+		return nil, nil, err
+	}
 	switch intent {
 	case "manage":
 		return r, raw, s.parseManage(r, body)
@@ -186,6 +202,46 @@ func (s *Service) parseAction(k *keyInfo, intent string, body actionBody) (*requ
 		}
 	}
 	return r, raw, nil
+}
+
+// validatorArg is a validator address an action names, with the argument that names it.
+type validatorArg struct{ field, address string }
+
+// parseValidatorArgs collects validatorAddress and validatorAddresses. Only a provider-staking yield has a validator
+// (see validators.go); whether they name it is checked against the contract once the action's batch has run.
+func parseValidatorArgs(y *yieldEntry, args actionArguments) ([]validatorArg, error) {
+	var out []validatorArg
+	if args.ValidatorAddress != "" {
+		out = append(out, validatorArg{"arguments.validatorAddress", args.ValidatorAddress})
+	}
+	for i, a := range args.ValidatorAddresses {
+		out = append(out, validatorArg{fmt.Sprintf("arguments.validatorAddresses[%d]", i), a})
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	if y.cfg.Kind != KindProviderStaking {
+		return nil, fieldError(out[0].field, "%s takes no validator: only provider-staking yields have one, "+
+			"and GET /v1/yields/%s/validators lists none", y.cfg.ID, y.cfg.ID)
+	}
+	for _, v := range out {
+		if !strings.HasPrefix(v.address, "0x") || !common.IsHexAddress(v.address) {
+			return nil, fieldError(v.field, "must be a 0x-prefixed 20-byte hex address, got %q", truncate(v.address, 50))
+		}
+	}
+	return out, nil
+}
+
+// checkValidators requires every validator the action names to be the yield's one validator, its provider (compared
+// case-insensitively).
+func checkValidators(r *request, provider common.Address) error {
+	for _, v := range r.validators {
+		if !strings.EqualFold(v.address, provider.Hex()) {
+			return fieldError(v.field, "%s is not a validator of %s; its only validator is the provider %s "+
+				"(GET /v1/yields/%s/validators)", v.address, r.y.cfg.ID, provider.Hex(), r.y.cfg.ID)
+		}
+	}
+	return nil
 }
 
 func parseAmountJSON(raw json.RawMessage, t Token) (*big.Int, error) {

@@ -298,6 +298,7 @@ func TestYieldMetadataAndArguments(t *testing.T) {
 	}})
 	vaultArgs := [2][]string{{"amount", "receiverAddress"}, {"amount", "useMaxAmount", "receiverAddress"}}
 	stakingArgs := [2][]string{{"amount"}, {"amount", "useMaxAmount"}}
+	providerArgs := [2][]string{{"amount", "validatorAddress"}, {"amount", "useMaxAmount", "validatorAddress"}}
 	limited := e.yieldID(KindLending, e.addr(contracts.Lending).Hex(), "USDC")
 	for _, tc := range []struct {
 		id         string
@@ -314,7 +315,7 @@ func TestYieldMetadataAndArguments(t *testing.T) {
 		{e.yieldID(KindNativeStaking, "", "ETH"), []string{}, feeMechanismsDTO{DepositFee: true}, stakingArgs,
 			[]string{"CLAIM_REWARDS", "WITHDRAW"}},
 		{e.yieldID(KindProviderStaking, "", "ETH"), []string{"ERC20"}, feeMechanismsDTO{DepositFee: true, ValidatorRebates: true},
-			stakingArgs, []string{"WITHDRAW"}},
+			providerArgs, []string{"WITHDRAW"}},
 	} {
 		r := e.mustCall(e.key10, "GET", "/v1/yields/"+tc.id, nil, 200, nil)
 		var y yieldDTO
@@ -345,11 +346,12 @@ func TestYieldMetadataAndArguments(t *testing.T) {
 			var names []string
 			for _, f := range schema.Fields {
 				names = append(names, f.Name)
-				want := map[string]string{"amount": "string", "receiverAddress": "address"}[f.Name]
+				want := map[string]string{"amount": "string", "receiverAddress": "address", "validatorAddress": "address"}[f.Name]
 				if want == "" {
 					want = "boolean"
 				}
-				if f.Type != want || f.Required != (f.Name == "amount") || f.Label == "" {
+				if f.Type != want || f.Required != (f.Name == "amount") || f.Label == "" ||
+					(f.OptionsRef != "") != (f.Name == "validatorAddress") || f.OptionsRef != "" && f.OptionsRef != "/v1/yields/"+tc.id+"/validators" {
 					t.Errorf("%s field %+v", tc.id, f)
 				}
 			}

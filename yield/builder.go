@@ -66,7 +66,8 @@ type request struct {
 	useMax       bool
 	maxAllowance bool
 	manageAction string
-	head         *head // the latest block, filled when the batch has run
+	validators   []validatorArg // validator addresses the arguments name, provider staking only
+	head         *head          // the latest block, filled when the batch has run
 }
 
 // position is one balance of an address in a yield.

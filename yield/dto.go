@@ -74,6 +74,7 @@ type argumentFieldDTO struct {
 	Required    bool    `json:"required"`
 	Minimum     *string `json:"minimum,omitempty"`
 	Maximum     *string `json:"maximum,omitempty"`
+	OptionsRef  string  `json:"optionsRef,omitempty"`
 }
 
 type argumentSchemaDTO struct {

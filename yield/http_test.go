@@ -50,8 +50,8 @@ func TestRequestBodiesAreStrict(t *testing.T) {
 	}{
 		{"unknown field", "/v1/actions/enter", `{"yieldId":"` + vault + `","address":"` + good + `","arguments":{"amount":"1"},"amountt":"1"}`,
 			400, "amountt: unknown field"},
-		{"unknown argument", "/v1/actions/enter", `{"yieldId":"` + vault + `","address":"` + good + `","arguments":{"amount":"1","validatorAddress":"x"}}`,
-			400, "arguments.validatorAddress: unknown field"},
+		{"unknown argument", "/v1/actions/enter", `{"yieldId":"` + vault + `","address":"` + good + `","arguments":{"amount":"1","validator":"x"}}`,
+			400, "arguments.validator: unknown field"},
 		{"argument of a wrong type", "/v1/actions/exit", `{"yieldId":"` + vault + `","address":"` + good + `","arguments":{"useMaxAmount":"yes"}}`,
 			400, "arguments.useMaxAmount: expected boolean, got string"},
 		{"missing address", "/v1/actions/enter", `{"yieldId":"` + vault + `","arguments":{"amount":"1"}}`, 400, "address: required field is missing"},

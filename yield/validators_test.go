@@ -218,3 +218,61 @@ func TestRiskHelpers(t *testing.T) {
 }
 
 func timeRFC3339(unix uint64) string { return time.Unix(int64(unix), 0).UTC().Format(time.RFC3339) }
+
+// Enter and exit of a provider-staking yield may name its one validator, the provider, in any letter case, by
+// validatorAddress or validatorAddresses; another address is refused naming the one accepted, a yield without
+// validators refuses the argument, and nothing is stored for a refused action.
+func TestActionValidatorArgument(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	id := e.yieldID(KindProviderStaking, e.addr(contracts.ProviderStake).Hex(), "ETH")
+	var p page[validatorDTO]
+	e.mustCall(e.key10, "GET", "/v1/yields/"+id+"/validators", nil, 200, &p)
+	if len(p.Items) != 1 {
+		t.Fatalf("validators %+v", p)
+	}
+	provider := p.Items[0].Address
+	upper := "0x" + strings.ToUpper(provider[2:])
+
+	w := e.newWallet("5", nil)
+	a := w.act(e.key10, "enter", id, map[string]any{"amount": "1", "validatorAddress": strings.ToLower(provider)})
+	if a.RawArguments["validatorAddress"] != strings.ToLower(provider) {
+		t.Fatalf("rawArguments %+v", a.RawArguments)
+	}
+	w.execute(e.key10, a)
+	w.act(e.key10, "exit", id, map[string]any{"amount": "0.5", "validatorAddress": upper})
+	w.act(e.key10, "exit", id, map[string]any{"amount": "0.5", "validatorAddresses": []string{provider, upper}})
+
+	refused := e.newWallet("5", nil)
+	vault := e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC")
+	other := "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+	for _, tc := range []struct {
+		intent, yield string
+		args          map[string]any
+		want          []string
+	}{
+		{"enter", id, map[string]any{"amount": "1", "validatorAddress": other},
+			[]string{"arguments.validatorAddress: " + other + " is not a validator of " + id, "provider " + provider}},
+		{"exit", id, map[string]any{"amount": "1", "validatorAddresses": []string{provider, other}},
+			[]string{"arguments.validatorAddresses[1]: ", "provider " + provider}},
+		{"enter", id, map[string]any{"amount": "1", "validatorAddress": "0x01"},
+			[]string{"arguments.validatorAddress: must be a 0x-prefixed 20-byte hex address"}},
+		{"enter", vault, map[string]any{"amount": "1", "validatorAddress": provider},
+			[]string{"arguments.validatorAddress: " + vault + " takes no validator"}},
+		{"exit", vault, map[string]any{"amount": "1", "validatorAddresses": []string{provider}},
+			[]string{"arguments.validatorAddresses[0]: " + vault + " takes no validator"}},
+	} {
+		r := e.call(e.key10, "POST", "/v1/actions/"+tc.intent, map[string]any{"yieldId": tc.yield,
+			"address": refused.addr.Hex(), "arguments": tc.args})
+		for _, want := range tc.want {
+			checkErrorShape(t, r, 400, want)
+		}
+	}
+	var list struct {
+		Total int `json:"total"`
+	}
+	e.mustCall(e.key10, "GET", "/v1/actions?address="+refused.addr.Hex(), nil, 200, &list)
+	if list.Total != 0 {
+		t.Fatalf("%d actions stored for refused requests", list.Total)
+	}
+}

@@ -95,6 +95,12 @@ func argumentsOf(y YieldConfig) argumentsDTO {
 	case KindNativeStaking:
 		args.Manage = map[string]*argumentSchemaDTO{"WITHDRAW": {Fields: []argumentFieldDTO{}}, "CLAIM_REWARDS": {Fields: []argumentFieldDTO{}}}
 	case KindProviderStaking:
+		// The contract pools every stake with one provider: its only validator, which may be named but need not be.
+		validator := argumentFieldDTO{Name: "validatorAddress", Type: "address", Label: "Validator",
+			Description: "The staking provider's address, this yield's only validator; optional",
+			OptionsRef:  "/v1/yields/" + y.ID + "/validators"}
+		args.Enter.Fields = append(args.Enter.Fields, validator)
+		args.Exit.Fields = append(args.Exit.Fields, validator)
 		args.Manage = map[string]*argumentSchemaDTO{"WITHDRAW": {Fields: []argumentFieldDTO{}}}
 	}
 	return args
