@@ -17,8 +17,8 @@ import (
 //   - besides, TestDocumentedPolicies decides 3 of those documented policies whole, with Decide (8 requests).
 //
 // An expression documented on several pages is one example whose source names them all. The sources:
-//   - the reference notes on Turnkey's policy language, §5 "Example policies": items 1 to 21, and 30 with its time variants
-//     ("ref N");
+//   - the reference notes on Turnkey's policy language, §5 "Example policies": items 1 to 21, and 30 with its
+//     time variants ("ref N");
 //   - Turnkey's documentation, tkhq/docs @c8289df (the source of docs.turnkey.com; "docs: page"):
 //     features/policies (examples/access-control, examples/signing-control, examples/ethereum,
 //     examples/time-based-policies, language, quickstart, overview, smart-contract-interfaces, time-based-policies,
