@@ -1,12 +1,14 @@
 package coordinator
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum"
@@ -68,16 +70,11 @@ type balanceEvent struct {
 
 // WatchBalances watches the networks until ctx ends, each on its own; an unreachable node is retried at the next poll.
 func (c *Coordinator) WatchBalances(ctx context.Context, networks []Network) error {
-	done := make(chan struct{}, len(networks))
+	var wg sync.WaitGroup
 	for _, n := range networks {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			c.watchNetwork(ctx, n)
-		}()
+		wg.Go(func() { c.watchNetwork(ctx, n) })
 	}
-	for range networks {
-		<-done
-	}
+	wg.Wait()
 	return nil
 }
 
@@ -214,32 +211,44 @@ func blockChanges(ctx context.Context, client *ethclient.Client, block *types.Bl
 // balanceDeliveries are the outbox rows of the changes that touch an organization's address: one per endpoint of the
 // organization's billing organization (itself, or its parent) subscribed to the event type.
 func (c *Coordinator) balanceDeliveries(ctx context.Context, n Network, eventType string, block *types.Block, changes []balanceChange) ([]store.WebhookDelivery, error) {
+	hitsOf := map[string][]store.IndexHit{} // by address: an address is on both ends of its transfers, and in several
+	orgs := map[string]*Org{}               // billing organizations by id, each read once a block (nil: gone)
 	var ds []store.WebhookDelivery
 	for _, ch := range changes {
-		hits, err := c.store.FindIndex(ctx, indexAddress, addressKey(ch.Address))
-		if err != nil {
-			return nil, err
-		}
-		for _, hit := range hits {
-			billing := hit.OrgID
-			if hit.ParentID != "" {
-				billing = hit.ParentID
-			}
-			org, err := c.loadOrg(ctx, billing)
-			if err != nil {
-				continue // deleted meanwhile
-			}
-			body, err := json.Marshal(balanceEvent{Type: eventType, Network: n.CAIP2, OrganizationID: hit.OrgID, balanceChange: ch,
-				BlockNumber: strconv.FormatUint(block.NumberU64(), 10), BlockHash: block.Hash().Hex(), Timestamp: strconv.FormatUint(block.Time(), 10)})
-			if err != nil {
+		key := addressKey(ch.Address)
+		hits, seen := hitsOf[key]
+		if !seen {
+			var err error
+			if hits, err = c.store.FindIndex(ctx, indexAddress, key); err != nil {
 				return nil, err
 			}
+			hitsOf[key] = hits
+		}
+		for _, hit := range hits {
+			billing := cmp.Or(hit.ParentID, hit.OrgID)
+			org, read := orgs[billing]
+			if !read {
+				org, _ = c.loadOrg(ctx, billing) // nil when deleted meanwhile
+				orgs[billing] = org
+			}
+			if org == nil {
+				continue
+			}
+			var body []byte
 			for _, e := range org.Webhooks {
 				if !e.wantsBalance(eventType, n.CAIP2, ch.Address) {
 					continue
 				}
+				if body == nil {
+					var err error
+					body, err = json.Marshal(balanceEvent{Type: eventType, Network: n.CAIP2, OrganizationID: hit.OrgID, balanceChange: ch,
+						BlockNumber: strconv.FormatUint(block.NumberU64(), 10), BlockHash: block.Hash().Hex(), Timestamp: strconv.FormatUint(block.Time(), 10)})
+					if err != nil {
+						return nil, err
+					}
+				}
 				ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: balanceEventID(eventType, n.CAIP2, ch),
-					EndpointID: e.ID, OrgID: hit.OrgID, URL: e.URL, EventType: eventType, Subject: n.CAIP2 + ":" + addressKey(ch.Address),
+					EndpointID: e.ID, OrgID: hit.OrgID, URL: e.URL, EventType: eventType, Subject: n.CAIP2 + ":" + key,
 					Sequence: int64(block.NumberU64()), Body: body, CreatedAt: c.now().UnixNano()})
 			}
 		}

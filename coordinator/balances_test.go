@@ -33,10 +33,7 @@ func TestBalanceWebhooks(t *testing.T) {
 	s := webhookStack(t, testdb.SQLite(t))
 	org := s.boot.OrganizationID
 	rc := newReceiver(t, s, 0)
-	if _, _, err := s.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: rc.srv.URL, Name: "balances",
-		Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookBalanceConfirmedUpdates}, {EventType: api.WebhookBalanceFinalizedUpdates}}}); err != nil {
-		t.Fatal(err)
-	}
+	s.subscribe(rc.srv.URL, "", api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates)
 	w, _, err := s.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "funded", Accounts: []api.WalletAccountParams{ethAccount()}})
 	if err != nil {
 		t.Fatal(err)

@@ -126,6 +126,22 @@ func webhookStack(t *testing.T, b testdb.Backend) *stack {
 	return s
 }
 
+// subscribe creates an endpoint of the stack's root organization at url for the event types, every subscription
+// with the filters ("" for none), and returns its id.
+func (s *stack) subscribe(url, filters string, eventTypes ...string) string {
+	s.t.Helper()
+	var subs []api.WebhookSubscriptionParams
+	for _, typ := range eventTypes {
+		subs = append(subs, api.WebhookSubscriptionParams{EventType: typ, FiltersJSON: filters})
+	}
+	res, _, err := s.root.CreateWebhookEndpoint(context.Background(), s.boot.OrganizationID,
+		api.CreateWebhookEndpointIntent{URL: url, Name: "test " + url, Subscriptions: subs})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return res.EndpointID
+}
+
 func runWebhooks(t testing.TB, c *coordinator.Coordinator) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -205,16 +221,8 @@ func TestWebhookActivityUpdates(t *testing.T) {
 		org := s.boot.OrganizationID
 		all := newReceiver(t, s, 2)
 		wallets := newReceiver(t, s, 0)
-		ep, _, err := s.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: all.srv.URL, Name: "all",
-			Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _, err = s.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: wallets.srv.URL, Name: "wallets",
-			Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates, FiltersJSON: `{"activityTypes":["ACTIVITY_TYPE_CREATE_WALLET"]}`}}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		endpointID := s.subscribe(all.srv.URL, "", api.WebhookActivityUpdates)
+		s.subscribe(wallets.srv.URL, `{"activityTypes":["ACTIVITY_TYPE_CREATE_WALLET"]}`, api.WebhookActivityUpdates)
 
 		_, act, err := s.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
 		if err != nil {
@@ -244,7 +252,7 @@ func TestWebhookActivityUpdates(t *testing.T) {
 		if attempts != 3 {
 			t.Errorf("%d attempts, want 2 refused and 1 delivered", attempts)
 		}
-		ds, err := s.root.ListWebhookDeliveries(ctx, api.ListWebhookDeliveriesRequest{OrganizationID: org, EndpointID: ep.EndpointID,
+		ds, err := s.root.ListWebhookDeliveries(ctx, api.ListWebhookDeliveriesRequest{OrganizationID: org, EndpointID: endpointID,
 			State: api.WebhookDeliveryDelivered})
 		if err != nil {
 			t.Fatal(err)
@@ -261,7 +269,7 @@ func TestWebhookActivityUpdates(t *testing.T) {
 		if !found {
 			t.Errorf("the wallet's delivery is not listed as delivered: %+v", ds.Deliveries)
 		}
-		_, err = s.root.ListWebhookDeliveries(ctx, api.ListWebhookDeliveriesRequest{OrganizationID: org, EndpointID: ep.EndpointID, State: "LOST"})
+		_, err = s.root.ListWebhookDeliveries(ctx, api.ListWebhookDeliveriesRequest{OrganizationID: org, EndpointID: endpointID, State: "LOST"})
 		expectErr(t, "bad state", err, apierr.InvalidArgument, `state: "LOST"`)
 		_, err = s.root.ListWebhookDeliveries(ctx, api.ListWebhookDeliveriesRequest{OrganizationID: org, EndpointID: "6f3c7a52-2d8e-4b8a-9d55-111111111111"})
 		expectErr(t, "unknown endpoint", err, apierr.NotFound, "no webhook endpoint")
@@ -269,7 +277,7 @@ func TestWebhookActivityUpdates(t *testing.T) {
 			t.Errorf("the filtered endpoint got %d events, want the 2 wallet creations", n)
 		}
 
-		if _, _, err := s.root.DeleteWebhookEndpoint(ctx, org, ep.EndpointID); err != nil {
+		if _, _, err := s.root.DeleteWebhookEndpoint(ctx, org, endpointID); err != nil {
 			t.Fatal(err)
 		}
 		before := all.count()
@@ -296,10 +304,7 @@ func TestWebhooksDeliveredOnceByTwoProcesses(t *testing.T) {
 	runWebhooks(t, second)
 	org := first.boot.OrganizationID
 	rc := newReceiver(t, first, 0)
-	if _, _, err := first.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: rc.srv.URL, Name: "once",
-		Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates}}}); err != nil {
-		t.Fatal(err)
-	}
+	first.subscribe(rc.srv.URL, "", api.WebhookActivityUpdates)
 	var ids []string
 	for range 20 {
 		_, act, err := first.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
@@ -342,10 +347,7 @@ func TestWebhookConsensusAndSubOrganizations(t *testing.T) {
 		s := webhookStack(t, b)
 		org := s.boot.OrganizationID
 		rc := newReceiver(t, s, 0)
-		if _, _, err := s.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: rc.srv.URL, Name: "all",
-			Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates}}}); err != nil {
-			t.Fatal(err)
-		}
+		s.subscribe(rc.srv.URL, "", api.WebhookActivityUpdates)
 		tag, _, admins := s.tagged(2, "admin")
 		s.policy("two admins create users", api.EffectAllow, "activity.resource == 'USER' && activity.action == 'CREATE'",
 			"approvers.filter(u, u.tags.contains('"+tag+"')).count() >= 2")
@@ -396,10 +398,7 @@ func TestWebhooksSurviveARestart(t *testing.T) {
 		rc := newReceiver(t, s, 0)
 		url := rc.srv.URL
 		rc.srv.Close() // down
-		if _, _, err := s.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: url, Name: "later",
-			Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates}}}); err != nil {
-			t.Fatal(err)
-		}
+		s.subscribe(url, "", api.WebhookActivityUpdates)
 		_, act, err := s.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
 		if err != nil {
 			t.Fatal(err)

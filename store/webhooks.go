@@ -185,7 +185,7 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 		if t.d.forUpdate != "" {
 			lock = " FOR UPDATE OF d SKIP LOCKED"
 		}
-		rows, err := t.tx.QueryContext(ctx, t.d.rebind(`SELECT `+prefixed("d.", webhookDeliveryColumns)+` FROM webhook_deliveries d
+		rows, err := t.tx.QueryContext(ctx, t.d.rebind(`SELECT `+claimColumns+` FROM webhook_deliveries d
 			WHERE d.source = ? AND d.state = ? AND d.next_at <= ? AND d.lease_until <= ?
 			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.endpoint_id = d.endpoint_id AND e.subject = d.subject
 				AND d.subject <> '' AND e.state = ? AND e.seq < d.seq)
@@ -254,6 +254,9 @@ func (q *WebhookQueue) countPending(ctx context.Context, t *Tx, now time.Time) e
 	q.s.metrics.Pending("webhooks_"+q.source, pending)
 	return nil
 }
+
+// claimColumns are the outbox's columns as a claim names them, on its alias d.
+var claimColumns = prefixed("d.", webhookDeliveryColumns)
 
 func prefixed(p, columns string) string {
 	fields := strings.Split(columns, ",")

@@ -38,6 +38,15 @@ async function eventually(check, what) {
   }
 }
 
+// signIn opens the dashboard and signs in with the bootstrap root key, as a person pastes it.
+async function signIn(page) {
+  await page.goto(boot.dashboardUrl);
+  await page.fill("#api-public-key", boot.apiPublicKey);
+  await page.fill("#api-private-key", boot.apiPrivateKey);
+  await page.click("#sign-in");
+  await page.waitForSelector(`#config-id:has-text("${boot.authProxyConfigId}")`);
+}
+
 async function saveOrigins(page, origins) {
   await page.fill("#allowed-origins", origins.join("\n"));
   await page.click("#save-auth");
@@ -156,11 +165,7 @@ test("the dashboard creates a webhook endpoint, sends it a test event and shows 
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     const errors = [];
     page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(boot.dashboardUrl);
-    await page.fill("#api-public-key", boot.apiPublicKey);
-    await page.fill("#api-private-key", boot.apiPrivateKey);
-    await page.click("#sign-in");
-    await page.waitForSelector(`#config-id:has-text("${boot.authProxyConfigId}")`);
+    await signIn(page);
 
     await page.click("button[data-tab=webhooks]");
     await page.fill("#endpoint-name", "dashboard test");
@@ -209,11 +214,7 @@ test("the dashboard stays signed in across a reload (a non-extractable key in In
   const browser = await chromium.launch({ executablePath, args });
   try {
     const page = await browser.newPage();
-    await page.goto(boot.dashboardUrl);
-    await page.fill("#api-public-key", boot.apiPublicKey);
-    await page.fill("#api-private-key", boot.apiPrivateKey);
-    await page.click("#sign-in");
-    await page.waitForSelector(`#config-id:has-text("${boot.authProxyConfigId}")`);
+    await signIn(page);
     await page.reload();
     await page.waitForSelector(`#config-id:has-text("${boot.authProxyConfigId}")`);
     const extractable = await page.evaluate(() => new Promise((resolve) => {
@@ -247,11 +248,7 @@ test("the dashboard lists wallets with their accounts and shows an activity's de
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     const errors = [];
     page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(boot.dashboardUrl);
-    await page.fill("#api-public-key", boot.apiPublicKey);
-    await page.fill("#api-private-key", boot.apiPrivateKey);
-    await page.click("#sign-in");
-    await page.waitForSelector(`#config-id:has-text("${boot.authProxyConfigId}")`);
+    await signIn(page);
     await page.click("button[data-tab=wallets]");
     await page.waitForSelector(`.wallet:has-text("${walletName}") td:has-text("${address}")`);
 
@@ -284,11 +281,7 @@ test("the dashboard approves an activity waiting for consensus", async () => {
   const browser = await chromium.launch({ executablePath, args });
   try {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    await page.goto(boot.dashboardUrl);
-    await page.fill("#api-public-key", boot.apiPublicKey);
-    await page.fill("#api-private-key", boot.apiPrivateKey);
-    await page.click("#sign-in");
-    await page.waitForSelector(`#config-id:has-text("${boot.authProxyConfigId}")`);
+    await signIn(page);
     await page.click("button[data-tab=activities]");
     await page.locator("#activities tr.clickable", { hasText: "CONSENSUS_NEEDED" }).first().click();
     await page.waitForSelector("#activity-detail:not([hidden]) dd:has-text('ACTIVITY_TYPE_CREATE_USER_TAG')");
