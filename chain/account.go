@@ -109,6 +109,13 @@ func (a *Account) Send(ctx context.Context, to *common.Address, value *big.Int, 
 	return tx, nil
 }
 
+// forgetNonce makes the next Send read the nonce from the node: the chain was rewound under the account.
+func (a *Account) forgetNonce() {
+	a.mu.Lock()
+	a.haveNonce = false
+	a.mu.Unlock()
+}
+
 // ErrReverted is returned (wrapped) by Wait for a mined transaction that failed.
 var ErrReverted = errors.New("transaction reverted")
 

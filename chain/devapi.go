@@ -3,7 +3,12 @@ package chain
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/big"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
 // evmAPI is the evm_ namespace scripts written for Hardhat and Anvil call to move the dev chain along:
@@ -29,4 +34,41 @@ func (a *evmAPI) IncreaseTime(ctx context.Context, seconds uint64) (uint64, erro
 		return 0, err
 	}
 	return seconds, nil
+}
+
+// Snapshot records the head block and returns its id ("0x1", "0x2", ...), as Anvil and Hardhat do. Snapshots live as
+// long as the process.
+func (a *evmAPI) Snapshot(ctx context.Context) (hexutil.Uint64, error) {
+	return a.n.snapshot(ctx)
+}
+
+// Revert rewinds the chain to the head recorded by snapshot id and forgets that snapshot and every later one; it
+// returns false for an unknown id, as Anvil and Hardhat do.
+func (a *evmAPI) Revert(ctx context.Context, id hexutil.Uint64) (bool, error) {
+	return a.n.revert(ctx, uint64(id))
+}
+
+// anvilAPI is the part of Anvil's anvil_ namespace the dev chain can honour.
+type anvilAPI struct{ n *Node }
+
+// SetBalance makes address hold wei. The dev chain is a real chain, whose state changes only by transactions, so it
+// can raise a balance (a transfer from the dev account, mined at once) but not lower one; lowering is refused with an
+// error rather than pretended.
+func (a *anvilAPI) SetBalance(ctx context.Context, address common.Address, wei hexutil.Big) error {
+	want := (*big.Int)(&wei)
+	if address == a.n.DevAccount() {
+		return errors.New("anvil_setBalance: the dev account funds every other balance; its own cannot be set")
+	}
+	have, err := a.n.client.BalanceAt(ctx, address, nil)
+	if err != nil {
+		return err
+	}
+	switch have.Cmp(want) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("anvil_setBalance: %s holds %s wei, more than %s; the dev chain can raise a balance but not lower it", address.Hex(), have, want)
+	}
+	_, err = a.n.dev.Transact(ctx, &address, new(big.Int).Sub(want, have), nil)
+	return err
 }

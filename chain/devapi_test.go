@@ -2,8 +2,12 @@ package chain
 
 import (
 	"context"
+	"math/big"
+	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 )
 
@@ -65,5 +69,73 @@ func TestFixturesAtStableAddresses(t *testing.T) {
 		if other.Contracts()[name] != addr {
 			t.Errorf("%s at %s on one fresh chain and %s on another", name, addr.Hex(), other.Contracts()[name].Hex())
 		}
+	}
+}
+
+// evm_snapshot, evm_revert and anvil_setBalance, as Anvil and Hardhat scripts call them: a revert takes the chain back
+// to the snapshot's head and forgets later snapshots, and the dev account keeps sending afterwards.
+func TestSnapshotRevertAndSetBalance(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	n, err := Start(ctx, Config{ListenAddr: "127.0.0.1:0", Logger: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	c, err := rpc.DialContext(ctx, n.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	who := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	balance := func() *big.Int {
+		b, err := n.Client().BalanceAt(ctx, who, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var first, second hexutil.Uint64
+	if err := c.CallContext(ctx, &first, "evm_snapshot"); err != nil {
+		t.Fatal(err)
+	}
+	before, err := n.Client().BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CallContext(ctx, nil, "anvil_setBalance", who, "0xde0b6b3a7640000"); err != nil {
+		t.Fatal(err)
+	}
+	if got := balance(); got.String() != "1000000000000000000" {
+		t.Fatalf("balance after anvil_setBalance: %s", got)
+	}
+	if err := c.CallContext(ctx, nil, "anvil_setBalance", who, "0x1"); err == nil || !strings.Contains(err.Error(), "not lower") {
+		t.Fatalf("lowering a balance: %v", err)
+	}
+	if err := c.CallContext(ctx, &second, "evm_snapshot"); err != nil || second != first+1 {
+		t.Fatalf("second snapshot %d after %d: %v", second, first, err)
+	}
+
+	var ok bool
+	if err := c.CallContext(ctx, &ok, "evm_revert", first); err != nil || !ok {
+		t.Fatalf("evm_revert: %v %v", ok, err)
+	}
+	if got := balance(); got.Sign() != 0 {
+		t.Fatalf("balance after the revert: %s", got)
+	}
+	if after, _ := n.Client().BlockNumber(ctx); after != before {
+		t.Fatalf("head %d after the revert, want %d", after, before)
+	}
+	for _, id := range []hexutil.Uint64{first, second} { // both gone: the one reverted to and the later one
+		if err := c.CallContext(ctx, &ok, "evm_revert", id); err != nil || ok {
+			t.Fatalf("evm_revert of a forgotten snapshot %d: %v %v", id, ok, err)
+		}
+	}
+	// The dev account's transactions after the snapshot are gone with their nonces: it must still send.
+	if err := c.CallContext(ctx, nil, "anvil_setBalance", who, "0x2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := balance(); got.Int64() != 2 {
+		t.Fatalf("balance after setting it again: %s", got)
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/eth"
@@ -38,6 +40,10 @@ type Node struct {
 	addresses contracts.Addresses
 	faucet    *Faucet
 	simulator *Simulator
+
+	snapshotsMu sync.Mutex
+	snapshots   []snapshot // evm_snapshot's, oldest first
+	lastID      uint64
 
 	faucetReady chan struct{} // closed once the faucet can serve
 	ctx         context.Context
@@ -97,7 +103,7 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 		DataDir:          n.cfg.DataDir,
 		HTTPHost:         host,
 		HTTPPort:         port,
-		HTTPModules:      []string{"eth", "net", "web3", "txpool", "evm"},
+		HTTPModules:      []string{"eth", "net", "web3", "txpool", "evm", "anvil"},
 		HTTPVirtualHosts: vhosts,
 		HTTPCors:         n.cfg.CORSOrigins,
 		HTTPTimeouts:     rpc.DefaultHTTPTimeouts,
@@ -136,7 +142,8 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 		return fmt.Errorf("chain: start the Ethereum service: %w", err)
 	}
 	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
-	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)}, {Namespace: "evm", Service: &evmAPI{n: n}}})
+	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)}, {Namespace: "evm", Service: &evmAPI{n: n}},
+		{Namespace: "anvil", Service: &anvilAPI{n: n}}})
 
 	beacon, err := catalyst.NewSimulatedBeacon(0, devAddress, backend)
 	if err != nil {
@@ -306,6 +313,44 @@ func (n *Node) AdvanceTime(d time.Duration) error {
 		return errors.New("chain: advance time by at least one second")
 	}
 	return n.sealer.advanceTime(d)
+}
+
+// snapshot is a head recorded by evm_snapshot.
+type snapshot struct {
+	id   uint64
+	head common.Hash
+}
+
+func (n *Node) snapshot(ctx context.Context) (hexutil.Uint64, error) {
+	if err := n.sealer.syncPool(ctx); err != nil { // every block sealed so far is the head's
+		return 0, err
+	}
+	head, err := n.client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	n.snapshotsMu.Lock()
+	defer n.snapshotsMu.Unlock()
+	n.lastID++
+	n.snapshots = append(n.snapshots, snapshot{id: n.lastID, head: head.Hash()})
+	return hexutil.Uint64(n.lastID), nil
+}
+
+// revert rewinds to snapshot id. Pending transactions are dropped, and the dev account re-reads its nonce, since the
+// transactions it sent after the snapshot are gone.
+func (n *Node) revert(ctx context.Context, id uint64) (bool, error) {
+	n.snapshotsMu.Lock()
+	defer n.snapshotsMu.Unlock()
+	i := slices.IndexFunc(n.snapshots, func(s snapshot) bool { return s.id == id })
+	if i < 0 {
+		return false, nil
+	}
+	if err := n.sealer.rewind(n.snapshots[i].head); err != nil {
+		return false, err
+	}
+	n.snapshots = n.snapshots[:i]
+	n.dev.forgetNonce()
+	return true, nil
 }
 
 // Bootstrap is what bootstrap.json says about the dev chain.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/txpool"
 	"github.com/ethereum/go-ethereum/eth/catalyst"
@@ -23,6 +24,7 @@ type sealer struct {
 	db      ethdb.KeyValueSyncer // nil for an ephemeral chain
 	period  time.Duration
 	advance chan advanceRequest
+	rewinds chan rewindRequest
 	syncs   chan chan error
 	stop    chan struct{}
 	done    chan struct{}
@@ -33,13 +35,18 @@ type advanceRequest struct {
 	reply chan error
 }
 
+type rewindRequest struct {
+	to    common.Hash
+	reply chan error
+}
+
 // maxSealRounds bounds the blocks sealed for one burst of transactions, so a transaction the
 // miner never includes (say, a tip below its minimum) cannot keep the loop spinning.
 const maxSealRounds = 64
 
 func startSealer(beacon *catalyst.SimulatedBeacon, pool *txpool.TxPool, db ethdb.KeyValueSyncer, period time.Duration) *sealer {
 	s := &sealer{beacon: beacon, pool: pool, db: db, period: period,
-		advance: make(chan advanceRequest), syncs: make(chan chan error), stop: make(chan struct{}), done: make(chan struct{})}
+		advance: make(chan advanceRequest), rewinds: make(chan rewindRequest), syncs: make(chan chan error), stop: make(chan struct{}), done: make(chan struct{})}
 	txs := make(chan core.NewTxsEvent, 64)
 	sub := pool.SubscribeTransactions(txs, true)
 	go s.run(txs, func() { sub.Unsubscribe() })
@@ -68,6 +75,8 @@ func (s *sealer) run(txs chan core.NewTxsEvent, unsubscribe func()) {
 			s.persist() // a caller told the time moved can rely on every block before it being on disk
 			req.reply <- err
 			continue
+		case req := <-s.rewinds:
+			req.reply <- s.rewindTo(txs, req.to)
 		case reply := <-s.syncs:
 			reply <- s.pool.Sync()
 			continue
@@ -99,6 +108,22 @@ func (s *sealer) adjustTime(txs chan core.NewTxsEvent, by time.Duration) error {
 		s.sealPending(txs)
 	}
 	return s.beacon.AdjustTime(by)
+}
+
+// rewindTo drops every pending transaction and makes block to the head again; the blocks after it leave the chain.
+// The pool treats the rewind as a reorganisation and takes the dropped blocks' transactions back in; they are
+// cleared again once it has, so nothing of what came after the snapshot is mined again.
+func (s *sealer) rewindTo(txs chan core.NewTxsEvent, to common.Hash) error {
+	s.beacon.Rollback()
+	if err := s.beacon.Fork(to); err != nil {
+		return err
+	}
+	if err := s.pool.Sync(); err != nil {
+		return err
+	}
+	s.beacon.Rollback()
+	drain(txs)
+	return nil
 }
 
 // persist flushes the database's write-ahead log to disk. go-ethereum writes without syncing and
@@ -140,6 +165,20 @@ func (s *sealer) syncPool(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// rewind asks the sealing goroutine to make block to the head and waits for it.
+func (s *sealer) rewind(to common.Hash) error {
+	req := rewindRequest{to: to, reply: make(chan error, 1)}
+	select {
+	case s.rewinds <- req:
+	case <-s.done:
+		return errSealerStopped
+	}
+	if err := <-req.reply; err != nil {
+		return fmt.Errorf("chain: revert: %w", err)
+	}
+	return nil
 }
 
 // advanceTime asks the sealing goroutine for a time jump and waits for it.
