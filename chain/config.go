@@ -43,6 +43,10 @@ type Config struct {
 	CORSOrigins []string
 	// ChainID defaults to 1337. It cannot change for an existing DataDir.
 	ChainID int64
+	// RPCURL, when set, is an existing node's JSON-RPC endpoint (Anvil, Hardhat, a geth --dev) used instead of an
+	// embedded one: the fixtures are deployed there from the dev account (Anvil's account 0, which such nodes fund),
+	// the faucet and the simulator send there, and only the faucet listens on ListenAddr. ChainID is the node's.
+	RPCURL string
 	// BlockPeriod, if positive, also seals a block every period, so block numbers and timestamps
 	// move without transactions. Blocks are always sealed as soon as transactions arrive.
 	BlockPeriod time.Duration

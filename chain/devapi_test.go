@@ -3,8 +3,10 @@ package chain
 import (
 	"context"
 	"math/big"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -137,5 +139,62 @@ func TestSnapshotRevertAndSetBalance(t *testing.T) {
 	}
 	if got := balance(); got.Int64() != 2 {
 		t.Fatalf("balance after setting it again: %s", got)
+	}
+}
+
+// A dev chain attached to an existing node by its RPC URL deploys the fixtures there, serves the faucet on its own
+// listener, runs the simulator and moves the node's clock through its evm_ methods.
+func TestAttachToAnExistingNode(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	upstream, err := Start(ctx, Config{ListenAddr: "127.0.0.1:0", Logger: quietLog}) // its own: the test moves its clock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer upstream.Close()
+	n, err := Start(ctx, Config{RPCURL: upstream.RPCURL(), ListenAddr: "127.0.0.1:0", DataDir: t.TempDir(), Logger: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if n.ChainID().Int64() != upstream.ChainID().Int64() || n.RPCURL() != upstream.RPCURL() {
+		t.Fatalf("attached as chain %s at %s", n.ChainID(), n.RPCURL())
+	}
+	usdc := n.Contracts()["USDC"]
+	if usdc == (common.Address{}) || usdc == upstream.Contracts()["USDC"] {
+		t.Fatalf("USDC of the attached chain at %s (the node's own at %s)", usdc.Hex(), upstream.Contracts()["USDC"].Hex())
+	}
+	code, err := upstream.Client().CodeAt(ctx, usdc, nil)
+	if err != nil || len(code) == 0 {
+		t.Fatalf("no USDC code on the node: %v", err)
+	}
+
+	who := common.HexToAddress("0x00000000000000000000000000000000000000bb")
+	res, err := http.Post(n.FaucetURL(), "application/json", strings.NewReader(`{"address":"`+who.Hex()+`","eth":"1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("faucet answered %d", res.StatusCode)
+	}
+	if b, err := upstream.Client().BalanceAt(ctx, who, nil); err != nil || b.String() != "1000000000000000000" {
+		t.Fatalf("balance from the attached faucet: %v %v", b, err)
+	}
+	if _, err := n.Simulator().Step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := upstream.Client().HeaderByNumber(ctx, nil)
+	if err := n.AdvanceTime(time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := upstream.Client().HeaderByNumber(ctx, nil)
+	if after.Time < before.Time+3600 {
+		t.Fatalf("the node's clock moved from %d to %d", before.Time, after.Time)
+	}
+
+	if _, err := Start(ctx, Config{RPCURL: upstream.RPCURL(), ChainID: 5, ListenAddr: "127.0.0.1:0", Logger: quietLog}); err == nil ||
+		!strings.Contains(err.Error(), "asks for 5") {
+		t.Fatalf("a chain id the node does not have: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -45,17 +46,22 @@ type Node struct {
 	snapshots   []snapshot // evm_snapshot's, oldest first
 	lastID      uint64
 
-	faucetReady chan struct{} // closed once the faucet can serve
-	ctx         context.Context
-	cancel      context.CancelFunc // stops the periodic tasks
-	background  sync.WaitGroup
-	closeOnce   sync.Once
-	closeErr    error
+	faucetReady  chan struct{} // closed once the faucet can serve
+	faucetServer *http.Server  // the faucet's own listener, on a node attached by RPC URL
+	faucetURL    string
+	ctx          context.Context
+	cancel       context.CancelFunc // stops the periodic tasks
+	background   sync.WaitGroup
+	closeOnce    sync.Once
+	closeErr     error
 }
 
 // Start starts the dev chain and, at the first start on a data directory (or every start of an
 // ephemeral chain), deploys the fixtures. It returns once JSON-RPC and the faucet are serving.
 func Start(ctx context.Context, cfg Config) (*Node, error) {
+	if cfg.RPCURL != "" {
+		return attach(ctx, cfg)
+	}
 	cfg = cfg.withDefaults()
 	host, port, err := cfg.validate()
 	if err != nil {
@@ -183,7 +189,9 @@ func (n *Node) setUp(ctx context.Context, key *ecdsa.PrivateKey, rec *record) er
 	if err != nil {
 		return err
 	}
-	faucet.settled = n.sealer.syncPool
+	if n.sealer != nil {
+		faucet.settled = n.sealer.syncPool
+	}
 	n.faucet = faucet
 	close(n.faucetReady)
 	sim, err := NewSimulator(n.client, n.dev, addresses, n.cfg.Simulator)
@@ -271,16 +279,31 @@ func (n *Node) Close() error {
 		if n.sealer != nil {
 			n.sealer.close()
 		}
-		n.closeErr = n.stack.Close()
+		if n.stack != nil {
+			n.closeErr = n.stack.Close()
+		}
+		if n.faucetServer != nil {
+			n.closeErr = n.faucetServer.Close()
+		}
 	})
 	return n.closeErr
 }
 
 // RPCURL is the JSON-RPC endpoint, e.g. "http://127.0.0.1:8545/".
-func (n *Node) RPCURL() string { return n.stack.HTTPEndpoint() + "/" }
+func (n *Node) RPCURL() string {
+	if n.stack == nil {
+		return n.cfg.RPCURL
+	}
+	return n.stack.HTTPEndpoint() + "/"
+}
 
 // FaucetURL is the faucet's endpoint, e.g. "http://127.0.0.1:8545/faucet".
-func (n *Node) FaucetURL() string { return n.stack.HTTPEndpoint() + FaucetPath }
+func (n *Node) FaucetURL() string {
+	if n.stack == nil {
+		return n.faucetURL
+	}
+	return n.stack.HTTPEndpoint() + FaucetPath
+}
 
 // ChainID is the chain id (EIP-155).
 func (n *Node) ChainID() *big.Int { return n.cfg.chainID() }
@@ -311,6 +334,9 @@ func (n *Node) Simulator() *Simulator { return n.simulator }
 func (n *Node) AdvanceTime(d time.Duration) error {
 	if d < time.Second {
 		return errors.New("chain: advance time by at least one second")
+	}
+	if n.sealer == nil {
+		return n.advanceRemote(d)
 	}
 	return n.sealer.advanceTime(d)
 }

@@ -20,7 +20,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"sigil/api"
+	"sigil/chain"
 	"sigil/client"
 	"sigil/internal/testdb"
 	"sigil/notify"
@@ -412,6 +415,29 @@ func TestStackWithoutDevChain(t *testing.T) {
 		if code, body := get(t, u); code != http.StatusOK {
 			t.Errorf("GET %s: %d %s", u, code, body)
 		}
+	}
+}
+
+// sigil up --chain-rpc: the stack's dev chain is an existing node; the fixtures, the yield service's catalogue and the
+// faucet are on it.
+func TestStackOnAnExistingNode(t *testing.T) {
+	t.Parallel()
+	node, err := chain.Start(context.Background(), chain.Config{ListenAddr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	s := start(t, stack.Config{Dir: t.TempDir(), ChainRPC: node.RPCURL()})
+	b := s.Bootstrap()
+	if b.ChainRPCURL != node.RPCURL() || b.FaucetURL == node.FaucetURL() {
+		t.Fatalf("bootstrap names the chain %q and the faucet %q", b.ChainRPCURL, b.FaucetURL)
+	}
+	code, err := node.Client().CodeAt(context.Background(), common.HexToAddress(b.Contracts["USDC"]), nil)
+	if err != nil || len(code) == 0 {
+		t.Fatalf("the stack's USDC %s is not on the node: %v", b.Contracts["USDC"], err)
+	}
+	if fees := allocatorFees(t, b.YieldURL, b.YieldAPIKey); !slices.Equal(fees, []string{"10.00"}) {
+		t.Errorf("the yield service on the node lists allocator fees %v", fees)
 	}
 }
 

@@ -21,7 +21,7 @@ func runChain(ctx context.Context, e *env, args []string) error {
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
-	cfg := chain.Config{ListenAddr: cf.listen, BlockPeriod: cf.period, Logger: slog.New(slog.NewJSONHandler(e.stderr, nil)),
+	cfg := chain.Config{ListenAddr: cf.listen, RPCURL: cf.rpc, BlockPeriod: cf.period, Logger: slog.New(slog.NewJSONHandler(e.stderr, nil)),
 		Simulator: chain.SimulatorConfig{Period: cf.simulate}}
 	if !cf.ephemeral {
 		cfg.DataDir = filepath.Join(*dir, "chain")

@@ -97,7 +97,7 @@ func runUp(ctx context.Context, e *env, args []string) error {
 	s, err := stack.Start(ctx, stack.Config{Dir: *dir, DatabaseURL: *u.dbURL, MasterKeyFile: *u.masterKey,
 		MasterKey: []byte(masterKey), MasterKeyCommand: *u.keyCommand,
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
-		ChainListen: cf.listen, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
+		ChainListen: cf.listen, ChainRPC: cf.rpc, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
 		AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
 		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
 	if err != nil {
@@ -174,13 +174,15 @@ func serve(ctx context.Context, s *stack.Stack, logger *slog.Logger) error {
 // chainFlags are the dev chain's settings, shared by sigil up and sigil chain.
 type chainFlags struct {
 	listen    string
+	rpc       string
 	period    time.Duration
 	simulate  time.Duration
 	ephemeral bool
 }
 
 func (c *chainFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.listen, "chain-listen", chain.DefaultListenAddr, "dev chain JSON-RPC and faucet listen address")
+	fs.StringVar(&c.listen, "chain-listen", chain.DefaultListenAddr, "dev chain JSON-RPC and faucet listen address (the faucet's alone with --chain-rpc)")
+	fs.StringVar(&c.rpc, "chain-rpc", "", "use the existing node at this JSON-RPC URL (Anvil, Hardhat, geth --dev) instead of an embedded dev chain: the fixtures are deployed there from Anvil's account 0")
 	fs.DurationVar(&c.period, "chain-block-period", 0, "also seal a block on this period when no transaction arrives (0: only on transactions)")
 	fs.DurationVar(&c.simulate, "chain-simulate", 30*time.Second, "accrue yield on the dev chain on this period (0: off)")
 	fs.BoolVar(&c.ephemeral, "chain-ephemeral", false, "keep the dev chain in memory only")
