@@ -25,13 +25,19 @@ func (a *evmAPI) Mine(ctx context.Context) (string, error) {
 	return "0x0", nil
 }
 
-// IncreaseTime seals a block seconds later than the latest and returns seconds.
+// IncreaseTime seals a block seconds later than the latest, pays the yield that time earned (as the protocols the
+// fixtures stand for accrue with time, not on the simulator's wall-clock period) and returns seconds.
 func (a *evmAPI) IncreaseTime(ctx context.Context, seconds uint64) (uint64, error) {
 	if seconds == 0 || seconds > 10*365*24*3600 {
 		return 0, errors.New("evm_increaseTime: seconds must be between 1 and ten years")
 	}
 	if err := a.n.AdvanceTime(time.Duration(seconds) * time.Second); err != nil {
 		return 0, err
+	}
+	if a.n.readyFaucet() != nil { // set up: the simulator exists
+		if _, err := a.n.simulator.Step(ctx); err != nil {
+			return 0, err
+		}
 	}
 	return seconds, nil
 }

@@ -46,7 +46,7 @@ type Node struct {
 	snapshots   []snapshot // evm_snapshot's, oldest first
 	lastID      uint64
 
-	faucetReady  chan struct{} // closed once the faucet can serve
+	faucetReady  chan struct{} // closed once the faucet and the simulator can serve
 	faucetServer *http.Server  // the faucet's own listener, on a node attached by RPC URL
 	faucetURL    string
 	ctx          context.Context
@@ -193,12 +193,12 @@ func (n *Node) setUp(ctx context.Context, key *ecdsa.PrivateKey, rec *record) er
 		faucet.settled = n.sealer.syncPool
 	}
 	n.faucet = faucet
-	close(n.faucetReady)
 	sim, err := NewSimulator(n.client, n.dev, addresses, n.cfg.Simulator)
 	if err != nil {
 		return err
 	}
 	n.simulator = sim
+	close(n.faucetReady) // the faucet and the simulator are published to the RPC handlers
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -40,9 +41,9 @@ func runDemoYield(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "\nSummary (%s)\n  agent user   %s\n  wallet       %s\n  yield        %s\n  deposited    %s USDC\n  after enter  %s\n  after exit   %s\n  transactions %d\n  denied       %s\n",
+	fmt.Fprintf(e.stdout, "\nSummary (%s)\n  agent user   %s\n  wallet       %s\n  yield        %s\n  deposited    %s USDC\n  after enter  %s\n  earned       %s\n  after exit   %s\n  transactions %d\n  denied       %s\n",
 		time.Since(start).Round(100*time.Millisecond), sum.AgentUserID, sum.WalletAddress, sum.YieldID, sum.Deposited,
-		sum.BalanceAfterEnter, sum.BalanceAfterExit, len(sum.Hashes), sum.Denial)
+		sum.BalanceAfterEnter, cmp.Or(sum.Earned, "-"), sum.BalanceAfterExit, len(sum.Hashes), sum.Denial)
 	return nil
 }
 

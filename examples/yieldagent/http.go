@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -108,7 +109,9 @@ func (y *yieldAPI) submitHash(ctx context.Context, txID, hash string) error {
 }
 
 // balances describes the address's balances in the yield, in token units.
-func (y *yieldAPI) balances(ctx context.Context, yieldID, address string) (string, error) {
+// balances describes the address's balances in the yield ("active 100 USDC, ...") and returns the active amount
+// ("0" when there is none), in token units.
+func (y *yieldAPI) balances(ctx context.Context, yieldID, address string) (text, active string, err error) {
 	var res struct {
 		Balances []struct {
 			Type   string     `json:"type"`
@@ -117,19 +120,20 @@ func (y *yieldAPI) balances(ctx context.Context, yieldID, address string) (strin
 		} `json:"balances"`
 	}
 	if err := y.do(ctx, http.MethodPost, "/v1/yields/"+yieldID+"/balances", map[string]string{"address": address}, &res); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if len(res.Balances) == 0 {
-		return "nothing in the vault", nil
+		return "nothing in the vault", "0", nil
 	}
-	out := ""
-	for i, b := range res.Balances {
-		if i > 0 {
-			out += ", "
+	var parts []string
+	active = "0"
+	for _, b := range res.Balances {
+		parts = append(parts, fmt.Sprintf("%s %s %s", b.Type, b.Amount, b.Token.Symbol))
+		if b.Type == "active" {
+			active = b.Amount
 		}
-		out += fmt.Sprintf("%s %s %s", b.Type, b.Amount, b.Token.Symbol)
 	}
-	return out, nil
+	return strings.Join(parts, ", "), active, nil
 }
 
 // rpc is the chain's JSON-RPC.

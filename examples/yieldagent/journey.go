@@ -47,6 +47,7 @@ type Progress interface {
 type Summary struct {
 	AgentUserID, WalletAddress, YieldID string
 	Deposited, BalanceAfterEnter        string
+	Earned                              string // what the position earned while held, "0.41 USDC in 30 days"
 	BalanceAfterExit                    string
 	Hashes                              []string
 	Denial                              string
@@ -70,6 +71,7 @@ func Run(ctx context.Context, cfg Config, p Progress) (*Summary, error) {
 		{"remove the agent from the root quorum", j.demoteAgent},
 		{"enter the vault (approve, deposit)", j.enter},
 		{"read the balance", j.balance(&j.sum.BalanceAfterEnter)},
+		{"hold the position for 30 days of accrual", j.hold},
 		{"exit the vault (redeem)", j.exit},
 		{"read the balance again", j.balance(&j.sum.BalanceAfterExit)},
 		{"try a transaction the policies do not allow", j.tryForbidden},
@@ -103,6 +105,7 @@ type journey struct {
 
 	agentID, address string
 	yieldID          string
+	active           string            // the position's active amount at the last reading, in token units
 	token, vault     string            // contract addresses of the vault's deposit token and of the vault
 	policies         map[string]string // the agent's policies: name by id
 }
@@ -284,13 +287,52 @@ func (j *journey) execute(ctx context.Context, a *action) (string, error) {
 
 func (j *journey) balance(out *string) func(context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
-		b, err := j.yield.balances(ctx, j.yieldID, j.address)
+		text, active, err := j.yield.balances(ctx, j.yieldID, j.address)
 		if err != nil {
 			return "", err
 		}
-		*out = b
-		return b, nil
+		*out, j.active = text, active
+		return text, nil
 	}
+}
+
+// holdDays is how long the journey holds its position: long enough for a visible accrual at a few percent a year.
+const holdDays = 30
+
+// hold keeps the position across one accrual and says what it earned. The dev chain's clock moves forward (its
+// evm_increaseTime pays the yield that time earned); a real network's does not on demand, so there nothing is held.
+func (j *journey) hold(ctx context.Context) (string, error) {
+	if j.cfg.FaucetURL == "" {
+		return "skipped: on a real network the position earns as blocks come", nil
+	}
+	before := j.active
+	if err := j.chain.call(ctx, "evm_increaseTime", []any{holdDays * 24 * 3600}, nil); err != nil {
+		return "", fmt.Errorf("move the dev chain's clock: %w", err)
+	}
+	text, after, err := j.yield.balances(ctx, j.yieldID, j.address)
+	if err != nil {
+		return "", err
+	}
+	j.active = after
+	earned, err := decimalDifference(after, before)
+	if err != nil {
+		return "", err
+	}
+	j.sum.Earned = fmt.Sprintf("%s USDC in %d days", earned, holdDays)
+	return fmt.Sprintf("%d days later: %s; earned %s USDC", holdDays, text, earned), nil
+}
+
+// decimalDifference is a − b for decimal strings, exact.
+func decimalDifference(a, b string) (string, error) {
+	x, ok1 := new(big.Rat).SetString(a)
+	y, ok2 := new(big.Rat).SetString(b)
+	if !ok1 || !ok2 {
+		return "", fmt.Errorf("amounts %q and %q are not decimal numbers", a, b)
+	}
+	d := new(big.Rat).Sub(x, y)
+	text := d.FloatString(18)
+	text = strings.TrimRight(strings.TrimRight(text, "0"), ".")
+	return text, nil
 }
 
 // tryForbidden asks the coordinator to sign an ERC-20 transfer to another contract: no policy allows it.
