@@ -35,8 +35,13 @@ type Account struct {
 // minTip is go-ethereum's default minimum miner tip (miner.DefaultConfig.GasPrice).
 var minTip = big.NewInt(params.GWei / 1000)
 
-// receiptPoll is how often Wait asks for a receipt: blocks of the dev chain take a few ms.
-const receiptPoll = 5 * time.Millisecond
+// Wait asks for a receipt after firstPoll, then backs off to maxPoll: the embedded dev chain seals a block within a
+// few milliseconds of a transaction (deploying the fixtures is some eighty transactions in a row, so the first polls
+// count), while a node elsewhere is not asked a thousand times a second.
+const (
+	firstPoll = time.Millisecond
+	maxPoll   = 50 * time.Millisecond
+)
 
 // NewAccount returns an Account for key on the chain reached through client.
 func NewAccount(client *ethclient.Client, key *ecdsa.PrivateKey, chainID *big.Int) *Account {
@@ -127,7 +132,8 @@ func (a *Account) Wait(ctx context.Context, tx *types.Transaction) (*types.Recei
 func waitMined(ctx context.Context, client *ethclient.Client, hash common.Hash) (*types.Receipt, error) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	for {
+	poll := firstPoll
+	for ; ; poll = min(2*poll, maxPoll) {
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("wait for transaction %s: %w", hash, ctx.Err())
@@ -137,7 +143,7 @@ func waitMined(ctx context.Context, client *ethclient.Client, hash common.Hash) 
 		if err == nil && !headReached(ctx, client, receipt.BlockNumber) {
 			// The receipt is indexed when the block is inserted, a moment before the block
 			// becomes the head; reads at "latest" would not see the transaction yet.
-			timer.Reset(receiptPoll)
+			timer.Reset(poll)
 			continue
 		}
 		switch {
@@ -148,7 +154,7 @@ func waitMined(ctx context.Context, client *ethclient.Client, hash common.Hash) 
 		case !errors.Is(err, ethereum.NotFound) && !strings.Contains(err.Error(), "indexing is in progress"):
 			return nil, fmt.Errorf("read receipt of %s: %w", hash, err)
 		}
-		timer.Reset(receiptPoll)
+		timer.Reset(poll)
 	}
 }
 

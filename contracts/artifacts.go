@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -39,7 +40,28 @@ const (
 	LiquidStakingToken  = "LiquidStakingToken"
 )
 
-//go:embed artifacts/*.abi artifacts/*.bin
+// Names of Aave v3's own artifacts, taken as @aave/core-v3 publishes them (see build.sh).
+const (
+	AavePool                         = "AavePool"
+	AavePoolConfigurator             = "AavePoolConfigurator"
+	AavePoolAddressesProvider        = "AavePoolAddressesProvider"
+	AaveACLManager                   = "AaveACLManager"
+	AaveInterestRateStrategy         = "AaveDefaultReserveInterestRateStrategy"
+	AaveAToken                       = "AaveAToken"
+	AaveStableDebtToken              = "AaveStableDebtToken"
+	AaveVariableDebtToken            = "AaveVariableDebtToken"
+	AaveOracle                       = "AaveOracle"
+	AaveProtocolDataProvider         = "AaveProtocolDataProvider"
+	AaveMockAggregator               = "AaveMockAggregator"
+	AaveSupplyLogic, AaveBorrowLogic = "AaveSupplyLogic", "AaveBorrowLogic"
+	AaveLiquidationLogic             = "AaveLiquidationLogic"
+	AaveEModeLogic, AaveBridgeLogic  = "AaveEModeLogic", "AaveBridgeLogic"
+	AaveFlashLoanLogic               = "AaveFlashLoanLogic"
+	AavePoolLogic                    = "AavePoolLogic"
+	AaveConfiguratorLogic            = "AaveConfiguratorLogic"
+)
+
+//go:embed artifacts/*.abi artifacts/*.bin artifacts/*.links
 var artifactFiles embed.FS
 
 // Artifact is one compiled contract: its ABI and its creation bytecode.
@@ -47,6 +69,9 @@ type Artifact struct {
 	Name     string
 	ABI      abi.ABI
 	Bytecode []byte
+	// Links are the byte offsets in Bytecode where the address of each library (by artifact name) goes; the
+	// bytecode cannot be deployed before Link has filled them.
+	Links map[string][]int
 }
 
 var (
@@ -97,7 +122,7 @@ func Fingerprint() string {
 	fingerprintOnce.Do(func() {
 		h := sha256.New()
 		for _, name := range Names() {
-			for _, ext := range []string{".abi", ".bin"} {
+			for _, ext := range []string{".abi", ".bin", ".links"} {
 				data, _ := artifactFiles.ReadFile("artifacts/" + name + ext)
 				fmt.Fprintf(h, "%s%s %d\n", name, ext, len(data))
 				h.Write(data)
@@ -132,9 +157,32 @@ func loadAll() (map[string]*Artifact, error) {
 		if err != nil {
 			return nil, fmt.Errorf("contracts: decode bytecode of %s: %w", name, err)
 		}
-		all[name] = &Artifact{Name: name, ABI: parsed, Bytecode: code}
+		a := &Artifact{Name: name, ABI: parsed, Bytecode: code}
+		if links, err := artifactFiles.ReadFile("artifacts/" + name + ".links"); err == nil {
+			if err := json.Unmarshal(links, &a.Links); err != nil {
+				return nil, fmt.Errorf("contracts: parse library links of %s: %w", name, err)
+			}
+		}
+		all[name] = a
 	}
 	return all, nil
+}
+
+// Link returns a copy of the artifact with every library's address written where its bytecode calls it.
+func (a *Artifact) Link(libraries map[string]common.Address) (*Artifact, error) {
+	linked := *a
+	linked.Bytecode = bytes.Clone(a.Bytecode)
+	linked.Links = nil
+	for lib, offsets := range a.Links {
+		addr, ok := libraries[lib]
+		if !ok {
+			return nil, fmt.Errorf("contracts: %s needs library %s, which was not given", a.Name, lib)
+		}
+		for _, at := range offsets {
+			copy(linked.Bytecode[at:at+common.AddressLength], addr.Bytes())
+		}
+	}
+	return &linked, nil
 }
 
 // Pack builds the calldata of a call to method.
@@ -148,6 +196,9 @@ func (a *Artifact) Pack(method string, args ...any) ([]byte, error) {
 
 // DeployData is the data of a contract-creation transaction: bytecode then constructor arguments.
 func (a *Artifact) DeployData(args ...any) ([]byte, error) {
+	if len(a.Links) > 0 {
+		return nil, fmt.Errorf("contracts: %s calls libraries; Link it to their addresses before deploying", a.Name)
+	}
 	ctorArgs, err := a.ABI.Pack("", args...)
 	if err != nil {
 		return nil, fmt.Errorf("contracts: pack constructor of %s: %w", a.Name, err)

@@ -39,3 +39,42 @@ for name in "${contracts[@]}"; do
   cp "$build/src_${name}_sol_${name}.abi" "$out/$name.abi"
   cp "$build/src_${name}_sol_${name}.bin" "$out/$name.bin"
 done
+
+# Aave v3's own compiled contracts, as @aave/core-v3 publishes them (not rebuilt: the point is their exact
+# bytecode). Each is written as Aave<Name>.abi and .bin, the library placeholders in the bytecode zeroed, and, for
+# a contract that links libraries, Aave<Name>.links: the byte offsets where each library's address goes.
+node - "$out" <<'JS'
+const fs = require("fs");
+const out = process.argv[2];
+const root = "node_modules/@aave/core-v3/artifacts/contracts/";
+const aave = {
+  Pool: "protocol/pool/Pool.sol", PoolConfigurator: "protocol/pool/PoolConfigurator.sol",
+  PoolAddressesProvider: "protocol/configuration/PoolAddressesProvider.sol", ACLManager: "protocol/configuration/ACLManager.sol",
+  DefaultReserveInterestRateStrategy: "protocol/pool/DefaultReserveInterestRateStrategy.sol",
+  AToken: "protocol/tokenization/AToken.sol", StableDebtToken: "protocol/tokenization/StableDebtToken.sol",
+  VariableDebtToken: "protocol/tokenization/VariableDebtToken.sol",
+  AaveOracle: "misc/AaveOracle.sol", AaveProtocolDataProvider: "misc/AaveProtocolDataProvider.sol",
+  MockAggregator: "mocks/oracle/CLAggregators/MockAggregator.sol",
+  SupplyLogic: "protocol/libraries/logic/SupplyLogic.sol", BorrowLogic: "protocol/libraries/logic/BorrowLogic.sol",
+  LiquidationLogic: "protocol/libraries/logic/LiquidationLogic.sol", EModeLogic: "protocol/libraries/logic/EModeLogic.sol",
+  BridgeLogic: "protocol/libraries/logic/BridgeLogic.sol", FlashLoanLogic: "protocol/libraries/logic/FlashLoanLogic.sol",
+  PoolLogic: "protocol/libraries/logic/PoolLogic.sol", ConfiguratorLogic: "protocol/libraries/logic/ConfiguratorLogic.sol",
+};
+const artifactName = (name) => (name.startsWith("Aave") ? name : "Aave" + name);
+for (const [name, dir] of Object.entries(aave)) {
+  const a = JSON.parse(fs.readFileSync(`${root}${dir}/${name}.json`, "utf8"));
+  let code = a.bytecode.replace(/^0x/, "");
+  const links = {};
+  for (const libs of Object.values(a.linkReferences)) {
+    for (const [lib, refs] of Object.entries(libs)) {
+      if (!(lib in aave)) throw new Error(`${name} links ${lib}, which is not extracted`);
+      links[artifactName(lib)] = refs.map((r) => r.start);
+      for (const r of refs) code = code.slice(0, 2 * r.start) + "0".repeat(2 * r.length) + code.slice(2 * (r.start + r.length));
+    }
+  }
+  const base = `${out}/${artifactName(name)}`;
+  fs.writeFileSync(`${base}.abi`, JSON.stringify(a.abi));
+  fs.writeFileSync(`${base}.bin`, code);
+  if (Object.keys(links).length) fs.writeFileSync(`${base}.links`, JSON.stringify(links) + "\n");
+}
+JS

@@ -88,7 +88,7 @@ func (c Config) withDefaults(deployer common.Address) Config {
 func Deploy(ctx context.Context, s Sender, caller bind.ContractCaller, cfg Config) (Addresses, error) {
 	d := &deployer{ctx: ctx, s: s, caller: caller, cfg: cfg.withDefaults(s.Address()), out: Addresses{}}
 	steps := []func(){
-		d.tokens, d.vaults, d.pool, d.allocatorVaults, d.feeWrapper, d.lending, d.staking,
+		d.tokens, d.vaults, d.pool, d.allocatorVaults, d.feeWrapper, d.lending, d.staking, d.aave,
 	}
 	for _, step := range steps {
 		step()
@@ -110,20 +110,34 @@ type deployer struct {
 }
 
 func (d *deployer) deploy(name, artifact string, args ...any) common.Address {
+	addr := d.create(artifact, nil, args...)
+	if d.err == nil {
+		d.out[name] = addr
+	}
+	return addr
+}
+
+// create deploys an artifact, linked to libs when it calls libraries, without naming it among the fixtures: a
+// library, an implementation behind a proxy, a price feed.
+func (d *deployer) create(artifact string, libs map[string]common.Address, args ...any) common.Address {
 	if d.err != nil {
 		return common.Address{}
 	}
-	data, err := MustLoad(artifact).DeployData(args...)
+	a, err := MustLoad(artifact).Link(libs)
+	if err != nil {
+		d.err = err
+		return common.Address{}
+	}
+	data, err := a.DeployData(args...)
 	if err != nil {
 		d.err = err
 		return common.Address{}
 	}
 	receipt, err := d.s.Transact(d.ctx, nil, nil, data)
 	if err != nil {
-		d.err = fmt.Errorf("deploy %s (%s): %w", name, artifact, err)
+		d.err = fmt.Errorf("deploy %s: %w", artifact, err)
 		return common.Address{}
 	}
-	d.out[name] = receipt.ContractAddress
 	return receipt.ContractAddress
 }
 

@@ -30,6 +30,17 @@ const (
 	Staking       = "staking"
 	ProviderStake = "provider-staking"
 	ProviderLST   = "provider-lst"
+
+	// Aave v3's own contracts: the market's entry points and the aTokens of its reserves.
+	AaveAddressesProvider = "aave-addresses-provider"
+	AaveACL               = "aave-acl-manager"
+	AavePoolName          = "aave-pool"
+	AaveConfigurator      = "aave-pool-configurator"
+	AaveDataProvider      = "aave-data-provider"
+	AaveOracleName        = "aave-oracle"
+	AaveAUSDC             = "aave-ausdc"
+	AaveAUSDT             = "aave-ausdt"
+	AaveAWETH             = "aave-aweth"
 )
 
 // Fixture describes one deployed contract.
@@ -60,6 +71,15 @@ var Fixtures = []Fixture{
 	{Staking, NativeStaking, "", 0},
 	{ProviderStake, ProviderStaking, "", 0},
 	{ProviderLST, LiquidStakingToken, "", 18},
+	{AaveAddressesProvider, AavePoolAddressesProvider, "", 0},
+	{AaveACL, AaveACLManager, "", 0},
+	{AavePoolName, AavePool, "", 0},
+	{AaveConfigurator, AavePoolConfigurator, "", 0},
+	{AaveDataProvider, AaveProtocolDataProvider, "", 0},
+	{AaveOracleName, AaveOracle, "", 0},
+	{AaveAUSDC, AaveAToken, USDC, 6},
+	{AaveAUSDT, AaveAToken, USDT, 6},
+	{AaveAWETH, AaveAToken, WETH, 18},
 }
 
 // FixtureNamed returns the fixture with that name.

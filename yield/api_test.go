@@ -211,8 +211,8 @@ func TestCatalogueEndpoints(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	var all page[yieldDTO]
 	e.mustCall(e.key10, "GET", "/v1/yields?limit=100", nil, 200, &all)
-	// The dev catalogue has 9 yields; each fee set sees one of the two allocator vaults.
-	if all.Total != 8 || all.Limit != 100 || all.Offset != 0 || len(all.Items) != 8 {
+	// The dev catalogue has 12 yields; each fee set sees one of the two allocator vaults.
+	if all.Total != 11 || all.Limit != 100 || all.Offset != 0 || len(all.Items) != 11 {
 		t.Fatalf("key10 sees %d yields", all.Total)
 	}
 	for _, y := range all.Items {
@@ -234,20 +234,21 @@ func TestCatalogueEndpoints(t *testing.T) {
 		query string
 		want  int
 	}{
-		{"network=sigil-dev&token=USDC", 3}, // the plain vault, the 10% set's allocator vault, lending
-		{"token=" + strings.ToLower(usdc), 3},
+		{"network=sigil-dev&token=USDC", 4}, // the plain vault, the 10% set's allocator vault, lending, Aave
+		{"token=" + strings.ToLower(usdc), 4},
 		{"type=staking", 2},
-		{"types=staking,lending", 4},
+		{"types=staking,lending", 7},
 		{"provider=sigillend", 2},
+		{"provider=aave", 3},
 		{"network=ethereum", 0},
-		{"networks=ethereum,sigil-dev&type=lending", 2},
+		{"networks=ethereum,sigil-dev&type=lending", 5},
 		{"search=allocator", 1},
 		{"yieldId=sigil-dev-eth-native-staking", 1},
-		{"limit=2&offset=7", 8},
+		{"limit=2&offset=10", 11},
 	} {
 		e.mustCall(e.key10, "GET", "/v1/yields?"+tc.query, nil, 200, &p)
-		if tc.query == "limit=2&offset=7" {
-			if p.Total != tc.want || len(p.Items) != 1 || p.Offset != 7 || p.Limit != 2 {
+		if tc.query == "limit=2&offset=10" {
+			if p.Total != tc.want || len(p.Items) != 1 || p.Offset != 10 || p.Limit != 2 {
 				t.Fatalf("%s: %d of %d", tc.query, len(p.Items), p.Total)
 			}
 			continue

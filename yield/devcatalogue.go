@@ -20,7 +20,8 @@ import (
 //   - the plain USDC and WETH vaults (ERC-4626, the seed's approve + deposit shape), for every fee set;
 //   - the DAI vault with the fee wrapper's deposit fee (approve and deposit name the wrapper), for every fee set;
 //   - the 10% and 20% allocator vaults over the USDC vault, one per fee set;
-//   - USDC and USDT lending (Aave v3 signatures), for every fee set;
+//   - USDC and USDT lending on the dev chain's own lending pool (Aave v3 signatures, a rate set by its owner), and
+//     USDC, USDT and WETH lending on Aave v3 itself (its own contracts; the rate comes from its borrowers);
 //   - native staking with the fee wrapper's deposit fee, and the provider's liquid staking (validator rebates).
 func DevCatalogue(ctx context.Context, b chain.Bootstrap) (Catalogue, error) {
 	addr := func(name string) (common.Address, error) {
@@ -32,7 +33,8 @@ func DevCatalogue(ctx context.Context, b chain.Bootstrap) (Catalogue, error) {
 	}
 	names := []string{contracts.USDC, contracts.USDT, contracts.DAI, contracts.WETH, contracts.VaultUSDC, contracts.VaultDAI,
 		contracts.VaultWETH, contracts.OAV10USDC, contracts.OAV20USDC, contracts.FeeWrapperName, contracts.Lending,
-		contracts.LendingAUSDC, contracts.LendingAUSDT, contracts.Staking, contracts.ProviderStake, contracts.ProviderLST}
+		contracts.LendingAUSDC, contracts.LendingAUSDT, contracts.Staking, contracts.ProviderStake, contracts.ProviderLST,
+		contracts.AavePoolName, contracts.AaveAUSDC, contracts.AaveAUSDT, contracts.AaveAWETH}
 	a := map[string]common.Address{}
 	for _, n := range names {
 		v, err := addr(n)
@@ -51,7 +53,8 @@ func DevCatalogue(ctx context.Context, b chain.Bootstrap) (Catalogue, error) {
 	r := client.newBatch()
 	tokens := map[string]*tokenRead{}
 	for _, n := range []string{contracts.USDC, contracts.USDT, contracts.DAI, contracts.WETH, contracts.VaultUSDC, contracts.VaultDAI,
-		contracts.VaultWETH, contracts.OAV10USDC, contracts.OAV20USDC, contracts.LendingAUSDC, contracts.LendingAUSDT, contracts.ProviderLST} {
+		contracts.VaultWETH, contracts.OAV10USDC, contracts.OAV20USDC, contracts.LendingAUSDC, contracts.LendingAUSDT, contracts.ProviderLST,
+		contracts.AaveAUSDC, contracts.AaveAUSDT, contracts.AaveAWETH} {
 		tokens[n] = readToken(r, a[n])
 	}
 	oavFees := map[string][3]*big.Int{}
@@ -76,6 +79,7 @@ func DevCatalogue(ctx context.Context, b chain.Bootstrap) (Catalogue, error) {
 		Providers: []Provider{
 			{ID: "sigil", Name: "Sigil", Type: "protocol", Description: "The dev chain's vaults, allocator vaults and native staking"},
 			{ID: "sigillend", Name: "Sigil Lend", Type: "protocol", Description: "The dev chain's lending market (Aave v3 interface)"},
+			{ID: "aave", Name: "Aave", Type: "protocol", Description: "Aave v3's own contracts (@aave/core-v3), deployed on the dev chain"},
 			{ID: "sigil-validators", Name: "Sigil Validators", Type: "validator_provider",
 				Description: "The dev chain's staking provider, with a validator revenue share for the integrator"},
 		},
@@ -110,6 +114,14 @@ func DevCatalogue(ctx context.Context, b chain.Bootstrap) (Catalogue, error) {
 		c.Yields = append(c.Yields, YieldConfig{Kind: KindLending, Network: network.ID, Name: "Sigil Lend " + token.Symbol,
 			Description: "Supply to the dev chain's lending market", ProviderID: "sigillend", Token: token,
 			OutputToken: ptr(tok(l.aToken)), Contracts: Contracts{Pool: a[contracts.Lending].Hex()}})
+	}
+	for _, l := range []struct{ asset, aToken string }{{contracts.USDC, contracts.AaveAUSDC}, {contracts.USDT, contracts.AaveAUSDT},
+		{contracts.WETH, contracts.AaveAWETH}} {
+		token := tok(l.asset)
+		token.AllowanceReset = l.asset == contracts.USDT
+		c.Yields = append(c.Yields, YieldConfig{Kind: KindLending, Network: network.ID, Name: "Aave v3 " + token.Symbol,
+			Description: "Supply to Aave v3 (its own contracts on the dev chain); the rate is what its borrowers pay", ProviderID: "aave",
+			Token: token, OutputToken: ptr(tok(l.aToken)), Contracts: Contracts{Pool: a[contracts.AavePoolName].Hex()}})
 	}
 	c.Yields = append(c.Yields,
 		YieldConfig{Kind: KindNativeStaking, Network: network.ID, Name: "Sigil native ETH staking",

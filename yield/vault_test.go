@@ -309,7 +309,7 @@ func TestDevCatalogueFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(loaded.Yields) != len(written.Yields) || len(loaded.Yields) != 9 {
+	if len(loaded.Yields) != len(written.Yields) || len(loaded.Yields) != 12 {
 		t.Fatalf("loaded %d yields, wrote %d", len(loaded.Yields), len(written.Yields))
 	}
 	for i := range loaded.Yields {
