@@ -96,20 +96,24 @@ func BenchmarkListYields(b *testing.B) {
 // never granted, so every iteration builds the approval.
 func BenchmarkEnter(b *testing.B) {
 	e := benchEnv(b)
-	vault := e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC")
 	w := e.newWallet("10", map[string]string{"USDC": "1000"})
-	body, _ := json.Marshal(map[string]any{"yieldId": vault, "address": w.addr.Hex(), "arguments": map[string]any{"amount": "12.5"}})
-	for _, parallel := range []int{1, 8} {
-		b.Run(map[int]string{1: "sequential", 8: "parallel8"}[parallel], func(b *testing.B) {
-			calls0, trips0 := e.svc.RPCStats("sigil-dev")
-			timedRequests(b, parallel, func() *http.Request {
-				r, _ := http.NewRequest("POST", e.srv.URL+"/v1/actions/enter", bytes.NewReader(body))
-				r.Header.Set("X-API-KEY", e.key10)
-				return r
-			}, 201)
-			calls, trips := e.svc.RPCStats("sigil-dev")
-			b.ReportMetric(float64(calls-calls0)/float64(b.N), "rpc-calls/op")
-			b.ReportMetric(float64(trips-trips0)/float64(b.N), "rpc-roundtrips/op")
-		})
+	for _, market := range []struct{ name, id string }{
+		{"vault", e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC")},
+		{"aave", e.yieldID(KindLending, e.addr(contracts.AavePoolName).Hex(), "USDC")}, // Aave v3's own Pool
+	} {
+		body, _ := json.Marshal(map[string]any{"yieldId": market.id, "address": w.addr.Hex(), "arguments": map[string]any{"amount": "12.5"}})
+		for _, parallel := range []int{1, 8} {
+			b.Run(market.name+"/"+map[int]string{1: "sequential", 8: "parallel8"}[parallel], func(b *testing.B) {
+				calls0, trips0 := e.svc.RPCStats("sigil-dev")
+				timedRequests(b, parallel, func() *http.Request {
+					r, _ := http.NewRequest("POST", e.srv.URL+"/v1/actions/enter", bytes.NewReader(body))
+					r.Header.Set("X-API-KEY", e.key10)
+					return r
+				}, 201)
+				calls, trips := e.svc.RPCStats("sigil-dev")
+				b.ReportMetric(float64(calls-calls0)/float64(b.N), "rpc-calls/op")
+				b.ReportMetric(float64(trips-trips0)/float64(b.N), "rpc-roundtrips/op")
+			})
+		}
 	}
 }
