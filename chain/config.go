@@ -16,7 +16,7 @@ import (
 	"sigil/contracts"
 )
 
-// NetworkID is the network id the dev chain announces in bootstrap.json.
+// NetworkID is the network id a dev chain announces in bootstrap.json unless configured otherwise.
 const NetworkID = "sigil-dev"
 
 // Defaults.
@@ -43,6 +43,8 @@ type Config struct {
 	CORSOrigins []string
 	// ChainID defaults to 1337. It cannot change for an existing DataDir.
 	ChainID int64
+	// NetworkID names the chain to the yield service (default NetworkID); a second dev chain needs its own.
+	NetworkID string
 	// RPCURL, when set, is an existing node's JSON-RPC endpoint (Anvil, Hardhat, a geth --dev) used instead of an
 	// embedded one: the fixtures are deployed there from the dev account (Anvil's account 0, which such nodes fund),
 	// the faucet and the simulator send there, and only the faucet listens on ListenAddr. ChainID is the node's.
@@ -75,6 +77,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ChainID == 0 {
 		c.ChainID = DefaultChainID
+	}
+	if c.NetworkID == "" {
+		c.NetworkID = NetworkID
 	}
 	if c.Faucet.MaxETH == "" {
 		c.Faucet.MaxETH = DefaultFaucetMaxETH

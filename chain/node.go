@@ -390,7 +390,7 @@ type Bootstrap struct {
 
 // Bootstrap returns the chain's entry for bootstrap.json (addresses checksummed).
 func (n *Node) Bootstrap() Bootstrap {
-	b := Bootstrap{NetworkID: NetworkID, ChainID: n.cfg.ChainID, RPCURL: n.RPCURL(), FaucetURL: n.FaucetURL(),
+	b := Bootstrap{NetworkID: n.cfg.NetworkID, ChainID: n.cfg.ChainID, RPCURL: n.RPCURL(), FaucetURL: n.FaucetURL(),
 		Contracts: make(map[string]string, len(n.addresses))}
 	for name, addr := range n.addresses {
 		b.Contracts[name] = addr.Hex()

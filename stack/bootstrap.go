@@ -11,6 +11,7 @@ import (
 
 	"sigil/api"
 	"sigil/authproxy"
+	"sigil/chain"
 	"sigil/client"
 	"sigil/coordinator"
 	"sigil/stamp"
@@ -38,6 +39,8 @@ type Bootstrap struct {
 	FaucetURL   string            `json:"faucetUrl,omitempty"`
 	Network     string            `json:"network,omitempty"`
 	Contracts   map[string]string `json:"contracts,omitempty"`
+	// Chains lists every dev chain, the one above first.
+	Chains []chain.Bootstrap `json:"chains,omitempty"`
 	// The yield service, and API keys of two projects: one on the 10% fee set, one on the 20% set.
 	YieldURL      string `json:"yieldUrl,omitempty"`
 	YieldAPIKey   string `json:"yieldApiKey,omitempty"`

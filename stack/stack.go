@@ -76,6 +76,9 @@ type Config struct {
 	// ChainRPC, when set, is an existing node (Anvil, Hardhat, geth --dev) that the dev chain's fixtures, faucet
 	// and simulator use instead of an embedded node; ChainListen is then the faucet's alone.
 	ChainRPC string
+	// SecondChain also runs a second embedded dev chain (chain id SecondChainID, network SecondChainNetworkID) with
+	// the same fixtures, listed by the yield service beside the first.
+	SecondChain bool
 
 	// Logger receives every service's log lines (default: discarded).
 	Logger *slog.Logger
@@ -253,9 +256,11 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 			return nil, err
 		}
 		servers = append(servers, yieldSrv)
-		// Balance webhooks of the dev chain: a change is final two blocks later (the dev chain seals a block per
+		// Balance webhooks of the dev chains: a change is final two blocks later (a dev chain seals a block per
 		// transaction, or per --chain-block-period).
-		networks = append(networks, coordinator.Network{CAIP2: "eip155:" + strconv.FormatInt(s.boot.ChainID, 10), RPCURL: s.boot.ChainRPCURL, Confirmations: 2})
+		for _, c := range s.boot.Chains {
+			networks = append(networks, coordinator.Network{CAIP2: "eip155:" + strconv.FormatInt(c.ChainID, 10), RPCURL: c.RPCURL, Confirmations: 2})
+		}
 	}
 	if len(networks) > 0 {
 		s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, networks) })
@@ -284,22 +289,33 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	return s, nil
 }
 
-// startDevChain starts the dev chain and the yield service on it, and records both in the bootstrap record.
+// startDevChain starts the dev chain (and the second one, with cfg.SecondChain) and the yield service on them, and
+// records them in the bootstrap record: the first in its top-level fields, every one in chains.
 func (s *Stack) startDevChain(ctx context.Context, cfg Config, st *store.Store, ring *seal.Keyring, m *metrics.Metrics) (*server, error) {
-	node, err := chain.Start(ctx, chainConfig(cfg, s.logger))
-	if err != nil {
-		return nil, fmt.Errorf("dev chain: %w", err)
+	configs := []chain.Config{chainConfig(cfg, s.logger)}
+	if cfg.SecondChain {
+		configs = append(configs, secondChainConfig(cfg, configs[0]))
 	}
-	s.onClose("dev chain", node.Close)
-	nb := node.Bootstrap()
-	// Balance webhooks of the dev chain: a change is final two blocks later (the dev chain seals a block per
-	// transaction, or per --chain-block-period).
-	s.extra = append(s.extra, Service{Name: "dev chain", URL: node.RPCURL()})
+	s.boot.Chains = nil
+	for i, c := range configs {
+		node, err := chain.Start(ctx, c)
+		if err != nil {
+			return nil, fmt.Errorf("dev chain %s: %w", cmp.Or(c.NetworkID, chain.NetworkID), err)
+		}
+		s.onClose("dev chain", node.Close)
+		name := "dev chain"
+		if i > 0 {
+			name = fmt.Sprintf("dev chain %d", i+1)
+		}
+		s.extra = append(s.extra, Service{Name: name, URL: node.RPCURL()})
+		s.boot.Chains = append(s.boot.Chains, node.Bootstrap())
+	}
+	nb := s.boot.Chains[0]
 	s.boot.ChainRPCURL, s.boot.ChainID, s.boot.FaucetURL, s.boot.Network, s.boot.Contracts = nb.RPCURL, nb.ChainID, nb.FaucetURL, nb.NetworkID, nb.Contracts
 	if err := s.save(cfg.Dir); err != nil {
 		return nil, err
 	}
-	yieldSrv, err := s.startDevYield(ctx, cfg, st, ring, nb, m)
+	yieldSrv, err := s.startDevYield(ctx, cfg, st, ring, s.boot.Chains, m)
 	if err != nil {
 		return nil, fmt.Errorf("yield service: %w", err)
 	}
@@ -345,10 +361,33 @@ func chainConfig(cfg Config, logger *slog.Logger) chain.Config {
 	return c
 }
 
+// Second dev chain: its own chain id and network id, so that the yield service's network filters and balances across
+// networks have two networks to tell apart.
+const (
+	SecondChainID        = 1338
+	SecondChainNetworkID = "sigil-dev-2"
+)
+
+// secondChainConfig is the second dev chain: always embedded, on the port after the first's (or a port the system
+// picks when the first's does), its data in DIR/chain-2.
+func secondChainConfig(cfg Config, first chain.Config) chain.Config {
+	c := first
+	c.RPCURL, c.ChainID, c.NetworkID = "", SecondChainID, SecondChainNetworkID
+	if host, port, err := net.SplitHostPort(first.ListenAddr); err == nil {
+		if n, err := strconv.Atoi(port); err == nil && n > 0 {
+			c.ListenAddr = net.JoinHostPort(host, strconv.Itoa(n+1))
+		}
+	}
+	if c.DataDir != "" {
+		c.DataDir = filepath.Join(cfg.Dir, "chain-2")
+	}
+	return c
+}
+
 // startDevYield writes the dev chain's catalogue (DIR/yield-catalogue.json), starts the yield service on it, and
 // creates the two dev projects' API keys (one on each fee set) that bootstrap.json lacks.
-func (s *Stack) startDevYield(ctx context.Context, cfg Config, st *store.Store, ring *seal.Keyring, nb chain.Bootstrap, m *metrics.Metrics) (*server, error) {
-	cat, err := yield.WriteDevCatalogue(ctx, filepath.Join(cfg.Dir, yield.DefaultCatalogueFile), nb)
+func (s *Stack) startDevYield(ctx context.Context, cfg Config, st *store.Store, ring *seal.Keyring, chains []chain.Bootstrap, m *metrics.Metrics) (*server, error) {
+	cat, err := yield.WriteDevCatalogue(ctx, filepath.Join(cfg.Dir, yield.DefaultCatalogueFile), chains...)
 	if err != nil {
 		return nil, fmt.Errorf("yield catalogue: %w", err)
 	}

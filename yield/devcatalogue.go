@@ -23,7 +23,37 @@ import (
 //   - USDC and USDT lending on the dev chain's own lending pool (Aave v3 signatures, a rate set by its owner), and
 //     USDC, USDT and WETH lending on Aave v3 itself (its own contracts; the rate comes from its borrowers);
 //   - native staking with the fee wrapper's deposit fee, and the provider's liquid staking (validator rebates).
-func DevCatalogue(ctx context.Context, b chain.Bootstrap) (Catalogue, error) {
+//
+// With several dev chains (sigil up runs two, each with its own chain id and network id), each lists its own, and the
+// providers are listed once.
+func DevCatalogue(ctx context.Context, chains ...chain.Bootstrap) (Catalogue, error) {
+	var all Catalogue
+	for i, b := range chains {
+		name := "Sigil dev chain"
+		if i > 0 {
+			name = fmt.Sprintf("Sigil dev chain %d", i+1)
+		}
+		c, err := devChainCatalogue(ctx, b, name)
+		if err != nil {
+			return Catalogue{}, err
+		}
+		all.Networks = append(all.Networks, c.Networks...)
+		all.Yields = append(all.Yields, c.Yields...)
+		if i == 0 {
+			all.Providers = c.Providers // the same on every dev chain
+		}
+	}
+	if len(chains) == 0 {
+		return Catalogue{}, errors.New("yield: a dev catalogue needs a dev chain")
+	}
+	if err := all.Validate(); err != nil {
+		return Catalogue{}, errors.Join(errors.New("yield: the dev catalogue is not valid"), err)
+	}
+	return all, nil
+}
+
+// devChainCatalogue is one dev chain's part of DevCatalogue.
+func devChainCatalogue(ctx context.Context, b chain.Bootstrap, networkName string) (Catalogue, error) {
 	addr := func(name string) (common.Address, error) {
 		s, ok := b.Contracts[name]
 		if !ok || !common.IsHexAddress(s) {
@@ -43,7 +73,7 @@ func DevCatalogue(ctx context.Context, b chain.Bootstrap) (Catalogue, error) {
 		}
 		a[n] = v
 	}
-	network := Network{ID: b.NetworkID, Name: "Sigil dev chain", ChainID: b.ChainID, RPCURL: b.RPCURL,
+	network := Network{ID: b.NetworkID, Name: networkName, ChainID: b.ChainID, RPCURL: b.RPCURL,
 		NativeToken: Token{Symbol: "ETH", Name: "Ether", Decimals: 18}}
 	client, err := dialNetwork(ctx, &network, &http.Client{Timeout: 10 * time.Second})
 	if err != nil {
@@ -133,15 +163,12 @@ func DevCatalogue(ctx context.Context, b chain.Bootstrap) (Catalogue, error) {
 			ProviderID:  "sigil-validators", Token: network.NativeToken, OutputToken: ptr(tok(contracts.ProviderLST)),
 			Contracts: Contracts{Staking: a[contracts.ProviderStake].Hex()}, CooldownSeconds: providerCooldown.Int64()},
 	)
-	if err := c.Validate(); err != nil {
-		return Catalogue{}, errors.Join(errors.New("yield: the dev catalogue is not valid"), err)
-	}
 	return c, nil
 }
 
-// WriteDevCatalogue writes DevCatalogue(b) to path.
-func WriteDevCatalogue(ctx context.Context, path string, b chain.Bootstrap) (Catalogue, error) {
-	c, err := DevCatalogue(ctx, b)
+// WriteDevCatalogue writes DevCatalogue(chains...) to path.
+func WriteDevCatalogue(ctx context.Context, path string, chains ...chain.Bootstrap) (Catalogue, error) {
+	c, err := DevCatalogue(ctx, chains...)
 	if err != nil {
 		return Catalogue{}, err
 	}

@@ -43,6 +43,7 @@ func runFund(ctx context.Context, e *env, args []string) error {
 	fs := e.flags()
 	dir := fs.String("dir", ".sigil", "data directory of a running sigil up (its bootstrap.json names the faucet)")
 	faucet := fs.String("faucet", "", "faucet URL (default: from bootstrap.json)")
+	network := fs.String("network", "", "the dev chain to fund, by network id (sigil-dev-2 for the second; default: the first)")
 	eth := fs.String("eth", "", "ETH to send, in ether (for example 1 or 0.5)")
 	tokens := map[string]string{}
 	fs.Func("token", "a token and an amount in its units, NAME=AMOUNT (repeatable)", func(v string) error {
@@ -69,6 +70,19 @@ func runFund(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("bootstrap.json names no faucet: is the dev chain part of this stack?")
 		}
 		url = b.FaucetURL
+		if *network != "" {
+			url = ""
+			var ids []string
+			for _, c := range b.Chains {
+				ids = append(ids, c.NetworkID)
+				if c.NetworkID == *network {
+					url = c.FaucetURL
+				}
+			}
+			if url == "" {
+				return e.usageErrorf("no dev chain %q in bootstrap.json (it has %s)", *network, strings.Join(ids, ", "))
+			}
+		}
 	}
 	res, err := chain.RequestFunds(ctx, nil, url, chain.FundRequest{Address: address, ETH: *eth, Tokens: tokens})
 	if err != nil {

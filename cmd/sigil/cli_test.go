@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"sigil/chain"
 	"sigil/coordinator"
 	"sigil/seal"
 	"sigil/stack"
@@ -213,4 +217,38 @@ func coordinatorStack(t *testing.T, cfg stack.CoordinatorConfig) (string, *coord
 		t.Fatal(err)
 	}
 	return dir, boot, url
+}
+
+// sigil chain fund --network funds from the faucet of the dev chain with that network id in bootstrap.json.
+func TestChainFundNetwork(t *testing.T) {
+	t.Parallel()
+	faucet := func(hash string) *httptest.Server {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var req chain.FundRequest
+			_ = json.NewDecoder(r.Body).Decode(&req)
+			_ = json.NewEncoder(w).Encode(chain.FundResponse{Address: req.Address, Transactions: map[string]string{"ETH": hash}})
+		}))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	first, second := faucet("0x01"), faucet("0x02")
+	dir := t.TempDir()
+	b := &stack.Bootstrap{FaucetURL: first.URL, Network: "sigil-dev", Chains: []chain.Bootstrap{
+		{NetworkID: "sigil-dev", FaucetURL: first.URL}, {NetworkID: "sigil-dev-2", FaucetURL: second.URL}}}
+	if err := stack.WriteBootstrap(dir, b); err != nil {
+		t.Fatal(err)
+	}
+	address := "0x00000000000000000000000000000000000000aa"
+	for _, tc := range []struct{ network, want string }{{"", "0x01"}, {"sigil-dev-2", "0x02"}} {
+		args := []string{"chain", "fund", address, "--dir", dir, "--eth", "1"}
+		if tc.network != "" {
+			args = append(args, "--network", tc.network)
+		}
+		if out, errs, code := sigil(t, args...); code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("chain fund --network %q: exit %d %q %q, want the transaction %s", tc.network, code, out, errs, tc.want)
+		}
+	}
+	if _, errs, code := sigil(t, "chain", "fund", address, "--dir", dir, "--network", "mainnet"); code != 2 || !strings.Contains(errs, "sigil-dev, sigil-dev-2") {
+		t.Errorf("an unknown network: exit %d %q", code, errs)
+	}
 }

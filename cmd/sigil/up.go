@@ -28,7 +28,7 @@ type upFlags struct {
 	yieldListen, proxyListen, dashboardListen *string
 	origins, otlp, auditPath                  *string
 	tlsCert, tlsKey                           *string
-	expose, devChain, prod                    *bool
+	expose, devChain, secondChain, prod       *bool
 	delivery                                  deliveryFlags
 	networks                                  []coordinator.Network
 	networkSpecs                              []string
@@ -64,6 +64,7 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 			return nil
 		})
 	u.devChain = fs.Bool("dev-chain", true, "run the dev chain and the yield service on it; false in a deployment, where the yield service runs alone (sigil yield) on real networks")
+	u.secondChain = fs.Bool("second-chain", true, "also run a second dev chain (chain id 1338, network sigil-dev-2, on the port after --chain-listen's) with the same contracts, so the yield service has two networks")
 	u.tlsCert = fs.String("tls-cert", "", "PEM certificate (chain) the services listen with; with --tls-key, TLS on every listener but the dev chain's, as --expose allows; reloaded on SIGHUP")
 	u.tlsKey = fs.String("tls-key", "", "PEM private key of --tls-cert")
 	fs.String("config", "", "file of settings, one name = value per line, names as the flags'; flags and SIGIL_ variables override it")
@@ -98,7 +99,7 @@ func runUp(ctx context.Context, e *env, args []string) error {
 		MasterKey: []byte(masterKey), MasterKeyCommand: *u.keyCommand,
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
 		ChainListen: cf.listen, ChainRPC: cf.rpc, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
-		AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
+		SecondChain: *u.secondChain, AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
 		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
 	if err != nil {
 		return err

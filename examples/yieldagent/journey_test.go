@@ -1,8 +1,11 @@
 package yieldagent_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"math/big"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -11,12 +14,13 @@ import (
 	"sigil/stack"
 )
 
-// The journey against a fresh stack: the agent enters, holds across one accrual and earns, exits, is refused the
-// transfer no policy allows, and cleans up after itself.
+// The journey against a fresh stack, on its second dev chain: the agent enters, holds across one accrual and earns,
+// exits, is refused the transfer no policy allows, and cleans up after itself; the yield service's balances across
+// both networks show the earnings on the second and nothing on the first.
 func TestJourneyEarnsAndCleansUp(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s, err := stack.Start(ctx, stack.Config{Dir: t.TempDir(), ChainEphemeral: true})
+	s, err := stack.Start(ctx, stack.Config{Dir: t.TempDir(), ChainEphemeral: true, SecondChain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,9 +30,13 @@ func TestJourneyEarnsAndCleansUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(b.Chains) != 2 || b.Chains[1].ChainID != stack.SecondChainID || b.Chains[1].RPCURL == b.ChainRPCURL {
+		t.Fatalf("dev chains %+v", b.Chains)
+	}
+	second := b.Chains[1]
 	sum, err := yieldagent.Run(ctx, yieldagent.Config{CoordinatorURL: b.CoordinatorURL, OrganizationID: b.OrganizationID, RootKey: key,
-		YieldURL: b.YieldURL, YieldAPIKey: b.YieldAPIKey, RPCURL: b.ChainRPCURL, FaucetURL: b.FaucetURL, Network: b.Network,
-		ChainID: b.ChainID, Amount: "100", Cleanup: true}, quiet{})
+		YieldURL: b.YieldURL, YieldAPIKey: b.YieldAPIKey, RPCURL: second.RPCURL, FaucetURL: second.FaucetURL, Network: second.NetworkID,
+		ChainID: second.ChainID, Amount: "100", Cleanup: true}, quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +50,36 @@ func TestJourneyEarnsAndCleansUp(t *testing.T) {
 	}
 	if !strings.Contains(sum.Denial, "\"deposit into the vault") || len(sum.Hashes) != 3 {
 		t.Errorf("denial %q after %d transactions", sum.Denial, len(sum.Hashes))
+	}
+	if !strings.HasPrefix(sum.YieldID, stack.SecondChainNetworkID+"-") {
+		t.Errorf("the journey on %s used yield %s", stack.SecondChainNetworkID, sum.YieldID)
+	}
+
+	var across struct {
+		Items []struct {
+			YieldID  string `json:"yieldId"`
+			Balances []struct {
+				Type, Amount string
+			} `json:"balances"`
+		} `json:"items"`
+		Errors []any `json:"errors"`
+	}
+	body, _ := json.Marshal(map[string]any{"queries": []map[string]string{
+		{"address": sum.WalletAddress, "network": b.Network}, {"address": sum.WalletAddress, "network": second.NetworkID}}})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, b.YieldURL+"/v1/yields/balances", bytes.NewReader(body))
+	req.Header.Set("X-API-KEY", b.YieldAPIKey)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if err := json.NewDecoder(res.Body).Decode(&across); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("balances across networks: %d %v", res.StatusCode, err)
+	}
+	if len(across.Items) != 1 || across.Items[0].YieldID != sum.YieldID || len(across.Errors) != 0 ||
+		across.Items[0].Balances[0].Amount != earned {
+		t.Errorf("balances across both networks %+v, want the earnings %s in %s alone", across, earned, sum.YieldID)
 	}
 }
 
