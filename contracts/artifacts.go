@@ -38,6 +38,14 @@ const (
 	NativeStaking       = "NativeStaking"
 	ProviderStaking     = "ProviderStaking"
 	LiquidStakingToken  = "LiquidStakingToken"
+	MorphoMarketVault   = "MorphoMarketVault"
+)
+
+// Names of Morpho Blue's artifacts, compiled from @morpho-org/morpho-blue's sources (see build.sh).
+const (
+	MorphoBlue       = "MorphoBlue"
+	MorphoIrmMock    = "MorphoIrmMock"
+	MorphoOracleMock = "MorphoOracleMock"
 )
 
 // Names of Aave v3's own artifacts, taken as @aave/core-v3 publishes them (see build.sh).

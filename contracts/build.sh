@@ -22,18 +22,44 @@ contracts=(
   NativeStaking
   ProviderStaking
   LiquidStakingToken
+  MorphoMarketVault
 )
 
-if [ ! -x node_modules/.bin/solcjs ]; then
+# solc's own solcjs, by path: the 0.8.19 compiler installed beside it for Morpho Blue has a solcjs command too.
+solcjs=node_modules/solc/solc.js
+if [ ! -f "$solcjs" ] || [ ! -d node_modules/solc-0.8.19 ]; then
   npm ci --no-audit --no-fund --loglevel=error
 fi
 
 build="$(mktemp -d)"
 trap 'rm -rf "$build"' EXIT
 
-node_modules/.bin/solcjs --bin --abi --optimize \
+node "$solcjs" --bin --abi --optimize \
   --base-path . --include-path node_modules \
   -o "$build" src/*.sol
+
+# Morpho Blue from @morpho-org/morpho-blue's sources, with the compiler and settings its own build uses (solc 0.8.19,
+# via-IR, 999,999 optimizer runs), and the package's interest rate model and oracle mocks.
+node - "$out" <<'JS'
+const fs = require("fs");
+const solc = require("solc-0.8.19");
+const out = process.argv[2];
+const root = "node_modules/@morpho-org/morpho-blue/";
+const units = { MorphoBlue: ["src/Morpho.sol", "Morpho"], MorphoIrmMock: ["src/mocks/IrmMock.sol", "IrmMock"],
+  MorphoOracleMock: ["src/mocks/OracleMock.sol", "OracleMock"] };
+const sources = {};
+for (const [path] of Object.values(units)) sources[path] = { content: fs.readFileSync(root + path, "utf8") };
+const input = { language: "Solidity", sources, settings: { viaIR: true, optimizer: { enabled: true, runs: 999999 },
+  evmVersion: "paris", outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } } };
+const result = JSON.parse(solc.compile(JSON.stringify(input), { import: (p) => ({ contents: fs.readFileSync(root + p, "utf8") }) }));
+const errors = (result.errors || []).filter((e) => e.severity === "error");
+if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join("\n"));
+for (const [name, [path, contract]] of Object.entries(units)) {
+  const c = result.contracts[path][contract];
+  fs.writeFileSync(`${out}/${name}.abi`, JSON.stringify(c.abi));
+  fs.writeFileSync(`${out}/${name}.bin`, c.evm.bytecode.object);
+}
+JS
 
 for name in "${contracts[@]}"; do
   cp "$build/src_${name}_sol_${name}.abi" "$out/$name.abi"

@@ -88,7 +88,7 @@ func (c Config) withDefaults(deployer common.Address) Config {
 func Deploy(ctx context.Context, s Sender, caller bind.ContractCaller, cfg Config) (Addresses, error) {
 	d := &deployer{ctx: ctx, s: s, caller: caller, cfg: cfg.withDefaults(s.Address()), out: Addresses{}}
 	steps := []func(){
-		d.tokens, d.vaults, d.pool, d.allocatorVaults, d.feeWrapper, d.lending, d.staking, d.aave,
+		d.tokens, d.vaults, d.pool, d.allocatorVaults, d.feeWrapper, d.lending, d.staking, d.aave, d.morpho,
 	}
 	for _, step := range steps {
 		step()

@@ -41,6 +41,11 @@ const (
 	AaveAUSDC             = "aave-ausdc"
 	AaveAUSDT             = "aave-ausdt"
 	AaveAWETH             = "aave-aweth"
+
+	// Morpho Blue, its USDC/WETH market's oracle, and the ERC-4626 vault that supplies to that market.
+	MorphoName      = "morpho-blue"
+	MorphoOracle    = "morpho-oracle"
+	MorphoVaultUSDC = "morpho-vault-usdc"
 )
 
 // Fixture describes one deployed contract.
@@ -80,6 +85,9 @@ var Fixtures = []Fixture{
 	{AaveAUSDC, AaveAToken, USDC, 6},
 	{AaveAUSDT, AaveAToken, USDT, 6},
 	{AaveAWETH, AaveAToken, WETH, 18},
+	{MorphoName, MorphoBlue, "", 0},
+	{MorphoOracle, MorphoOracleMock, "", 0},
+	{MorphoVaultUSDC, MorphoMarketVault, USDC, 6},
 }
 
 // FixtureNamed returns the fixture with that name.

@@ -211,8 +211,8 @@ func TestCatalogueEndpoints(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	var all page[yieldDTO]
 	e.mustCall(e.key10, "GET", "/v1/yields?limit=100", nil, 200, &all)
-	// The dev catalogue has 12 yields; each fee set sees one of the two allocator vaults.
-	if all.Total != 11 || all.Limit != 100 || all.Offset != 0 || len(all.Items) != 11 {
+	// The dev catalogue has 13 yields; each fee set sees one of the two allocator vaults.
+	if all.Total != 12 || all.Limit != 100 || all.Offset != 0 || len(all.Items) != 12 {
 		t.Fatalf("key10 sees %d yields", all.Total)
 	}
 	for _, y := range all.Items {
@@ -234,8 +234,8 @@ func TestCatalogueEndpoints(t *testing.T) {
 		query string
 		want  int
 	}{
-		{"network=sigil-dev&token=USDC", 4}, // the plain vault, the 10% set's allocator vault, lending, Aave
-		{"token=" + strings.ToLower(usdc), 4},
+		{"network=sigil-dev&token=USDC", 5}, // the plain vault, the 10% set's allocator vault, Morpho, lending, Aave
+		{"token=" + strings.ToLower(usdc), 5},
 		{"type=staking", 2},
 		{"types=staking,lending", 7},
 		{"provider=sigillend", 2},
@@ -244,11 +244,12 @@ func TestCatalogueEndpoints(t *testing.T) {
 		{"networks=ethereum,sigil-dev&type=lending", 5},
 		{"search=allocator", 1},
 		{"yieldId=sigil-dev-eth-native-staking", 1},
-		{"limit=2&offset=10", 11},
+		{"provider=morpho", 1},
+		{"limit=2&offset=11", 12},
 	} {
 		e.mustCall(e.key10, "GET", "/v1/yields?"+tc.query, nil, 200, &p)
-		if tc.query == "limit=2&offset=10" {
-			if p.Total != tc.want || len(p.Items) != 1 || p.Offset != 10 || p.Limit != 2 {
+		if tc.query == "limit=2&offset=11" {
+			if p.Total != tc.want || len(p.Items) != 1 || p.Offset != 11 || p.Limit != 2 {
 				t.Fatalf("%s: %d of %d", tc.query, len(p.Items), p.Total)
 			}
 			continue

@@ -76,13 +76,14 @@ func TestMultiBalancesRoundTrips(t *testing.T) {
 		}}, 200, &out)
 		return out
 	}
-	// The 11 yields the key sees: 1 latest block, 1 share balance per vault (4), 1 aToken balance per lending market
-	// (5: two on the dev lending pool, three on Aave), stake, pending unstake and rewards of native staking (3), token
-	// balance, supply, pooled ether and pending unstake of provider staking (4): 17 calls in one batch.
+	// The 12 yields the key sees: 1 latest block, 1 share balance per vault (5, Morpho's included), 1 aToken balance
+	// per lending market (5: two on the dev lending pool, three on Aave), stake, pending unstake and rewards of native
+	// staking (3), token balance, supply, pooled ether and pending unstake of provider staking (4): 18 calls in one
+	// batch.
 	var out multiBalancesDTO
 	calls, trips := e.rpcCost(func() { out = query(w.addr.Hex()) })
-	if calls != 17+2 || trips != 2 {
-		t.Fatalf("balances of 11 yields with 2 vault positions: %d calls in %d round trips, want 19 in 2", calls, trips)
+	if calls != 18+2 || trips != 2 {
+		t.Fatalf("balances of 12 yields with 2 vault positions: %d calls in %d round trips, want 20 in 2", calls, trips)
 	}
 	if len(out.Items) != 2 || len(out.Errors) != 0 {
 		t.Fatalf("balances %+v", out)
@@ -98,8 +99,8 @@ func TestMultiBalancesRoundTrips(t *testing.T) {
 	}
 	nobody := common.BigToAddress(big.NewInt(0xdead))
 	calls, trips = e.rpcCost(func() { out = query(nobody.Hex()) })
-	if calls != 17 || trips != 1 || len(out.Items) != 0 || len(out.Errors) != 0 {
-		t.Fatalf("balances of an empty wallet: %d calls in %d round trips, want 17 in 1: %+v", calls, trips, out)
+	if calls != 18 || trips != 1 || len(out.Items) != 0 || len(out.Errors) != 0 {
+		t.Fatalf("balances of an empty wallet: %d calls in %d round trips, want 18 in 1: %+v", calls, trips, out)
 	}
 
 	failWETH.Store(true)

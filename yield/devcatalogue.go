@@ -17,7 +17,8 @@ import (
 // DevCatalogue describes the dev chain's fixtures as a catalogue, reading token metadata, fees and cooldowns from the
 // chain at b.RPCURL so that it matches however the fixtures were configured:
 //
-//   - the plain USDC and WETH vaults (ERC-4626, the seed's approve + deposit shape), for every fee set;
+//   - the plain USDC and WETH vaults (ERC-4626, the seed's approve + deposit shape), for every fee set, and the USDC
+//     vault over a Morpho Blue market (Morpho's own code underneath);
 //   - the DAI vault with the fee wrapper's deposit fee (approve and deposit name the wrapper), for every fee set;
 //   - the 10% and 20% allocator vaults over the USDC vault, one per fee set;
 //   - USDC and USDT lending on the dev chain's own lending pool (Aave v3 signatures, a rate set by its owner), and
@@ -64,7 +65,7 @@ func devChainCatalogue(ctx context.Context, b chain.Bootstrap, networkName strin
 	names := []string{contracts.USDC, contracts.USDT, contracts.DAI, contracts.WETH, contracts.VaultUSDC, contracts.VaultDAI,
 		contracts.VaultWETH, contracts.OAV10USDC, contracts.OAV20USDC, contracts.FeeWrapperName, contracts.Lending,
 		contracts.LendingAUSDC, contracts.LendingAUSDT, contracts.Staking, contracts.ProviderStake, contracts.ProviderLST,
-		contracts.AavePoolName, contracts.AaveAUSDC, contracts.AaveAUSDT, contracts.AaveAWETH}
+		contracts.AavePoolName, contracts.AaveAUSDC, contracts.AaveAUSDT, contracts.AaveAWETH, contracts.MorphoVaultUSDC}
 	a := map[string]common.Address{}
 	for _, n := range names {
 		v, err := addr(n)
@@ -84,7 +85,7 @@ func devChainCatalogue(ctx context.Context, b chain.Bootstrap, networkName strin
 	tokens := map[string]*tokenRead{}
 	for _, n := range []string{contracts.USDC, contracts.USDT, contracts.DAI, contracts.WETH, contracts.VaultUSDC, contracts.VaultDAI,
 		contracts.VaultWETH, contracts.OAV10USDC, contracts.OAV20USDC, contracts.LendingAUSDC, contracts.LendingAUSDT, contracts.ProviderLST,
-		contracts.AaveAUSDC, contracts.AaveAUSDT, contracts.AaveAWETH} {
+		contracts.AaveAUSDC, contracts.AaveAUSDT, contracts.AaveAWETH, contracts.MorphoVaultUSDC} {
 		tokens[n] = readToken(r, a[n])
 	}
 	oavFees := map[string][3]*big.Int{}
@@ -110,6 +111,7 @@ func devChainCatalogue(ctx context.Context, b chain.Bootstrap, networkName strin
 			{ID: "sigil", Name: "Sigil", Type: "protocol", Description: "The dev chain's vaults, allocator vaults and native staking"},
 			{ID: "sigillend", Name: "Sigil Lend", Type: "protocol", Description: "The dev chain's lending market (Aave v3 interface)"},
 			{ID: "aave", Name: "Aave", Type: "protocol", Description: "Aave v3's own contracts (@aave/core-v3), deployed on the dev chain"},
+			{ID: "morpho", Name: "Morpho", Type: "protocol", Description: "Morpho Blue's own contract (@morpho-org/morpho-blue), deployed on the dev chain"},
 			{ID: "sigil-validators", Name: "Sigil Validators", Type: "validator_provider",
 				Description: "The dev chain's staking provider, with a validator revenue share for the integrator"},
 		},
@@ -128,6 +130,10 @@ func devChainCatalogue(ctx context.Context, b chain.Bootstrap, networkName strin
 			wrapped, wrapper, nil, KindERC4626),
 		vault(contracts.VaultWETH, "Sigil WETH Vault", "A plain ERC-4626 vault", Fees{}, "", nil, KindERC4626),
 	)
+	morpho := vault(contracts.MorphoVaultUSDC, "Morpho USDC (USDC/WETH market)",
+		"An ERC-4626 vault that supplies to a Morpho Blue market; the rate is what its borrowers pay", Fees{}, "", nil, KindERC4626)
+	morpho.ProviderID = "morpho"
+	c.Yields = append(c.Yields, morpho)
 	for _, set := range []struct {
 		name string
 		fee  int

@@ -299,7 +299,7 @@ func TestProviderStaking(t *testing.T) {
 			p = &providers.Items[i]
 		}
 	}
-	if providers.Total != 4 || providers.Offset != 0 || providers.Limit != 20 {
+	if providers.Total != 5 || providers.Offset != 0 || providers.Limit != 20 {
 		t.Fatalf("providers page %d/%d/%d", providers.Total, providers.Offset, providers.Limit)
 	}
 	if p == nil || p.Type != "validator_provider" || p.RevShare == nil || p.RevShare.Standard.MinRevShare != 0.5 ||

@@ -97,7 +97,7 @@ func TestRisk(t *testing.T) {
 	audits := []Audit{{Auditor: "Example Security", Date: "2025-11-03", URL: "https://example.com/report.pdf"}}
 	e := newEnv(t, envOptions{edit: func(c *Catalogue) {
 		for i := range c.Yields {
-			if c.Yields[i].Kind == KindERC4626 && c.Yields[i].Token.Symbol == "USDC" {
+			if c.Yields[i].Kind == KindERC4626 && c.Yields[i].Token.Symbol == "USDC" && c.Yields[i].ProviderID == "sigil" {
 				c.Yields[i].Audits = audits
 			}
 		}

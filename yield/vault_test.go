@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -127,6 +128,47 @@ func TestERC4626EnterExit(t *testing.T) {
 		e.mustCall(e.key20, "GET", "/v1/actions/"+a.ID, nil, 404, nil)
 		e.mustCall(e.key20, "GET", "/v1/transactions/"+a.Transactions[0].ID, nil, 404, nil)
 	})
+}
+
+// The vault over Morpho Blue's own contract, through the service: the deposit becomes the vault's supply in the
+// market, the position grows by Morpho's interest with block time, and a max exit redeems it from the market.
+func TestMorphoVaultEnterExit(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	usdc, vault, morpho := e.addr(contracts.USDC), e.addr(contracts.MorphoVaultUSDC), e.addr(contracts.MorphoName)
+	id := e.yieldID(KindERC4626, vault.Hex(), "USDC")
+	var y yieldDTO
+	e.mustCall(e.key10, "GET", "/v1/yields/"+id, nil, 200, &y)
+	if y.ProviderID != "morpho" {
+		t.Fatalf("Morpho vault %s: provider %s", id, y.ProviderID)
+	}
+	marketUSDC := e.tokenBalance(usdc, morpho)
+	w := e.newWallet("1", map[string]string{"USDC": "1000"})
+	w.execute(e.key10, w.act(e.key10, "enter", id, map[string]any{"amount": "250"}))
+	if d := new(big.Int).Sub(e.tokenBalance(usdc, morpho), marketUSDC); d.Cmp(units("250", 6)) != 0 {
+		t.Fatalf("Morpho received %s USDC units, want 250 USDC", d)
+	}
+	shares := e.read(vault, contracts.MorphoMarketVault, "balanceOf", w.addr)
+	entered := e.read(vault, contracts.MorphoMarketVault, "convertToAssets", shares)
+
+	e.step(time.Hour)
+	worth := e.read(vault, contracts.MorphoMarketVault, "previewRedeem", shares)
+	if worth.Cmp(entered) <= 0 {
+		t.Fatalf("an hour of Morpho interest: %s, entered %s", worth, entered)
+	}
+	if active := e.balances(e.key10, id, w.addr)["active"]; active.AmountRaw != worth.String() {
+		t.Fatalf("active %+v, the shares are worth %s", active, worth)
+	}
+	a := w.act(e.key10, "exit", id, map[string]any{"useMaxAmount": true})
+	before := e.tokenBalance(usdc, w.addr)
+	w.execute(e.key10, a)
+	// Morpho's interest grows every second, so the redemption, a block later, pays at least what was read.
+	if d := new(big.Int).Sub(e.tokenBalance(usdc, w.addr), before); d.Cmp(worth) < 0 {
+		t.Fatalf("max exit paid %s, the shares were worth %s", d, worth)
+	}
+	if got := e.balances(e.key10, id, w.addr); len(got) != 0 {
+		t.Fatalf("balances after the max exit: %+v", got)
+	}
 }
 
 // A deposit fee outside an allocator vault goes through the fee wrapper: the approval and the deposit name it, the
@@ -309,7 +351,7 @@ func TestDevCatalogueFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(loaded.Yields) != len(written.Yields) || len(loaded.Yields) != 12 {
+	if len(loaded.Yields) != len(written.Yields) || len(loaded.Yields) != 13 {
 		t.Fatalf("loaded %d yields, wrote %d", len(loaded.Yields), len(written.Yields))
 	}
 	for i := range loaded.Yields {

@@ -1,0 +1,37 @@
+package contracts_test
+
+import (
+	"math/big"
+	"testing"
+	"time"
+
+	"sigil/contracts"
+)
+
+// Morpho Blue's own code under the ERC-4626 vault: a deposit lands in the market as the vault's supply, the share
+// price grows with block time at the rate the borrower pays, and a redemption withdraws from the market.
+func TestMorphoMarketVault(t *testing.T) {
+	t.Parallel()
+	c := newTestChain(t)
+	alice, vault := c.alice.addr, c.addr(contracts.MorphoVaultUSDC)
+	amount := tokens(1_000, 6)
+	c.mintTo(contracts.USDC, alice, amount)
+	c.alice.send(contracts.USDC, "approve", vault, amount)
+	c.alice.send(contracts.MorphoVaultUSDC, "deposit", amount, alice)
+	shares := c.balance(contracts.MorphoVaultUSDC, alice)
+	if c.balance(contracts.USDC, vault).Sign() != 0 {
+		t.Fatal("the vault kept USDC instead of supplying it to Morpho")
+	}
+	before := c.uint(contracts.MorphoVaultUSDC, "convertToAssets", shares)
+
+	c.advance(365 * 24 * time.Hour)
+	after := c.uint(contracts.MorphoVaultUSDC, "convertToAssets", shares)
+	// 20% utilisation at IrmMock's 20% borrow rate, compounded per second by Morpho: about 4.4% a year for suppliers.
+	if earned := sub(after, before); earned.Cmp(tokens(38, 6)) < 0 || earned.Cmp(tokens(50, 6)) > 0 {
+		t.Fatalf("a year earned %s USDC units on 1,000", earned)
+	}
+	c.alice.send(contracts.MorphoVaultUSDC, "redeem", shares, alice, alice)
+	if got := c.balance(contracts.USDC, alice); got.Cmp(after) < 0 || got.Cmp(new(big.Int).Add(after, tokens(1, 6))) > 0 {
+		t.Fatalf("redeemed %s, the shares were worth %s", got, after)
+	}
+}
