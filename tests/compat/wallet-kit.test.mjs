@@ -1,0 +1,146 @@
+// Turnkey's React wallet kit (@turnkey/react-wallet-kit, unmodified) against Sigil, in headless Chromium: the example
+// app examples/wallet-kit, bundled here with esbuild and its one alias (@turnkey/crypto → @sigil/turnkey-crypto, with
+// this stack's keys pinned), signs users up and in through the auth proxy with an e-mail code from the dev outbox, a
+// passkey of Chromium's virtual authenticator, and OAuth through the local provider standing in for X; then creates a
+// wallet, signs a message and an EIP-1559 transaction that viem verifies, and exports the wallet's mnemonic, which
+// must derive the same address.
+//
+// Needs SIGIL_DIR (a running `sigil up`), SIGIL_OIDC_PROVIDER_URL for the OAuth test, Debian's chromium, and the
+// example's npm packages (scripts/test.sh installs them). The page is served on localhost (a passkey's relying party
+// must be a host name): on SIGIL_WALLET_KIT_PORT, an origin scripts/test.sh lets the coordinator allow, else any port.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { chromium } from "playwright-core";
+import { TurnkeyClient } from "@turnkey/http";
+import { ApiKeyStamper } from "@turnkey/api-key-stamper";
+import { mnemonicToAccount } from "viem/accounts";
+import { keccak256, parseTransaction, recoverTransactionAddress, verifyMessage } from "viem";
+import { start } from "../../examples/wallet-kit/serve.mjs";
+
+const boot = JSON.parse(readFileSync(join(process.env.SIGIL_DIR, "bootstrap.json"), "utf8"));
+const provider = process.env.SIGIL_OIDC_PROVIDER_URL;
+const root = new TurnkeyClient({ baseUrl: boot.coordinatorUrl },
+  new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey }));
+const submit = (path, type, parameters) => root.request(`/public/v1/submit/${path}`,
+  { type, timestampMs: String(Date.now()), organizationId: boot.organizationId, parameters });
+
+// The confidential client oidc/oidctest registers; sigil up knows the provider as OAUTH2_PROVIDER_X.
+const xClient = { id: "sigil-test-client", secret: "sigil-test-client-secret" };
+
+let app, browser, savedSettings, credentialId;
+
+before(async () => {
+  app = await start({ dir: process.env.SIGIL_DIR, host: "localhost", port: Number(process.env.SIGIL_WALLET_KIT_PORT || 0) });
+  // Turn on what the kit shows: passkeys and X next to e-mail, X's client id and the page as OAuth redirect.
+  const { config } = await root.request("/public/v1/query/get_auth_proxy_config", { organizationId: boot.organizationId });
+  savedSettings = { allowedAuthMethods: config.allowedAuthMethods, walletKitSettings: config.walletKitSettings };
+  await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", {
+    allowedAuthMethods: ["email", "passkey", "x"],
+    walletKitSettings: { enabledSocialProviders: ["x"], oauthClientIds: { x: xClient.id }, oauthRedirectUrl: `${app.url}/oauth-callback` },
+  });
+  if (provider) {
+    const created = await submit("create_oauth2_credential", "ACTIVITY_TYPE_CREATE_OAUTH2_CREDENTIAL",
+      { provider: "OAUTH2_PROVIDER_X", clientId: xClient.id, encryptedClientSecret: xClient.secret });
+    credentialId = created.activity.result.createOauth2CredentialResult.oauth2CredentialId;
+  }
+  await new Promise((r) => setTimeout(r, 1100)); // the proxy reads a configuration again after a second
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+      "--disable-sync", "--no-first-run"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  if (credentialId) await submit("delete_oauth2_credential", "ACTIVITY_TYPE_DELETE_OAUTH2_CREDENTIAL", { oauth2CredentialId: credentialId });
+  if (savedSettings) await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", savedSettings);
+});
+
+// openApp opens the app in a fresh browser context, with a virtual passkey authenticator when asked, and waits for the
+// kit to be ready. Every page error fails the test that made it.
+async function openApp({ passkeys = false } = {}) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (err) => problems.push(err.message));
+  if (passkeys) {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("WebAuthn.enable");
+    await cdp.send("WebAuthn.addVirtualAuthenticator", { options: { protocol: "ctap2", transport: "internal",
+      hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } });
+  }
+  await page.goto(app.url);
+  await waitState(page, (s) => s.client === "ready");
+  return { context, page, problems };
+}
+
+const readJSON = async (page, id) => JSON.parse(await page.textContent(id));
+
+// waitState waits until the page's #state satisfies ok, failing early with the page's error.
+async function waitState(page, ok, timeout = 30_000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const state = await readJSON(page, "#state");
+    if (ok(state)) return state;
+    const error = await page.textContent("#error");
+    if (error) throw new Error(`the page says: ${error}`);
+    if (Date.now() > end) throw new Error(`the page did not reach the expected state: ${JSON.stringify(state)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// click presses a button and returns what its kit method returned (#out), failing with the page's error.
+async function click(page, id) {
+  const before = JSON.stringify((await readJSON(page, "#out"))[id]);
+  await page.click(`#${id}`);
+  const end = Date.now() + 30_000;
+  for (;;) {
+    const out = (await readJSON(page, "#out"))[id];
+    if (out !== undefined && JSON.stringify(out) !== before) return out;
+    const error = await page.textContent("#error");
+    if (error) throw new Error(`the page says: ${error}`);
+    if (Date.now() > end) throw new Error(`#${id} did not finish`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// codeFor waits for the newest code e-mailed to an address since `since`.
+async function codeFor(email, since) {
+  for (let i = 0; i < 100; i++) {
+    const mine = (await (await fetch(boot.devOutboxUrl)).json()).filter((m) => m.to === email && Date.parse(m.sentAt) >= since);
+    if (mine.length > 0) return /verification code is ([0-9A-Z]+)/.exec(mine[mine.length - 1].subject)[1];
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no code e-mailed to ${email}`);
+}
+
+async function otpSignIn(page, email) {
+  await page.fill("#email", email);
+  const since = Date.now() - 1000;
+  await click(page, "send-code");
+  await page.fill("#code", await codeFor(email, since));
+  const action = await click(page, "verify-code");
+  return { action, state: await waitState(page, (s) => s.auth === "authenticated" && s.userId) };
+}
+
+test("e-mail code: sign up, log out, log in again to the same account", async () => {
+  const { context, page, problems } = await openApp();
+  const email = `kit-${Date.now()}@example.com`;
+  const signup = await otpSignIn(page, email);
+  assert.equal(signup.action, "SIGNUP");
+  assert.equal(signup.state.email, email);
+  assert.notEqual(signup.state.organizationId, boot.organizationId, "the user has a sub-organization of their own");
+  await click(page, "logout");
+  await waitState(page, (s) => s.auth === "unauthenticated");
+  const login = await otpSignIn(page, email);
+  assert.equal(login.action, "LOGIN");
+  assert.equal(login.state.organizationId, signup.state.organizationId);
+  assert.equal(login.state.userId, signup.state.userId);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
