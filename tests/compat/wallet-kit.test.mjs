@@ -144,3 +144,42 @@ test("e-mail code: sign up, log out, log in again to the same account", async ()
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("a wallet: create it, sign a message and an EIP-1559 transaction that viem verifies, export its mnemonic", async () => {
+  const { context, page, problems } = await openApp();
+  await otpSignIn(page, `kit-wallet-${Date.now()}@example.com`);
+  await click(page, "create-wallet");
+  const { address } = await waitState(page, (s) => s.address);
+
+  const signature = await click(page, "sign-message");
+  assert.equal(await verifyMessage({ address, message: "hello from the wallet kit", signature }), true);
+
+  const signed = await click(page, "sign-transaction");
+  const tx = parseTransaction(signed);
+  assert.equal(tx.type, "eip1559");
+  assert.equal(tx.chainId, 1337);
+  assert.equal(tx.to.toLowerCase(), "0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
+  assert.equal(await recoverTransactionAddress({ serializedTransaction: signed }), address);
+
+  const mnemonic = await click(page, "export-wallet");
+  assert.equal(mnemonic.trim().split(/\s+/).length, 12);
+  assert.equal(mnemonicToAccount(mnemonic.trim()).address, address, "the exported mnemonic derives the wallet's address");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("passkey: sign up with Chromium's virtual authenticator, log out, log in with the same passkey", async () => {
+  const { context, page, problems } = await openApp({ passkeys: true });
+  await click(page, "passkey-signup");
+  const signup = await waitState(page, (s) => s.auth === "authenticated" && s.userId);
+  assert.equal(signup.authenticators, 1);
+  assert.notEqual(signup.organizationId, boot.organizationId);
+  await click(page, "logout");
+  await waitState(page, (s) => s.auth === "unauthenticated");
+  await click(page, "passkey-login");
+  const login = await waitState(page, (s) => s.auth === "authenticated" && s.userId);
+  assert.equal(login.organizationId, signup.organizationId);
+  assert.equal(login.userId, signup.userId);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

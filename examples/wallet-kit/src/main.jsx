@@ -15,8 +15,6 @@ createRoot(document.getElementById("root")).render(
       authProxyUrl: config.authProxyUrl,
       authProxyConfigId: config.authProxyConfigId,
       organizationId: config.organizationId,
-      // No wallet connecting in this example: it would reach out to WalletConnect's servers.
-      walletConfig: { features: { auth: false, connecting: false } },
     }}
     callbacks={{ onError: (err) => console.error("wallet kit:", err) }}
   >
