@@ -22,7 +22,7 @@ export async function build(outdir = here("./dist")) {
     absWorkingDir: here("."),
     logLevel: "warning",
   });
-  await copyFile(here("./index.html"), `${outdir}/index.html`);
+  for (const page of ["index.html", "oauth-callback.html"]) await copyFile(here(`./${page}`), `${outdir}/${page}`);
   return outdir;
 }
 

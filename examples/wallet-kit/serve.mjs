@@ -28,9 +28,11 @@ export async function start({ dir, host = "localhost", port = 8086 }) {
       res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-store" }).end(config);
       return;
     }
-    // Every other path is a file of dist/, or the app itself (the OAuth redirect comes back to /oauth-callback).
-    const file = join(root, normalize(path).replace(/^(\.\.[/\\])+/, ""));
-    const body = await readFile(path.endsWith("/") || !extname(path) ? join(root, "index.html") : file).catch(() => null);
+    // Every other path is a file of dist/: the OAuth redirect's /oauth-callback, or the app at any path without an
+    // extension.
+    const name = path === "/oauth-callback" ? "oauth-callback.html" : extname(path) ? normalize(path) : "index.html";
+    const file = join(root, name);
+    const body = await readFile(file).catch(() => null);
     if (!body) {
       res.writeHead(404).end();
       return;

@@ -96,17 +96,17 @@ async function waitState(page, ok, timeout = 30_000) {
 
 // click presses a button and returns what its kit method returned (#out), failing with the page's error.
 async function click(page, id) {
-  const before = JSON.stringify((await readJSON(page, "#out"))[id]);
+  const runs = async () => Number(await page.getAttribute("#out", "data-runs"));
+  const before = await runs();
   await page.click(`#${id}`);
   const end = Date.now() + 30_000;
-  for (;;) {
-    const out = (await readJSON(page, "#out"))[id];
-    if (out !== undefined && JSON.stringify(out) !== before) return out;
-    const error = await page.textContent("#error");
-    if (error) throw new Error(`the page says: ${error}`);
+  while ((await runs()) === before) {
     if (Date.now() > end) throw new Error(`#${id} did not finish`);
     await new Promise((r) => setTimeout(r, 100));
   }
+  const error = await page.textContent("#error");
+  if (error) throw new Error(`the page says: ${error}`);
+  return (await readJSON(page, "#out"))[id];
 }
 
 // codeFor waits for the newest code e-mailed to an address since `since`.
@@ -177,6 +177,36 @@ test("passkey: sign up with Chromium's virtual authenticator, log out, log in wi
   await click(page, "logout");
   await waitState(page, (s) => s.auth === "unauthenticated");
   await click(page, "passkey-login");
+  const login = await waitState(page, (s) => s.auth === "authenticated" && s.userId);
+  assert.equal(login.organizationId, signup.organizationId);
+  assert.equal(login.userId, signup.userId);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// The kit sends the browser to X's authorization page, which it names itself (x.com/i/oauth2/authorize). The test
+// stands in for the user at X: it answers that page with a redirect to the local provider's authorization endpoint,
+// with the kit's query (client id, redirect URI, PKCE challenge, state) and the user to sign in as. Everything after
+// is real: the provider redirects back to the app, the kit exchanges the code through the auth proxy
+// (/v1/oauth2_authenticate: the coordinator redeems it at the provider configured as OAUTH2_PROVIDER_X and issues an
+// OIDC token bound to the kit's key), signs the user up or finds their account, and logs in with X-Stamp-Attested.
+async function signInAtX(context, subject) {
+  await context.route("https://x.com/i/oauth2/authorize**", (route) => {
+    const query = new URL(route.request().url()).searchParams;
+    query.set("login_hint", subject);
+    return route.fulfill({ status: 302, headers: { Location: `${provider}/authorize?${query}` } });
+  });
+}
+
+test("OAuth with X through the auth proxy: sign up, log out, log in to the same account", { skip: !provider && "SIGIL_OIDC_PROVIDER_URL is not set" }, async () => {
+  const { context, page, problems } = await openApp();
+  await signInAtX(context, `kit-x-${Date.now()}`);
+  await click(page, "x-login");
+  const signup = await waitState(page, (s) => s.auth === "authenticated" && s.userId);
+  assert.notEqual(signup.organizationId, boot.organizationId);
+  await click(page, "logout");
+  await waitState(page, (s) => s.auth === "unauthenticated");
+  await click(page, "x-login");
   const login = await waitState(page, (s) => s.auth === "authenticated" && s.userId);
   assert.equal(login.organizationId, signup.organizationId);
   assert.equal(login.userId, signup.userId);

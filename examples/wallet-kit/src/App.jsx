@@ -27,7 +27,9 @@ export function App() {
 
   const account = tk.wallets.flatMap((w) => w.accounts ?? []).find((a) => a.addressFormat === "ADDRESS_FORMAT_ETHEREUM");
 
-  // run calls one kit method and records its result under name.
+  // run calls one kit method and records its result under name, or its error; #out's data-runs counts the calls that
+  // have finished.
+  const [runs, setRuns] = useState(0);
   const run = (name, fn) => async () => {
     setError("");
     try {
@@ -37,6 +39,7 @@ export function App() {
       const cause = err.cause?.message ?? err.cause;
       setError(`${name}: ${err.message}${cause ? ` (${cause})` : ""}`);
     }
+    setRuns((n) => n + 1);
   };
 
   const actions = {
@@ -99,7 +102,7 @@ export function App() {
         ))}
       </section>
       <pre id="state">{JSON.stringify(state, null, 2)}</pre>
-      <pre id="out">{JSON.stringify(out, null, 2)}</pre>
+      <pre id="out" data-runs={runs}>{JSON.stringify(out, null, 2)}</pre>
       <p id="error" role="alert">{error}</p>
     </main>
   );
