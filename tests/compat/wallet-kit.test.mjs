@@ -128,6 +128,39 @@ async function otpSignIn(page, email) {
   return { action, state: await waitState(page, (s) => s.auth === "authenticated" && s.userId) };
 }
 
+// The package the alias maps in, as the example installed it and start() pinned it: it checks what Sigil signs with
+// no key passed, and still refuses what another key signs.
+test("@sigil/turnkey-crypto checks Sigil's OTP bundle and tokens with no key passed, and refuses a bundle it did not sign", async () => {
+  const pinned = await import(new URL("../../examples/wallet-kit/node_modules/@sigil/turnkey-crypto/index.js", import.meta.url));
+  const doc = await (await fetch(`${boot.coordinatorUrl}/.well-known/sigil-signer.json`)).json();
+  assert.equal(pinned.PRODUCTION_SIGNER_SIGN_PUBLIC_KEY, doc.publicKey);
+  assert.equal(pinned.PRODUCTION_TLS_FETCHER_SIGN_PUBLIC_KEY, doc.tokenPublicKey);
+
+  const email = `kit-pinned-${Date.now()}@example.com`;
+  const since = Date.now() - 1000;
+  const proxy = async (path, body) => {
+    const res = await fetch(`${boot.authProxyUrl}/v1/${path}`, { method: "POST", body: JSON.stringify(body),
+      headers: { "Content-Type": "application/json", "X-Auth-Proxy-Config-Id": boot.authProxyConfigId } });
+    assert.equal(res.status, 200, await res.clone().text());
+    return res.json();
+  };
+  const { otpId, otpEncryptionTargetBundle } = await proxy("otp_init_v2", { otpType: "OTP_TYPE_EMAIL", contact: email });
+  const client = pinned.generateP256KeyPair();
+  const encryptedOtpBundle = await pinned.encryptOtpCodeToBundle(await codeFor(email, since), otpEncryptionTargetBundle, client.publicKey);
+  const { verificationToken } = await proxy("otp_verify_v2", { otpId, encryptedOtpBundle });
+  const claims = await pinned.verifyOtpVerificationToken(verificationToken);
+  assert.equal(claims.contact, email);
+  assert.equal(claims.public_key, client.publicKey);
+
+  // A target key swapped on the way breaks the signature; a bundle signed by another key names a key not pinned.
+  const bundle = JSON.parse(otpEncryptionTargetBundle);
+  const data = JSON.parse(Buffer.from(bundle.data, "hex").toString());
+  const swapped = { ...bundle, data: Buffer.from(JSON.stringify({ ...data, targetPublic: pinned.generateP256KeyPair().publicKeyUncompressed })).toString("hex") };
+  await assert.rejects(pinned.encryptOtpCodeToBundle("123456", JSON.stringify(swapped), client.publicKey), /signature verification failed/);
+  const other = { ...bundle, enclaveQuorumPublic: pinned.generateP256KeyPair().publicKeyUncompressed };
+  await assert.rejects(pinned.encryptOtpCodeToBundle("123456", JSON.stringify(other), client.publicKey), /does not match/);
+});
+
 test("e-mail code: sign up, log out, log in again to the same account", async () => {
   const { context, page, problems } = await openApp();
   const email = `kit-${Date.now()}@example.com`;
