@@ -178,6 +178,23 @@ test("e-mail code: sign up, log out, log in again to the same account", async ()
   await context.close();
 });
 
+test("the kit's own sign-in screen: e-mail, then the code typed into its boxes", async () => {
+  const { context, page, problems } = await openApp();
+  const email = `kit-modal-${Date.now()}@example.com`;
+  await click(page, "kit-login");
+  await page.fill("input[placeholder='Enter your email']", email);
+  const since = Date.now() - 1000;
+  await page.click("[data-testid='email-continue-icon']");
+  const code = await codeFor(email, since);
+  await page.locator("input[maxlength='1']").first().click();
+  await page.keyboard.type(code);
+  const state = await waitState(page, (s) => s.auth === "authenticated" && s.userId);
+  assert.equal(state.email, email);
+  assert.notEqual(state.organizationId, boot.organizationId);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test("a wallet: create it, sign a message and an EIP-1559 transaction that viem verifies, export its mnemonic", async () => {
   const { context, page, problems } = await openApp();
   await otpSignIn(page, `kit-wallet-${Date.now()}@example.com`);

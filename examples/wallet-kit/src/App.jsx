@@ -43,6 +43,8 @@ export function App() {
   };
 
   const actions = {
+    // The kit's own sign-in screen, with every method the auth proxy's configuration enables.
+    "kit-login": () => tk.handleLogin(),
     "send-code": async () => {
       const res = await tk.initOtp({ otpType: OtpType.Email, contact: email });
       setOtp(res);
@@ -84,6 +86,7 @@ export function App() {
     <main>
       <h1>Sigil · wallet kit</h1>
       <section hidden={signedIn}>
+        <button id="kit-login" onClick={run("kit-login", actions["kit-login"])}>Log in or sign up</button>
         <h2>E-mail code</h2>
         <input id="email" type="email" placeholder="you@example.com" value={email} onChange={(e) => setEmail(e.target.value)} />
         <button id="send-code" onClick={run("send-code", actions["send-code"])}>Send code</button>
