@@ -1,9 +1,9 @@
 // Turnkey's React wallet kit (@turnkey/react-wallet-kit, unmodified) against Sigil, in headless Chromium: the example
 // app examples/wallet-kit, bundled here with esbuild and its one alias (@turnkey/crypto → @sigil/turnkey-crypto, with
-// this stack's keys pinned), signs users up and in through the auth proxy with an e-mail code from the dev outbox, a
-// passkey of Chromium's virtual authenticator, and OAuth through the local provider standing in for X; then creates a
-// wallet, signs a message and an EIP-1559 transaction that viem verifies, and exports the wallet's mnemonic, which
-// must derive the same address.
+// this stack's keys pinned), signs users up and in through the auth proxy with an e-mail code from the dev outbox (also
+// on the kit's own sign-in screen), a passkey of Chromium's virtual authenticator, and OAuth through the local provider
+// standing in for X; then creates a wallet, signs a message and an EIP-1559 transaction that viem verifies, and
+// exports the wallet's mnemonic, which must derive the same address.
 //
 // Needs SIGIL_DIR (a running `sigil up`), SIGIL_OIDC_PROVIDER_URL for the OAuth test, Debian's chromium, and the
 // example's npm packages (scripts/test.sh installs them). The page is served on localhost (a passkey's relying party
@@ -12,12 +12,11 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createHash } from "node:crypto";
 import { chromium } from "playwright-core";
 import { TurnkeyClient } from "@turnkey/http";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { mnemonicToAccount } from "viem/accounts";
-import { keccak256, parseTransaction, recoverTransactionAddress, verifyMessage } from "viem";
+import { parseTransaction, recoverTransactionAddress, verifyMessage } from "viem";
 import { start } from "../../examples/wallet-kit/serve.mjs";
 
 const boot = JSON.parse(readFileSync(join(process.env.SIGIL_DIR, "bootstrap.json"), "utf8"));
