@@ -160,6 +160,14 @@ test("@sigil/turnkey-crypto checks Sigil's OTP bundle and tokens with no key pas
   await assert.rejects(pinned.encryptOtpCodeToBundle("123456", JSON.stringify(other), client.publicKey), /does not match/);
 });
 
+test("sigil-turnkey-crypto-pin takes keys over HTTPS or from loopback only, and P-256 points only", async () => {
+  const { fetchDocument, pin } = await import(new URL("../../examples/wallet-kit/node_modules/@sigil/turnkey-crypto/pin.mjs", import.meta.url));
+  await assert.rejects(fetchDocument("http://sigil.example.com"), /HTTPS/);
+  const doc = await fetchDocument(boot.coordinatorUrl);
+  await assert.rejects(pin({ ...doc, tokenPublicKey: `04${"00".repeat(64)}` }, "a test"), /not a point of P-256/);
+  await assert.rejects(pin({ ...doc, publicKey: doc.publicKey.slice(0, 66) }, "a test"), /uncompressed P-256/);
+});
+
 test("e-mail code: sign up, log out, log in again to the same account", async () => {
   const { context, page, problems } = await openApp();
   const email = `kit-${Date.now()}@example.com`;
