@@ -169,6 +169,9 @@ func (c *Coordinator) authenticateSubmission(ctx context.Context, st stamp.Stamp
 		return nil, nil, err
 	}
 	who, err := c.authenticate(ctx, org, st, body)
+	if loginsInSubOrg(st, body, err) {
+		return c.subOrgLogin(ctx, org, st, body) // auth_suborg.go
+	}
 	return org, who, err
 }
 

@@ -72,16 +72,33 @@ func encodeActivity(r *api.ActivityResponse) (any, error) {
 	return json.RawMessage(body), nil
 }
 
-// serveSignerKey publishes the public key that signs export and import bundles and app proofs, so clients can pin it
-// (for @turnkey/crypto, as dangerouslyOverrideSignerPublicKey).
+// signerDocument is GET /.well-known/sigil-signer.json: the public keys a client pins where the SDKs pin the
+// reference's (@turnkey/crypto's dangerouslyOverride… arguments; js/sigil-turnkey-crypto binds them for a browser app),
+// uncompressed P-256 in hex.
+type signerDocument struct {
+	// PublicKey signs export and import bundles and app proofs: the reference's signer enclave key.
+	PublicKey string `json:"publicKey"`
+	// TokenPublicKey signs OTP target bundles, verification tokens and sessions: the reference's TLS-fetcher signing
+	// key and notarizer key in one. The same key is the JWK of /.well-known/jwks.json.
+	TokenPublicKey string `json:"tokenPublicKey"`
+}
+
+// serveSignerKey publishes the signer document; both keys are created on first use.
 func (c *Coordinator) serveSignerKey(r *http.Request) (any, error) {
-	key, err := c.ownKey(r.Context(), signerKeyName)
-	if err != nil {
-		return nil, err
+	var doc signerDocument
+	for _, k := range []struct {
+		name string
+		out  *string
+	}{{signerKeyName, &doc.PublicKey}, {tokenKeyName, &doc.TokenPublicKey}} {
+		key, err := c.ownKey(r.Context(), k.name)
+		if err != nil {
+			return nil, err
+		}
+		pub, err := key.PublicKey.ECDH()
+		if err != nil {
+			return nil, err
+		}
+		*k.out = hex.EncodeToString(pub.Bytes())
 	}
-	pub, err := key.PublicKey.ECDH()
-	if err != nil {
-		return nil, err
-	}
-	return map[string]string{"publicKey": hex.EncodeToString(pub.Bytes())}, nil
+	return doc, nil
 }

@@ -24,8 +24,9 @@ export SIGIL_BIN="$root/bin/sigil"
 echo "==> starting PostgreSQL"
 export SIGIL_TEST_POSTGRES_URL=$(bash scripts/postgres.sh up "$work/pg" "$(free_port)")
 
-echo "==> installing the conformance tests' npm packages"
+echo "==> installing the conformance tests' npm packages, and the wallet-kit example's"
 (cd tests/compat && npm ci --no-audit --no-fund --loglevel=error)
+(cd examples/wallet-kit && npm ci --no-audit --no-fund --loglevel=error)
 if ! command -v chromium >/dev/null; then
   echo "==> installing Debian's chromium for the dashboard's browser test"
   export DEBIAN_FRONTEND=noninteractive
@@ -62,12 +63,13 @@ export SIGIL_OIDC_PROVIDER_URL=$(head -1 "$work/oidcprovider.url")
 
 # compat BACKEND: start a stack on that backend and run the official SDKs against it.
 compat() {
-  local name=$1 dburl=$2 dir="$work/stack-$1" port web_port
+  local name=$1 dburl=$2 dir="$work/stack-$1" port web_port kit_port
   port=$(free_port)
   web_port=$(free_port) # sigil demo web's, for the web login test: the coordinator allows its origin
+  kit_port=$(free_port) # the wallet-kit example's, on localhost: a passkey's relying party is a host name
   # Every service of the stack listens on a port the system picks; bootstrap.json records where.
   "$SIGIL_BIN" up --dir "$dir" --listen "127.0.0.1:$port" --chain-listen 127.0.0.1:0 --yield-listen 127.0.0.1:0 \
-    --allowed-origins "http://127.0.0.1:$web_port" \
+    --allowed-origins "http://127.0.0.1:$web_port,http://localhost:$kit_port" \
     --authproxy-listen 127.0.0.1:0 --dashboard-listen 127.0.0.1:0 \
     --trusted-oidc-issuer "$SIGIL_OIDC_PROVIDER_URL" --oauth2-provider "OAUTH2_PROVIDER_X=$SIGIL_OIDC_PROVIDER_URL/token,$SIGIL_OIDC_PROVIDER_URL/2/users/me,data.id" \
     ${dburl:+--database-url "$dburl"} >"$work/up-$name.log" 2>&1 &
@@ -78,7 +80,7 @@ compat() {
     sleep 0.1
   done
   echo "==> conformance tests with the official SDKs ($name)"
-  (cd tests/compat && SIGIL_DIR="$dir" SIGIL_WEB_PORT="$web_port" npm test --silent) || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
+  (cd tests/compat && SIGIL_DIR="$dir" SIGIL_WEB_PORT="$web_port" SIGIL_WALLET_KIT_PORT="$kit_port" npm test --silent) || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
   echo "==> the agent journey: sigil demo yield ($name)"
   "$SIGIL_BIN" demo yield --dir "$dir" --cleanup || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
   kill "$stack" && wait "$stack" 2>/dev/null || true

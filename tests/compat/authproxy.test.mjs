@@ -8,7 +8,8 @@
 // this test cannot run through the client's high-level methods: it runs the same proxy calls the newest flow makes
 // (proxyInitOtpV2, proxyVerifyOtpV2, proxyGetAccount, proxySignupV2) with the bundle encrypted by @turnkey/crypto
 // and Sigil's key pinned, and its legacy calls (proxyInitOtp, proxyVerifyOtp, proxySignup, proxyOtpLogin) end to end.
-// The last test shows the refusal, so a release of @turnkey/core that adds the override is noticed.
+// The last test shows the refusal, so a release of @turnkey/core that adds the override is noticed. Apps map
+// @turnkey/crypto to js/sigil-turnkey-crypto, which binds the key (wallet-kit.test.mjs).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";

@@ -1,0 +1,23 @@
+// A wallet-kit app against Sigil: Turnkey's React wallet kit, unmodified, with its configuration pointed at Sigil's
+// auth proxy and coordinator. Nothing here is specific to Sigil: the only change is the bundler alias in build.mjs.
+// The page reads the servers' addresses from /config.json (serve.mjs writes it from the stack's bootstrap.json).
+import { createRoot } from "react-dom/client";
+import { TurnkeyProvider } from "@turnkey/react-wallet-kit";
+import "@turnkey/react-wallet-kit/styles.css";
+import { App } from "./App.jsx";
+
+const config = await (await fetch("/config.json")).json();
+
+createRoot(document.getElementById("root")).render(
+  <TurnkeyProvider
+    config={{
+      apiBaseUrl: config.coordinatorUrl,
+      authProxyUrl: config.authProxyUrl,
+      authProxyConfigId: config.authProxyConfigId,
+      organizationId: config.organizationId,
+    }}
+    callbacks={{ onError: (err) => console.error("wallet kit:", err) }}
+  >
+    <App />
+  </TurnkeyProvider>,
+);

@@ -1,0 +1,272 @@
+// Turnkey's React wallet kit (@turnkey/react-wallet-kit, unmodified) against Sigil, in headless Chromium: the example
+// app examples/wallet-kit, bundled here with esbuild and its one alias (@turnkey/crypto → @sigil/turnkey-crypto, with
+// this stack's keys pinned), signs users up and in through the auth proxy with an e-mail code from the dev outbox (also
+// on the kit's own sign-in screen), a passkey of Chromium's virtual authenticator, and OAuth through the local provider
+// standing in for X; then creates a wallet, signs a message and an EIP-1559 transaction that viem verifies, and
+// exports the wallet's mnemonic, which must derive the same address.
+//
+// Needs SIGIL_DIR (a running `sigil up`), SIGIL_OIDC_PROVIDER_URL for the OAuth test, Debian's chromium, and the
+// example's npm packages (scripts/test.sh installs them). The page is served on localhost (a passkey's relying party
+// must be a host name): on SIGIL_WALLET_KIT_PORT, an origin scripts/test.sh lets the coordinator allow, else any port.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { TurnkeyClient } from "@turnkey/http";
+import { ApiKeyStamper } from "@turnkey/api-key-stamper";
+import { mnemonicToAccount } from "viem/accounts";
+import { parseTransaction, recoverTransactionAddress, verifyMessage } from "viem";
+import { start } from "../../examples/wallet-kit/serve.mjs";
+
+const boot = JSON.parse(readFileSync(join(process.env.SIGIL_DIR, "bootstrap.json"), "utf8"));
+const provider = process.env.SIGIL_OIDC_PROVIDER_URL;
+const root = new TurnkeyClient({ baseUrl: boot.coordinatorUrl },
+  new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey }));
+const submit = (path, type, parameters) => root.request(`/public/v1/submit/${path}`,
+  { type, timestampMs: String(Date.now()), organizationId: boot.organizationId, parameters });
+
+// The confidential client oidc/oidctest registers; sigil up knows the provider as OAUTH2_PROVIDER_X.
+const xClient = { id: "sigil-test-client", secret: "sigil-test-client-secret" };
+
+let app, browser, savedSettings, credentialId;
+
+before(async () => {
+  app = await start({ dir: process.env.SIGIL_DIR, host: "localhost", port: Number(process.env.SIGIL_WALLET_KIT_PORT || 0) });
+  // Turn on what the kit shows: passkeys and X next to e-mail, X's client id and the page as OAuth redirect.
+  const { config } = await root.request("/public/v1/query/get_auth_proxy_config", { organizationId: boot.organizationId });
+  savedSettings = { allowedAuthMethods: config.allowedAuthMethods, walletKitSettings: config.walletKitSettings };
+  await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", {
+    allowedAuthMethods: ["email", "passkey", "x"],
+    walletKitSettings: { enabledSocialProviders: ["x"], oauthClientIds: { x: xClient.id }, oauthRedirectUrl: `${app.url}/oauth-callback` },
+  });
+  if (provider) {
+    const created = await submit("create_oauth2_credential", "ACTIVITY_TYPE_CREATE_OAUTH2_CREDENTIAL",
+      { provider: "OAUTH2_PROVIDER_X", clientId: xClient.id, encryptedClientSecret: xClient.secret });
+    credentialId = created.activity.result.createOauth2CredentialResult.oauth2CredentialId;
+  }
+  await new Promise((r) => setTimeout(r, 1100)); // the proxy reads a configuration again after a second
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+      "--disable-sync", "--no-first-run"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  if (credentialId) await submit("delete_oauth2_credential", "ACTIVITY_TYPE_DELETE_OAUTH2_CREDENTIAL", { oauth2CredentialId: credentialId });
+  if (savedSettings) await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", savedSettings);
+});
+
+// openApp opens the app in a fresh browser context, with a virtual passkey authenticator when asked, and waits for the
+// kit to be ready. Every page error fails the test that made it.
+async function openApp({ passkeys = false } = {}) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (err) => problems.push(err.message));
+  if (passkeys) {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("WebAuthn.enable");
+    await cdp.send("WebAuthn.addVirtualAuthenticator", { options: { protocol: "ctap2", transport: "internal",
+      hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } });
+  }
+  await page.goto(app.url);
+  await waitState(page, (s) => s.client === "ready");
+  return { context, page, problems };
+}
+
+const readJSON = async (page, id) => JSON.parse(await page.textContent(id));
+
+// waitState waits until the page's #state satisfies ok, failing early with the page's error.
+async function waitState(page, ok, timeout = 30_000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const state = await readJSON(page, "#state");
+    if (ok(state)) return state;
+    const error = await page.textContent("#error");
+    if (error) throw new Error(`the page says: ${error}`);
+    if (Date.now() > end) throw new Error(`the page did not reach the expected state: ${JSON.stringify(state)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// click presses a button and returns what its kit method returned (#out), failing with the page's error.
+async function click(page, id) {
+  const runs = async () => Number(await page.getAttribute("#out", "data-runs"));
+  const before = await runs();
+  await page.click(`#${id}`);
+  const end = Date.now() + 30_000;
+  while ((await runs()) === before) {
+    if (Date.now() > end) throw new Error(`#${id} did not finish`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const error = await page.textContent("#error");
+  if (error) throw new Error(`the page says: ${error}`);
+  return (await readJSON(page, "#out"))[id];
+}
+
+// codeFor waits for the newest code e-mailed to an address since `since`.
+async function codeFor(email, since) {
+  for (let i = 0; i < 100; i++) {
+    const mine = (await (await fetch(boot.devOutboxUrl)).json()).filter((m) => m.to === email && Date.parse(m.sentAt) >= since);
+    if (mine.length > 0) return /verification code is ([0-9A-Z]+)/.exec(mine[mine.length - 1].subject)[1];
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no code e-mailed to ${email}`);
+}
+
+async function otpSignIn(page, email) {
+  await page.fill("#email", email);
+  const since = Date.now() - 1000;
+  await click(page, "send-code");
+  await page.fill("#code", await codeFor(email, since));
+  const action = await click(page, "verify-code");
+  return { action, state: await waitState(page, (s) => s.auth === "authenticated" && s.userId) };
+}
+
+// The package the alias maps in, as the example installed it and start() pinned it: it checks what Sigil signs with
+// no key passed, and still refuses what another key signs.
+test("@sigil/turnkey-crypto checks Sigil's OTP bundle and tokens with no key passed, and refuses a bundle it did not sign", async () => {
+  const pinned = await import(new URL("../../examples/wallet-kit/node_modules/@sigil/turnkey-crypto/index.js", import.meta.url));
+  const doc = await (await fetch(`${boot.coordinatorUrl}/.well-known/sigil-signer.json`)).json();
+  assert.equal(pinned.PRODUCTION_SIGNER_SIGN_PUBLIC_KEY, doc.publicKey);
+  assert.equal(pinned.PRODUCTION_TLS_FETCHER_SIGN_PUBLIC_KEY, doc.tokenPublicKey);
+
+  const email = `kit-pinned-${Date.now()}@example.com`;
+  const since = Date.now() - 1000;
+  const proxy = async (path, body) => {
+    const res = await fetch(`${boot.authProxyUrl}/v1/${path}`, { method: "POST", body: JSON.stringify(body),
+      headers: { "Content-Type": "application/json", "X-Auth-Proxy-Config-Id": boot.authProxyConfigId } });
+    assert.equal(res.status, 200, await res.clone().text());
+    return res.json();
+  };
+  const { otpId, otpEncryptionTargetBundle } = await proxy("otp_init_v2", { otpType: "OTP_TYPE_EMAIL", contact: email });
+  const client = pinned.generateP256KeyPair();
+  const encryptedOtpBundle = await pinned.encryptOtpCodeToBundle(await codeFor(email, since), otpEncryptionTargetBundle, client.publicKey);
+  const { verificationToken } = await proxy("otp_verify_v2", { otpId, encryptedOtpBundle });
+  const claims = await pinned.verifyOtpVerificationToken(verificationToken);
+  assert.equal(claims.contact, email);
+  assert.equal(claims.public_key, client.publicKey);
+
+  // A target key swapped on the way breaks the signature; a bundle signed by another key names a key not pinned.
+  const bundle = JSON.parse(otpEncryptionTargetBundle);
+  const data = JSON.parse(Buffer.from(bundle.data, "hex").toString());
+  const swapped = { ...bundle, data: Buffer.from(JSON.stringify({ ...data, targetPublic: pinned.generateP256KeyPair().publicKeyUncompressed })).toString("hex") };
+  await assert.rejects(pinned.encryptOtpCodeToBundle("123456", JSON.stringify(swapped), client.publicKey), /signature verification failed/);
+  const other = { ...bundle, enclaveQuorumPublic: pinned.generateP256KeyPair().publicKeyUncompressed };
+  await assert.rejects(pinned.encryptOtpCodeToBundle("123456", JSON.stringify(other), client.publicKey), /does not match/);
+});
+
+test("sigil-turnkey-crypto-pin takes keys over HTTPS or from loopback only, and P-256 points only", async () => {
+  const { fetchDocument, pin } = await import(new URL("../../examples/wallet-kit/node_modules/@sigil/turnkey-crypto/pin.mjs", import.meta.url));
+  await assert.rejects(fetchDocument("http://sigil.example.com"), /HTTPS/);
+  const doc = await fetchDocument(boot.coordinatorUrl);
+  await assert.rejects(pin({ ...doc, tokenPublicKey: `04${"00".repeat(64)}` }, "a test"), /not a point of P-256/);
+  await assert.rejects(pin({ ...doc, publicKey: doc.publicKey.slice(0, 66) }, "a test"), /uncompressed P-256/);
+});
+
+test("e-mail code: sign up, log out, log in again to the same account", async () => {
+  const { context, page, problems } = await openApp();
+  const email = `kit-${Date.now()}@example.com`;
+  const signup = await otpSignIn(page, email);
+  assert.equal(signup.action, "SIGNUP");
+  assert.equal(signup.state.email, email);
+  assert.notEqual(signup.state.organizationId, boot.organizationId, "the user has a sub-organization of their own");
+  await click(page, "logout");
+  await waitState(page, (s) => s.auth === "unauthenticated");
+  const login = await otpSignIn(page, email);
+  assert.equal(login.action, "LOGIN");
+  assert.equal(login.state.organizationId, signup.state.organizationId);
+  assert.equal(login.state.userId, signup.state.userId);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("the kit's own sign-in screen: e-mail, then the code typed into its boxes", async () => {
+  const { context, page, problems } = await openApp();
+  const email = `kit-modal-${Date.now()}@example.com`;
+  await click(page, "kit-login");
+  await page.fill("input[placeholder='Enter your email']", email);
+  const since = Date.now() - 1000;
+  await page.click("[data-testid='email-continue-icon']");
+  const code = await codeFor(email, since);
+  await page.locator("input[maxlength='1']").first().click();
+  await page.keyboard.type(code);
+  const state = await waitState(page, (s) => s.auth === "authenticated" && s.userId);
+  assert.equal(state.email, email);
+  assert.notEqual(state.organizationId, boot.organizationId);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a wallet: create it, sign a message and an EIP-1559 transaction that viem verifies, export its mnemonic", async () => {
+  const { context, page, problems } = await openApp();
+  await otpSignIn(page, `kit-wallet-${Date.now()}@example.com`);
+  await click(page, "create-wallet");
+  const { address } = await waitState(page, (s) => s.address);
+
+  const signature = await click(page, "sign-message");
+  assert.equal(await verifyMessage({ address, message: "hello from the wallet kit", signature }), true);
+
+  const signed = await click(page, "sign-transaction");
+  const tx = parseTransaction(signed);
+  assert.equal(tx.type, "eip1559");
+  assert.equal(tx.chainId, 1337);
+  assert.equal(tx.to.toLowerCase(), "0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
+  assert.equal(await recoverTransactionAddress({ serializedTransaction: signed }), address);
+
+  const mnemonic = await click(page, "export-wallet");
+  assert.equal(mnemonic.trim().split(/\s+/).length, 12);
+  assert.equal(mnemonicToAccount(mnemonic.trim()).address, address, "the exported mnemonic derives the wallet's address");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("passkey: sign up with Chromium's virtual authenticator, log out, log in with the same passkey", async () => {
+  const { context, page, problems } = await openApp({ passkeys: true });
+  await click(page, "passkey-signup");
+  const signup = await waitState(page, (s) => s.auth === "authenticated" && s.userId);
+  assert.equal(signup.authenticators, 1);
+  assert.notEqual(signup.organizationId, boot.organizationId);
+  await click(page, "logout");
+  await waitState(page, (s) => s.auth === "unauthenticated");
+  await click(page, "passkey-login");
+  const login = await waitState(page, (s) => s.auth === "authenticated" && s.userId);
+  assert.equal(login.organizationId, signup.organizationId);
+  assert.equal(login.userId, signup.userId);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// The kit sends the browser to X's authorization page, which it names itself (x.com/i/oauth2/authorize). The test
+// stands in for the user at X: it answers that page with a redirect to the local provider's authorization endpoint,
+// with the kit's query (client id, redirect URI, PKCE challenge, state) and the user to sign in as. Everything after
+// is real: the provider redirects back to the app, the kit exchanges the code through the auth proxy
+// (/v1/oauth2_authenticate: the coordinator redeems it at the provider configured as OAUTH2_PROVIDER_X and issues an
+// OIDC token bound to the kit's key), signs the user up or finds their account, and logs in with X-Stamp-Attested.
+async function signInAtX(context, subject) {
+  await context.route("https://x.com/i/oauth2/authorize**", (route) => {
+    const query = new URL(route.request().url()).searchParams;
+    query.set("login_hint", subject);
+    return route.fulfill({ status: 302, headers: { Location: `${provider}/authorize?${query}` } });
+  });
+}
+
+test("OAuth with X through the auth proxy: sign up, log out, log in to the same account", { skip: !provider && "SIGIL_OIDC_PROVIDER_URL is not set" }, async () => {
+  const { context, page, problems } = await openApp();
+  await signInAtX(context, `kit-x-${Date.now()}`);
+  await click(page, "x-login");
+  const signup = await waitState(page, (s) => s.auth === "authenticated" && s.userId);
+  assert.notEqual(signup.organizationId, boot.organizationId);
+  await click(page, "logout");
+  await waitState(page, (s) => s.auth === "unauthenticated");
+  await click(page, "x-login");
+  const login = await waitState(page, (s) => s.auth === "authenticated" && s.userId);
+  assert.equal(login.organizationId, signup.organizationId);
+  assert.equal(login.userId, signup.userId);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
