@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"sigil/examples/yieldagent"
@@ -18,6 +19,7 @@ func runDemoYield(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("dir", ".sigil", "data directory of a running sigil up")
 	amount := fs.String("amount", "100", "USDC to deposit")
 	cleanup := fs.Bool("cleanup", false, "delete the agent user and its policies at the end (the wallet stays)")
+	protocol := fs.String("protocol", "vault", "where the USDC goes: "+strings.Join(yieldagent.Protocols(), ", ")+" (the plain ERC-4626 vault, the vault over Morpho Blue, Aave v3's pool)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -36,7 +38,7 @@ func runDemoYield(ctx context.Context, e *env, args []string) error {
 	sum, err := yieldagent.Run(ctx, yieldagent.Config{
 		CoordinatorURL: b.CoordinatorURL, OrganizationID: b.OrganizationID, RootKey: key,
 		YieldURL: b.YieldURL, YieldAPIKey: b.YieldAPIKey, RPCURL: b.ChainRPCURL, FaucetURL: b.FaucetURL,
-		Network: b.Network, ChainID: b.ChainID, Amount: *amount, Cleanup: *cleanup,
+		Network: b.Network, ChainID: b.ChainID, Amount: *amount, Cleanup: *cleanup, Protocol: *protocol,
 	}, newProgress(e.stdout))
 	if err != nil {
 		return err

@@ -74,21 +74,38 @@ func (y *yieldAPI) do(ctx context.Context, method, path string, body, out any) e
 	return send(req, out)
 }
 
-// usdcVault finds the plain ERC-4626 USDC vault on the network, as the specification's discovery call does.
-func (y *yieldAPI) usdcVault(ctx context.Context, network string) (*yieldItem, error) {
+// usdcYield finds the protocol's USDC yield on the network, as the specification's discovery call does.
+func (y *yieldAPI) usdcYield(ctx context.Context, network string, p protocol) (*yieldItem, error) {
 	var page struct {
 		Items []yieldItem `json:"items"`
 	}
-	q := url.Values{"network": {network}, "token": {"USDC"}, "limit": {"10"}}
+	q := url.Values{"network": {network}, "token": {"USDC"}, "provider": {p.provider}, "limit": {"10"}}
 	if err := y.do(ctx, http.MethodGet, "/v1/yields?"+q.Encode(), nil, &page); err != nil {
 		return nil, err
 	}
 	for _, it := range page.Items {
-		if it.Mechanics.Type == "vault" && len(it.ID) > 0 && hasSuffix(it.ID, "-4626-vault") {
+		if p.lending && it.Mechanics.Type == "lending" || !p.lending && it.Mechanics.Type == "vault" && hasSuffix(it.ID, "-4626-vault") {
 			return &it, nil
 		}
 	}
-	return nil, fmt.Errorf("no USDC ERC-4626 vault on %s among %d yields", network, len(page.Items))
+	return nil, fmt.Errorf("no USDC %s of provider %s on %s among %d yields", p.noun, p.provider, network, len(page.Items))
+}
+
+// contractOf is the contract of a yield (a lending yield's pool), as its risk parameters name it.
+func (y *yieldAPI) contractOf(ctx context.Context, yieldID string) (string, error) {
+	var params []struct {
+		Item  string         `json:"item"`
+		Value map[string]any `json:"value"`
+	}
+	if err := y.do(ctx, http.MethodGet, "/v1/yields/"+yieldID+"/risk", nil, &params); err != nil {
+		return "", err
+	}
+	for _, p := range params {
+		if address, ok := p.Value["address"].(string); ok && p.Item == "contract_age" {
+			return address, nil
+		}
+	}
+	return "", fmt.Errorf("the risk parameters of %s name no contract", yieldID)
 }
 
 func hasSuffix(s, suffix string) bool {

@@ -1,7 +1,8 @@
 // Package yieldagent is the second specification's journey, written to be read and copied: an agent holding a
-// non-root user's API key earns yield in an ERC-4626 vault. The yield service builds the transactions; the coordinator
-// signs them, allowed only by three policies naming one token, one vault and three function selectors; the agent
-// broadcasts them in order and waits for each to be mined.
+// non-root user's API key earns yield in an ERC-4626 vault (or, by Config.Protocol, in the vault over Morpho Blue or in
+// Aave v3's pool). The yield service builds the transactions; the coordinator signs them, allowed only by three
+// policies naming one token, one contract and three function selectors; the agent broadcasts them in order and waits
+// for each to be mined.
 //
 // It uses the public Go SDK (package client) for the coordinator and plain HTTP for the yield service and the chain.
 package yieldagent
@@ -32,6 +33,9 @@ type Config struct {
 	Network        string // the yield service's network id, "sigil-dev" for the dev chain
 	ChainID        int64
 	Amount         string // USDC to deposit, in token units
+	// Protocol is where the USDC goes: "vault" (the plain ERC-4626 vault, the specification's; the default),
+	// "morpho" (the ERC-4626 vault over a Morpho Blue market) or "aave" (Aave v3's own pool).
+	Protocol string
 	// Cleanup deletes the agent user and its three policies at the end (the wallet stays: it holds funds).
 	Cleanup bool
 }
@@ -55,6 +59,9 @@ type Summary struct {
 
 // Run runs the whole journey. A failure says which step failed and why.
 func Run(ctx context.Context, cfg Config, p Progress) (*Summary, error) {
+	if _, ok := protocols[cfg.Protocol]; !ok && cfg.Protocol != "" {
+		return nil, fmt.Errorf("protocol %q is not one of %s", cfg.Protocol, strings.Join(Protocols(), ", "))
+	}
 	j := &journey{cfg: cfg, p: p, sum: &Summary{}}
 	j.root = client.New(cfg.CoordinatorURL, cfg.RootKey)
 	j.yield = &yieldAPI{base: cfg.YieldURL, key: cfg.YieldAPIKey}
@@ -66,13 +73,13 @@ func Run(ctx context.Context, cfg Config, p Progress) (*Summary, error) {
 		{"create the agent user, in the root quorum", j.createAgent},
 		{"create the agent's wallet", j.createWallet},
 		{"fund the wallet from the faucet", j.fund},
-		{"discover the USDC vault", j.discover},
+		{"discover the USDC " + j.protocol().noun, j.discover},
 		{"create the three signing policies", j.createPolicies},
 		{"remove the agent from the root quorum", j.demoteAgent},
-		{"enter the vault (approve, deposit)", j.enter},
+		{"enter the " + j.protocol().noun + " (approve, " + j.protocol().enter.name + ")", j.enter},
 		{"read the balance", j.balance(&j.sum.BalanceAfterEnter)},
 		{"hold the position for 30 days of accrual", j.hold},
-		{"exit the vault (redeem)", j.exit},
+		{"exit the " + j.protocol().noun + " (" + j.protocol().exit.name + ")", j.exit},
 		{"read the balance again", j.balance(&j.sum.BalanceAfterExit)},
 		{"try a transaction the policies do not allow", j.tryForbidden},
 	}
@@ -106,7 +113,7 @@ type journey struct {
 	agentID, address string
 	yieldID          string
 	active           string            // the position's active amount at the last reading, in token units
-	token, vault     string            // contract addresses of the vault's deposit token and of the vault
+	token, target    string            // contract addresses of the deposit token and of the vault or pool it goes to
 	policies         map[string]string // the agent's policies: name by id
 }
 
@@ -177,14 +184,19 @@ func (j *journey) fund(ctx context.Context) (string, error) {
 }
 
 func (j *journey) discover(ctx context.Context) (string, error) {
-	y, err := j.yield.usdcVault(ctx, j.cfg.Network)
+	y, err := j.yield.usdcYield(ctx, j.cfg.Network, j.protocol())
 	if err != nil {
 		return "", err
 	}
 	j.yieldID, j.sum.YieldID = y.ID, y.ID
-	j.token, j.vault = y.Token.Address, y.vaultAddress()
-	if j.vault == "" {
-		return "", fmt.Errorf("yield %s names no vault contract", y.ID)
+	j.token, j.target = y.Token.Address, y.vaultAddress()
+	if j.protocol().lending { // a lending yield's output token is the aToken; the pool is the contract its risk names
+		if j.target, err = j.yield.contractOf(ctx, y.ID); err != nil {
+			return "", err
+		}
+	}
+	if j.target == "" {
+		return "", fmt.Errorf("yield %s names no contract", y.ID)
 	}
 	return fmt.Sprintf("%s (reward rate %.2f%%)", y.ID, y.RewardRate.Total*100), nil
 }
@@ -197,10 +209,11 @@ func (j *journey) createPolicies(ctx context.Context) (string, error) {
 		return api.CreatePolicyIntentV3{PolicyName: name + " " + j.agentID[:8], Effect: api.EffectAllow, Consensus: consensus, Notes: "",
 			Condition: "eth.tx.to == '" + contract + "' && eth.tx.data[0..10] == '" + selector + "'"}
 	}
+	p := j.protocol()
 	intents := []api.CreatePolicyIntentV3{
-		policy("approve USDC for the vault", j.token, "0x095ea7b3"), // approve(address,uint256)
-		policy("deposit into the vault", j.vault, "0x6e553f65"),     // deposit(uint256,address)
-		policy("withdraw from the vault", j.vault, "0xba087652"),    // redeem(uint256,address,address)
+		policy("approve USDC for the "+p.noun, j.token, "0x095ea7b3"), // approve(address,uint256)
+		policy(p.enter.policy, j.target, p.enter.selector),
+		policy(p.exit.policy, j.target, p.exit.selector),
 	}
 	res, _, err := j.root.CreatePolicies(ctx, j.cfg.OrganizationID, api.CreatePoliciesIntent{Policies: intents})
 	if err != nil {
@@ -337,7 +350,7 @@ func decimalDifference(a, b string) (string, error) {
 
 // tryForbidden asks the coordinator to sign an ERC-20 transfer to another contract: no policy allows it.
 func (j *journey) tryForbidden(ctx context.Context) (string, error) {
-	recipient := strings.TrimPrefix(strings.ToLower(j.vault), "0x")
+	recipient := strings.TrimPrefix(strings.ToLower(j.target), "0x")
 	data := "0xa9059cbb" + strings.Repeat("0", 24) + recipient + fmt.Sprintf("%064x", big.NewInt(1))
 	unsigned, err := client.UnsignedTransaction(fmt.Sprintf(`{"to":%q,"data":%q,"value":"0x0","gasLimit":"0x186a0","maxFeePerGas":"0x77359400","maxPriorityFeePerGas":"0x3b9aca00","nonce":0,"chainId":%d,"type":2}`,
 		"0x000000000000000000000000000000000000dEaD", data, j.cfg.ChainID))
@@ -350,7 +363,7 @@ func (j *journey) tryForbidden(ctx context.Context) (string, error) {
 	if !errors.As(err, &denied) || denied.Code != apierr.PermissionDenied {
 		return "", fmt.Errorf("the coordinator should have refused, got %v", err)
 	}
-	j.sum.Denial = fmt.Sprintf("transfer(%s, 1) sent to 0x…dEaD, a contract no policy names — %s", j.vault, j.describeOutcomes(denied))
+	j.sum.Denial = fmt.Sprintf("transfer(%s, 1) sent to 0x…dEaD, a contract no policy names — %s", j.target, j.describeOutcomes(denied))
 	return "refused: " + j.sum.Denial, nil
 }
 
@@ -374,4 +387,36 @@ func (j *journey) describeOutcomes(e *apierr.Error) string {
 		return "no policy of the agent allowed it"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// protocol is how the journey enters and exits one kind of yield: the contract's two functions its policies allow.
+type protocol struct {
+	noun        string // "vault" or "pool"
+	provider    string // the yield's provider in the yield service
+	lending     bool   // an Aave v3 pool (the contract is not the output token)
+	enter, exit call
+}
+
+type call struct{ name, policy, selector string }
+
+var protocols = map[string]protocol{
+	"vault": {noun: "vault", provider: "sigil",
+		enter: call{"deposit", "deposit into the vault", "0x6e553f65"},  // deposit(uint256,address)
+		exit:  call{"redeem", "withdraw from the vault", "0xba087652"}}, // redeem(uint256,address,address)
+	"morpho": {noun: "vault", provider: "morpho",
+		enter: call{"deposit", "deposit into the vault", "0x6e553f65"},
+		exit:  call{"redeem", "withdraw from the vault", "0xba087652"}},
+	"aave": {noun: "pool", provider: "aave", lending: true,
+		enter: call{"supply", "supply to the pool", "0x617ba037"},        // supply(address,uint256,address,uint16)
+		exit:  call{"withdraw", "withdraw from the pool", "0x69328dec"}}, // withdraw(address,uint256,address)
+}
+
+// Protocols lists the values Config.Protocol takes.
+func Protocols() []string { return []string{"vault", "morpho", "aave"} }
+
+func (j *journey) protocol() protocol {
+	if p, ok := protocols[j.cfg.Protocol]; ok {
+		return p
+	}
+	return protocols["vault"]
 }

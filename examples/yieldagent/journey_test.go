@@ -34,9 +34,30 @@ func TestJourneyEarnsAndCleansUp(t *testing.T) {
 		t.Fatalf("dev chains %+v", b.Chains)
 	}
 	second := b.Chains[1]
-	sum, err := yieldagent.Run(ctx, yieldagent.Config{CoordinatorURL: b.CoordinatorURL, OrganizationID: b.OrganizationID, RootKey: key,
-		YieldURL: b.YieldURL, YieldAPIKey: b.YieldAPIKey, RPCURL: second.RPCURL, FaucetURL: second.FaucetURL, Network: second.NetworkID,
-		ChainID: second.ChainID, Amount: "100", Cleanup: true}, quiet{})
+	config := func(protocol string) yieldagent.Config {
+		return yieldagent.Config{CoordinatorURL: b.CoordinatorURL, OrganizationID: b.OrganizationID, RootKey: key,
+			YieldURL: b.YieldURL, YieldAPIKey: b.YieldAPIKey, RPCURL: second.RPCURL, FaucetURL: second.FaucetURL, Network: second.NetworkID,
+			ChainID: second.ChainID, Amount: "100", Cleanup: true, Protocol: protocol}
+	}
+	// The same journey, policies and all, through Morpho Blue's and Aave v3's own contracts: each earns and is refused.
+	for _, tc := range []struct{ protocol, enterPolicy string }{{"morpho", "deposit into the vault"}, {"aave", "supply to the pool"}} {
+		sum, err := yieldagent.Run(ctx, config(tc.protocol), quiet{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.protocol, err)
+		}
+		earned, _, _ := strings.Cut(sum.Earned, " USDC")
+		if r, ok := new(big.Rat).SetString(earned); !ok || r.Sign() <= 0 || r.Cmp(big.NewRat(1, 1)) >= 0 || !strings.Contains(sum.YieldID, "-"+tc.protocol) && tc.protocol == "aave" {
+			t.Errorf("%s: earned %q in %s", tc.protocol, sum.Earned, sum.YieldID)
+		}
+		if !strings.Contains(sum.Denial, "\""+tc.enterPolicy) || len(sum.Hashes) != 3 {
+			t.Errorf("%s: denial %q after %d transactions", tc.protocol, sum.Denial, len(sum.Hashes))
+		}
+	}
+	if _, err := yieldagent.Run(ctx, config("compound"), quiet{}); err == nil || !strings.Contains(err.Error(), "vault, morpho, aave") {
+		t.Errorf("an unknown protocol: %v", err)
+	}
+
+	sum, err := yieldagent.Run(ctx, config(""), quiet{})
 	if err != nil {
 		t.Fatal(err)
 	}
