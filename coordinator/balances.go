@@ -27,6 +27,12 @@ import (
 // Each watcher keeps a cursor per event type in the database, moved in the transaction that writes the block's
 // deliveries, so a restart neither misses nor repeats a block. A first start begins at the network's head: history
 // is not replayed.
+//
+// A reorganisation shows as a cursor whose last block is no longer on the chain (another hash at its height, or a
+// head below it). The watcher then goes back Confirmations blocks and reads them again: the changes of the new blocks
+// are reported, and those that stayed are reported again under the same event id, which a receiver already
+// deduplicates. A confirmed change whose block was dropped is not withdrawn (there is no such event): it is the
+// finalized event, read at the confirmation depth from the chain as it is then, that says a change stayed.
 
 // Network is an EVM network whose balance changes the coordinator reports.
 type Network struct {
@@ -124,15 +130,19 @@ func (c *Coordinator) pollNetwork(ctx context.Context, client *ethclient.Client,
 			}
 			last = head - n.Confirmations
 		}
-		next, found, err := c.store.ChainCursor(ctx, n.CAIP2, watcher)
+		cursor, found, err := c.store.ChainCursor(ctx, n.CAIP2, watcher)
 		if err != nil {
 			return err
 		}
 		if !found { // a first start: from here on
-			next = last + 1
-			if err := c.store.Write(ctx, func(tx *store.Tx) error { return tx.SetChainCursor(ctx, n.CAIP2, watcher, next) }); err != nil {
+			cursor.Next = last + 1
+			if err := c.store.Write(ctx, func(tx *store.Tx) error { return tx.SetChainCursor(ctx, n.CAIP2, watcher, cursor) }); err != nil {
 				return err
 			}
+		}
+		next, err := c.rewindOnReorg(ctx, client, n, watcher, head, cursor)
+		if err != nil {
+			return err
 		}
 		for b := next; b <= last && b < next+maxBlocksPerPoll; b++ {
 			if err := c.readBlock(ctx, client, n, eventType, watcher, b); err != nil {
@@ -141,6 +151,33 @@ func (c *Coordinator) pollNetwork(ctx context.Context, client *ethclient.Client,
 		}
 	}
 	return nil
+}
+
+// rewindOnReorg returns the block the watcher reads next: its cursor's, or Confirmations blocks earlier when the last
+// block it read is no longer on the chain.
+func (c *Coordinator) rewindOnReorg(ctx context.Context, client *ethclient.Client, n Network, watcher string, head uint64, cursor store.ChainCursor) (uint64, error) {
+	if cursor.LastHash == "" || cursor.Next == 0 {
+		return cursor.Next, nil
+	}
+	last := cursor.Next - 1
+	if head >= last {
+		h, err := client.HeaderByNumber(ctx, new(big.Int).SetUint64(last))
+		if err != nil {
+			return 0, fmt.Errorf("block %d: %w", last, err)
+		}
+		if h.Hash().Hex() == cursor.LastHash {
+			return cursor.Next, nil
+		}
+	}
+	from := min(cursor.Next, head+1)
+	from -= min(from, n.Confirmations)
+	c.cfg.Logger.Warn("balance watcher: the chain was reorganised; reading its last blocks again", "network", n.CAIP2,
+		"watcher", watcher, "lastBlock", last, "lastHash", cursor.LastHash, "head", head, "from", from)
+	rewound := store.ChainCursor{Next: from}
+	if err := c.store.Write(ctx, func(tx *store.Tx) error { return tx.SetChainCursor(ctx, n.CAIP2, watcher, rewound) }); err != nil {
+		return 0, err
+	}
+	return from, nil
 }
 
 // readBlock writes the block's balance events for the watcher's type and moves its cursor past it, in one transaction.
@@ -161,7 +198,7 @@ func (c *Coordinator) readBlock(ctx context.Context, client *ethclient.Client, n
 		if err := tx.EnqueueWebhookDeliveries(ctx, ds); err != nil {
 			return err
 		}
-		return tx.SetChainCursor(ctx, n.CAIP2, watcher, number+1)
+		return tx.SetChainCursor(ctx, n.CAIP2, watcher, store.ChainCursor{Next: number + 1, LastHash: block.Hash().Hex()})
 	})
 	if err == nil && len(ds) > 0 {
 		c.notifyWebhooks()

@@ -2,13 +2,16 @@ package coordinator_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"math/big"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"sigil/api"
 	"sigil/apierr"
@@ -47,10 +50,10 @@ func TestBalanceWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := s.store.Write(ctx, func(tx *store.Tx) error {
-		if err := tx.SetChainCursor(ctx, network, "balance-confirmed", head+1); err != nil {
+		if err := tx.SetChainCursor(ctx, network, "balance-confirmed", store.ChainCursor{Next: head + 1}); err != nil {
 			return err
 		}
-		return tx.SetChainCursor(ctx, network, "balance-finalized", head+1)
+		return tx.SetChainCursor(ctx, network, "balance-finalized", store.ChainCursor{Next: head + 1})
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,4 +97,76 @@ func TestBalanceWebhooks(t *testing.T) {
 	_, _, err = s.client(subKey).CreateWebhookEndpoint(ctx, sub.SubOrganizationID, api.CreateWebhookEndpointIntent{URL: rc.srv.URL, Name: "mine",
 		Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookBalanceConfirmedUpdates}}})
 	expectErr(t, "balances from a sub-organization", err, apierr.PermissionDenied, "billing organization")
+}
+
+// A reorganisation, made with the dev chain's evm_snapshot and evm_revert: the transfer of the dropped block was
+// confirmed and is never finalized; the transfer of the block that replaced it at the same height is confirmed and then
+// finalized.
+func TestBalanceWebhooksAcrossAReorganisation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	node, err := chain.Start(ctx, chain.Config{ListenAddr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	rpcClient, err := rpc.DialContext(ctx, node.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rpcClient.Close()
+	s := webhookStack(t, testdb.SQLite(t))
+	rc := newReceiver(t, s, 0)
+	s.subscribe(rc.srv.URL, "", api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates)
+	w, _, err := s.root.CreateWallet(ctx, s.boot.OrganizationID, api.CreateWalletIntent{WalletName: "reorg", Accounts: []api.WalletAccountParams{ethAccount()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	address := common.HexToAddress(w.Addresses[0])
+	watchCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.coord.WatchBalances(watchCtx, []coordinator.Network{{CAIP2: "eip155:" + node.ChainID().String(), RPCURL: node.RPCURL(),
+			Confirmations: 3, PollInterval: 20 * time.Millisecond}})
+	}()
+	t.Cleanup(func() { stop(); <-done })
+	time.Sleep(100 * time.Millisecond) // the watchers' first poll sets their cursors at the head
+
+	eth := func(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), big.NewInt(params.Ether)) }
+	native := func(eventType string, amount *big.Int) func(string, map[string]any) bool {
+		return func(got string, b map[string]any) bool {
+			a, _ := b["asset"].(map[string]any)
+			return got == eventType && a["type"] == "native" && b["amount"] == amount.String()
+		}
+	}
+	var snapshot hexutil.Uint64
+	if err := rpcClient.CallContext(ctx, &snapshot, "evm_snapshot"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := node.Faucet().Fund(ctx, address, eth(1), nil); err != nil {
+		t.Fatal(err)
+	}
+	rc.awaitBody("the confirmed 1 ETH", native(api.WebhookBalanceConfirmedUpdates, eth(1)))
+	var reverted bool
+	if err := rpcClient.CallContext(ctx, &reverted, "evm_revert", snapshot); err != nil || !reverted {
+		t.Fatalf("evm_revert: %v %v", reverted, err)
+	}
+	if _, err := node.Faucet().Fund(ctx, address, eth(2), nil); err != nil { // the same height, another block
+		t.Fatal(err)
+	}
+	rc.awaitBody("the confirmed 2 ETH of the new block", native(api.WebhookBalanceConfirmedUpdates, eth(2)))
+	for range 3 {
+		if err := rpcClient.CallContext(ctx, nil, "evm_mine"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc.awaitBody("the finalized 2 ETH", native(api.WebhookBalanceFinalizedUpdates, eth(2)))
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for _, e := range rc.events {
+		var b map[string]any
+		if json.Unmarshal(e.body, &b) == nil && native(api.WebhookBalanceFinalizedUpdates, eth(1))(e.eventType, b) {
+			t.Fatalf("the transfer of the dropped block was finalized: %s", e.body)
+		}
+	}
 }
