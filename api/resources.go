@@ -101,7 +101,7 @@ type OrganizationData struct {
 	Users          []User       `json:"users"`
 	Policies       []Policy     `json:"policies"`
 	PrivateKeys    []PrivateKey `json:"privateKeys"`
-	Invitations    []any        `json:"invitations"`
+	Invitations    []Invitation `json:"invitations"`
 	Tags           []Tag        `json:"tags"`
 	RootQuorum     *Quorum      `json:"rootQuorum,omitempty"`
 	Features       []Feature    `json:"features"`

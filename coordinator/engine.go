@@ -367,6 +367,9 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *O
 	if err := x.enforceProfile(func() *policy.Input { in := c.policyInput(req, true); return &in }); err != nil {
 		return failOrAbort(err, rec, x.now)
 	}
+	if err := x.enforceRecoveryCredential(sub.op); err != nil {
+		return failOrAbort(err, rec, x.now)
+	}
 	var measures []measure
 	if len(req.org.Controls) > 0 && !readOnly {
 		if measures, err = c.measureControls(ctx, tx, &req, x.now); err != nil {

@@ -18,7 +18,7 @@ func activities() []operation {
 		createAPIKeysV2, deleteAPIKeys, createAuthenticatorsV2, deleteAuthenticators,
 		// organizations (orgs.go)
 		createSubOrganizationV7, createSubOrganizationV8, deleteSubOrganization, updateRootQuorum, updateOrganizationName,
-		setOrganizationFeature, removeOrganizationFeature,
+		setOrganizationFeature, removeOrganizationFeature, createInvitations, deleteInvitation,
 		// policies and votes (policies.go, votes.go)
 		createPolicyV3, createPolicies, updatePolicyV2, deletePolicy, deletePolicies,
 		approveActivity, rejectActivity,
@@ -34,6 +34,9 @@ func activities() []operation {
 		createReadWriteSessionV2, createReadOnlySession, createSessionProfile,
 		createOauthProvidersV2, deleteOauthProviders, oauthLogin,
 		createOauth2Credential, updateOauth2Credential, deleteOauth2Credential, oauth2Authenticate,
+		// the legacy logins and e-mail recovery (legacy_login.go)
+		emailAuth, emailAuthV2, emailAuthV3, initOtpAuth, initOtpAuthV2, initOtpAuthV3, otpAuth, oauthAuth,
+		initUserEmailRecovery, initUserEmailRecoveryV2, recoverUser,
 		// the auth proxy's configuration (authproxy.go)
 		enableAuthProxy, updateAuthProxyConfig, rotateAuthProxyKey, disableAuthProxy,
 		// webhook endpoints (webhooks.go)

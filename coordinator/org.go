@@ -43,6 +43,8 @@ type Org struct {
 	SessionProfiles []*SessionProfile `json:"sessionProfiles,omitempty"`
 	// Webhooks are the organization's webhook endpoints (webhooks.go).
 	Webhooks []*WebhookEndpoint `json:"webhooks,omitempty"`
+	// Invitations are the people invited to the organization by e-mail (invitations.go).
+	Invitations []*Invitation `json:"invitations,omitempty"`
 
 	version int64              // the stored version this document was read at
 	stored  []byte             // the document as read, to skip writing one that did not change
