@@ -12,7 +12,7 @@ type User struct {
 	OauthProviders  []OauthProvider `json:"oauthProviders"`
 	CreatedAt       Timestamp       `json:"createdAt"`
 	UpdatedAt       Timestamp       `json:"updatedAt"`
-	MfaPolicies     []any           `json:"mfaPolicies"`
+	MfaPolicies     []MfaPolicy     `json:"mfaPolicies"`
 }
 
 // Credential is the public half of a credential and its type.

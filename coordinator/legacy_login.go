@@ -177,7 +177,7 @@ func (x *execution) emailAuth(l legacyEmail) (*api.EmailAuthResult, error) {
 		return nil, err
 	}
 	key, u, err := x.mailCredential(l, credentialSpec{name: l.apiKeyName, defaultName: "Email Auth", invalidate: l.invalidate,
-		credType: api.CredentialEmailAuth})
+		credType: api.CredentialEmailAuth, method: api.AuthEmailOTP})
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +391,8 @@ func execOtpAuth(x *execution, p *api.OtpAuthIntent) (*api.OtpAuthResult, error)
 	}
 	markVerified(u, token.VerificationClaims{VerificationType: rec.Type})
 	key, credentials, err := x.targetCredential(u, p.TargetPublicKey, credentialSpec{name: p.APIKeyName, defaultName: "OTP Auth",
-		ttl: ttl, invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, credType: api.CredentialOTPAuthKeyP256})
+		ttl: ttl, invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, credType: api.CredentialOTPAuthKeyP256,
+		method: otpMethod(rec.Type)})
 	if err != nil {
 		return nil, err
 	}
@@ -429,7 +430,8 @@ func execOauth(x *execution, p *api.OauthIntent) (*api.OauthResult, error) {
 		return nil, apierr.NotFoundf("no user of organization %s has the OIDC identity the token names (issuer %s); link it with CREATE_OAUTH_PROVIDERS_V2 or log in to the organization that holds it", x.org.ID, claims.Issuer)
 	}
 	key, credentials, err := x.targetCredential(u, p.TargetPublicKey, credentialSpec{name: p.APIKeyName, defaultName: "Oauth",
-		ttl: ttl, invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, credType: api.CredentialOAuthP256})
+		ttl: ttl, invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, credType: api.CredentialOAuthP256,
+		method: api.AuthOAuth})
 	if err != nil {
 		return nil, err
 	}

@@ -135,6 +135,7 @@ func (x *execution) otpLogin(l otpLoginRequest) (*api.OtpLoginResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	setSessionMethod(u, sessionKey, otpMethod(claims.VerificationType))
 	return &api.OtpLoginResult{Session: session}, nil
 }
 

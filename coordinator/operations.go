@@ -32,6 +32,8 @@ func activities() []operation {
 		// OTP and logins (otp.go, login.go, oauth.go, oauth2.go)
 		initOtp, initOtpV2, initOtpV3, verifyOtp, verifyOtpV2, otpLogin, otpLoginV2, stampLogin,
 		createReadWriteSessionV2, createReadOnlySession, createSessionProfile,
+		// MFA policies (mfa.go)
+		createMfaPolicy, updateMfaPolicy, deleteMfaPolicy,
 		createOauthProvidersV2, deleteOauthProviders, oauthLogin,
 		createOauth2Credential, updateOauth2Credential, deleteOauth2Credential, oauth2Authenticate,
 		// the legacy logins and e-mail recovery (legacy_login.go)
@@ -50,7 +52,7 @@ func queries() []queryOp {
 		whoami, getActivity, listActivities, getPolicyEvaluations, evaluateActivity, listAppProofs,
 		getUser, listUsers, getAPIKeys, getAuthenticators, listUserTags,
 		getOrganization, getOrganizationConfigs, listSubOrgs, listVerifiedSubOrgs, getAPIKey, getAuthenticator,
-		getSessionProfile, getSessionProfiles, listEmailEvents,
+		getSessionProfile, getSessionProfiles, listEmailEvents, getMfaPolicy, getMfaPolicies, getMfaStatus,
 		getPolicy, listPolicies, getActivePolicies, getSmartContractInterface, getSmartContractInterfaces,
 		getVelocityControl, listVelocityControls,
 		listPrivateKeyTags, listWallets, getWallet, listWalletAccounts, getWalletAccount, listPrivateKeys, getPrivateKey,

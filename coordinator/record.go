@@ -24,8 +24,10 @@ type record struct {
 	Votes          []api.Vote      `json:"votes"`
 	Failure        *api.Status     `json:"failure,omitempty"`
 	AppProofs      []api.AppProof  `json:"appProofs,omitempty"`
-	CreatedAt      time.Time       `json:"createdAt"`
-	UpdatedAt      time.Time       `json:"updatedAt"`
+	// MfaStatuses are the MFA policies that apply to the activity's voters and how far each is met (mfa.go).
+	MfaStatuses []api.MfaStatus `json:"mfaStatuses,omitempty"`
+	CreatedAt   time.Time       `json:"createdAt"`
+	UpdatedAt   time.Time       `json:"updatedAt"`
 
 	// spec is the wire contract of its type: the keys its intent and result are rendered under.
 	spec api.ActivitySpec

@@ -9,7 +9,7 @@ func renderUser(u *User) api.User {
 		UserID: u.ID, UserName: u.Name, UserEmail: u.Email, UserPhoneNumber: u.Phone,
 		Authenticators: []api.Authenticator{}, APIKeys: []api.APIKey{}, UserTags: append([]string{}, u.Tags...),
 		OauthProviders: []api.OauthProvider{}, CreatedAt: api.NewTimestamp(u.CreatedAt),
-		UpdatedAt: api.NewTimestamp(u.UpdatedAt), MfaPolicies: []any{},
+		UpdatedAt: api.NewTimestamp(u.UpdatedAt), MfaPolicies: renderMfaPolicies(u),
 	}
 	for _, k := range u.APIKeys {
 		out.APIKeys = append(out.APIKeys, renderAPIKey(k))

@@ -78,6 +78,7 @@ type credentialSpec struct {
 	ttl         time.Duration
 	invalidate  bool
 	credType    string
+	method      string // AUTHENTICATION_TYPE_* of how the user authenticated, for MFA policies; empty for none
 }
 
 // bundledCredential makes a new P-256 key, registers it as a credential of u expiring after the spec's ttl, and
@@ -96,6 +97,7 @@ func (x *execution) bundledCredential(u *User, target *ecdh.PublicKey, s credent
 	if err != nil {
 		return nil, "", err
 	}
+	key.Method = s.method
 	secret := priv.Bytes()
 	defer clear(secret)
 	credentials, err := bundle.CredentialBundle(target, secret)
