@@ -69,6 +69,9 @@ func TestMfaPolicy(t *testing.T) {
 			t.Fatal(err)
 		}
 		a := pendingMfa(t, s.root, org, "held")
+		if !a.CanApprove || !a.CanReject {
+			t.Errorf("the held activity, to its submitter: canApprove %v, canReject %v", a.CanApprove, a.CanReject)
+		}
 		status, err := s.root.GetMfaStatus(ctx, org, a.ID)
 		if err != nil || len(status.MfaStatuses) != 1 || status.MfaStatuses[0].Satisfied || status.MfaStatuses[0].MfaPolicyID != created.MfaPolicyID ||
 			len(status.MfaStatuses[0].SatisfiedMethods) != 0 || status.MfaStatuses[0].RequiredMethods[0].Any[0].Type != api.AuthPasskey {
