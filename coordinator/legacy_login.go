@@ -51,6 +51,14 @@ var (
 	methodSMS           = loginMethod{"SMS auth", "FEATURE_NAME_SMS_AUTH", "FEATURE_NAME_DISABLE_SMS_AUTH"}
 )
 
+// otpLoginMethod is the login method of a code sent by e-mail or SMS.
+func otpLoginMethod(contactType string) loginMethod {
+	if otp.Type(contactType) == otp.TypeSMS {
+		return methodSMS
+	}
+	return methodOtpEmail
+}
+
 // requireMethod refuses a login method the organization (or the parent organization submitting) has turned off.
 func (x *execution) requireMethod(m loginMethod) error {
 	orgs := []*Org{x.org}
@@ -328,13 +336,6 @@ func execInitOtpAuthV3(x *execution, p *api.InitOtpAuthIntentV3) (*api.InitOtpAu
 // initOtpAuth sends a code to a contact of a user of the organization, for OTP_AUTH.
 func (x *execution) initOtpAuth(in otpInit, expirationSeconds string) (string, error) {
 	if err := in.validate(expirationSeconds, false); err != nil {
-		return "", err
-	}
-	method := methodOtpEmail
-	if in.typ == otp.TypeSMS {
-		method = methodSMS
-	}
-	if err := x.requireMethod(method); err != nil {
 		return "", err
 	}
 	if _, err := userByContact(x.org, string(in.typ), in.contact); err != nil {

@@ -16,6 +16,7 @@ import (
 	"sigil/internal/testdb"
 	"sigil/stamp"
 	"sigil/stamp/softauthn"
+	tokens "sigil/token"
 )
 
 // bundlePattern finds a credential bundle (base58check) alone on a line of a mailed message.
@@ -234,6 +235,58 @@ func TestEmailRecovery(t *testing.T) {
 		// RECOVER_USER with any other credential is refused.
 		if _, _, err := s.root.RecoverUser(ctx, s.boot.OrganizationID, api.RecoverUserIntent{UserID: s.boot.UserID, Authenticator: params}); !client.IsCode(err, apierr.PermissionDenied) {
 			t.Errorf("recover_user with an API key: %v", err)
+		}
+	})
+}
+
+// A sub-organization created with disableOtpEmailAuth refuses e-mail codes for its users: INIT_OTP_AUTH in it, and
+// OTP_LOGIN with a token the parent's INIT_OTP and VERIFY_OTP issued; SMS codes, not disabled, still work. The
+// parent turning FEATURE_NAME_OTP_EMAIL_AUTH off stops its own INIT_OTP.
+func TestOtpEmailAuthDisabled(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := newOTPStack(t, b, coordinator.Config{})
+		parent := s.boot.OrganizationID
+		_, params := newKey(t, stamp.CurveP256)
+		one, yes := int32(1), true
+		created, _, err := s.root.CreateSubOrganization(ctx, parent, api.CreateSubOrganizationIntentV8{
+			SubOrganizationName: "no email codes", RootQuorumThreshold: &one, DisableOtpEmailAuth: &yes,
+			RootUsers: []api.RootUserParamsV5{{UserName: "di", UserEmail: "di@example.com", UserPhoneNumber: "+14155550199",
+				APIKeys: []api.APIKeyParamsV2{params}, Authenticators: []api.AuthenticatorParamsV2{}, OauthProviders: []api.OauthProviderParamsV2{}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub := created.SubOrganizationID
+		if _, _, err := s.root.InitOtpAuth(ctx, sub, api.InitOtpAuthIntentV3{OtpType: api.OtpTypeEmail, Contact: "di@example.com", AppName: "Demo"}); !client.IsCode(err, apierr.FailedPrecondition) {
+			t.Errorf("init_otp_auth by e-mail: %v", err)
+		}
+		if _, _, err := s.root.InitOtpAuth(ctx, sub, api.InitOtpAuthIntentV3{OtpType: api.OtpTypeSMS, Contact: "+14155550199", AppName: "Demo"}); err != nil {
+			t.Errorf("init_otp_auth by SMS: %v", err)
+		}
+		init, _, err := s.root.InitOtp(ctx, parent, api.InitOtpIntentV2{OtpType: api.OtpTypeEmail, Contact: "di@example.com", AppName: "Demo"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clientKey, clientPub := newP256(t)
+		ver, _, err := s.root.VerifyOtp(ctx, parent, api.VerifyOtpIntent{OtpID: init.OtpID, OtpCode: s.lastCode("di@example.com"), PublicKey: clientPub})
+		if err != nil {
+			t.Fatal(err)
+		}
+		claims, _ := tokens.VerifyVerificationToken(ver.VerificationToken, s.tokenKey(), s.clock.Now())
+		_, sessionPub := newP256(t)
+		cs, _ := client.LoginSignature(clientKey, claims.ID, sessionPub)
+		if _, _, err := s.root.OtpLogin(ctx, sub, api.OtpLoginIntent{VerificationToken: ver.VerificationToken, PublicKey: sessionPub, ClientSignature: cs}); !client.IsCode(err, apierr.FailedPrecondition) {
+			t.Errorf("otp_login by e-mail code in the sub-organization: %v", err)
+		}
+		if n := s.credentialCount(sub, created.RootUserIDs[0]); n != 1 {
+			t.Errorf("refused logins left credentials: %d", n)
+		}
+		if _, _, err := s.root.SetOrganizationFeature(ctx, parent, api.SetOrganizationFeatureIntent{Name: "FEATURE_NAME_OTP_EMAIL_AUTH", Value: "false"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.root.InitOtp(ctx, parent, api.InitOtpIntentV2{OtpType: api.OtpTypeEmail, Contact: "di@example.com", AppName: "Demo"}); !client.IsCode(err, apierr.FailedPrecondition) {
+			t.Errorf("init_otp with FEATURE_NAME_OTP_EMAIL_AUTH false: %v", err)
 		}
 	})
 }

@@ -116,6 +116,9 @@ func (x *execution) otpLogin(l otpLoginRequest) (*api.OtpLoginResult, error) {
 	if err := tokenInScope(claims, x.org); err != nil {
 		return nil, err
 	}
+	if err := x.requireMethod(otpLoginMethod(claims.VerificationType)); err != nil {
+		return nil, err
+	}
 	if err := checkLoginSignature(l, claims); err != nil {
 		return nil, err
 	}

@@ -240,6 +240,9 @@ func (x *execution) otpManager() (*otp.Manager, error) {
 // Delivery happens inside the transaction: when it fails the activity fails, and the record is rolled back with it,
 // so no code the user never received stays live (and none counts against the limits).
 func (x *execution) initOtp(in otpInit) (string, string, error) {
+	if err := x.requireMethod(otpLoginMethod(string(in.typ))); err != nil {
+		return "", "", err
+	}
 	if err := x.c.deliveryConfigured(in.typ); err != nil {
 		return "", "", err
 	}
