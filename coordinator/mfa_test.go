@@ -199,3 +199,52 @@ func TestMfaPolicyLifecycle(t *testing.T) {
 		}
 	})
 }
+
+// An approver's MFA policy: the approval made with a credential that does not meet it is recorded but does not count
+// toward consensus; the approval with the required credential completes the activity.
+func TestMfaPolicyApprover(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := newStack(t, b)
+		org := s.boot.OrganizationID
+		bobID, bob := s.createUser(org, s.root, "bob")
+		passkey := s.addPasskey(org, bobID)
+		two := int32(2)
+		if _, _, err := s.root.UpdateRootQuorum(ctx, org, api.UpdateRootQuorumIntent{Threshold: &two, UserIDs: []string{s.boot.UserID, bobID}}); err != nil {
+			t.Fatal(err)
+		}
+		created, a, err := s.root.CreateMfaPolicy(ctx, org, api.CreateMfaPolicyIntent{UserID: bobID, MfaPolicyName: "bob approves with his passkey",
+			Condition: "true", RequiredAuthenticationMethods: steps(api.AuthPasskey), Order: 0})
+		if a == nil || a.Status != api.StatusConsensusNeeded {
+			t.Fatalf("create_mfa_policy by one root user of two: %+v %+v %v", created, a, err)
+		}
+		// bob's approval creates his policy (it did not exist to hold this approval).
+		if _, err := bob.ApproveActivity(ctx, org, a.Fingerprint); err != nil {
+			t.Fatal(err)
+		}
+		_, held, err := s.root.UpdateOrganizationName(ctx, org, api.UpdateOrganizationNameIntent{OrganizationName: "needs bob's passkey"})
+		if held == nil || held.Status != api.StatusConsensusNeeded {
+			t.Fatalf("the activity bob must approve: %+v %v", held, err)
+		}
+		voted, err := bob.ApproveActivity(ctx, org, held.Fingerprint)
+		var ae *client.ActivityError
+		if !errors.As(err, &ae) || voted == nil || voted.Status != api.StatusConsensusNeeded {
+			t.Fatalf("bob's approval with his API key: %v, want the activity still waiting", err)
+		}
+		status, _ := s.root.GetMfaStatus(ctx, org, held.ID)
+		if len(status.MfaStatuses) != 1 || status.MfaStatuses[0].UserID != bobID || status.MfaStatuses[0].Satisfied {
+			t.Fatalf("get_mfa_status: %+v", status)
+		}
+		if o, _ := s.root.GetOrganization(ctx, org); o.OrganizationData.Name == "needs bob's passkey" {
+			t.Fatal("executed before bob's second factor")
+		}
+		done, err := s.client(passkey).ApproveActivity(ctx, org, held.Fingerprint)
+		if err != nil || done.Status != api.StatusCompleted {
+			t.Fatalf("bob's approval with his passkey: %+v %v", done, err)
+		}
+		if o, _ := s.root.GetOrganization(ctx, org); o.OrganizationData.Name != "needs bob's passkey" {
+			t.Errorf("the approved activity did not execute: %q", o.OrganizationData.Name)
+		}
+	})
+}
