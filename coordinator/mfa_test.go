@@ -10,6 +10,7 @@ import (
 	"sigil/apierr"
 	"sigil/client"
 	"sigil/internal/testdb"
+	"sigil/stamp"
 	"sigil/stamp/softauthn"
 )
 
@@ -245,6 +246,38 @@ func TestMfaPolicyApprover(t *testing.T) {
 		}
 		if o, _ := s.root.GetOrganization(ctx, org); o.OrganizationData.Name != "needs bob's passkey" {
 			t.Errorf("the approved activity did not execute: %q", o.OrganizationData.Name)
+		}
+	})
+}
+
+// A login that needs a second factor: STAMP_LOGIN waits in AUTHENTICATORS_NEEDED and the passkey's approval opens the
+// session, whose JWT the completed activity then carries.
+func TestMfaPolicyLogin(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := newStack(t, b)
+		org, user := s.boot.OrganizationID, s.boot.UserID
+		passkey := s.addPasskey(org, user)
+		if _, _, err := s.root.CreateMfaPolicy(ctx, org, api.CreateMfaPolicyIntent{UserID: user, MfaPolicyName: "logins need a passkey",
+			Condition: "activity.resource == 'AUTH'", RequiredAuthenticationMethods: steps(api.AuthPasskey), Order: 0}); err != nil {
+			t.Fatal(err)
+		}
+		key, _ := newKey(t, stamp.CurveP256)
+		_, a, err := s.root.StampLogin(ctx, org, api.StampLoginIntent{PublicKey: key.PublicKeyHex()})
+		var ae *client.ActivityError
+		if !errors.As(err, &ae) || a == nil || a.Status != api.StatusAuthenticatorsNeeded {
+			t.Fatalf("a login needing a second factor: %+v %v", a, err)
+		}
+		if _, err := s.client(key).Whoami(ctx, org); !client.IsCode(err, apierr.Unauthenticated) {
+			t.Fatalf("the session key before the second factor: %v", err)
+		}
+		done, err := s.client(passkey).ApproveActivity(ctx, org, a.Fingerprint)
+		if err != nil || done.Status != api.StatusCompleted || len(done.Result["stampLoginResult"]) == 0 {
+			t.Fatalf("the passkey's approval: %+v %v", done, err)
+		}
+		if who, err := s.client(key).Whoami(ctx, org); err != nil || who.UserID != user {
+			t.Errorf("the session key after the second factor: %+v %v", who, err)
 		}
 	})
 }
