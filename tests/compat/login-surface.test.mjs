@@ -235,3 +235,31 @@ test("MFA policies with @turnkey/sdk-server; @turnkey/core's onMfaRequired appro
   await userSdk.deleteMfaPolicy({ userId, mfaPolicyId: created.mfaPolicyId });
   assert.deepEqual((await userSdk.getMfaPolicies({ organizationId: subOrgId, userId })).mfaPolicies, []);
 });
+
+test("@turnkey/http: the older versions EMAIL_AUTH, _V2, INIT_OTP_AUTH, _V2 and INIT_USER_EMAIL_RECOVERY", async () => {
+  const email = `versions-${unique()}@example.com`;
+  const { subOrgId, userId } = await subOrg({ userName: email, userEmail: email });
+  for (const type of ["ACTIVITY_TYPE_EMAIL_AUTH", "ACTIVITY_TYPE_EMAIL_AUTH_V2"]) {
+    const target = generateP256KeyPair();
+    const res = await http.emailAuth({ type, timestampMs: now(), organizationId: subOrgId,
+      parameters: { email, targetPublicKey: target.publicKeyUncompressed, emailCustomization: { appName: "Compat" } } });
+    assert.equal(res.activity.result.emailAuthResult.userId, userId, type);
+    assert.equal((await clientFor(await bundleFor(email), target).getWhoami({ organizationId: subOrgId })).userId, userId, type);
+  }
+  for (const [type, resultKey, extra] of [["ACTIVITY_TYPE_INIT_OTP_AUTH", "initOtpAuthResult", {}],
+    ["ACTIVITY_TYPE_INIT_OTP_AUTH_V2", "initOtpAuthResultV2", { otpLength: 6, alphanumeric: false }]]) {
+    const res = await http.initOtpAuth({ type, timestampMs: now(), organizationId: subOrgId,
+      parameters: { otpType: "OTP_TYPE_EMAIL", contact: email, ...extra } });
+    const { otpId } = res.activity.result[resultKey];
+    const code = await codeFor(email);
+    if (extra.otpLength) assert.match(code, /^[0-9]{6}$/);
+    const target = generateP256KeyPair();
+    const auth = await http.otpAuth({ type: "ACTIVITY_TYPE_OTP_AUTH", timestampMs: now(), organizationId: subOrgId,
+      parameters: { otpId, otpCode: code, targetPublicKey: target.publicKeyUncompressed } });
+    assert.equal(auth.activity.result.otpAuthResult.userId, userId, type);
+  }
+  const target = generateP256KeyPair();
+  const rec = await http.initUserEmailRecovery({ type: "ACTIVITY_TYPE_INIT_USER_EMAIL_RECOVERY", timestampMs: now(), organizationId: subOrgId,
+    parameters: { email, targetPublicKey: target.publicKeyUncompressed } });
+  assert.equal(rec.activity.result.initUserEmailRecoveryResult.userId, userId);
+});
