@@ -208,6 +208,9 @@ func (x *execution) mailCredential(l legacyEmail, s credentialSpec) (*APIKey, *U
 	if s.ttl, err = x.sessionTTL(l.expirationSeconds); err != nil {
 		return nil, nil, err
 	}
+	if err := x.checkLiveMailed(u, s); err != nil {
+		return nil, nil, err
+	}
 	target, _ := bundle.ParsePublicKeyHex(l.target)
 	key, credentials, err := x.bundledCredential(u, target, s)
 	if err != nil {
@@ -222,6 +225,24 @@ func (x *execution) mailCredential(l legacyEmail, s credentialSpec) (*APIKey, *U
 		return nil, nil, err
 	}
 	return key, u, nil
+}
+
+// checkLiveMailed bounds the mail a user can be sent: as with OTP codes, at most OTPLimits.MaxLiveCodes live mailed
+// credentials of a type per user, unless this request invalidates them.
+func (x *execution) checkLiveMailed(u *User, s credentialSpec) error {
+	if s.invalidate {
+		return nil
+	}
+	live := 0
+	for _, k := range u.APIKeys {
+		if k.Type == s.credType && !k.Expired(x.now) {
+			live++
+		}
+	}
+	if max := x.c.cfg.OTPLimits.MaxLiveCodes; live >= max {
+		return apierr.New(apierr.ResourceExhausted, "RATE_LIMIT_EXCEEDED", "user %s already has %d live credentials sent by e-mail, the most at once; wait for them to expire or send the request with invalidateExisting", u.ID, live)
+	}
+	return nil
 }
 
 func validateRecoveryV1(p *api.InitUserEmailRecoveryIntent) error {

@@ -290,3 +290,33 @@ func TestOtpEmailAuthDisabled(t *testing.T) {
 		}
 	})
 }
+
+// E-mail auth is bounded like OTP codes: at most OTPLimits.MaxLiveCodes live mailed credentials per user, unless the
+// request invalidates them; the refusal mails nothing.
+func TestEmailAuthLimit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newOTPStack(t, testdb.SQLite(t), coordinator.Config{})
+	sub, _ := s.subOrgWithUser("eve@example.com", "")
+	_, targetHex := newTarget(t)
+	send := func(invalidate bool) error {
+		_, _, err := s.root.EmailAuth(ctx, sub, api.EmailAuthIntentV3{Email: "eve@example.com", TargetPublicKey: targetHex,
+			InvalidateExisting: &invalidate, EmailCustomization: api.EmailAuthCustomizationParams{AppName: "Demo"}})
+		return err
+	}
+	for i := range 3 {
+		if err := send(false); err != nil {
+			t.Fatalf("e-mail auth %d: %v", i+1, err)
+		}
+	}
+	mails := len(s.outbox.Entries())
+	if err := send(false); !client.IsCode(err, apierr.ResourceExhausted) {
+		t.Errorf("a fourth live credential: %v", err)
+	}
+	if n := len(s.outbox.Entries()); n != mails {
+		t.Errorf("the refusal mailed %d messages", n-mails)
+	}
+	if err := send(true); err != nil {
+		t.Errorf("with invalidateExisting: %v", err)
+	}
+}
