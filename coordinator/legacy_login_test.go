@@ -5,8 +5,11 @@ import (
 	"crypto/ecdh"
 	"encoding/hex"
 	"encoding/json"
+	"net"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"sigil/api"
 	"sigil/apierr"
@@ -14,6 +17,7 @@ import (
 	"sigil/client"
 	"sigil/coordinator"
 	"sigil/internal/testdb"
+	"sigil/notify"
 	"sigil/stamp"
 	"sigil/stamp/softauthn"
 	tokens "sigil/token"
@@ -319,4 +323,50 @@ func TestEmailAuthLimit(t *testing.T) {
 	if err := send(true); err != nil {
 		t.Errorf("with invalidateExisting: %v", err)
 	}
+}
+
+// E-mail auth over SMTP: the bundle arrives in the message; when the mail server is down the activity fails with
+// UNAVAILABLE and the credential it made is rolled back with it.
+func TestEmailAuthOverSMTP(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		mb := startMailbox(t)
+		sender, err := notify.NewSMTPSender(notify.SMTPConfig{Host: "127.0.0.1", Port: mb.addr.Port, Security: notify.Plain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mailer := &switchable{to: sender}
+		s := newOTPStack(t, b, coordinator.Config{Email: mailer})
+		sub, userID := s.subOrgWithUser("kit@example.com", "")
+		target, targetHex := newTarget(t)
+		send := func() error {
+			_, _, err := s.root.EmailAuth(ctx, sub, api.EmailAuthIntentV3{Email: "kit@example.com", TargetPublicKey: targetHex,
+				EmailCustomization: api.EmailAuthCustomizationParams{AppName: "Demo"}})
+			return err
+		}
+		if err := send(); err != nil {
+			t.Fatal(err)
+		}
+		m, _ := mb.last(t)
+		found := bundlePattern.FindStringSubmatch(strings.ReplaceAll(textPart(t, m), "\r\n", "\n"))
+		if found == nil {
+			t.Fatalf("no bundle in the mailed text:\n%s", textPart(t, m))
+		}
+		if who, err := s.clientFor(openBundle(t, target, found[1])).Whoami(ctx, sub); err != nil || who.UserID != userID {
+			t.Fatalf("whoami with the credential mailed over SMTP: %+v %v", who, err)
+		}
+		before := s.credentialCount(sub, userID)
+		l, _ := net.Listen("tcp", "127.0.0.1:0")
+		down := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		dead, _ := notify.NewSMTPSender(notify.SMTPConfig{Host: "127.0.0.1", Port: down, Security: notify.Plain, DialTimeout: time.Second})
+		mailer.set(dead)
+		if err := send(); !client.IsCode(err, apierr.Unavailable) {
+			t.Errorf("the mail server down: %v", err)
+		}
+		if n := s.credentialCount(sub, userID); n != before {
+			t.Errorf("an undelivered e-mail left its credential: %d, want %d", n, before)
+		}
+	})
 }
