@@ -2,9 +2,13 @@ package coordinator_test
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"sigil/api"
 	"sigil/apierr"
@@ -278,6 +282,45 @@ func TestMfaPolicyLogin(t *testing.T) {
 		}
 		if who, err := s.client(key).Whoami(ctx, org); err != nil || who.UserID != user {
 			t.Errorf("the session key after the second factor: %+v %v", who, err)
+		}
+	})
+}
+
+// A signature held for a second factor is made, of the payload as submitted, once the passkey approves.
+func TestMfaPolicySigning(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := newStack(t, b)
+		org, user := s.boot.OrganizationID, s.boot.UserID
+		passkey := s.addPasskey(org, user)
+		w, _, err := s.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.root.CreateMfaPolicy(ctx, org, api.CreateMfaPolicyIntent{UserID: user, MfaPolicyName: "signing needs a passkey",
+			Condition: "activity.action == 'SIGN'", RequiredAuthenticationMethods: steps(api.AuthPasskey), Order: 0}); err != nil {
+			t.Fatal(err)
+		}
+		digest := crypto.Keccak256([]byte("held for a passkey"))
+		_, held, err := s.root.SignRawPayload(ctx, org, api.SignRawPayloadIntentV2{SignWith: w.Addresses[0],
+			Payload: hex.EncodeToString(digest), Encoding: "PAYLOAD_ENCODING_HEXADECIMAL", HashFunction: "HASH_FUNCTION_NO_OP"})
+		var ae *client.ActivityError
+		if !errors.As(err, &ae) || held.Status != api.StatusAuthenticatorsNeeded || len(held.Result) != 0 {
+			t.Fatalf("a signature needing a second factor: %+v %v", held, err)
+		}
+		done, err := s.client(passkey).ApproveActivity(ctx, org, held.Fingerprint)
+		if err != nil || done.Status != api.StatusCompleted {
+			t.Fatalf("the passkey's approval: %+v %v", done, err)
+		}
+		var sig api.SignRawPayloadResult
+		if err := json.Unmarshal(done.Result["signRawPayloadResult"], &sig); err != nil {
+			t.Fatal(err)
+		}
+		rsv, _ := hex.DecodeString(sig.R + sig.S + sig.V)
+		pub, err := crypto.SigToPub(digest, rsv)
+		if err != nil || !strings.EqualFold(crypto.PubkeyToAddress(*pub).Hex(), w.Addresses[0]) {
+			t.Errorf("the signature recovers %v (%v), want %s", pub, err, w.Addresses[0])
 		}
 	})
 }
