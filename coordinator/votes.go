@@ -135,7 +135,10 @@ func (x *execution) vote(t *voteTarget, selection string) (*api.VoteResult, erro
 			}
 		}
 	case policy.ConsensusNeeded:
-		target.Status = api.StatusConsensusNeeded // after its submitter's MFA was met
+		target.Status = api.StatusConsensusNeeded
+		if !mfaSatisfied(target.MfaStatuses, req.submitterID) {
+			target.Status = api.StatusAuthenticatorsNeeded // a rejection that did not decide it
+		}
 	case policy.Rejected:
 		target.Status = api.StatusRejected
 	case policy.Deny:
