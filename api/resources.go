@@ -12,7 +12,7 @@ type User struct {
 	OauthProviders  []OauthProvider `json:"oauthProviders"`
 	CreatedAt       Timestamp       `json:"createdAt"`
 	UpdatedAt       Timestamp       `json:"updatedAt"`
-	MfaPolicies     []any           `json:"mfaPolicies"`
+	MfaPolicies     []MfaPolicy     `json:"mfaPolicies"`
 }
 
 // Credential is the public half of a credential and its type.
@@ -101,7 +101,7 @@ type OrganizationData struct {
 	Users          []User       `json:"users"`
 	Policies       []Policy     `json:"policies"`
 	PrivateKeys    []PrivateKey `json:"privateKeys"`
-	Invitations    []any        `json:"invitations"`
+	Invitations    []Invitation `json:"invitations"`
 	Tags           []Tag        `json:"tags"`
 	RootQuorum     *Quorum      `json:"rootQuorum,omitempty"`
 	Features       []Feature    `json:"features"`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -62,7 +63,10 @@ func (c *Coordinator) policyRequest(r decisionRequest) (*policy.Request, error) 
 			rejections = append(rejections, u.ID)
 			continue
 		}
-		in.Approvers = append(in.Approvers, policyUser(u))
+		// A user who approved again with a second factor (MFA policies) is one approver with two credentials.
+		if !slices.ContainsFunc(in.Approvers, func(a policy.User) bool { return a.ID == u.ID }) {
+			in.Approvers = append(in.Approvers, policyUser(u))
+		}
 		in.Credentials = append(in.Credentials, credentialOf(u, v.PublicKey))
 	}
 	return &policy.Request{

@@ -367,6 +367,16 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *O
 	if err := x.enforceProfile(func() *policy.Input { in := c.policyInput(req, true); return &in }); err != nil {
 		return failOrAbort(err, rec, x.now)
 	}
+	if err := x.enforceRecoveryCredential(sub.op); err != nil {
+		return failOrAbort(err, rec, x.now)
+	}
+	if subjectToMfa(sub.op) {
+		rec.MfaStatuses = c.mfaStatuses(req.org, func() *policy.Input { in := c.policyInput(req, true); return &in }, rec.Votes)
+		if !mfaSatisfied(rec.MfaStatuses, who.User.ID) {
+			rec.Status = api.StatusAuthenticatorsNeeded // decided once the second factors approve it (votes.go)
+			return nil
+		}
+	}
 	var measures []measure
 	if len(req.org.Controls) > 0 && !readOnly {
 		if measures, err = c.measureControls(ctx, tx, &req, x.now); err != nil {

@@ -28,7 +28,7 @@ var (
 // loginCredentialTypes are the credentials logins create; invalidateExisting removes a user's credentials of these
 // types, never its API keys or passkeys.
 var loginCredentialTypes = []string{api.CredentialLogin, api.CredentialOTPAuthKeyP256, "CREDENTIAL_TYPE_OAUTH_KEY_P256",
-	"CREDENTIAL_TYPE_EMAIL_AUTH_KEY_P256", api.CredentialReadWriteSession, api.CredentialReadOnlySession}
+	api.CredentialEmailAuth, api.CredentialReadWriteSession, api.CredentialReadOnlySession, api.CredentialRecoverUser}
 
 // maxTokenLen bounds a verification token (a few hundred bytes in practice).
 const maxTokenLen = 4096
@@ -116,6 +116,9 @@ func (x *execution) otpLogin(l otpLoginRequest) (*api.OtpLoginResult, error) {
 	if err := tokenInScope(claims, x.org); err != nil {
 		return nil, err
 	}
+	if err := x.requireMethod(otpLoginMethod(claims.VerificationType)); err != nil {
+		return nil, err
+	}
 	if err := checkLoginSignature(l, claims); err != nil {
 		return nil, err
 	}
@@ -135,6 +138,7 @@ func (x *execution) otpLogin(l otpLoginRequest) (*api.OtpLoginResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	setSessionMethod(u, sessionKey, otpMethod(claims.VerificationType))
 	return &api.OtpLoginResult{Session: session}, nil
 }
 

@@ -223,6 +223,7 @@ func execOauthLogin(x *execution, p *api.OauthLoginIntent) (*api.OauthLoginResul
 	if err != nil {
 		return nil, err
 	}
+	setSessionMethod(u, sessionKey, api.AuthOAuth)
 	return &api.OauthLoginResult{Session: session}, nil
 }
 

@@ -18,7 +18,7 @@ func activities() []operation {
 		createAPIKeysV2, deleteAPIKeys, createAuthenticatorsV2, deleteAuthenticators,
 		// organizations (orgs.go)
 		createSubOrganizationV7, createSubOrganizationV8, deleteSubOrganization, updateRootQuorum, updateOrganizationName,
-		setOrganizationFeature, removeOrganizationFeature,
+		setOrganizationFeature, removeOrganizationFeature, createInvitations, deleteInvitation,
 		// policies and votes (policies.go, votes.go)
 		createPolicyV3, createPolicies, updatePolicyV2, deletePolicy, deletePolicies,
 		approveActivity, rejectActivity,
@@ -32,8 +32,13 @@ func activities() []operation {
 		// OTP and logins (otp.go, login.go, oauth.go, oauth2.go)
 		initOtp, initOtpV2, initOtpV3, verifyOtp, verifyOtpV2, otpLogin, otpLoginV2, stampLogin,
 		createReadWriteSessionV2, createReadOnlySession, createSessionProfile,
+		// MFA policies (mfa.go)
+		createMfaPolicy, updateMfaPolicy, deleteMfaPolicy,
 		createOauthProvidersV2, deleteOauthProviders, oauthLogin,
 		createOauth2Credential, updateOauth2Credential, deleteOauth2Credential, oauth2Authenticate,
+		// the legacy logins and e-mail recovery (legacy_login.go)
+		emailAuth, emailAuthV2, emailAuthV3, initOtpAuth, initOtpAuthV2, initOtpAuthV3, otpAuth, oauthAuth,
+		initUserEmailRecovery, initUserEmailRecoveryV2, recoverUser,
 		// the auth proxy's configuration (authproxy.go)
 		enableAuthProxy, updateAuthProxyConfig, rotateAuthProxyKey, disableAuthProxy,
 		// webhook endpoints (webhooks.go)
@@ -47,7 +52,7 @@ func queries() []queryOp {
 		whoami, getActivity, listActivities, getPolicyEvaluations, evaluateActivity, listAppProofs,
 		getUser, listUsers, getAPIKeys, getAuthenticators, listUserTags,
 		getOrganization, getOrganizationConfigs, listSubOrgs, listVerifiedSubOrgs, getAPIKey, getAuthenticator,
-		getSessionProfile, getSessionProfiles, listEmailEvents,
+		getSessionProfile, getSessionProfiles, listEmailEvents, getMfaPolicy, getMfaPolicies, getMfaStatus,
 		getPolicy, listPolicies, getActivePolicies, getSmartContractInterface, getSmartContractInterfaces,
 		getVelocityControl, listVelocityControls,
 		listPrivateKeyTags, listWallets, getWallet, listWalletAccounts, getWalletAccount, listPrivateKeys, getPrivateKey,

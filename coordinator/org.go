@@ -43,6 +43,8 @@ type Org struct {
 	SessionProfiles []*SessionProfile `json:"sessionProfiles,omitempty"`
 	// Webhooks are the organization's webhook endpoints (webhooks.go).
 	Webhooks []*WebhookEndpoint `json:"webhooks,omitempty"`
+	// Invitations are the people invited to the organization by e-mail (invitations.go).
+	Invitations []*Invitation `json:"invitations,omitempty"`
 
 	version int64              // the stored version this document was read at
 	stored  []byte             // the document as read, to skip writing one that did not change
@@ -67,6 +69,8 @@ type User struct {
 	APIKeys        []*APIKey        `json:"apiKeys"`
 	Authenticators []*Authenticator `json:"authenticators"`
 	OAuthProviders []*OAuthProvider `json:"oauthProviders"`
+	// MfaPolicies say when the user must authenticate with further credentials (mfa.go), by order.
+	MfaPolicies []*MfaPolicy `json:"mfaPolicies,omitempty"`
 	// ImportTarget is the sealed one-time key of the user's pending import (INIT_IMPORT_*), if any.
 	ImportTarget string    `json:"importTarget,omitempty"`
 	CreatedAt    time.Time `json:"createdAt"`
@@ -83,6 +87,9 @@ type APIKey struct {
 	Expiration string `json:"expirationSeconds,omitempty"`
 	// SessionProfileID names the session profile that limits a session key (sessions.go); empty for none.
 	SessionProfileID string `json:"sessionProfileId,omitempty"`
+	// Method is how the session of a session key was opened, as MFA policies name it (AUTHENTICATION_TYPE_OAUTH,
+	// _EMAIL_OTP, _SMS_OTP); empty when it is not known.
+	Method string `json:"method,omitempty"`
 	// ExpiresAt is zero for a key that never expires.
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
 	CreatedAt time.Time `json:"createdAt"`

@@ -51,6 +51,7 @@ type otpInit struct {
 	from, fromName string
 	replyTo        string
 	encrypted      bool // INIT_OTP_V3: verified only with an encrypted bundle
+	bundle         bool // the e-mail carries a credential bundle, not a code (EMAIL_AUTH, e-mail recovery)
 }
 
 func initV1(p *api.InitOtpIntent) otpInit {
@@ -239,6 +240,9 @@ func (x *execution) otpManager() (*otp.Manager, error) {
 // Delivery happens inside the transaction: when it fails the activity fails, and the record is rolled back with it,
 // so no code the user never received stays live (and none counts against the limits).
 func (x *execution) initOtp(in otpInit) (string, string, error) {
+	if err := x.requireMethod(otpLoginMethod(string(in.typ))); err != nil {
+		return "", "", err
+	}
 	if err := x.c.deliveryConfigured(in.typ); err != nil {
 		return "", "", err
 	}
@@ -343,7 +347,8 @@ func (x *execution) deliver(in otpInit, code string, ttl time.Duration) error {
 		m := &notify.Mailer{Sender: x.c.cfg.Email, DefaultFrom: x.c.cfg.EmailFrom, Templates: x.c.cfg.EmailTemplates, Logos: x.c.cfg.Logos}
 		err = m.SendOTP(x.ctx, notify.OTPEmail{OrganizationID: x.org.ID, To: in.contact, AppName: in.appName, Code: code,
 			ExpiresIn: ttl, FromAddress: in.from, FromName: in.fromName, ReplyTo: in.replyTo, LogoURL: in.email.LogoURL,
-			MagicLinkTemplate: in.email.MagicLinkTemplate, TemplateID: in.email.TemplateID, TemplateVariables: in.email.TemplateVariables})
+			MagicLinkTemplate: in.email.MagicLinkTemplate, TemplateID: in.email.TemplateID, TemplateVariables: in.email.TemplateVariables,
+			CredentialBundle: in.bundle})
 	case otp.TypeSMS:
 		tmpl := in.smsTemplate
 		if tmpl == "" {
@@ -500,27 +505,8 @@ func (x *execution) verifyOtp(row store.OTPCode, entry, publicKey, expirationSec
 			return nil, apierr.Invalid("parameters.expirationSeconds: %s seconds is more than the maximum of %d", expirationSeconds, int64(x.c.cfg.MaxVerificationTokenTTL/time.Second))
 		}
 	}
-	m, err := x.otpManager()
-	if err != nil {
+	if err := x.checkOtp(row, entry); err != nil {
 		return nil, err
-	}
-	rec := otpRecord(row)
-	checked, checkErr := m.Check(rec, entry)
-	if checked.Attempts != rec.Attempts || checked.Used != rec.Used {
-		updated, err := x.tx.UpdateOTPCode(x.ctx, rec.ID, rec.Attempts, checked.Attempts, checked.Used)
-		if err != nil {
-			return nil, err
-		}
-		if !updated {
-			return nil, apierr.New(apierr.Aborted, "REQUEST_INVALID", "OTP %s was checked by another request at the same time; try again", rec.ID)
-		}
-	}
-	if checkErr != nil {
-		// A wrong entry must count even though the activity fails and its writes are undone.
-		if err := x.keepWrites(); err != nil {
-			return nil, err
-		}
-		return nil, otpCheckError(checkErr)
 	}
 	k, err := x.tokenKey()
 	if err != nil {
@@ -536,6 +522,34 @@ func (x *execution) verifyOtp(row store.OTPCode, entry, publicKey, expirationSec
 		return nil, err
 	}
 	return &api.VerifyOtpResult{VerificationToken: tok}, nil
+}
+
+// checkOtp checks entry against the code, counting the attempt (a wrong entry counts even though the activity fails)
+// and using the code up when it matches.
+func (x *execution) checkOtp(row store.OTPCode, entry string) error {
+	m, err := x.otpManager()
+	if err != nil {
+		return err
+	}
+	rec := otpRecord(row)
+	checked, checkErr := m.Check(rec, entry)
+	if checked.Attempts != rec.Attempts || checked.Used != rec.Used {
+		updated, err := x.tx.UpdateOTPCode(x.ctx, rec.ID, rec.Attempts, checked.Attempts, checked.Used)
+		if err != nil {
+			return err
+		}
+		if !updated {
+			return apierr.New(apierr.Aborted, "REQUEST_INVALID", "OTP %s was checked by another request at the same time; try again", rec.ID)
+		}
+	}
+	if checkErr != nil {
+		// A wrong entry must count even though the activity fails and its writes are undone.
+		if err := x.keepWrites(); err != nil {
+			return err
+		}
+		return otpCheckError(checkErr)
+	}
+	return nil
 }
 
 // otpCheckError words a failed check as the SDKs recognize it ("Invalid OTP code").

@@ -24,8 +24,10 @@ type record struct {
 	Votes          []api.Vote      `json:"votes"`
 	Failure        *api.Status     `json:"failure,omitempty"`
 	AppProofs      []api.AppProof  `json:"appProofs,omitempty"`
-	CreatedAt      time.Time       `json:"createdAt"`
-	UpdatedAt      time.Time       `json:"updatedAt"`
+	// MfaStatuses are the MFA policies that apply to the activity's voters and how far each is met (mfa.go).
+	MfaStatuses []api.MfaStatus `json:"mfaStatuses,omitempty"`
+	CreatedAt   time.Time       `json:"createdAt"`
+	UpdatedAt   time.Time       `json:"updatedAt"`
 
 	// spec is the wire contract of its type: the keys its intent and result are rendered under.
 	spec api.ActivitySpec
@@ -132,13 +134,28 @@ func (r *record) nested(viewerUserID string) api.NestedActivity {
 	if r.Status == api.StatusCompleted && r.Result != nil {
 		result[r.spec.ResultKey] = r.Result
 	}
-	canVote := r.Status == api.StatusConsensusNeeded && viewerUserID != "" && !r.votedBy(viewerUserID)
+	canVote := r.canVote(viewerUserID)
 	return api.NestedActivity{
 		ID: r.ID, OrganizationID: r.OrganizationID, Status: r.Status, Type: r.Type,
 		Intent: map[string]json.RawMessage{r.spec.IntentKey: r.Intent}, Result: result, Votes: r.votes(),
 		Fingerprint: r.Fingerprint, CanApprove: canVote, CanReject: canVote,
 		CreatedAt: r.CreatedAt.Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.Format(time.RFC3339Nano),
 	}
+}
+
+// canVote reports whether the viewer may still vote: on an activity waiting for consensus they have not voted on, or
+// on one waiting for their own second factor (MFA policies).
+func (r *record) canVote(viewerUserID string) bool {
+	if viewerUserID == "" {
+		return false
+	}
+	switch r.Status {
+	case api.StatusConsensusNeeded:
+		return !r.votedBy(viewerUserID) || !mfaSatisfied(r.MfaStatuses, viewerUserID)
+	case api.StatusAuthenticatorsNeeded:
+		return !mfaSatisfied(r.MfaStatuses, viewerUserID)
+	}
+	return false
 }
 
 func (r *record) votes() []api.Vote {

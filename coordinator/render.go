@@ -9,7 +9,7 @@ func renderUser(u *User) api.User {
 		UserID: u.ID, UserName: u.Name, UserEmail: u.Email, UserPhoneNumber: u.Phone,
 		Authenticators: []api.Authenticator{}, APIKeys: []api.APIKey{}, UserTags: append([]string{}, u.Tags...),
 		OauthProviders: []api.OauthProvider{}, CreatedAt: api.NewTimestamp(u.CreatedAt),
-		UpdatedAt: api.NewTimestamp(u.UpdatedAt), MfaPolicies: []any{},
+		UpdatedAt: api.NewTimestamp(u.UpdatedAt), MfaPolicies: renderMfaPolicies(u),
 	}
 	for _, k := range u.APIKeys {
 		out.APIKeys = append(out.APIKeys, renderAPIKey(k))
@@ -59,7 +59,7 @@ func renderTag(t *Tag) api.Tag {
 func renderOrg(o *Org) api.OrganizationData {
 	out := api.OrganizationData{
 		OrganizationID: o.ID, Name: o.Name, Users: []api.User{}, Policies: []api.Policy{}, PrivateKeys: []api.PrivateKey{},
-		Invitations: []any{}, Tags: []api.Tag{}, Features: []api.Feature{}, Wallets: []api.Wallet{},
+		Invitations: []api.Invitation{}, Tags: []api.Tag{}, Features: []api.Feature{}, Wallets: []api.Wallet{},
 		RootQuorum: &api.Quorum{Threshold: o.RootQuorum.Threshold, UserIDs: append([]string{}, o.RootQuorum.UserIDs...)},
 	}
 	for _, u := range o.Users {
@@ -67,6 +67,9 @@ func renderOrg(o *Org) api.OrganizationData {
 	}
 	for _, t := range o.Tags {
 		out.Tags = append(out.Tags, renderTag(t))
+	}
+	for _, inv := range o.Invitations {
+		out.Invitations = append(out.Invitations, renderInvitation(inv))
 	}
 	for _, p := range o.Policies {
 		out.Policies = append(out.Policies, renderPolicy(p))

@@ -62,27 +62,49 @@ func execCreateReadWriteSession(x *execution, p *api.CreateReadWriteSessionInten
 		return nil, err
 	}
 	target, _ := bundle.ParsePublicKeyHex(p.TargetPublicKey)
-	priv, err := ecdh.P256().GenerateKey(rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	name := p.APIKeyName
-	if name == "" {
-		name = "Read Write Session - " + x.now.UTC().Format(time.RFC3339)
-	}
-	key, err := x.registerSessionKey(u, compressedHex(priv.PublicKey()), name, ttl, p.InvalidateExisting != nil && *p.InvalidateExisting,
-		api.CredentialReadWriteSession)
-	if err != nil {
-		return nil, err
-	}
-	secret := priv.Bytes()
-	defer clear(secret)
-	credentials, err := bundle.CredentialBundle(target, secret)
+	key, credentials, err := x.bundledCredential(u, target, credentialSpec{name: p.APIKeyName, defaultName: "Read Write Session",
+		ttl: ttl, invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, credType: api.CredentialReadWriteSession})
 	if err != nil {
 		return nil, err
 	}
 	return &api.CreateReadWriteSessionResultV2{OrganizationID: x.org.ID, OrganizationName: x.org.Name, UserID: u.ID,
 		Username: u.Name, APIKeyID: key.ID, CredentialBundle: credentials}, nil
+}
+
+// credentialSpec describes a credential made for a user and handed over in a bundle.
+type credentialSpec struct {
+	name        string // apiKeyName; defaultName - <time> when empty
+	defaultName string
+	ttl         time.Duration
+	invalidate  bool
+	credType    string
+	method      string // AUTHENTICATION_TYPE_* of how the user authenticated, for MFA policies; empty for none
+}
+
+// bundledCredential makes a new P-256 key, registers it as a credential of u expiring after the spec's ttl, and
+// returns it with its private key encrypted to target (a credential bundle, as @turnkey/crypto decrypts it). The
+// private key exists nowhere else once the bundle is made.
+func (x *execution) bundledCredential(u *User, target *ecdh.PublicKey, s credentialSpec) (*APIKey, string, error) {
+	priv, err := ecdh.P256().GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, "", err
+	}
+	name := s.name
+	if name == "" {
+		name = s.defaultName + " - " + x.now.UTC().Format(time.RFC3339)
+	}
+	key, err := x.registerSessionKey(u, compressedHex(priv.PublicKey()), name, s.ttl, s.invalidate, s.credType)
+	if err != nil {
+		return nil, "", err
+	}
+	key.Method = s.method
+	secret := priv.Bytes()
+	defer clear(secret)
+	credentials, err := bundle.CredentialBundle(target, secret)
+	if err != nil {
+		return nil, "", err
+	}
+	return key, credentials, nil
 }
 
 func execCreateReadOnlySession(x *execution, _ *api.CreateReadOnlySessionIntent) (*api.CreateReadOnlySessionResult, error) {

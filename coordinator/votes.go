@@ -46,14 +46,20 @@ func (x *execution) target(fingerprint string) (*record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rec.Status != api.StatusConsensusNeeded {
-		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "activity %s is %s; only activities waiting for consensus take votes", rec.ID, rec.Status)
+	if rec.Status != api.StatusConsensusNeeded && rec.Status != api.StatusAuthenticatorsNeeded {
+		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "activity %s is %s; only activities waiting for consensus or authenticators take votes", rec.ID, rec.Status)
 	}
-	live := &record{Votes: liveVotes(rec.Votes, x.now)}
-	if live.votedBy(x.who.User.ID) {
-		return nil, apierr.New(apierr.AlreadyExists, "REQUEST_INVALID", "user %s has already voted on activity %s", x.who.User.ID, rec.ID)
+	// A user votes once, but may approve again with another credential to meet an MFA policy (vote checks it did).
+	for _, v := range liveVotes(rec.Votes, x.now) {
+		if v.UserID == x.who.User.ID && v.PublicKey == x.who.PublicKey {
+			return nil, errAlreadyVoted(x.who.User.ID, rec.ID)
+		}
 	}
 	return rec, nil
+}
+
+func errAlreadyVoted(userID, activityID string) error {
+	return apierr.New(apierr.AlreadyExists, "REQUEST_INVALID", "user %s has already voted on activity %s", userID, activityID)
 }
 
 // prepareVote finds the activity voted on and tells the policy engine whether the voter takes part in its consensus:
@@ -63,7 +69,9 @@ func prepareVote(x *execution, p *api.VoteIntent, d *decisionRequest) (*voteTarg
 	if err != nil {
 		return nil, err
 	}
-	d.voterInConsensus = x.c.inConsensus(t.request(x.org, liveVotes(t.rec.Votes, x.now)), x.who)
+	// A voter whose MFA on the activity is pending takes part in it: the second factor is the vote.
+	d.voterInConsensus = x.c.inConsensus(t.request(x.org, liveVotes(t.rec.Votes, x.now)), x.who) ||
+		!mfaSatisfied(t.rec.MfaStatuses, x.who.User.ID)
 	return t, nil
 }
 
@@ -99,9 +107,14 @@ func (x *execution) vote(t *voteTarget, selection string) (*api.VoteResult, erro
 	target := t.rec
 	v := x.c.approval(target.ID, x.who, x.now)
 	v.Selection = selection
+	votedBefore := (&record{Votes: liveVotes(target.Votes, x.now)}).votedBy(x.who.User.ID)
 	target.Votes = append(liveVotes(target.Votes, x.now), v)
 	target.UpdatedAt = x.now
 	req := t.request(x.org, target.Votes)
+	waiting, err := x.applyMfa(t, &req, votedBefore, selection)
+	if err != nil || waiting {
+		return x.saveTarget(target, err)
+	}
 	measures, err := x.c.measureControls(x.ctx, x.tx, &req, x.now)
 	if err != nil {
 		return nil, err
@@ -121,10 +134,49 @@ func (x *execution) vote(t *voteTarget, selection string) (*api.VoteResult, erro
 				return nil, err
 			}
 		}
+	case policy.ConsensusNeeded:
+		target.Status = api.StatusConsensusNeeded
+		if !mfaSatisfied(target.MfaStatuses, req.submitterID) {
+			target.Status = api.StatusAuthenticatorsNeeded // a rejection that did not decide it
+		}
 	case policy.Rejected:
 		target.Status = api.StatusRejected
 	case policy.Deny:
 		target.fail(permissionError(d), x.now)
+	}
+	return x.saveTarget(target, nil)
+}
+
+// applyMfa brings the target's MFA statuses up to date with the new vote, refuses a second vote of a user that met
+// no further MFA step, and keeps the approvals of users whose MFA is pending out of the decision. It reports whether
+// the target still waits for its submitter's second factors (it is not decided then).
+func (x *execution) applyMfa(t *voteTarget, req *decisionRequest, votedBefore bool, selection string) (bool, error) {
+	target := t.rec
+	if !subjectToMfa(t.op) {
+		if votedBefore {
+			return false, errAlreadyVoted(x.who.User.ID, target.ID)
+		}
+		return false, nil
+	}
+	before := target.MfaStatuses
+	target.MfaStatuses = x.c.mfaStatuses(req.org, func() *policy.Input { in := x.c.policyInput(*req, true); return &in }, target.Votes)
+	// A user who voted may vote again only to meet a further MFA step, or to reject while it is pending.
+	abandons := selection == api.VoteRejected && !mfaSatisfied(before, x.who.User.ID)
+	if votedBefore && !mfaProgressed(before, target.MfaStatuses, x.who.User.ID) && !abandons {
+		return false, errAlreadyVoted(x.who.User.ID, target.ID)
+	}
+	if selection == api.VoteApproved && !mfaSatisfied(target.MfaStatuses, req.submitterID) {
+		target.Status = api.StatusAuthenticatorsNeeded
+		return true, nil
+	}
+	req.votes = countedVotes(target.Votes, target.MfaStatuses)
+	return false, nil
+}
+
+// saveTarget stores the target's new state and queues its webhook deliveries, unless the vote failed (err).
+func (x *execution) saveTarget(target *record, err error) (*api.VoteResult, error) {
+	if err != nil {
+		return nil, err
 	}
 	row, err := target.row()
 	if err != nil {

@@ -17,7 +17,7 @@ func TestActivityResponseMarshalsAsEncodingJSON(t *testing.T) {
 	vote := func(user string) api.Vote {
 		return api.Vote{ID: "v-" + user, UserID: user, User: api.User{UserID: user, UserName: "<agent & \"co\">",
 			APIKeys:        []api.APIKey{{APIKeyID: "k", Credential: api.Credential{PublicKey: "02ab", Type: "CREDENTIAL_TYPE_API_KEY_P256"}}},
-			Authenticators: []api.Authenticator{}, OauthProviders: []api.OauthProvider{}, UserTags: []string{}, MfaPolicies: []any{}},
+			Authenticators: []api.Authenticator{}, OauthProviders: []api.OauthProvider{}, UserTags: []string{}, MfaPolicies: []api.MfaPolicy{}},
 			ActivityID: "a", Selection: api.VoteApproved, PublicKey: "02ab", Signature: "3045", Scheme: "SIGNATURE_SCHEME_TK_API_P256",
 			CreatedAt: api.NewTimestamp(now)}
 	}

@@ -35,6 +35,10 @@ type OTPEmail struct {
 	MagicLinkTemplate string // "%s" is replaced by the code
 	TemplateID        string
 	TemplateVariables string // a JSON object
+
+	// CredentialBundle: Code is a credential bundle (EMAIL_AUTH, e-mail recovery), which the built-in message presents
+	// as a sign-in credential to paste into the app rather than a code to type. Custom templates get it as OtpCode.
+	CredentialBundle bool
 }
 
 // Template is an organization's custom e-mail. Subject and Text are
@@ -149,6 +153,9 @@ func (m *Mailer) ComposeOTP(ctx context.Context, e OTPEmail) (Message, error) {
 		data["LogoURL"] = htmltemplate.URL("cid:" + LogoContentID)
 	}
 	t := builtinTemplate
+	if e.CredentialBundle {
+		t = builtinCredentialTemplate
+	}
 	if e.TemplateID != "" {
 		var ok bool
 		if t, ok = m.Templates.Lookup(e.OrganizationID, e.TemplateID); !ok {
@@ -305,6 +312,33 @@ If you did not ask for this code, you can ignore this message.
 {{if .MagicLink}}<tr><td align="center" style="padding-bottom:24px"><a href="{{.MagicLink}}" style="display:inline-block;background:#1d1d1f;color:#ffffff;text-decoration:none;padding:12px 24px;border-radius:8px">Sign in</a></td></tr>{{end}}
 {{if .ExpiresInMinutes}}<tr><td style="font-size:14px;color:#6e6e73">It expires in {{.ExpiresInMinutes}} minute{{if ne .ExpiresInMinutes 1}}s{{end}}.</td></tr>{{end}}
 <tr><td style="font-size:14px;color:#6e6e73;padding-top:8px">If you did not ask for this code, you can ignore this message.</td></tr>
+</table></td></tr></table>
+</body></html>
+`)
+
+var builtinCredentialTemplate = mustTemplate(
+	`{{if .AppName}}{{.AppName}}: {{end}}your sign-in credential`,
+	`Your {{if .AppName}}{{.AppName}} {{end}}sign-in credential is below. Paste it into the app{{if .MagicLink}}, or open this link{{end}}.
+{{if .MagicLink}}
+    {{.MagicLink}}
+{{end}}
+{{.OtpCode}}
+{{if .ExpiresInMinutes}}
+It expires in {{.ExpiresInMinutes}} minute{{if ne .ExpiresInMinutes 1}}s{{end}}.{{end}}
+
+If you did not ask to sign in, you can ignore this message: the credential is useless without the app that asked for it.
+`,
+	`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>
+<body style="margin:0;padding:24px;background:#f5f5f7;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#1d1d1f">
+<table role="presentation" width="100%" cellspacing="0" cellpadding="0"><tr><td align="center">
+<table role="presentation" width="480" cellspacing="0" cellpadding="0" style="background:#ffffff;border-radius:12px;padding:32px">
+{{if .LogoURL}}<tr><td align="center" style="padding-bottom:24px"><img src="{{.LogoURL}}" alt="{{.AppName}}" style="max-width:340px;max-height:124px"></td></tr>{{end}}
+{{if .MagicLink}}<tr><td align="center" style="padding-bottom:24px"><a href="{{.MagicLink}}" style="display:inline-block;background:#1d1d1f;color:#ffffff;text-decoration:none;padding:12px 24px;border-radius:8px">Sign in{{if .AppName}} to {{.AppName}}{{end}}</a></td></tr>{{end}}
+<tr><td style="font-size:14px;line-height:20px">Or paste this credential into the app:</td></tr>
+<tr><td style="padding:12px 0;font-family:Menlo,Consolas,monospace;font-size:12px;word-break:break-all">{{.OtpCode}}</td></tr>
+{{if .ExpiresInMinutes}}<tr><td style="font-size:14px;color:#6e6e73">It expires in {{.ExpiresInMinutes}} minute{{if ne .ExpiresInMinutes 1}}s{{end}}.</td></tr>{{end}}
+<tr><td style="font-size:14px;color:#6e6e73;padding-top:8px">If you did not ask to sign in, you can ignore this message.</td></tr>
 </table></td></tr></table>
 </body></html>
 `)

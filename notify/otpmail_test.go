@@ -51,6 +51,29 @@ func TestComposeBuiltin(t *testing.T) {
 	}
 }
 
+// A credential bundle is presented as a sign-in credential to paste, on its own line, never in the subject.
+func TestComposeCredentialBundle(t *testing.T) {
+	t.Parallel()
+	m := &Mailer{DefaultFrom: "no-reply@sigil.example"}
+	bundle := strings.Repeat("3xQ", 40)
+	msg, err := m.ComposeOTP(context.Background(), OTPEmail{To: "user@example.com", AppName: "Acme", Code: bundle,
+		ExpiresIn: 15 * time.Minute, MagicLinkTemplate: "https://app.acme.example/auth?bundle=%s", CredentialBundle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg.Subject != "Acme: your sign-in credential" {
+		t.Errorf("subject %q", msg.Subject)
+	}
+	for _, want := range []string{"\n" + bundle + "\n", "https://app.acme.example/auth?bundle=" + bundle, "It expires in 15 minutes."} {
+		if !strings.Contains(msg.Text, want) {
+			t.Errorf("text lacks %q:\n%s", want, msg.Text)
+		}
+	}
+	if !strings.Contains(msg.HTML, `href="https://app.acme.example/auth?bundle=`+bundle+`"`) || strings.Contains(msg.Text, "verification code") {
+		t.Errorf("HTML or wording of a credential e-mail:\n%s", msg.HTML)
+	}
+}
+
 func TestComposeWithLogo(t *testing.T) {
 	t.Parallel()
 	srv := logoServer(t)

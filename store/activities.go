@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -23,8 +24,12 @@ type Activity struct {
 	UpdatedAt   int64
 }
 
-// StatusAwaitingVotes is the status of the activities a vote may be for, the only ones found by fingerprint alone.
-const StatusAwaitingVotes = "ACTIVITY_STATUS_CONSENSUS_NEEDED"
+// StatusAwaitingVotes and StatusAwaitingAuthenticators are the statuses of the activities a vote may be for, the only
+// ones found by fingerprint alone: waiting for consensus, or for a second factor of a voter (MFA policies).
+const (
+	StatusAwaitingVotes          = "ACTIVITY_STATUS_CONSENSUS_NEEDED"
+	StatusAwaitingAuthenticators = "ACTIVITY_STATUS_AUTHENTICATORS_NEEDED"
+)
 
 const activityColumns = "id, org_id, fingerprint, timestamp_ms, type, status, record, evaluations, created_at, updated_at"
 
@@ -90,9 +95,14 @@ func (t *Tx) ActivityByBody(ctx context.Context, orgID string, timestampMs int64
 }
 
 // ActivityAwaitingVotes reads, inside the transaction, the organization's activity with the fingerprint whose status
-// is StatusAwaitingVotes; ErrNotFound when none is (whether it never existed or is decided).
+// is StatusAwaitingVotes or StatusAwaitingAuthenticators; ErrNotFound when none is (whether it never existed or is
+// decided). Each status is looked up alone, so that each lookup uses its partial index.
 func (t *Tx) ActivityAwaitingVotes(ctx context.Context, orgID, fingerprint string) (Activity, error) {
-	return scanActivity(t.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE org_id = ? AND fingerprint = ? AND status = '"+StatusAwaitingVotes+"'", orgID, fingerprint))
+	a, err := scanActivity(t.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE org_id = ? AND fingerprint = ? AND status = '"+StatusAwaitingVotes+"'", orgID, fingerprint))
+	if !errors.Is(err, ErrNotFound) {
+		return a, err
+	}
+	return scanActivity(t.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE org_id = ? AND fingerprint = ? AND status = '"+StatusAwaitingAuthenticators+"'", orgID, fingerprint))
 }
 
 // LockActivity reads an activity by id and holds it for the rest of the transaction (votes on one activity run one

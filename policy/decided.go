@@ -1,0 +1,6 @@
+package policy
+
+// EvalDecided evaluates the expression as Eval does, and also says whether the result is decided despite an error in
+// some clause: "false && <error>" is decided false, "true || <error>" decided true. A condition that is only a
+// requirement's trigger (an MFA policy's) applies when it is decided true or cannot be decided.
+func (e *Expr) EvalDecided(in *Input) (decided, result bool, err error) { return e.evalKleene(in) }
