@@ -17,7 +17,8 @@ func TestHandler(t *testing.T) {
 		path, contentType, contains string
 	}{
 		{"/", "text/html", `id="auth-form"`},
-		{"/app.js", "text/javascript", "X-Stamp"},
+		{"/app.js", "text/javascript", "X-Stamp-WebAuthn"},
+		{"/stamp.js", "text/javascript", "SIGNATURE_SCHEME_TK_API_P256"},
 		{"/style.css", "text/css", "@media (max-width: 600px)"},
 		{"/config.json", "application/json", `"coordinatorUrl":"http://127.0.0.1:8081"`},
 	} {

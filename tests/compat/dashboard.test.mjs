@@ -184,7 +184,7 @@ test("the dashboard creates a webhook endpoint, sends it a test event and shows 
       return (await page.locator(".endpoint table.deliveries td", { hasText: "DELIVERED" }).count()) > 0;
     }, "the dashboard lists the delivery as delivered");
     await page.screenshot({ path: join(artifacts, "dashboard-webhooks.png"), fullPage: true });
-    await page.locator(".endpoint", { hasText: url }).locator("button", { hasText: "Delete" }).click();
+    await twice(page.locator(".endpoint", { hasText: url }).locator("button", { hasText: "Delete" }));
     await page.waitForSelector("#status.show:has-text('Endpoint deleted')");
     assert.equal(await page.locator(".endpoint", { hasText: url }).count(), 0);
     assert.deepEqual(errors, [], "no script errors on the page");
@@ -294,5 +294,112 @@ test("the dashboard approves an activity waiting for consensus", async () => {
     await browser.close();
     await root.deletePolicy(submit("ACTIVITY_TYPE_DELETE_POLICY", { policyId }));
     await root.deleteUsers(submit("ACTIVITY_TYPE_DELETE_USERS", { userIds: [userId] }));
+  }
+});
+
+// fieldError is the error shown at a field: the field is marked invalid and described by the message beside it.
+async function fieldError(page, field) {
+  await page.waitForSelector(`${field}[aria-invalid=true]`);
+  const id = await page.getAttribute(field, "aria-describedby");
+  const text = await page.textContent(`#${id}`);
+  assert.ok(await page.evaluate(([f, id]) => document.querySelector(f).nextElementSibling?.id === id, [field, id]), "the message is beside the field");
+  return text;
+}
+
+// twice clicks a deletion's button and then its confirmation.
+async function twice(button) {
+  await button.click();
+  await button.click();
+}
+
+test("the dashboard creates and deletes users, API keys, policies (after a dry run) and wallets, errors at the field", async () => {
+  const stamp = Date.now();
+  const browser = await chromium.launch({ executablePath, args });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(boot.dashboardUrl);
+    await page.fill("#api-public-key", boot.apiPublicKey);
+    await page.fill("#api-private-key", "12ab");
+    await page.click("#sign-in");
+    assert.match(await fieldError(page, "#api-private-key"), /64 hex characters/);
+    await signIn(page);
+
+    // Users: a key that is not a key is refused at its field; then the user, a second key, their deletion.
+    await page.click("button[data-tab=users]");
+    const userName = `dash-user-${stamp}`;
+    await page.fill("#user-name", userName);
+    await page.fill("#user-key", "02zz");
+    await page.click("#create-user");
+    assert.match(await fieldError(page, "#user-key"), /publicKey/);
+    const first = generateP256KeyPair();
+    await page.fill("#user-key", first.publicKey);
+    assert.equal(await page.getAttribute("#user-key", "aria-invalid"), null, "typing clears the error");
+    await page.click("#create-user");
+    await page.waitForSelector(`#user-detail:not([hidden]) h2:has-text("${userName}")`);
+    await page.waitForSelector(`#users td:has-text("${userName}")`);
+    const detail = page.locator("#user-detail");
+    const second = generateP256KeyPair();
+    await detail.locator("input[name=apiKeyName]").fill("second");
+    await detail.locator("input[name=publicKey]").fill("not a key");
+    await detail.locator("button", { hasText: "Add API key" }).click();
+    assert.match(await fieldError(page, "#user-detail input[name=publicKey]"), /publicKey/);
+    await detail.locator("input[name=publicKey]").fill(second.publicKey);
+    await detail.locator("button", { hasText: "Add API key" }).click();
+    await page.waitForSelector(`#user-detail table.keys td:has-text("${second.publicKey}")`);
+    await twice(detail.locator("tr", { hasText: second.publicKey }).locator("button", { hasText: "Delete" }));
+    await page.waitForSelector("#status.show:has-text('API key deleted')");
+    assert.equal(await detail.locator("tr", { hasText: second.publicKey }).count(), 0);
+    await twice(detail.locator("button", { hasText: "Delete user" }));
+    await page.waitForSelector(`#status.show:has-text("User ${userName} deleted")`);
+    assert.equal(await page.locator("#users td", { hasText: userName }).count(), 0);
+
+    // Policies: a condition that does not compile is refused at its field by the dry run; a good one is explained,
+    // then saved; any change asks for a new check.
+    await page.click("button[data-tab=policies]");
+    const policyName = `dash policy ${stamp}`;
+    await page.fill("#policy-name", policyName);
+    await page.fill("#policy-condition", "activity.type ==");
+    await page.click("#check-policy");
+    assert.match(await fieldError(page, "#policy-condition"), /condition/);
+    assert.ok(await page.isDisabled("#save-policy"), "an unchecked policy cannot be saved");
+    await page.fill("#policy-condition", "activity.type == 'ACTIVITY_TYPE_CREATE_USER_TAG'");
+    await page.click("#check-policy");
+    await page.waitForSelector("#policy-dry-run:not([hidden]) .decision.allow:has-text('Allowed')");
+    assert.ok(await page.isEnabled("#save-policy"));
+    await page.fill("#policy-notes", "changed");
+    assert.ok(await page.isDisabled("#save-policy"), "a changed policy must be checked again");
+    await page.click("#check-policy");
+    await page.waitForSelector("#policy-dry-run:not([hidden]) .decision");
+    await page.click("#save-policy");
+    await page.waitForSelector(`#status.show:has-text("Policy ${policyName} created")`);
+    assert.ok(await page.isDisabled("#save-policy"), "the next policy is checked before it is saved");
+    const policyRow = page.locator("#policies tr", { hasText: policyName });
+    await policyRow.waitFor();
+    await page.screenshot({ path: join(artifacts, "dashboard-policies.png"), fullPage: true });
+    await twice(policyRow.locator("button", { hasText: "Delete" }));
+    await page.waitForSelector(`#status.show:has-text("Policy ${policyName} deleted")`);
+    assert.equal(await policyRow.count(), 0);
+
+    // Wallets: created with an Ethereum account, a second account, then deleted; a name that would show one thing and
+    // be another is refused at its field.
+    await page.click("button[data-tab=wallets]");
+    const walletName = `dash wallet ${stamp}`;
+    await page.fill("#wallet-name", walletName);
+    await page.click("#create-wallet");
+    const wallet = page.locator(".wallet", { hasText: walletName });
+    await wallet.locator("td", { hasText: /^0x[0-9a-fA-F]{40}$/ }).waitFor();
+    await page.fill("#wallet-name", "invoice \u202Egnp.exe");
+    await page.click("#create-wallet");
+    assert.match(await fieldError(page, "#wallet-name"), /walletName must not contain control characters or bidirectional overrides/);
+    await wallet.locator("button", { hasText: "Add Ethereum account" }).click();
+    await wallet.locator("td", { hasText: "m/44'/60'/0'/0/1" }).waitFor();
+    await twice(wallet.locator("button", { hasText: "Delete wallet" }));
+    await page.waitForSelector(`#status.show:has-text("Wallet ${walletName} deleted")`);
+    assert.equal(await wallet.count(), 0);
+    assert.deepEqual(errors, [], "no script errors on the page");
+  } finally {
+    await browser.close();
   }
 });
