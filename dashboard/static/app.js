@@ -295,8 +295,8 @@ function showUser(userId) {
     k.apiKeyName, code(k.credential.publicKey), k.credential.type.replace("CREDENTIAL_TYPE_API_KEY_", ""), when(k.createdAt),
     button("Delete", async () => {
       await submit("DELETE_API_KEYS", "delete_api_keys", { userId, apiKeyIds: [k.apiKeyId] });
-      say("API key deleted");
       await loadUsers();
+      say("API key deleted");
     }, { confirm: true }),
   ]));
   const form = el("form", { className: "subform" },
@@ -314,8 +314,8 @@ function showUser(userId) {
       const f = form.elements;
       await submit("CREATE_API_KEYS_V2", "create_api_keys", { userId, apiKeys: [{
         apiKeyName: f.apiKeyName.value.trim(), publicKey: f.publicKey.value.trim(), curveType: f.curveType.value }] });
-      say("API key added");
       await loadUsers();
+      say("API key added");
     });
   });
   const card = $("user-detail");
@@ -327,8 +327,8 @@ function showUser(userId) {
     el("div", { className: "row" }, button("Delete user", async () => {
       await submit("DELETE_USERS", "delete_users", { userIds: [userId] });
       users.shown = "";
-      say(`User ${u.userName} deleted`);
       await loadUsers();
+      say(`User ${u.userName} deleted`);
     }, { confirm: true })));
   card.hidden = false;
 }
@@ -352,13 +352,13 @@ async function createUser(ev) {
 // ---- policies ----
 
 async function loadPolicies() {
-  const { policies } = await query("list_policies");
+  const [{ policies }] = await Promise.all([query("list_policies"), loadNames()]);
   table($("policies"), ["Name", "Effect", "Condition", "Consensus", ""], policies.map((p) => [
-    p.policyName, p.effect.replace("EFFECT_", ""), code(p.condition), code(p.consensus),
+    p.policyName, p.effect.replace("EFFECT_", ""), named(p.condition, true), named(p.consensus, true),
     button("Delete", async () => {
       await submit("DELETE_POLICY", "delete_policy", { policyId: p.policyId });
-      say(`Policy ${p.policyName} deleted`);
       await loadPolicies();
+      say(`Policy ${p.policyName} deleted`);
     }, { confirm: true }),
   ]));
 }
@@ -401,8 +401,8 @@ async function savePolicy() {
     await submit("CREATE_POLICY_V3", "create_policy", intent);
     $("policy-form").reset();
     policyChanged();
-    say(`Policy ${intent.policyName} created`);
     await loadPolicies();
+    say(`Policy ${intent.policyName} created`);
   }, $("policy-form"));
   $("save-policy").disabled = !state.checkedPolicy; // once saved, the emptied form is checked again first
 }
@@ -414,80 +414,123 @@ function policyChanged() {
   $("policy-dry-run").hidden = true;
 }
 
-// ---- activities ----
+// ---- names for ids ----
+// The organization's users, policies and wallets by id, so that a page shows names where the API answers ids.
 
-async function loadActivities() {
-  const { activities } = await query("list_activities", { paginationOptions: { limit: "25" } });
-  const rows = activities.map((a) => [
-    when(a.createdAt), a.type.replace("ACTIVITY_TYPE_", ""), a.status.replace("ACTIVITY_STATUS_", ""),
-  ]);
-  table($("activities"), ["When", "Type", "Status"], rows);
-  // Each row opens the activity's detail.
-  [...$("activities").querySelectorAll("tr")].slice(1).forEach((tr, i) => clickable(tr, () => showActivity(activities[i].id)));
+const names = new Map();
+
+async function loadNames() {
+  const [{ users: us }, { policies }, { wallets }] = await Promise.all([query("list_users"), query("list_policies"), query("list_wallets")]);
+  names.clear();
+  for (const u of us) names.set(u.userId, { kind: "user", name: u.userName });
+  for (const p of policies) names.set(p.policyId, { kind: "policy", name: p.policyName });
+  for (const w of wallets) names.set(w.walletId, { kind: "wallet", name: w.walletName });
 }
 
-// showActivity shows who asked for an activity, what it asked, what came of it, and what each policy decided, by name;
-// one waiting for consensus can be approved or rejected here.
-async function showActivity(id) {
-  const [{ activity: a }, { policyEvaluations }, { policies }, { users }] = await Promise.all([
-    query("get_activity", { activityId: id }), query("get_policy_evaluations", { activityId: id }),
-    query("list_policies"), query("list_users"),
-  ]);
-  const policyName = new Map(policies.map((p) => [p.policyId, p.policyName]));
-  const userName = new Map(users.map((u) => [u.userId, u.userName]));
-  const el = $("activity-detail");
-  const h = (tag, text, cls) => {
-    const e = document.createElement(tag);
-    e.textContent = text;
-    if (cls) e.className = cls;
-    return e;
-  };
-  const facts = document.createElement("dl");
-  facts.className = "facts";
-  const add = (k, v) => facts.append(h("dt", k), h("dd", v));
-  add("Type", a.type);
-  add("Status", a.status.replace("ACTIVITY_STATUS_", ""));
-  add("ID", a.id);
-  add("Created", when(a.createdAt));
-  add("Votes", (a.votes || []).map((v) => `${userName.get(v.userId) || v.userId}: ${v.selection.replace("VOTE_SELECTION_", "").toLowerCase()}`).join(", "));
-  if (a.failure) add("Failure", a.failure.message);
-  const outcomes = [];
-  for (const ev of policyEvaluations) {
-    for (const p of ev.policyEvaluations) {
-      outcomes.push([policyName.get(p.policyId) || p.policyId, p.outcome.replace("OUTCOME_", "").toLowerCase(), p.error || ""]);
-    }
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const nameOf = (id) => names.get(id)?.name || id;
+
+// named shows text with each known id replaced by its name (the id in the name's tooltip); inCode keeps the id, as
+// an expression must read, and adds the name after it.
+function named(text, inCode = false) {
+  const out = el(inCode ? "code" : "span");
+  let last = 0;
+  for (const m of (text || "").matchAll(UUID)) {
+    const known = names.get(m[0].toLowerCase());
+    if (!known) continue;
+    out.append(text.slice(last, m.index));
+    if (inCode) out.append(m[0], el("span", { className: "id-name" }, ` (${known.kind} ${known.name})`));
+    else out.append(el("abbr", { title: m[0], className: "id-name" }, known.name));
+    last = m.index + m[0].length;
   }
-  const decided = document.createElement("table");
+  out.append(text.slice(last));
+  return out;
+}
+
+// ---- activities ----
+
+const PAGE = 25;
+// pages holds the cursor of each page shown so far: the id the page starts after (older than), "" for the newest.
+const activityPages = [""];
+
+const short = (s, prefix) => s.replace(prefix, "");
+// denied: refused by the policy engine (permission denied), as opposed to failed while executing.
+const denied = (a) => a.status === "ACTIVITY_STATUS_FAILED" && a.failure?.code === 7;
+const submitter = (a) => a.votes?.[0] && (a.votes[0].user?.userName || nameOf(a.votes[0].userId));
+
+async function loadActivities() {
+  const after = activityPages[activityPages.length - 1];
+  const [{ activities: page }] = await Promise.all([
+    query("list_activities", { paginationOptions: { limit: String(PAGE + 1), ...(after && { after }) } }), loadNames()]);
+  const activities = page.slice(0, PAGE);
+  const rows = table($("activities"), ["When", "Type", "Status", "By", "Reason"], activities.map((a) => [
+    when(a.createdAt), short(a.type, "ACTIVITY_TYPE_"), denied(a) ? "DENIED" : short(a.status, "ACTIVITY_STATUS_"),
+    submitter(a) || "", a.failure ? named(a.failure.message.replace(/^You don't have sufficient permissions to take this action: /, "")) : "",
+  ]));
+  rows.forEach((tr, i) => {
+    tr.dataset.activityId = activities[i].id;
+    tr.classList.toggle("denied", denied(activities[i]));
+    clickable(tr, () => showActivity(activities[i].id));
+  });
+  const n = activityPages.length;
+  $("activities-page").textContent = activities.length
+    ? `${(n - 1) * PAGE + 1}–${(n - 1) * PAGE + activities.length}` : "No activities";
+  $("newer-activities").disabled = n === 1;
+  $("older-activities").disabled = page.length <= PAGE;
+  $("older-activities").onclick = () => pageActivities(() => activityPages.push(activities[activities.length - 1].id));
+  $("newer-activities").onclick = () => pageActivities(() => activityPages.pop());
+}
+
+function pageActivities(move) {
+  move();
+  $("activity-detail").hidden = true;
+  return loadActivities().catch((e) => showError($("tab-activities"), e));
+}
+
+// showActivity shows who asked for an activity, what it asked, what came of it — the failure's reason and what each
+// policy decided, by name; one waiting for consensus can be approved or rejected here.
+async function showActivity(id) {
+  const [{ activity: a }, { policyEvaluations }] = await Promise.all([
+    query("get_activity", { activityId: id }), query("get_policy_evaluations", { activityId: id }), loadNames()]);
+  const outcomes = policyEvaluations.flatMap((ev) => ev.policyEvaluations.map((p) => [
+    nameOf(p.policyId), p.outcome.replace("OUTCOME_", "").toLowerCase(), p.error ? named(p.error) : ""]));
+  const decided = el("table", { className: "outcomes" });
   table(decided, ["Policy", "Outcome", "Error"], outcomes);
-  const pretty = (label, v) => {
-    const d = document.createElement("details");
-    d.append(h("summary", label), h("pre", JSON.stringify(v, null, 2)));
-    return d;
-  };
-  const children = [h("h2", "Activity"), facts];
-  if (outcomes.length) children.push(h("h3", "Policies"), decided);
+  const pretty = (label, v) => el("details", {}, el("summary", {}, label), el("pre", {}, JSON.stringify(v, null, 2)));
+  // The ids the intent and result name, by name: what the activity was about.
+  const mentioned = [...new Set(JSON.stringify([a.intent, a.result]).match(UUID) || [])].filter((x) => names.has(x) && x !== id);
+  const children = [el("h2", {}, "Activity"), facts([
+    ["Type", a.type],
+    ["Status", denied(a) ? "DENIED by policy" : short(a.status, "ACTIVITY_STATUS_")],
+    ["By", submitter(a) || ""],
+    ["Created", when(a.createdAt)],
+    ["Votes", (a.votes || []).map((v) => `${v.user?.userName || nameOf(v.userId)}: ${short(v.selection, "VOTE_SELECTION_").toLowerCase()}`).join(", ")],
+    ...(a.failure ? [["Reason", named(a.failure.message)]] : []),
+    ...(mentioned.length ? [["About", mentioned.map((x) => `${names.get(x).kind} ${names.get(x).name}`).join(", ")]] : []),
+    ["ID", code(a.id)],
+  ])];
+  if (outcomes.length) children.push(el("h3", {}, "Policies"), wrapped(decided));
   children.push(pretty("Intent", a.intent));
   if (a.result && Object.keys(a.result).length) children.push(pretty("Result", a.result));
-  if (a.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED") {
-    const row = document.createElement("div");
-    row.className = "row";
-    for (const [label, type, path, key] of [["Approve", "APPROVE_ACTIVITY", "approve_activity", "activity"], ["Reject", "REJECT_ACTIVITY", "reject_activity", "activity"]]) {
-      const b = h("button", label);
-      b.type = "button";
-      b.disabled = label === "Approve" ? !a.canApprove : !a.canReject;
-      b.addEventListener("click", () => busy(b, async () => {
-        await post("/public/v1/submit/" + path, { type: "ACTIVITY_TYPE_" + type, timestampMs: String(Date.now()), organizationId: state.org, parameters: { fingerprint: a.fingerprint } });
-        say(label === "Approve" ? "Approved" : "Rejected");
-        await loadActivities();
-        await showActivity(id);
-      }));
-      row.append(b);
-    }
-    children.push(row);
-  }
-  el.replaceChildren(...children);
-  el.hidden = false;
-  el.scrollIntoView({ block: "nearest" });
+  if (a.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED") children.push(voteButtons(a));
+  const card = $("activity-detail");
+  card.replaceChildren(...children);
+  card.hidden = false;
+  card.scrollIntoView({ block: "nearest" });
+}
+
+function voteButtons(a) {
+  const vote = (label, type, path) => {
+    const b = button(label, async () => {
+      await post("/public/v1/submit/" + path, activity(type, { fingerprint: a.fingerprint }));
+      await loadActivities();
+      say(label === "Approve" ? "Approved" : "Rejected");
+      await showActivity(a.id);
+    });
+    b.disabled = label === "Approve" ? !a.canApprove : !a.canReject;
+    return b;
+  };
+  return el("div", { className: "row" }, vote("Approve", "APPROVE_ACTIVITY", "approve_activity"), vote("Reject", "REJECT_ACTIVITY", "reject_activity"));
 }
 
 // ---- wallets ----
@@ -515,14 +558,14 @@ async function walletCard(w) {
     el("div", { className: "row" },
       button("Add Ethereum account", async () => {
         await submit("CREATE_WALLET_ACCOUNTS", "create_wallet_accounts", { walletId: w.walletId, accounts: [ethAccount(next)] });
-        say("Account added");
         await loadWallets();
+        say("Account added");
       }),
       button("Delete wallet", async () => {
         // A wallet never exported is deleted only when asked so: its keys are then gone for good.
         await submit("DELETE_WALLETS", "delete_wallets", { walletIds: [w.walletId], deleteWithoutExport: true });
-        say(`Wallet ${w.walletName} deleted`);
         await loadWallets();
+        say(`Wallet ${w.walletName} deleted`);
       }, { confirm: true })));
 }
 
@@ -531,8 +574,8 @@ async function createWallet(ev) {
   await busy($("create-wallet"), async () => {
     await submit("CREATE_WALLET", "create_wallet", { walletName: $("wallet-name").value.trim(), accounts: $("wallet-eth").checked ? [ethAccount(0)] : [] });
     $("wallet-form").reset();
-    say("Wallet created");
     await loadWallets();
+    say("Wallet created");
   });
 }
 

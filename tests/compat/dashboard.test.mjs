@@ -403,3 +403,73 @@ test("the dashboard creates and deletes users, API keys, policies (after a dry r
     await browser.close();
   }
 });
+
+test("the dashboard names users and policies where the API answers ids, shows a denial's policies by name, and pages past 25", async () => {
+  const root = new TurnkeyClient({ baseUrl: boot.coordinatorUrl }, new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey }));
+  const submit = (type, parameters) => ({ type, timestampMs: String(Date.now()), organizationId: boot.organizationId, parameters });
+  const stamp = Date.now();
+  const pair = generateP256KeyPair();
+  const userName = `denied-${stamp}`;
+  const users = await root.createUsers(submit("ACTIVITY_TYPE_CREATE_USERS_V3", { users: [{ userName,
+    apiKeys: [{ apiKeyName: "k", publicKey: pair.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [], userTags: [] }] }));
+  const userId = users.activity.result.createUsersResult.userIds[0];
+  const condition = "activity.type == 'ACTIVITY_TYPE_CREATE_USER_TAG'";
+  const consensus = `approvers.any(user, user.id == '${userId}')`;
+  const allowName = `tags for ${userName}`;
+  const denyName = `but never tags for ${userName}`;
+  const policyIds = [];
+  for (const [policyName, effect] of [[allowName, "EFFECT_ALLOW"], [denyName, "EFFECT_DENY"]]) {
+    const p = await root.createPolicy(submit("ACTIVITY_TYPE_CREATE_POLICY_V3", { policyName, effect, notes: "", condition, consensus }));
+    policyIds.push(p.activity.result.createPolicyResult.policyId);
+  }
+  // 26 denials: more than a page of activities.
+  const user = new TurnkeyClient({ baseUrl: boot.coordinatorUrl }, new ApiKeyStamper({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey }));
+  for (let i = 0; i < 26; i++) await user.createUserTag(submit("ACTIVITY_TYPE_CREATE_USER_TAG", { userTagName: `t-${stamp}-${i}`, userIds: [] })).catch((e) => e);
+  const browser = await chromium.launch({ executablePath, args });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await signIn(page);
+
+    // The policies' consensus names the user beside its id.
+    await page.click("button[data-tab=policies]");
+    await page.waitForSelector(`#policies tr:has-text("${denyName}") .id-name:has-text("user ${userName}")`);
+
+    // The newest activity is the last denial: by the user's name, DENIED, with the reason.
+    await page.click("button[data-tab=activities]");
+    const first = page.locator("#activities tr.clickable").first();
+    await first.locator("td:nth-child(4)", { hasText: userName }).waitFor();
+    assert.equal(await first.locator("td").nth(2).textContent(), "DENIED");
+    assert.ok(await first.evaluate((tr) => tr.classList.contains("denied")), "a denial stands out");
+    assert.ok((await first.locator("td").nth(4).textContent()).length > 0, "the reason is in the list");
+    assert.equal(await page.locator("#activities tr.clickable").count(), 25);
+    assert.equal(await page.textContent("#activities-page"), "1–25");
+    assert.ok(await page.isDisabled("#newer-activities"));
+
+    // Its detail: who, the reason, and each policy's outcome by name.
+    await first.click();
+    await page.waitForSelector("#activity-detail:not([hidden]) dd:has-text('DENIED by policy')");
+    assert.ok(await page.isVisible(`#activity-detail dd:has-text("${userName}")`), "the submitter by name");
+    assert.ok(await page.isVisible("#activity-detail dt:has-text('Reason')"));
+    const outcomes = await page.locator("#activity-detail table.outcomes td:first-child").allTextContents();
+    assert.ok(outcomes.includes(allowName) && outcomes.includes(denyName), `policies by name: ${outcomes}`);
+    assert.ok(outcomes.every((o) => !/^[0-9a-f-]{36}$/.test(o)), `no raw ids: ${outcomes}`);
+    await page.screenshot({ path: join(artifacts, "dashboard-denied.png"), fullPage: true });
+
+    // The next page, and back.
+    const newest = await first.getAttribute("data-activity-id");
+    await page.click("#older-activities");
+    await page.waitForSelector("#activities-page:has-text('26–')");
+    assert.notEqual(await page.locator("#activities tr.clickable").first().getAttribute("data-activity-id"), newest);
+    assert.ok(await page.isEnabled("#newer-activities"));
+    await page.click("#newer-activities");
+    await page.waitForSelector("#activities-page:text-is('1–25')");
+    assert.equal(await page.locator("#activities tr.clickable").first().getAttribute("data-activity-id"), newest);
+    assert.deepEqual(errors, [], "no script errors on the page");
+  } finally {
+    await browser.close();
+    for (const policyId of policyIds) await root.deletePolicy(submit("ACTIVITY_TYPE_DELETE_POLICY", { policyId }));
+    await root.deleteUsers(submit("ACTIVITY_TYPE_DELETE_USERS", { userIds: [userId] }));
+  }
+});
