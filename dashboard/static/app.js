@@ -3,7 +3,9 @@
 
 import { apiKeyStamper, importAPIKey, hex, b64url, compress } from "./stamp.js";
 import { $, el, table, wrapped, facts, say, busy, confirmed, showError, FieldError } from "./ui.js";
-const state = { coordinator: "", proxy: "", org: "", stamper: null, config: null };
+// org is the organization the page shows: the one signed in to (root), or one of its sub-organizations, which the
+// parent's credentials may read but not change.
+const state = { coordinator: "", proxy: "", org: "", root: null, stamper: null, config: null };
 
 const METHODS = ["email", "sms", "passkey", "wallet", "google", "apple", "facebook", "x", "discord"];
 const SOCIAL = ["google", "apple", "facebook", "x", "discord"];
@@ -85,6 +87,7 @@ async function signIn(key, pub, expiresAt = 0) {
     state.stamper = null;
     throw new Error(`${who.username} is not a root user of ${who.organizationName}; the dashboard is for administrators`);
   }
+  state.root = { id: state.org, name: who.organizationName, user: who.username };
   $("org-name").textContent = `${who.organizationName} · ${who.username}`;
   $("signin").hidden = true;
   $("app").hidden = false;
@@ -260,9 +263,10 @@ function clickable(tr, fn) {
   tr.addEventListener("keydown", (ev) => ev.key === "Enter" && run());
 }
 
-// button makes a button; with confirm, it acts on a second click only (deletions).
-function button(label, fn, { primary = false, confirm = false } = {}) {
-  const b = el("button", { type: "button", className: primary ? "primary" : "" }, label);
+// button makes a button; with confirm, it acts on a second click only (deletions). One that changes something
+// (mutates) is hidden where the page is read-only.
+function button(label, fn, { primary = false, confirm = false, mutates = true } = {}) {
+  const b = el("button", { type: "button", className: [primary && "primary", mutates && "mutates"].filter(Boolean).join(" ") }, label);
   if (confirm) return confirmed(b, fn);
   b.addEventListener("click", () => busy(b, fn));
   return b;
@@ -450,19 +454,60 @@ function named(text, inCode = false) {
 // ---- activities ----
 
 const PAGE = 25;
-// pages holds the cursor of each page shown so far: the id the page starts after (older than), "" for the newest.
-const activityPages = [""];
+
+// Pager pages a list by cursor, 25 at a time: cursors holds the id each page shown starts after ("" for the first),
+// and a page asked one item longer tells whether another follows. Its buttons are #NAME-prev and #NAME-next, its
+// range #NAME-page.
+class Pager {
+  constructor(name, load) {
+    this.name = name;
+    this.load = load;
+    this.reset();
+    $(name + "-prev").addEventListener("click", () => this.move(() => this.cursors.pop()));
+    $(name + "-next").addEventListener("click", () => this.move(() => this.cursors.push(this.last)));
+  }
+
+  reset() {
+    this.cursors = [""];
+    this.last = "";
+  }
+
+  // options are the paginationOptions of the current page.
+  get options() {
+    const after = this.cursors[this.cursors.length - 1];
+    return { limit: String(PAGE + 1), ...(after && { after }) };
+  }
+
+  // page keeps a page's items, sets the buttons and the range, and returns the items to show.
+  page(items, idOf) {
+    const shown = items.slice(0, PAGE);
+    const first = (this.cursors.length - 1) * PAGE;
+    this.last = shown.length ? idOf(shown[shown.length - 1]) : "";
+    $(this.name + "-page").textContent = shown.length ? `${first + 1}–${first + shown.length}` : "None";
+    $(this.name + "-prev").disabled = this.cursors.length === 1;
+    $(this.name + "-next").disabled = items.length <= PAGE;
+    return shown;
+  }
+
+  move(step) {
+    step();
+    this.load().catch((e) => showError($(this.name).closest(".card"), e));
+  }
+}
 
 const short = (s, prefix) => s.replace(prefix, "");
 // denied: refused by the policy engine (permission denied), as opposed to failed while executing.
 const denied = (a) => a.status === "ACTIVITY_STATUS_FAILED" && a.failure?.code === 7;
 const submitter = (a) => a.votes?.[0] && (a.votes[0].user?.userName || nameOf(a.votes[0].userId));
 
+const activityPager = new Pager("activities", () => {
+  $("activity-detail").hidden = true;
+  return loadActivities();
+});
+
 async function loadActivities() {
-  const after = activityPages[activityPages.length - 1];
-  const [{ activities: page }] = await Promise.all([
-    query("list_activities", { paginationOptions: { limit: String(PAGE + 1), ...(after && { after }) } }), loadNames()]);
-  const activities = page.slice(0, PAGE);
+  const [{ activities: items }] = await Promise.all([query("list_activities", { paginationOptions: activityPager.options }), loadNames()]);
+  const activities = activityPager.page(items, (a) => a.id);
   const rows = table($("activities"), ["When", "Type", "Status", "By", "Reason"], activities.map((a) => [
     when(a.createdAt), short(a.type, "ACTIVITY_TYPE_"), denied(a) ? "DENIED" : short(a.status, "ACTIVITY_STATUS_"),
     submitter(a) || "", a.failure ? named(a.failure.message.replace(/^You don't have sufficient permissions to take this action: /, "")) : "",
@@ -472,19 +517,6 @@ async function loadActivities() {
     tr.classList.toggle("denied", denied(activities[i]));
     clickable(tr, () => showActivity(activities[i].id));
   });
-  const n = activityPages.length;
-  $("activities-page").textContent = activities.length
-    ? `${(n - 1) * PAGE + 1}–${(n - 1) * PAGE + activities.length}` : "No activities";
-  $("newer-activities").disabled = n === 1;
-  $("older-activities").disabled = page.length <= PAGE;
-  $("older-activities").onclick = () => pageActivities(() => activityPages.push(activities[activities.length - 1].id));
-  $("newer-activities").onclick = () => pageActivities(() => activityPages.pop());
-}
-
-function pageActivities(move) {
-  move();
-  $("activity-detail").hidden = true;
-  return loadActivities().catch((e) => showError($("tab-activities"), e));
 }
 
 // showActivity shows who asked for an activity, what it asked, what came of it — the failure's reason and what each
@@ -579,6 +611,57 @@ async function createWallet(ev) {
   });
 }
 
+// ---- sub-organizations ----
+// The parent's credentials read a direct sub-organization but cannot change it (only logins may be submitted there
+// by the parent), so a sub-organization is shown read-only: no forms, no buttons that act.
+
+const SUBORG_FILTERS = [["NAME", "Name"], ["USERNAME", "User name"], ["EMAIL", "E-mail"], ["WALLET_ACCOUNT_ADDRESS", "Wallet address"]];
+const suborgPager = new Pager("suborgs", () => loadSuborgs());
+
+async function loadSuborgs() {
+  const filter = $("suborg-value").value.trim() ? { filterType: $("suborg-filter-type").value, filterValue: $("suborg-value").value.trim() } : {};
+  const { organizationIds } = await query("list_suborgs", { ...filter, paginationOptions: suborgPager.options });
+  const ids = suborgPager.page(organizationIds, (id) => id);
+  const orgs = await Promise.all(ids.map((id) => query("get_organization", { organizationId: id }).then((r) => r.organizationData)));
+  table($("suborgs"), ["Name", "Users", "Wallets", "ID", ""], orgs.map((o) => [
+    o.name, o.users.map((u) => u.userName).join(", "), String(o.wallets.length), code(o.organizationId),
+    button("Open", async () => enterOrg(o), { mutates: false }),
+  ]));
+}
+
+async function findSuborgs(ev) {
+  ev.preventDefault();
+  suborgPager.reset();
+  await busy($("find-suborgs"), loadSuborgs);
+}
+
+// enterOrg shows a sub-organization, read-only; leaveOrg returns to the organization signed in to.
+function enterOrg(o) {
+  state.org = o.organizationId;
+  $("viewing-name").textContent = o.name;
+  $("viewing").hidden = false;
+  $("app").classList.add("readonly");
+  $("org-name").textContent = `${state.root.name} › ${o.name} (read-only) · ${state.root.user}`;
+  resetPages();
+  showTab("users");
+}
+
+function leaveOrg() {
+  state.org = state.root.id;
+  $("viewing").hidden = true;
+  $("app").classList.remove("readonly");
+  $("org-name").textContent = `${state.root.name} · ${state.root.user}`;
+  resetPages();
+  showTab("suborgs");
+}
+
+// resetPages forgets what was shown of the organization left: the pages, the details open.
+function resetPages() {
+  activityPager.reset();
+  users.shown = "";
+  for (const id of ["user-detail", "activity-detail"]) $(id).hidden = true;
+}
+
 // ---- webhooks ----
 
 const ms = (v) => (v ? new Date(Number(v)).toLocaleString() : "");
@@ -610,7 +693,7 @@ async function endpointCard(e) {
       await submit("UPDATE_WEBHOOK_ENDPOINT", "update_webhook_endpoint", { endpointId: e.endpointId, isActive: !e.isActive });
       await loadWebhooks();
     }),
-    button("Refresh", loadWebhooks),
+    button("Refresh", loadWebhooks, { mutates: false }),
     button("Delete", async () => {
       await submit("DELETE_WEBHOOK_ENDPOINT", "delete_webhook_endpoint", { endpointId: e.endpointId });
       await loadWebhooks();
@@ -635,7 +718,8 @@ async function createEndpoint(ev) {
   });
 }
 
-const loaders = { auth: loadAuth, users: loadUsers, policies: loadPolicies, wallets: loadWallets, activities: loadActivities, webhooks: loadWebhooks };
+const loaders = { auth: loadAuth, users: loadUsers, policies: loadPolicies, wallets: loadWallets, activities: loadActivities,
+  suborgs: loadSuborgs, webhooks: loadWebhooks };
 
 function showTab(name) {
   for (const b of document.querySelectorAll(".tabs button")) b.classList.toggle("active", b.dataset.tab === name);
@@ -661,6 +745,9 @@ async function main() {
   $("policy-form").addEventListener("input", policyChanged);
   $("save-policy").addEventListener("click", savePolicy);
   $("wallet-form").addEventListener("submit", createWallet);
+  $("suborg-form").addEventListener("submit", findSuborgs);
+  $("leave-org").addEventListener("click", leaveOrg);
+  $("suborg-filter-type").replaceChildren(...SUBORG_FILTERS.map(([value, label]) => el("option", { value }, label)));
   $("enable-proxy").addEventListener("click", (e) => busy(e.target, async () => {
     await submit("ENABLE_AUTH_PROXY", "enable_auth_proxy", {});
     await loadAuth();

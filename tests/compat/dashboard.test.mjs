@@ -445,7 +445,7 @@ test("the dashboard names users and policies where the API answers ids, shows a 
     assert.ok((await first.locator("td").nth(4).textContent()).length > 0, "the reason is in the list");
     assert.equal(await page.locator("#activities tr.clickable").count(), 25);
     assert.equal(await page.textContent("#activities-page"), "1–25");
-    assert.ok(await page.isDisabled("#newer-activities"));
+    assert.ok(await page.isDisabled("#activities-prev"));
 
     // Its detail: who, the reason, and each policy's outcome by name.
     await first.click();
@@ -459,11 +459,11 @@ test("the dashboard names users and policies where the API answers ids, shows a 
 
     // The next page, and back.
     const newest = await first.getAttribute("data-activity-id");
-    await page.click("#older-activities");
+    await page.click("#activities-next");
     await page.waitForSelector("#activities-page:has-text('26–')");
     assert.notEqual(await page.locator("#activities tr.clickable").first().getAttribute("data-activity-id"), newest);
-    assert.ok(await page.isEnabled("#newer-activities"));
-    await page.click("#newer-activities");
+    assert.ok(await page.isEnabled("#activities-prev"));
+    await page.click("#activities-prev");
     await page.waitForSelector("#activities-page:text-is('1–25')");
     assert.equal(await page.locator("#activities tr.clickable").first().getAttribute("data-activity-id"), newest);
     assert.deepEqual(errors, [], "no script errors on the page");
@@ -471,5 +471,58 @@ test("the dashboard names users and policies where the API answers ids, shows a 
     await browser.close();
     for (const policyId of policyIds) await root.deletePolicy(submit("ACTIVITY_TYPE_DELETE_POLICY", { policyId }));
     await root.deleteUsers(submit("ACTIVITY_TYPE_DELETE_USERS", { userIds: [userId] }));
+  }
+});
+
+test("the dashboard lists sub-organizations, finds one by name and opens it read-only", async () => {
+  const root = new TurnkeyClient({ baseUrl: boot.coordinatorUrl }, new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey }));
+  const stamp = Date.now();
+  const subName = `dash sub ${stamp}`;
+  const subUser = `sub-root-${stamp}`;
+  const walletName = `sub wallet ${stamp}`;
+  const sub = await root.createSubOrganization({ type: "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7", timestampMs: String(Date.now()),
+    organizationId: boot.organizationId, parameters: { subOrganizationName: subName, rootQuorumThreshold: 1,
+      rootUsers: [{ userName: subUser, apiKeys: [{ apiKeyName: "k", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }],
+        authenticators: [], oauthProviders: [] }],
+      wallet: { walletName, accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }] } } });
+  assert.equal(sub.activity.status, "ACTIVITY_STATUS_COMPLETED");
+  const browser = await chromium.launch({ executablePath, args });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await signIn(page);
+    await page.click("button[data-tab=suborgs]");
+    await page.waitForSelector("#suborgs-page:not(:empty)");
+    await page.selectOption("#suborg-filter-type", "NAME");
+    await page.fill("#suborg-value", subName);
+    await page.click("#find-suborgs");
+    const row = page.locator("#suborgs tr", { hasText: subName });
+    await row.waitFor();
+    assert.equal(await page.locator("#suborgs tr").count(), 2, "only the sub-organization found (and the header)");
+    assert.ok((await row.textContent()).includes(subUser), "its users by name");
+    await row.locator("button", { hasText: "Open" }).click();
+
+    // Inside: its users and wallets, read-only, said so.
+    await page.waitForSelector(`#viewing:not([hidden]) #viewing-name:has-text("${subName}")`);
+    await page.waitForSelector(`#users td:has-text("${subUser}")`);
+    assert.match(await page.textContent("#org-name"), new RegExp(`› ${subName} \\(read-only\\)`));
+    assert.equal(await page.isVisible("#user-form"), false, "no create form in a sub-organization");
+    await page.click("button[data-tab=wallets]");
+    await page.waitForSelector(`.wallet:has-text("${walletName}") td:has-text("0x")`);
+    assert.equal(await page.locator("button.mutates:visible").count(), 0, "no button that acts");
+    assert.equal(await page.isVisible("button[data-tab=auth]"), false);
+    await page.click("button[data-tab=activities]");
+    await page.waitForSelector("#activities-page:not(:empty)");
+
+    await page.click("#leave-org");
+    await page.waitForSelector("#viewing[hidden]", { state: "attached" });
+    assert.ok(!(await page.textContent("#org-name")).includes("›"));
+    await page.click("button[data-tab=users]");
+    await page.waitForSelector("#users td:has-text('auth-proxy')");
+    assert.ok(await page.isVisible("#user-form"));
+    assert.deepEqual(errors, [], "no script errors on the page");
+  } finally {
+    await browser.close();
   }
 });
