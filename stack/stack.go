@@ -272,13 +272,31 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		return nil, err
 	}
 	proxySrv.handler = proxy.Handler()
-	dash.handler = dashboard.Handler(dashboard.Config{CoordinatorURL: coordSrv.url, AuthProxyURL: proxySrv.url, OrganizationID: s.boot.OrganizationID})
+	dash.handler = dashboard.Handler(dashboard.Config{CoordinatorURL: coordSrv.url, AuthProxyURL: proxySrv.url, OrganizationID: s.boot.OrganizationID,
+		Chains: dashboardChains(networks, &s.boot)})
 	s.boot.AuthProxyURL, s.boot.AuthProxyConfigID, s.boot.DashboardURL = proxySrv.url, configID, dash.url
 	if err := s.save(cfg.Dir); err != nil {
 		return nil, err
 	}
 	s.serve(append(servers, proxySrv, dash)...)
 	return s, nil
+}
+
+// dashboardChains are the watched networks, whose balances the dashboard shows: the dev chain's with its contracts
+// (the page shows those that are ERC-20 tokens: the test tokens, vault shares and lending receipts).
+func dashboardChains(networks []coordinator.Network, boot *Bootstrap) []dashboard.Chain {
+	var out []dashboard.Chain
+	for _, n := range networks {
+		c := dashboard.Chain{CAIP2: n.CAIP2, Name: n.CAIP2, RPCURL: n.RPCURL}
+		if n.RPCURL == boot.ChainRPCURL {
+			c.Name = "Sigil dev chain"
+			for _, name := range slices.Sorted(maps.Keys(boot.Contracts)) {
+				c.Tokens = append(c.Tokens, boot.Contracts[name])
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // startDevChain starts the dev chain and the yield service on it, and records both in the bootstrap record.

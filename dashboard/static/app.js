@@ -2,10 +2,11 @@
 // WebCrypto key that cannot be exported: an imported API key, or the session key a passkey login opened.
 
 import { apiKeyStamper, importAPIKey, hex, b64url, compress } from "./stamp.js";
+import { balances, units } from "./chain.js";
 import { $, el, table, wrapped, facts, say, busy, confirmed, showError, FieldError } from "./ui.js";
 // org is the organization the page shows: the one signed in to (root), or one of its sub-organizations, which the
 // parent's credentials may read but not change.
-const state = { coordinator: "", proxy: "", org: "", root: null, stamper: null, config: null };
+const state = { coordinator: "", proxy: "", org: "", root: null, stamper: null, config: null, chains: [], refresh: 0 };
 
 const METHODS = ["email", "sms", "passkey", "wallet", "google", "apple", "facebook", "x", "discord"];
 const SOCIAL = ["google", "apple", "facebook", "x", "discord"];
@@ -575,14 +576,32 @@ async function loadWallets() {
   const cards = await Promise.all(wallets.map(walletCard));
   $("wallets").replaceChildren(...cards);
   if (!wallets.length) $("wallets").textContent = "No wallets yet.";
+  await showBalances();
+}
+
+// showBalances fills in what each Ethereum account holds on every configured chain, read live from the chains
+// (again every 10 seconds while the page is shown); a chain that does not answer says so in its place.
+async function showBalances() {
+  const spots = [...document.querySelectorAll("#wallets .balance")];
+  const addresses = [...new Set(spots.map((s) => s.dataset.address))];
+  if (!addresses.length) return;
+  const read = await Promise.all(state.chains.map((c) => balances(c, addresses).then((b) => [c, b], (e) => [c, null, e])));
+  for (const spot of spots) {
+    spot.classList.remove("muted");
+    spot.replaceChildren(...read.map(([c, b, err]) => el("div", { "data-chain": c.caip2 },
+      state.chains.length > 1 ? el("span", { className: "muted" }, c.name + ": ") : "",
+      b ? b[spot.dataset.address].map((x) => `${units(x.amount, x.decimals)} ${x.symbol}`).join(" · ") : el("span", { className: "field-error" }, err.message))));
+  }
 }
 
 // walletCard shows a wallet's accounts, adds the next Ethereum account, and deletes the wallet.
 async function walletCard(w) {
   const { accounts } = await query("list_wallet_accounts", { walletId: w.walletId });
   const t = el("table");
-  table(t, ["Address", "Format", "Path", "Curve"], accounts.map((acc) => [
+  table(t, ["Address", "Format", "Path", "Curve", "Balances"], accounts.map((acc) => [
     code(acc.address), acc.addressFormat.replace("ADDRESS_FORMAT_", ""), acc.path, acc.curve.replace("CURVE_", ""),
+    acc.addressFormat === "ADDRESS_FORMAT_ETHEREUM" && state.chains.length
+      ? el("span", { className: "balance muted", "data-address": acc.address }, "…") : "",
   ]));
   const next = 1 + Math.max(-1, ...accounts.filter((a) => a.path.startsWith(ETH_PATH)).map((a) => Number(a.path.slice(ETH_PATH.length))));
   return el("div", { className: "wallet", "data-wallet-id": w.walletId },
@@ -721,10 +740,15 @@ async function createEndpoint(ev) {
 const loaders = { auth: loadAuth, users: loadUsers, policies: loadPolicies, wallets: loadWallets, activities: loadActivities,
   suborgs: loadSuborgs, webhooks: loadWebhooks };
 
+// refreshers are the tabs that show live values, read again every 10 seconds while shown.
+const refreshers = { wallets: () => showBalances() };
+
 function showTab(name) {
   for (const b of document.querySelectorAll(".tabs button")) b.classList.toggle("active", b.dataset.tab === name);
   for (const t of Object.keys(loaders)) $("tab-" + t).hidden = t !== name;
+  clearInterval(state.refresh);
   loaders[name]().catch((e) => showError($("tab-" + name), e));
+  if (refreshers[name]) state.refresh = setInterval(() => refreshers[name]().catch((e) => showError($("tab-" + name), e)), 10000);
 }
 
 // ---- wiring ----
@@ -733,6 +757,7 @@ async function main() {
   const cfg = await (await fetch("config.json")).json();
   state.coordinator = cfg.coordinatorUrl.replace(/\/$/, "");
   state.proxy = cfg.authProxyUrl || "";
+  state.chains = cfg.chains || [];
   if (cfg.organizationId) $("org-id").value = cfg.organizationId;
   renderMethods();
   $("sign-in").addEventListener("click", (e) => busy(e.target, signInWithAPIKey));

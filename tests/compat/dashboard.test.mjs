@@ -526,3 +526,40 @@ test("the dashboard lists sub-organizations, finds one by name and opens it read
     await browser.close();
   }
 });
+
+// fund sends dev-chain ether and test tokens to an address from the faucet.
+async function fund(address, eth, tokens = {}) {
+  const res = await fetch(boot.faucetUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ address, eth, tokens }) });
+  assert.ok(res.ok, `the faucet answers ${res.status}`);
+}
+
+test("the dashboard shows each Ethereum account's live balances on the dev chain, read through its relay", async () => {
+  const root = new TurnkeyClient({ baseUrl: boot.coordinatorUrl }, new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey }));
+  const walletName = `funded wallet ${Date.now()}`;
+  const created = await root.createWallet({ type: "ACTIVITY_TYPE_CREATE_WALLET", timestampMs: String(Date.now()), organizationId: boot.organizationId,
+    parameters: { walletName, accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }] } });
+  const address = created.activity.result.createWalletResult.addresses[0];
+  await fund(address, "1.5", { USDC: "50" });
+  const browser = await chromium.launch({ executablePath, args });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    const relayed = [];
+    page.on("request", (r) => r.url().includes("/rpc/") && relayed.push(r.url()));
+    await signIn(page);
+    await page.click("button[data-tab=wallets]");
+    const spot = page.locator(`.balance[data-address="${address}"]`);
+    await page.waitForSelector(`.balance[data-address="${address}"]:has-text("1.5 ETH")`);
+    assert.match(await spot.textContent(), /50 USDC/);
+    await page.screenshot({ path: join(artifacts, "dashboard-wallets.png"), fullPage: true });
+    assert.ok(relayed.length > 0 && relayed.every((u) => u.startsWith(boot.dashboardUrl)), "the page reads the chain through the dashboard only");
+
+    // Live: more ether arrives, and the page shows it without a reload.
+    await fund(address, "1");
+    await page.waitForSelector(`.balance[data-address="${address}"]:has-text("2.5 ETH")`, { timeout: 15000 });
+    assert.deepEqual(errors, [], "no script errors on the page");
+  } finally {
+    await browser.close();
+  }
+});
