@@ -2,7 +2,8 @@
 // WebCrypto key that cannot be exported: an imported API key, or the session key a passkey login opened.
 
 import { apiKeyStamper, importAPIKey, hex, b64url, compress } from "./stamp.js";
-import { balances, units } from "./chain.js";
+import { balances, units, value } from "./chain.js";
+import { drawn, legend, stackedColumns, horizontalBars } from "./charts.js";
 import { $, el, table, wrapped, facts, say, busy, confirmed, showError, FieldError } from "./ui.js";
 // org is the organization the page shows: the one signed in to (root), or one of its sub-organizations, which the
 // parent's credentials may read but not change.
@@ -520,6 +521,55 @@ async function loadActivities() {
   });
 }
 
+// The activity chart: the latest activities (up to 400) by status over time, in at most 24 columns; denials are red
+// and at the foot of each column.
+const STATUSES = [
+  { key: "denied", label: "Denied" }, { key: "failed", label: "Failed" }, { key: "rejected", label: "Rejected" },
+  { key: "consensus", label: "Waiting for approvals" }, { key: "completed", label: "Completed" }, { key: "other", label: "In progress" },
+];
+const BUCKETS = [1, 5, 15, 60, 360, 1440].map((m) => m * 60000);
+
+function statusKey(a) {
+  if (denied(a)) return "denied";
+  return { ACTIVITY_STATUS_FAILED: "failed", ACTIVITY_STATUS_REJECTED: "rejected", ACTIVITY_STATUS_CONSENSUS_NEEDED: "consensus",
+    ACTIVITY_STATUS_COMPLETED: "completed" }[a.status] || "other";
+}
+
+async function recentActivities(pages = 4) {
+  const all = [];
+  for (let i = 0; i < pages; i++) {
+    const after = all.length ? all[all.length - 1].id : "";
+    const { activities } = await query("list_activities", { paginationOptions: { limit: "100", ...(after && { after }) } });
+    all.push(...activities);
+    if (activities.length < 100) break;
+  }
+  return all;
+}
+
+async function loadActivityChart() {
+  const list = await recentActivities();
+  const now = Date.now();
+  const since = Math.min(now - 3600000, ...list.map((a) => Number(a.createdAt.seconds) * 1000));
+  const size = BUCKETS.find((b) => (now - since) / b <= 24) || BUCKETS[BUCKETS.length - 1];
+  const count = Math.min(24, Math.ceil((now - since) / size));
+  const start = now - count * size;
+  const fmt = size >= 86400000 ? { month: "short", day: "numeric" } : { hour: "2-digit", minute: "2-digit" };
+  const buckets = Array.from({ length: count }, (_, i) => ({ label: new Date(start + i * size).toLocaleString([], fmt), counts: {} }));
+  for (const a of list) {
+    const i = Math.floor((Number(a.createdAt.seconds) * 1000 - start) / size);
+    if (i < 0 || i >= count) continue;
+    const k = statusKey(a);
+    buckets[i].counts[k] = (buckets[i].counts[k] || 0) + 1;
+  }
+  const totals = Object.fromEntries(STATUSES.map((s) => [s.key, list.filter((a) => statusKey(a) === s.key).length]));
+  const series = STATUSES.filter((s) => totals[s.key]);
+  const label = `${list.length} activities since ${new Date(start).toLocaleString()}: ` + series.map((s) => `${totals[s.key]} ${s.label.toLowerCase()}`).join(", ");
+  $("activity-summary").replaceChildren(`${list.length} activities since ${new Date(start).toLocaleString()}`,
+    ...(totals.denied ? [", ", el("strong", { className: "bad" }, `${totals.denied} denied`)] : [", none denied"]));
+  $("activity-legend").replaceChildren(legend(series));
+  $("activity-chart").replaceChildren(drawn(el("div", { className: "chart-box" }), (width) => stackedColumns(width, { buckets, series, label })));
+}
+
 // showActivity shows who asked for an activity, what it asked, what came of it — the failure's reason and what each
 // policy decided, by name; one waiting for consensus can be approved or rejected here.
 async function showActivity(id) {
@@ -592,6 +642,30 @@ async function showBalances() {
       state.chains.length > 1 ? el("span", { className: "muted" }, c.name + ": ") : "",
       b ? b[spot.dataset.address].map((x) => `${units(x.amount, x.decimals)} ${x.symbol}`).join(" · ") : el("span", { className: "field-error" }, err.message))));
   }
+  balanceCharts(spots, read);
+}
+
+// balanceCharts draws, for each chain and asset, what each account holds: ether for every account, a token for
+// the accounts that hold it.
+function balanceCharts(spots, read) {
+  const charts = [];
+  for (const [c, b] of read) {
+    if (!b) continue;
+    const assets = new Map();
+    for (const spot of spots) {
+      for (const x of b[spot.dataset.address]) {
+        if (!assets.has(x.symbol)) assets.set(x.symbol, []);
+        assets.get(x.symbol).push({ label: spot.dataset.label, value: value(x.amount, x.decimals), text: `${units(x.amount, x.decimals)} ${x.symbol}` });
+      }
+    }
+    for (const [symbol, items] of assets) {
+      const label = `${symbol} per account on ${c.name}`;
+      charts.push(el("figure", { className: "figure", "data-asset": symbol }, el("figcaption", {}, label),
+        drawn(el("div", { className: "chart-box" }), (width) => horizontalBars(width, { items, label, key: "balance" }))));
+    }
+  }
+  $("balance-charts").replaceChildren(...charts);
+  $("balance-card").hidden = !charts.length;
 }
 
 // walletCard shows a wallet's accounts, adds the next Ethereum account, and deletes the wallet.
@@ -601,7 +675,7 @@ async function walletCard(w) {
   table(t, ["Address", "Format", "Path", "Curve", "Balances"], accounts.map((acc) => [
     code(acc.address), acc.addressFormat.replace("ADDRESS_FORMAT_", ""), acc.path, acc.curve.replace("CURVE_", ""),
     acc.addressFormat === "ADDRESS_FORMAT_ETHEREUM" && state.chains.length
-      ? el("span", { className: "balance muted", "data-address": acc.address }, "…") : "",
+      ? el("span", { className: "balance muted", "data-address": acc.address, "data-label": `${w.walletName} ${acc.path}` }, "…") : "",
   ]));
   const next = 1 + Math.max(-1, ...accounts.filter((a) => a.path.startsWith(ETH_PATH)).map((a) => Number(a.path.slice(ETH_PATH.length))));
   return el("div", { className: "wallet", "data-wallet-id": w.walletId },
@@ -737,7 +811,8 @@ async function createEndpoint(ev) {
   });
 }
 
-const loaders = { auth: loadAuth, users: loadUsers, policies: loadPolicies, wallets: loadWallets, activities: loadActivities,
+const loaders = { auth: loadAuth, users: loadUsers, policies: loadPolicies, wallets: loadWallets,
+  activities: () => Promise.all([loadActivities(), loadActivityChart()]),
   suborgs: loadSuborgs, webhooks: loadWebhooks };
 
 // refreshers are the tabs that show live values, read again every 10 seconds while shown.

@@ -445,6 +445,13 @@ test("the dashboard names users and policies where the API answers ids, shows a 
     assert.ok((await first.locator("td").nth(4).textContent()).length > 0, "the reason is in the list");
     assert.equal(await page.locator("#activities tr.clickable").count(), 25);
     assert.equal(await page.textContent("#activities-page"), "1–25");
+
+    // The chart over time: the denials are there, red, and counted in the summary.
+    await page.waitForSelector("#activity-chart svg rect.s-denied");
+    assert.ok(await page.locator("#activity-chart rect.s-denied").count() > 0);
+    assert.equal(await page.locator("#activity-chart rect.s-denied").first().evaluate((r) => getComputedStyle(r).fill), "rgb(180, 35, 24)", "denials in the page's red");
+    assert.match(await page.textContent("#activity-summary strong.bad"), /^\d+ denied$/);
+    assert.match(await page.getAttribute("#activity-chart svg", "aria-label"), /\d+ denied/);
     assert.ok(await page.isDisabled("#activities-prev"));
 
     // Its detail: who, the reason, and each policy's outcome by name.
@@ -492,6 +499,7 @@ test("the dashboard lists sub-organizations, finds one by name and opens it read
     const errors = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await signIn(page);
+    assert.equal(await page.isVisible("#viewing"), false, "no sub-organization banner in one's own organization");
     await page.click("button[data-tab=suborgs]");
     await page.waitForSelector("#suborgs-page:not(:empty)");
     await page.selectOption("#suborg-filter-type", "NAME");
@@ -552,6 +560,9 @@ test("the dashboard shows each Ethereum account's live balances on the dev chain
     const spot = page.locator(`.balance[data-address="${address}"]`);
     await page.waitForSelector(`.balance[data-address="${address}"]:has-text("1.5 ETH")`);
     assert.match(await spot.textContent(), /50 USDC/);
+    await page.waitForSelector("#balance-charts figure[data-asset=ETH] svg rect.s-balance", { state: "attached" });
+    assert.ok(await page.locator(`#balance-charts figure[data-asset=USDC] rect.s-balance title:text-matches("${walletName}.*: 50 USDC")`).count() === 1,
+      "the USDC chart has the account's bar");
     await page.screenshot({ path: join(artifacts, "dashboard-wallets.png"), fullPage: true });
     assert.ok(relayed.length > 0 && relayed.every((u) => u.startsWith(boot.dashboardUrl)), "the page reads the chain through the dashboard only");
 
