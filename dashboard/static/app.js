@@ -445,9 +445,11 @@ function named(text, inCode = false) {
     const known = names.get(m[0].toLowerCase());
     if (!known) continue;
     out.append(text.slice(last, m.index));
-    if (inCode) out.append(m[0], el("span", { className: "id-name" }, ` (${known.kind} ${known.name})`));
-    else out.append(el("abbr", { title: m[0], className: "id-name" }, known.name));
     last = m.index + m[0].length;
+    if (inCode) {
+      const quote = /['"]/.test(text[last] || "") ? text[last++] : ""; // the name after the quoted id, not in it
+      out.append(m[0] + quote, el("span", { className: "id-name" }, ` (${known.kind} ${known.name})`));
+    } else out.append(el("abbr", { title: m[0], className: "id-name" }, known.name));
   }
   out.append(text.slice(last));
   return out;

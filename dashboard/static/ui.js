@@ -16,9 +16,10 @@ export function el(tag, props = {}, ...children) {
   return e;
 }
 
-// table fills el with a header row and rows of cells; a cell is text or an element.
+// table fills el with a header row and rows of cells; a cell is text or an element. Each cell carries its column's
+// name (data-label), which a narrow screen shows beside it, each row then a block of its own.
 export function table(t, head, rows) {
-  const tr = (cells, tag) => el("tr", {}, ...cells.map((c) => el(tag, {}, c ?? "")));
+  const tr = (cells, tag) => el("tr", {}, ...cells.map((c, i) => el(tag, { "data-label": tag === "td" ? head[i] : undefined }, c ?? "")));
   t.replaceChildren(tr(head, "th"), ...rows.map((r) => tr(r, "td")));
   return [...t.querySelectorAll("tr")].slice(1);
 }

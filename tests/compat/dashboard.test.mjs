@@ -574,3 +574,81 @@ test("the dashboard shows each Ethereum account's live balances on the dev chain
     await browser.close();
   }
 });
+
+// pictureOf measures a screenshot in a blank page: its size, how many colours it has, and the share of its pixels
+// that are not the page's background (#f5f6f8).
+async function pictureOf(blank, png) {
+  return blank.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = "data:image/png;base64," + b64;
+    await img.decode();
+    const canvas = new OffscreenCanvas(img.width, img.height);
+    const g = canvas.getContext("2d");
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, img.width, img.height).data;
+    const colours = new Set();
+    let ink = 0;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4 * 5) {
+      colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+      if (Math.abs(d[i] - 0xf5) + Math.abs(d[i + 1] - 0xf6) + Math.abs(d[i + 2] - 0xf8) > 12) ink++;
+      n++;
+    }
+    return { width: img.width, height: img.height, colours: colours.size, ink: ink / n };
+  }, png.toString("base64"));
+}
+
+test("every page of the dashboard at 1280 and 390 pixels: drawn, within the width, its main parts in view", async () => {
+  const root = new TurnkeyClient({ baseUrl: boot.coordinatorUrl }, new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey }));
+  const created = await root.createWallet({ type: "ACTIVITY_TYPE_CREATE_WALLET", timestampMs: String(Date.now()), organizationId: boot.organizationId,
+    parameters: { walletName: `screens ${Date.now()}`, accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }] } });
+  await fund(created.activity.result.createWalletResult.addresses[0], "0.25", { USDC: "10" });
+  await root.createSubOrganization({ type: "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7", timestampMs: String(Date.now()),
+    organizationId: boot.organizationId, parameters: { subOrganizationName: `screens sub ${Date.now()}`, rootQuorumThreshold: 1,
+      rootUsers: [{ userName: "screens", apiKeys: [{ apiKeyName: "k", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] }] } });
+  // What each page must show once loaded, and what must then be in view (a wide table scrolls in its box, which
+  // must fit).
+  const pages = {
+    auth: { ready: "#config-id:not(:empty)", parts: ["#tab-auth h2", "#save-auth"] },
+    users: { ready: "#users td", parts: [".table-wrap:has(#users)", "#create-user"] },
+    policies: { ready: "#policies td", parts: [".table-wrap:has(#policies)", "#check-policy"] },
+    wallets: { ready: "#balance-charts svg", parts: ["#wallets .wallet", "#balance-charts svg", "#create-wallet"] },
+    activities: { ready: "#activity-chart svg", parts: ["#activity-chart svg", ".table-wrap:has(#activities)", "#activities-next"] },
+    suborgs: { ready: "#suborgs td", parts: [".table-wrap:has(#suborgs)", "#find-suborgs"] },
+    webhooks: { ready: "#endpoints:not(:empty)", parts: ["#endpoint-form"] },
+  };
+  const browser = await chromium.launch({ executablePath, args });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const blank = await browser.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await signIn(page);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width > 600 ? 900 : 844 });
+      for (const [tab, { ready, parts }] of Object.entries(pages)) {
+        await page.click(`button[data-tab=${tab}]`);
+        await page.waitForSelector(ready, { state: "attached" });
+        await page.waitForLoadState("networkidle");
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        assert.ok(overflow <= 0, `${tab} at ${width}px overflows by ${overflow}px`);
+        for (const part of parts) {
+          const box = await page.locator(part).first().boundingBox();
+          assert.ok(box && box.width > 0 && box.height > 0, `${tab} at ${width}px shows ${part}`);
+          assert.ok(box.x >= 0 && box.x + box.width <= width + 0.5, `${tab} at ${width}px: ${part} spans ${box.x}..${box.x + box.width}`);
+        }
+        if (width < 600) {
+          const sideways = await page.evaluate(() => [...document.querySelectorAll(".tab:not([hidden]) .table-wrap")].filter((w) => w.scrollWidth > w.clientWidth).length);
+          assert.equal(sideways, 0, `${tab} at ${width}px: every table fits without scrolling sideways`);
+        }
+        const png = await page.screenshot({ path: join(artifacts, `dashboard-${tab}-${width}.png`), fullPage: true });
+        const pic = await pictureOf(blank, png);
+        assert.equal(pic.width, width, `the ${tab} screenshot at ${width}px is as wide as the screen`);
+        assert.ok(pic.colours > 20 && pic.ink > 0.05, `the ${tab} screenshot at ${width}px is drawn: ${JSON.stringify(pic)}`);
+      }
+    }
+    assert.deepEqual(errors, [], "no script errors on the page");
+  } finally {
+    await browser.close();
+  }
+});
