@@ -113,3 +113,46 @@ func TestRelay(t *testing.T) {
 		t.Errorf("config.json names the chain but not its node: %s", cfg)
 	}
 }
+
+// TestYieldRelay passes the page's yield reads on with the page's API key, and no other path of the service.
+func TestYieldRelay(t *testing.T) {
+	t.Parallel()
+	var seen atomic.Value
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.Store(r.Method + " " + r.URL.RequestURI() + " " + r.Header.Get("X-API-KEY"))
+		w.WriteHeader(http.StatusTeapot)
+		_, _ = w.Write([]byte(`{"message":"from the service"}`))
+	}))
+	defer svc.Close()
+	srv := httptest.NewServer(Handler(Config{CoordinatorURL: "http://127.0.0.1:8081", YieldURL: svc.URL}))
+	defer srv.Close()
+	for _, c := range []struct{ method, path, want string }{
+		{"GET", "/yield/v1/yields?limit=100", "GET /v1/yields?limit=100 k1"},
+		{"GET", "/yield/v1/yields/y-1/share-prices?days=7", "GET /v1/yields/y-1/share-prices?days=7 k1"},
+		{"POST", "/yield/v1/yields/balances", "POST /v1/yields/balances k1"},
+	} {
+		req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(`{}`))
+		req.Header.Set("X-API-KEY", "k1")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusTeapot || !strings.Contains(string(body), "from the service") || seen.Load() != c.want {
+			t.Errorf("%s %s: %d %s, the service saw %v", c.method, c.path, res.StatusCode, body, seen.Load())
+		}
+	}
+	seen.Store("")
+	for _, c := range []struct{ method, path string }{{"POST", "/yield/v1/actions/enter"}, {"GET", "/yield/v1/actions"}, {"PUT", "/yield/v1/transactions/t/submit-hash"}} {
+		req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(`{}`))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode < 400 || seen.Load() != "" {
+			t.Errorf("%s %s: %d, the service saw %v", c.method, c.path, res.StatusCode, seen.Load())
+		}
+	}
+}

@@ -122,3 +122,33 @@ func checkRead(c rpcCall) error {
 		return fmt.Errorf("%q is not relayed: the dashboard reads balances only", c.Method)
 	}
 }
+
+// yieldRelay passes the page's reads of the yield service on to it: the yields with their rates, an address's
+// positions and a yield's share prices over time. The yield API key is the page's, sent with each request (the
+// server keeps none); the service answers in its own error shape.
+func yieldRelay(base string) http.Handler {
+	client := &http.Client{Timeout: relayTimeout}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		target := strings.TrimSuffix(base, "/") + strings.TrimPrefix(r.URL.Path, "/yield")
+		if r.URL.RawQuery != "" {
+			target += "?" + r.URL.RawQuery
+		}
+		req, err := http.NewRequestWithContext(r.Context(), r.Method, target, http.MaxBytesReader(w, r.Body, maxRelayBody))
+		if err != nil {
+			_ = edge.WriteJSON(w, http.StatusBadRequest, map[string]string{"message": err.Error()})
+			return
+		}
+		req.Header.Set("X-API-KEY", r.Header.Get("X-API-KEY"))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := client.Do(req)
+		if err != nil {
+			_ = edge.WriteJSON(w, http.StatusBadGateway, map[string]string{"message": "the yield service does not answer"})
+			return
+		}
+		defer res.Body.Close()
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(res.StatusCode)
+		_, _ = io.Copy(w, io.LimitReader(res.Body, maxRelayReply))
+	})
+}

@@ -273,7 +273,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	}
 	proxySrv.handler = proxy.Handler()
 	dash.handler = dashboard.Handler(dashboard.Config{CoordinatorURL: coordSrv.url, AuthProxyURL: proxySrv.url, OrganizationID: s.boot.OrganizationID,
-		Chains: dashboardChains(networks, &s.boot)})
+		Chains: dashboardChains(networks, &s.boot), YieldURL: s.boot.YieldURL})
 	s.boot.AuthProxyURL, s.boot.AuthProxyConfigID, s.boot.DashboardURL = proxySrv.url, configID, dash.url
 	if err := s.save(cfg.Dir); err != nil {
 		return nil, err

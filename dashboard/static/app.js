@@ -4,6 +4,7 @@
 import { apiKeyStamper, importAPIKey, hex, b64url, compress } from "./stamp.js";
 import { balances, units, value } from "./chain.js";
 import { drawn, legend, stackedColumns, horizontalBars } from "./charts.js";
+import { showYields, yieldKey, setYieldKey } from "./yields.js";
 import { $, el, table, wrapped, facts, say, busy, confirmed, showError, FieldError } from "./ui.js";
 // org is the organization the page shows: the one signed in to (root), or one of its sub-organizations, which the
 // parent's credentials may read but not change.
@@ -650,6 +651,7 @@ async function showBalances() {
 // balanceCharts draws, for each chain and asset, what each account holds: ether for every account, a token for
 // the accounts that hold it.
 function balanceCharts(spots, read) {
+  const shown = new Map([...$("balance-charts").children].map((f) => [f.dataset.key, f]));
   const charts = [];
   for (const [c, b] of read) {
     if (!b) continue;
@@ -662,8 +664,11 @@ function balanceCharts(spots, read) {
     }
     for (const [symbol, items] of assets) {
       const label = `${symbol} per account on ${c.name}`;
-      charts.push(el("figure", { className: "figure", "data-asset": symbol }, el("figcaption", {}, label),
-        drawn(el("div", { className: "chart-box" }), (width) => horizontalBars(width, { items, label, key: "balance" }))));
+      const key = `${c.caip2}/${symbol}`;
+      const figure = shown.get(key) || el("figure", { className: "figure", "data-asset": symbol, "data-key": key },
+        el("figcaption", {}, label), el("div", { className: "chart-box" }));
+      drawn(figure.querySelector(".chart-box"), (width) => horizontalBars(width, { items, label, key: "balance" }));
+      charts.push(figure);
     }
   }
   $("balance-charts").replaceChildren(...charts);
@@ -703,6 +708,44 @@ async function createWallet(ev) {
     $("wallet-form").reset();
     await loadWallets();
     say("Wallet created");
+  });
+}
+
+// ---- yields ----
+
+// ethAccounts are the organization's Ethereum accounts, named by wallet and path.
+async function ethAccounts() {
+  const { wallets } = await query("list_wallets");
+  const lists = await Promise.all(wallets.map((w) => query("list_wallet_accounts", { walletId: w.walletId })
+    .then(({ accounts }) => accounts.filter((a) => a.addressFormat === "ADDRESS_FORMAT_ETHEREUM")
+      .map((a) => ({ address: a.address, label: `${w.walletName} ${a.path}` })))));
+  return lists.flat();
+}
+
+async function loadYields() {
+  $("forget-yield-key").hidden = !yieldKey();
+  $("yield-body").hidden = !yieldKey();
+  if (!yieldKey()) return;
+  await showYields(await ethAccounts());
+}
+
+// useYieldKey keeps the project's API key for this tab and shows the yields; a key the service refuses is
+// forgotten, and said so at its field.
+async function useYieldKey(ev) {
+  ev.preventDefault();
+  await busy($("use-yield-key"), async () => {
+    const key = $("yield-key").value.trim();
+    if (!key) throw new FieldError("apiKey", "the yield service's API key of a project");
+    setYieldKey(key);
+    try {
+      await loadYields();
+    } catch (e) {
+      setYieldKey("");
+      $("yield-body").hidden = true;
+      $("forget-yield-key").hidden = true;
+      throw e;
+    }
+    $("yield-key").value = "";
   });
 }
 
@@ -815,7 +858,7 @@ async function createEndpoint(ev) {
 
 const loaders = { auth: loadAuth, users: loadUsers, policies: loadPolicies, wallets: loadWallets,
   activities: () => Promise.all([loadActivities(), loadActivityChart()]),
-  suborgs: loadSuborgs, webhooks: loadWebhooks };
+  yields: loadYields, suborgs: loadSuborgs, webhooks: loadWebhooks };
 
 // refreshers are the tabs that show live values, read again every 10 seconds while shown.
 const refreshers = { wallets: () => showBalances() };
@@ -849,6 +892,12 @@ async function main() {
   $("wallet-form").addEventListener("submit", createWallet);
   $("suborg-form").addEventListener("submit", findSuborgs);
   $("leave-org").addEventListener("click", leaveOrg);
+  $("yield-key-form").addEventListener("submit", useYieldKey);
+  $("forget-yield-key").addEventListener("click", () => {
+    setYieldKey("");
+    loadYields();
+  });
+  document.querySelector("[data-tab=yields]").hidden = !cfg.yield;
   $("suborg-filter-type").replaceChildren(...SUBORG_FILTERS.map(([value, label]) => el("option", { value }, label)));
   $("enable-proxy").addEventListener("click", (e) => busy(e.target, async () => {
     await submit("ENABLE_AUTH_PROXY", "enable_auth_proxy", {});

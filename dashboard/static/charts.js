@@ -23,19 +23,25 @@ function niceStep(max) {
 }
 
 // drawn keeps a chart drawn at its box's width, again whenever the box changes size (a phone turned, a window
-// resized): text stays the size of the page's text instead of scaling with the picture.
+// resized): text stays the size of the page's text instead of scaling with the picture. Called again on the same box
+// (new values), it redraws in place, so a chart being refreshed never disappears.
+const painters = new WeakMap();
+
 export function drawn(box, draw) {
-  let width = 0;
-  const render = () => {
-    const w = Math.floor(box.clientWidth);
-    if (w > 0 && w !== width) {
-      width = w;
-      box.replaceChildren(draw(w));
-    }
-  };
-  new ResizeObserver(render).observe(box);
-  render();
+  const known = painters.has(box);
+  painters.set(box, { draw, width: known ? painters.get(box).width : 0 });
+  if (!known) new ResizeObserver(() => paint(box, false)).observe(box);
+  paint(box, true);
   return box;
+}
+
+function paint(box, fresh) {
+  const p = painters.get(box);
+  const w = Math.floor(box.clientWidth);
+  if (w > 0 && (fresh || w !== p.width)) {
+    p.width = w;
+    box.replaceChildren(p.draw(w));
+  }
 }
 
 // legend names the series with their colours.
@@ -92,5 +98,37 @@ export function horizontalBars(width, { items, label, key = "bar" }) {
       svg("rect", { class: "s-" + key, x: 0, y: y + 17, width: w, height: 12, rx: 2 }, title(`${item.label}: ${item.text}`)),
       svg("text", { class: "tick", x: w + 6, y: y + 27 }, item.text));
   });
+  return chart;
+}
+
+// line draws values over time (points { t: ms, v }), the area under it shaded, with the first and last values and
+// times written on it.
+export function line(width, { points, label, format = (v) => String(v), key = "line" }) {
+  const H = 160;
+  const pad = { l: 8, r: 8, t: 18, b: 20 };
+  const chart = svg("svg", { class: "chart", width, height: H, viewBox: `0 0 ${width} ${H}`, role: "img", "aria-label": label });
+  chart.append(title(label));
+  if (points.length < 2) {
+    chart.append(svg("text", { class: "tick", x: width / 2, y: H / 2, "text-anchor": "middle" }, "not enough samples yet"));
+    return chart;
+  }
+  const t0 = points[0].t;
+  const t1 = points[points.length - 1].t;
+  const vs = points.map((p) => p.v);
+  let lo = Math.min(...vs);
+  let hi = Math.max(...vs);
+  if (hi === lo) [lo, hi] = [lo * 0.999, hi * 1.001 || 1];
+  const x = (t) => pad.l + ((width - pad.l - pad.r) * (t - t0)) / (t1 - t0 || 1);
+  const y = (v) => pad.t + ((H - pad.t - pad.b) * (hi - v)) / (hi - lo);
+  const path = points.map((p, i) => `${i ? "L" : "M"}${x(p.t).toFixed(1)},${y(p.v).toFixed(1)}`).join(" ");
+  const base = H - pad.b;
+  chart.append(
+    svg("path", { class: "area s-" + key, d: `${path} L${x(t1).toFixed(1)},${base} L${x(t0).toFixed(1)},${base} Z` }),
+    svg("path", { class: "stroke s-" + key, d: path }),
+    svg("text", { class: "tick", x: pad.l, y: 12 }, format(points[0].v)),
+    svg("text", { class: "tick", x: width - pad.r, y: 12, "text-anchor": "end" }, format(points[points.length - 1].v)),
+    svg("text", { class: "tick", x: pad.l, y: H - 5 }, new Date(t0).toLocaleString()),
+    svg("text", { class: "tick", x: width - pad.r, y: H - 5, "text-anchor": "end" }, new Date(t1).toLocaleString()));
+  for (const p of points) chart.append(svg("circle", { class: "dot s-" + key, cx: x(p.t), cy: y(p.v), r: 2 }, title(`${new Date(p.t).toLocaleString()}: ${format(p.v)}`)));
   return chart;
 }

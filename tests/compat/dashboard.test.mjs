@@ -11,6 +11,8 @@ import { chromium } from "playwright-core";
 import { TurnkeyClient } from "@turnkey/http";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { generateP256KeyPair } from "@turnkey/crypto";
+import { createAccount } from "@turnkey/viem";
+import { createPublicClient, createWalletClient, defineChain, http as viemHttp } from "viem";
 
 const boot = JSON.parse(readFileSync(join(process.env.SIGIL_DIR, "bootstrap.json"), "utf8"));
 const artifacts = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
@@ -616,6 +618,7 @@ test("every page of the dashboard at 1280 and 390 pixels: drawn, within the widt
     activities: { ready: "#activity-chart svg", parts: ["#activity-chart svg", ".table-wrap:has(#activities)", "#activities-next"] },
     suborgs: { ready: "#suborgs td", parts: [".table-wrap:has(#suborgs)", "#find-suborgs"] },
     webhooks: { ready: "#endpoints:not(:empty)", parts: ["#endpoint-form"] },
+    yields: { ready: "#yield-rates svg", parts: ["#yield-rates svg", "#positions-none, #positions"] },
   };
   const browser = await chromium.launch({ executablePath, args });
   try {
@@ -624,6 +627,9 @@ test("every page of the dashboard at 1280 and 390 pixels: drawn, within the widt
     const errors = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await signIn(page);
+    await page.click("button[data-tab=yields]");
+    await page.fill("#yield-key", boot.yieldApiKey);
+    await page.click("#use-yield-key");
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: width > 600 ? 900 : 844 });
       for (const [tab, { ready, parts }] of Object.entries(pages)) {
@@ -647,6 +653,83 @@ test("every page of the dashboard at 1280 and 390 pixels: drawn, within the widt
         assert.ok(pic.colours > 20 && pic.ink > 0.05, `the ${tab} screenshot at ${width}px is drawn: ${JSON.stringify(pic)}`);
       }
     }
+    assert.deepEqual(errors, [], "no script errors on the page");
+  } finally {
+    await browser.close();
+  }
+});
+
+// enterVault puts amount USDC of a new wallet of the root user into the dev chain's USDC vault, the way the yield
+// journey does: the yield service builds the transactions, Sigil signs them, viem broadcasts them.
+async function enterVault(walletName, amount) {
+  const root = new TurnkeyClient({ baseUrl: boot.coordinatorUrl }, new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey }));
+  const created = await root.createWallet({ type: "ACTIVITY_TYPE_CREATE_WALLET", timestampMs: String(Date.now()), organizationId: boot.organizationId,
+    parameters: { walletName, accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }] } });
+  const address = created.activity.result.createWalletResult.addresses[0];
+  await fund(address, "1", { USDC: amount });
+  const yieldApi = async (method, path, body) => {
+    const res = await fetch(boot.yieldUrl + path, { method, headers: { "X-API-KEY": boot.yieldApiKey, "Content-Type": "application/json" }, body: body && JSON.stringify(body) });
+    const data = await res.json();
+    assert.ok(res.ok, `${method} ${path}: ${res.status} ${JSON.stringify(data)}`);
+    return data;
+  };
+  const { items } = await yieldApi("GET", `/v1/yields?network=${boot.network}&token=USDC&limit=10`);
+  const vault = items.find((y) => y.id.endsWith("-4626-vault") && y.mechanics.type === "vault");
+  const chain = defineChain({ id: boot.chainId, name: "sigil-dev", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [boot.chainRpcUrl] } } });
+  const publicClient = createPublicClient({ chain, transport: viemHttp(boot.chainRpcUrl) });
+  const account = await createAccount({ client: root, organizationId: boot.organizationId, signWith: address });
+  const walletClient = createWalletClient({ account, chain, transport: viemHttp(boot.chainRpcUrl) });
+  const action = await yieldApi("POST", "/v1/actions/enter", { yieldId: vault.id, address, arguments: { amount } });
+  for (const tx of action.transactions) {
+    const u = JSON.parse(tx.unsignedTransaction);
+    const hash = await walletClient.sendTransaction({ to: u.to, data: u.data, value: BigInt(u.value ?? "0x0"), gas: BigInt(u.gasLimit),
+      maxFeePerGas: BigInt(u.maxFeePerGas), maxPriorityFeePerGas: BigInt(u.maxPriorityFeePerGas), nonce: u.nonce });
+    assert.equal((await publicClient.waitForTransactionReceipt({ hash })).status, "success");
+    await yieldApi("PUT", `/v1/transactions/${tx.id}/submit-hash`, { hash });
+  }
+  return { address, vault };
+}
+
+test("the dashboard shows the yields' rates and a position's value over time, with the page's yield API key", async () => {
+  const walletName = `earning ${Date.now()}`;
+  const { vault } = await enterVault(walletName, "40");
+  const browser = await chromium.launch({ executablePath, args });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await signIn(page);
+    await page.click("button[data-tab=yields]");
+    await page.fill("#yield-key", "not-a-key");
+    await page.click("#use-yield-key");
+    assert.match(await fieldError(page, "#yield-key"), /yield service answers 401/);
+    await page.fill("#yield-key", boot.yieldApiKey);
+    await page.click("#use-yield-key");
+    await page.waitForSelector("#yield-rates svg rect.s-rate", { state: "attached" });
+    assert.ok(await page.locator(`#yield-rates rect.s-rate title:text-matches("${vault.metadata.name}")`).count() === 1, "the vault among the rates");
+    const row = page.locator("#positions tr", { hasText: walletName });
+    await row.waitFor();
+    assert.match(await row.textContent(), /active/);
+    assert.match(await row.textContent(), /40(\.0*)? USDC/);
+    const chart = page.locator(`#position-charts figure[data-yield="${vault.id}"]`).filter({ hasText: walletName });
+    await chart.locator("svg").waitFor();
+    assert.match(await chart.locator("svg").getAttribute("aria-label"), /value over 7 days, in USDC/);
+    // One point per sample the service has (it samples every 10 minutes, so a fresh stack may have only one).
+    const samples = await (await fetch(`${boot.yieldUrl}/v1/yields/${vault.id}/share-prices?days=7`, { headers: { "X-API-KEY": boot.yieldApiKey } })).json();
+    if (samples.items.length >= 2) {
+      assert.equal(await chart.locator("circle.dot").count(), samples.items.length);
+      assert.equal(await chart.locator("path.stroke").count(), 1);
+    } else {
+      assert.match(await chart.textContent(), /not enough samples yet/);
+    }
+    await page.screenshot({ path: join(artifacts, "dashboard-yields.png"), fullPage: true });
+
+    // The key stays for the tab across a reload, and is forgotten on request.
+    await page.reload();
+    await page.click("button[data-tab=yields]");
+    await page.waitForSelector("#yield-rates svg", { state: "attached" });
+    await page.click("#forget-yield-key");
+    await page.waitForSelector("#yield-body", { state: "hidden" });
     assert.deepEqual(errors, [], "no script errors on the page");
   } finally {
     await browser.close();
