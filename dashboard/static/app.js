@@ -570,7 +570,7 @@ async function loadActivityChart() {
   $("activity-summary").replaceChildren(`${list.length} activities since ${new Date(start).toLocaleString()}`,
     ...(totals.denied ? [", ", el("strong", { className: "bad" }, `${totals.denied} denied`)] : [", none denied"]));
   $("activity-legend").replaceChildren(legend(series));
-  $("activity-chart").replaceChildren(drawn(el("div", { className: "chart-box" }), (width) => stackedColumns(width, { buckets, series, label })));
+  drawn($("activity-chart"), (width) => stackedColumns(width, { buckets, series, label }));
 }
 
 // showActivity shows who asked for an activity, what it asked, what came of it — the failure's reason and what each

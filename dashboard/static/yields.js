@@ -31,10 +31,10 @@ export async function showYields(accounts) {
   const byId = new Map(yields.map((y) => [y.id, y]));
   const rated = [...yields].sort((a, b) => b.rewardRate.total - a.rewardRate.total).slice(0, 12);
   const rateLabel = `Reward rates of the ${rated.length} best-paying yields`;
-  $("yield-rates").replaceChildren(drawn(el("div", { className: "chart-box" }), (width) => horizontalBars(width, {
+  drawn($("yield-rates"), (width) => horizontalBars(width, {
     label: rateLabel, key: "rate",
     items: rated.map((y) => ({ label: `${yieldName(y)} (${y.rewardRate.rateType})`, value: y.rewardRate.total, text: percent(y.rewardRate.total) })),
-  })));
+  }));
   const networks = [...new Set(yields.map((y) => y.network))];
   const queries = accounts.flatMap((a) => networks.map((network) => ({ address: a.address, network })));
   const positions = [];
@@ -47,14 +47,18 @@ export async function showYields(accounts) {
     labelOf.get(b.address.toLowerCase()) || b.address, y ? yieldName(y) : "", b.type, `${b.amount} ${b.token.symbol}`]));
   $("positions-none").hidden = positions.length > 0;
   const active = positions.filter(({ y, b }) => y && b.type === "active");
+  const shown = new Map([...$("position-charts").children].map((f) => [f.dataset.key, f]));
   const charts = await Promise.all(active.map(async ({ y, b }) => {
     // The amount held now, at each sampled share price relative to the latest: what these shares were worth then.
     const { items } = await call("GET", `yields/${encodeURIComponent(y.id)}/share-prices?days=7`);
     const last = items.length ? items[items.length - 1].price : 0;
     const points = last ? items.map((p) => ({ t: Date.parse(p.timestamp), v: (Number(b.amount) * p.price) / last })) : [];
     const label = `${labelOf.get(b.address.toLowerCase()) || b.address} in ${yieldName(y)}: value over 7 days, in ${b.token.symbol}`;
-    return el("figure", { className: "figure", "data-yield": y.id }, el("figcaption", {}, label),
-      drawn(el("div", { className: "chart-box" }), (width) => line(width, { points, label, key: "value", format: (v) => `${v.toFixed(4)} ${b.token.symbol}` })));
+    const key = `${y.id}/${b.address}`;
+    const figure = shown.get(key) || el("figure", { className: "figure", "data-yield": y.id, "data-key": key },
+      el("figcaption", {}, label), el("div", { className: "chart-box" }));
+    drawn(figure.querySelector(".chart-box"), (width) => line(width, { points, label, key: "value", format: (v) => `${v.toFixed(4)} ${b.token.symbol}` }));
+    return figure;
   }));
   $("position-charts").replaceChildren(...charts);
 }
