@@ -62,7 +62,13 @@ func relay(chains []Chain) http.Handler {
 			_ = edge.WriteJSON(w, http.StatusBadRequest, map[string]string{"message": err.Error()})
 			return
 		}
-		res, err := client.Post(chain.RPCURL, "application/json", bytes.NewReader(body))
+		req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, chain.RPCURL, bytes.NewReader(body))
+		if err != nil {
+			_ = edge.WriteJSON(w, http.StatusInternalServerError, map[string]string{"message": "the node's URL of " + chain.Name + " is not valid"})
+			return
+		}
+		req.Header.Set("Content-Type", "application/json")
+		res, err := client.Do(req)
 		if err != nil {
 			_ = edge.WriteJSON(w, http.StatusBadGateway, map[string]string{"message": "the node of " + chain.Name + " does not answer"})
 			return

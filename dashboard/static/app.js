@@ -1,45 +1,18 @@
-// Sigil dashboard: talks to the coordinator's public API from the browser. Every request is stamped here, with a
-// WebCrypto key that cannot be exported: an imported API key, or the session key a passkey login opened.
+// Sigil dashboard: the sign-in and session, and the pages (Auth, Users, Policies, Wallets, Yields, Sub-orgs,
+// Webhooks; Activity in activities.js), wired together. Every request to the coordinator is stamped in the page
+// (api.js) with a WebCrypto key that cannot be exported: an imported API key, or the session key a passkey login opened.
 
 import { apiKeyStamper, importAPIKey, hex, b64url, compress } from "./stamp.js";
 import { balances, units, value } from "./chain.js";
-import { drawn, legend, stackedColumns, horizontalBars } from "./charts.js";
+import { drawn, horizontalBars } from "./charts.js";
 import { showYields, yieldKey, setYieldKey } from "./yields.js";
-import { $, el, table, wrapped, facts, say, busy, confirmed, showError, FieldError } from "./ui.js";
-// org is the organization the page shows: the one signed in to (root), or one of its sub-organizations, which the
-// parent's credentials may read but not change.
-const state = { coordinator: "", proxy: "", org: "", root: null, stamper: null, config: null, chains: [], refresh: 0 };
+import { $, el, table, wrapped, facts, say, busy, showError, FieldError, when, code, clickable, button, Pager } from "./ui.js";
+import { state, post, query, activity, submit } from "./api.js";
+import { loadNames, named } from "./names.js";
+import { activityPager, loadActivities, loadActivityChart } from "./activities.js";
 
 const METHODS = ["email", "sms", "passkey", "wallet", "google", "apple", "facebook", "x", "discord"];
 const SOCIAL = ["google", "apple", "facebook", "x", "discord"];
-
-// ---- API ----
-
-async function post(path, payload, stamper = state.stamper) {
-  const body = JSON.stringify(payload);
-  const headers = { "Content-Type": "application/json" };
-  const [name, value] = await stamper(body);
-  headers[name] = value;
-  const res = await fetch(state.coordinator + path, { method: "POST", headers, body });
-  const data = await res.json().catch(() => null);
-  if (!res.ok) throw new Error((data && data.message) || `${res.status} ${res.statusText}`);
-  return data;
-}
-
-const query = (name, fields = {}) => post("/public/v1/query/" + name, { organizationId: state.org, ...fields });
-
-// activity is the envelope of an activity of this organization, as submitted and as the dry run takes it.
-const activity = (type, parameters) => ({ type: "ACTIVITY_TYPE_" + type, timestampMs: String(Date.now()), organizationId: state.org, parameters });
-
-// submit runs an activity and returns its result (beside result.activity, the nested record); one that does not
-// complete is an error that says why.
-async function submit(type, path, parameters) {
-  const { activity: a } = await post("/public/v1/submit/" + path, activity(type, parameters));
-  if (a.status !== "ACTIVITY_STATUS_COMPLETED") {
-    throw new Error(`${type} ended ${a.status.replace("ACTIVITY_STATUS_", "").toLowerCase()}` + (a.failure ? `: ${a.failure.message}` : " (more approvals are needed)"));
-  }
-  return Object.entries(a.result).find(([k]) => k !== "activity")?.[1];
-}
 
 // ---- the session, kept across reloads ----
 // The signing key is a non-extractable WebCrypto key: IndexedDB keeps the key object itself, which no script can read
@@ -252,29 +225,6 @@ async function saveAuth(ev) {
   });
 }
 
-// ---- lists ----
-
-const when = (ts) => new Date(Number(ts.seconds) * 1000).toLocaleString();
-const code = (text) => (text ? el("code", {}, text) : "");
-
-// clickable makes a row open something, by mouse or keyboard; an error shows in the row's card.
-function clickable(tr, fn) {
-  tr.classList.add("clickable");
-  tr.tabIndex = 0;
-  const run = () => fn().catch((e) => showError(tr.closest(".card"), e, tr.closest(".table-wrap")));
-  tr.addEventListener("click", run);
-  tr.addEventListener("keydown", (ev) => ev.key === "Enter" && run());
-}
-
-// button makes a button; with confirm, it acts on a second click only (deletions). One that changes something
-// (mutates) is hidden where the page is read-only.
-function button(label, fn, { primary = false, confirm = false, mutates = true } = {}) {
-  const b = el("button", { type: "button", className: [primary && "primary", mutates && "mutates"].filter(Boolean).join(" ") }, label);
-  if (confirm) return confirmed(b, fn);
-  b.addEventListener("click", () => busy(b, fn));
-  return b;
-}
-
 // ---- users and their API keys ----
 
 const users = { list: [], roots: new Set(), shown: "" };
@@ -419,204 +369,6 @@ function policyChanged() {
   state.checkedPolicy = "";
   $("save-policy").disabled = true;
   $("policy-dry-run").hidden = true;
-}
-
-// ---- names for ids ----
-// The organization's users, policies and wallets by id, so that a page shows names where the API answers ids.
-
-const names = new Map();
-
-async function loadNames() {
-  const [{ users: us }, { policies }, { wallets }] = await Promise.all([query("list_users"), query("list_policies"), query("list_wallets")]);
-  names.clear();
-  for (const u of us) names.set(u.userId, { kind: "user", name: u.userName });
-  for (const p of policies) names.set(p.policyId, { kind: "policy", name: p.policyName });
-  for (const w of wallets) names.set(w.walletId, { kind: "wallet", name: w.walletName });
-}
-
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
-const nameOf = (id) => names.get(id)?.name || id;
-
-// named shows text with each known id replaced by its name (the id in the name's tooltip); inCode keeps the id, as
-// an expression must read, and adds the name after it.
-function named(text, inCode = false) {
-  const out = el(inCode ? "code" : "span");
-  let last = 0;
-  for (const m of (text || "").matchAll(UUID)) {
-    const known = names.get(m[0].toLowerCase());
-    if (!known) continue;
-    out.append(text.slice(last, m.index));
-    last = m.index + m[0].length;
-    if (inCode) {
-      const quote = /['"]/.test(text[last] || "") ? text[last++] : ""; // the name after the quoted id, not in it
-      out.append(m[0] + quote, el("span", { className: "id-name" }, ` (${known.kind} ${known.name})`));
-    } else out.append(el("abbr", { title: m[0], className: "id-name" }, known.name));
-  }
-  out.append(text.slice(last));
-  return out;
-}
-
-// ---- activities ----
-
-const PAGE = 25;
-
-// Pager pages a list by cursor, 25 at a time: cursors holds the id each page shown starts after ("" for the first),
-// and a page asked one item longer tells whether another follows. Its buttons are #NAME-prev and #NAME-next, its
-// range #NAME-page.
-class Pager {
-  constructor(name, load) {
-    this.name = name;
-    this.load = load;
-    this.reset();
-    $(name + "-prev").addEventListener("click", () => this.move(() => this.cursors.pop()));
-    $(name + "-next").addEventListener("click", () => this.move(() => this.cursors.push(this.last)));
-  }
-
-  reset() {
-    this.cursors = [""];
-    this.last = "";
-  }
-
-  // options are the paginationOptions of the current page.
-  get options() {
-    const after = this.cursors[this.cursors.length - 1];
-    return { limit: String(PAGE + 1), ...(after && { after }) };
-  }
-
-  // page keeps a page's items, sets the buttons and the range, and returns the items to show.
-  page(items, idOf) {
-    const shown = items.slice(0, PAGE);
-    const first = (this.cursors.length - 1) * PAGE;
-    this.last = shown.length ? idOf(shown[shown.length - 1]) : "";
-    $(this.name + "-page").textContent = shown.length ? `${first + 1}–${first + shown.length}` : "None";
-    $(this.name + "-prev").disabled = this.cursors.length === 1;
-    $(this.name + "-next").disabled = items.length <= PAGE;
-    return shown;
-  }
-
-  move(step) {
-    step();
-    this.load().catch((e) => showError($(this.name).closest(".card"), e));
-  }
-}
-
-const short = (s, prefix) => s.replace(prefix, "");
-// denied: refused by the policy engine (permission denied), as opposed to failed while executing.
-const denied = (a) => a.status === "ACTIVITY_STATUS_FAILED" && a.failure?.code === 7;
-const submitter = (a) => a.votes?.[0] && (a.votes[0].user?.userName || nameOf(a.votes[0].userId));
-
-const activityPager = new Pager("activities", () => {
-  $("activity-detail").hidden = true;
-  return loadActivities();
-});
-
-async function loadActivities() {
-  const [{ activities: items }] = await Promise.all([query("list_activities", { paginationOptions: activityPager.options }), loadNames()]);
-  const activities = activityPager.page(items, (a) => a.id);
-  const rows = table($("activities"), ["When", "Type", "Status", "By", "Reason"], activities.map((a) => [
-    when(a.createdAt), short(a.type, "ACTIVITY_TYPE_"), denied(a) ? "DENIED" : short(a.status, "ACTIVITY_STATUS_"),
-    submitter(a) || "", a.failure ? named(a.failure.message.replace(/^You don't have sufficient permissions to take this action: /, "")) : "",
-  ]));
-  rows.forEach((tr, i) => {
-    tr.dataset.activityId = activities[i].id;
-    tr.classList.toggle("denied", denied(activities[i]));
-    clickable(tr, () => showActivity(activities[i].id));
-  });
-}
-
-// The activity chart: the latest activities (up to 400) by status over time, in at most 24 columns; denials are red
-// and at the foot of each column.
-const STATUSES = [
-  { key: "denied", label: "Denied" }, { key: "failed", label: "Failed" }, { key: "rejected", label: "Rejected" },
-  { key: "consensus", label: "Waiting for approvals" }, { key: "completed", label: "Completed" }, { key: "other", label: "In progress" },
-];
-const BUCKETS = [1, 5, 15, 60, 360, 1440].map((m) => m * 60000);
-
-function statusKey(a) {
-  if (denied(a)) return "denied";
-  return { ACTIVITY_STATUS_FAILED: "failed", ACTIVITY_STATUS_REJECTED: "rejected", ACTIVITY_STATUS_CONSENSUS_NEEDED: "consensus",
-    ACTIVITY_STATUS_COMPLETED: "completed" }[a.status] || "other";
-}
-
-async function recentActivities(pages = 4) {
-  const all = [];
-  for (let i = 0; i < pages; i++) {
-    const after = all.length ? all[all.length - 1].id : "";
-    const { activities } = await query("list_activities", { paginationOptions: { limit: "100", ...(after && { after }) } });
-    all.push(...activities);
-    if (activities.length < 100) break;
-  }
-  return all;
-}
-
-async function loadActivityChart() {
-  const list = await recentActivities();
-  const now = Date.now();
-  const since = Math.min(now - 3600000, ...list.map((a) => Number(a.createdAt.seconds) * 1000));
-  const size = BUCKETS.find((b) => (now - since) / b <= 24) || BUCKETS[BUCKETS.length - 1];
-  const count = Math.min(24, Math.ceil((now - since) / size));
-  const start = now - count * size;
-  const fmt = size >= 86400000 ? { month: "short", day: "numeric" } : { hour: "2-digit", minute: "2-digit" };
-  const buckets = Array.from({ length: count }, (_, i) => ({ label: new Date(start + i * size).toLocaleString([], fmt), counts: {} }));
-  for (const a of list) {
-    const i = Math.floor((Number(a.createdAt.seconds) * 1000 - start) / size);
-    if (i < 0 || i >= count) continue;
-    const k = statusKey(a);
-    buckets[i].counts[k] = (buckets[i].counts[k] || 0) + 1;
-  }
-  const totals = Object.fromEntries(STATUSES.map((s) => [s.key, list.filter((a) => statusKey(a) === s.key).length]));
-  const series = STATUSES.filter((s) => totals[s.key]);
-  const label = `${list.length} activities since ${new Date(start).toLocaleString()}: ` + series.map((s) => `${totals[s.key]} ${s.label.toLowerCase()}`).join(", ");
-  $("activity-summary").replaceChildren(`${list.length} activities since ${new Date(start).toLocaleString()}`,
-    ...(totals.denied ? [", ", el("strong", { className: "bad" }, `${totals.denied} denied`)] : [", none denied"]));
-  $("activity-legend").replaceChildren(legend(series));
-  drawn($("activity-chart"), (width) => stackedColumns(width, { buckets, series, label }));
-}
-
-// showActivity shows who asked for an activity, what it asked, what came of it — the failure's reason and what each
-// policy decided, by name; one waiting for consensus can be approved or rejected here.
-async function showActivity(id) {
-  const [{ activity: a }, { policyEvaluations }] = await Promise.all([
-    query("get_activity", { activityId: id }), query("get_policy_evaluations", { activityId: id }), loadNames()]);
-  const outcomes = policyEvaluations.flatMap((ev) => ev.policyEvaluations.map((p) => [
-    nameOf(p.policyId), p.outcome.replace("OUTCOME_", "").toLowerCase(), p.error ? named(p.error) : ""]));
-  const decided = el("table", { className: "outcomes" });
-  table(decided, ["Policy", "Outcome", "Error"], outcomes);
-  const pretty = (label, v) => el("details", {}, el("summary", {}, label), el("pre", {}, JSON.stringify(v, null, 2)));
-  // The ids the intent and result name, by name: what the activity was about.
-  const mentioned = [...new Set(JSON.stringify([a.intent, a.result]).match(UUID) || [])].filter((x) => names.has(x) && x !== id);
-  const children = [el("h2", {}, "Activity"), facts([
-    ["Type", a.type],
-    ["Status", denied(a) ? "DENIED by policy" : short(a.status, "ACTIVITY_STATUS_")],
-    ["By", submitter(a) || ""],
-    ["Created", when(a.createdAt)],
-    ["Votes", (a.votes || []).map((v) => `${v.user?.userName || nameOf(v.userId)}: ${short(v.selection, "VOTE_SELECTION_").toLowerCase()}`).join(", ")],
-    ...(a.failure ? [["Reason", named(a.failure.message)]] : []),
-    ...(mentioned.length ? [["About", mentioned.map((x) => `${names.get(x).kind} ${names.get(x).name}`).join(", ")]] : []),
-    ["ID", code(a.id)],
-  ])];
-  if (outcomes.length) children.push(el("h3", {}, "Policies"), wrapped(decided));
-  children.push(pretty("Intent", a.intent));
-  if (a.result && Object.keys(a.result).length) children.push(pretty("Result", a.result));
-  if (a.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED") children.push(voteButtons(a));
-  const card = $("activity-detail");
-  card.replaceChildren(...children);
-  card.hidden = false;
-  card.scrollIntoView({ block: "nearest" });
-}
-
-function voteButtons(a) {
-  const vote = (label, type, path) => {
-    const b = button(label, async () => {
-      await post("/public/v1/submit/" + path, activity(type, { fingerprint: a.fingerprint }));
-      await loadActivities();
-      say(label === "Approve" ? "Approved" : "Rejected");
-      await showActivity(a.id);
-    });
-    b.disabled = label === "Approve" ? !a.canApprove : !a.canReject;
-    return b;
-  };
-  return el("div", { className: "row" }, vote("Approve", "APPROVE_ACTIVITY", "approve_activity"), vote("Reject", "REJECT_ACTIVITY", "reject_activity"));
 }
 
 // ---- wallets ----

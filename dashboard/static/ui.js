@@ -141,3 +141,68 @@ export function confirmed(button, fn) {
   });
   return button;
 }
+
+// ---- lists ----
+
+export const when = (ts) => new Date(Number(ts.seconds) * 1000).toLocaleString();
+export const code = (text) => (text ? el("code", {}, text) : "");
+
+// clickable makes a row open something, by mouse or keyboard; an error shows in the row's card.
+export function clickable(tr, fn) {
+  tr.classList.add("clickable");
+  tr.tabIndex = 0;
+  const run = () => fn().catch((e) => showError(tr.closest(".card"), e, tr.closest(".table-wrap")));
+  tr.addEventListener("click", run);
+  tr.addEventListener("keydown", (ev) => ev.key === "Enter" && run());
+}
+
+// button makes a button; with confirm, it acts on a second click only (deletions). One that changes something
+// (mutates) is hidden where the page is read-only.
+export function button(label, fn, { primary = false, confirm = false, mutates = true } = {}) {
+  const b = el("button", { type: "button", className: [primary && "primary", mutates && "mutates"].filter(Boolean).join(" ") }, label);
+  if (confirm) return confirmed(b, fn);
+  b.addEventListener("click", () => busy(b, fn));
+  return b;
+}
+
+const PAGE = 25;
+
+// Pager pages a list by cursor, 25 at a time: cursors holds the id each page shown starts after ("" for the first),
+// and a page asked one item longer tells whether another follows. Its buttons are #NAME-prev and #NAME-next, its
+// range #NAME-page.
+export class Pager {
+  constructor(name, load) {
+    this.name = name;
+    this.load = load;
+    this.reset();
+    $(name + "-prev").addEventListener("click", () => this.move(() => this.cursors.pop()));
+    $(name + "-next").addEventListener("click", () => this.move(() => this.cursors.push(this.last)));
+  }
+
+  reset() {
+    this.cursors = [""];
+    this.last = "";
+  }
+
+  // options are the paginationOptions of the current page.
+  get options() {
+    const after = this.cursors[this.cursors.length - 1];
+    return { limit: String(PAGE + 1), ...(after && { after }) };
+  }
+
+  // page keeps a page's items, sets the buttons and the range, and returns the items to show.
+  page(items, idOf) {
+    const shown = items.slice(0, PAGE);
+    const first = (this.cursors.length - 1) * PAGE;
+    this.last = shown.length ? idOf(shown[shown.length - 1]) : "";
+    $(this.name + "-page").textContent = shown.length ? `${first + 1}–${first + shown.length}` : "None";
+    $(this.name + "-prev").disabled = this.cursors.length === 1;
+    $(this.name + "-next").disabled = items.length <= PAGE;
+    return shown;
+  }
+
+  move(step) {
+    step();
+    this.load().catch((e) => showError($(this.name).closest(".card"), e));
+  }
+}
