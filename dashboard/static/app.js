@@ -616,7 +616,10 @@ const loaders = { auth: loadAuth, users: loadUsers, policies: loadPolicies, wall
 const refreshers = { wallets: () => showBalances() };
 
 function showTab(name) {
-  for (const b of document.querySelectorAll(".tabs button")) b.classList.toggle("active", b.dataset.tab === name);
+  for (const b of document.querySelectorAll(".tabs button")) {
+    b.classList.toggle("active", b.dataset.tab === name);
+    b.setAttribute("aria-selected", String(b.dataset.tab === name));
+  }
   for (const t of Object.keys(loaders)) $("tab-" + t).hidden = t !== name;
   clearInterval(state.refresh);
   loaders[name]().catch((e) => showError($("tab-" + name), e));

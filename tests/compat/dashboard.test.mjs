@@ -644,6 +644,7 @@ test("every page of the dashboard at 1280 and 390 pixels: drawn, within the widt
       await page.setViewportSize({ width, height: width > 600 ? 900 : 844 });
       for (const [tab, { ready, parts }] of Object.entries(pages)) {
         await page.click(`button[data-tab=${tab}]`);
+        assert.equal(await page.locator("[role=tab][aria-selected=true]").getAttribute("data-tab"), tab, "the tab says it is selected");
         await page.waitForSelector(ready, { state: "attached" });
         await page.waitForLoadState("networkidle");
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
