@@ -475,8 +475,12 @@ async function ethAccounts() {
 }
 
 async function loadYields() {
-  $("forget-yield-key").hidden = !yieldKey();
-  $("yield-body").hidden = !yieldKey();
+  const known = !!yieldKey();
+  $("forget-yield-key").hidden = !known;
+  $("yield-key-set").hidden = !known;
+  $("yield-key").closest("label").hidden = known;
+  $("use-yield-key").hidden = known;
+  $("yield-body").hidden = !known;
   if (!yieldKey()) return;
   await showYields(await ethAccounts());
 }
@@ -493,8 +497,7 @@ async function useYieldKey(ev) {
       await loadYields();
     } catch (e) {
       setYieldKey("");
-      $("yield-body").hidden = true;
-      $("forget-yield-key").hidden = true;
+      await loadYields(); // back to asking for a key
       throw e;
     }
     $("yield-key").value = "";
