@@ -4,7 +4,9 @@
 // The page holds no secret on the server side and has no backend of its own: it talks to the coordinator's public
 // API from the browser, and every request is stamped in the browser, with an API key imported into WebCrypto (the
 // private key never leaves the page, and is never sent) or with a passkey (WebAuthn) that opens a short session
-// whose key is a non-extractable WebCrypto key. The coordinator must allow the dashboard's origin (CORS).
+// whose key is a non-extractable WebCrypto key. The coordinator must allow the dashboard's origin (CORS). The one
+// thing the server does beyond serving files is relay the reads that show balances, yields and positions to the
+// chains and the yield service (relay.go): it holds no key.
 package dashboard
 
 import (
@@ -27,6 +29,12 @@ type Config struct {
 	AuthProxyURL string `json:"authProxyUrl,omitempty"`
 	// OrganizationID pre-fills the sign-in form (the stack's root organization in `sigil up`).
 	OrganizationID string `json:"organizationId,omitempty"`
+	// Chains are the networks whose balances the Wallets page shows.
+	Chains []Chain `json:"chains"`
+	// YieldURL is the yield service, whose rates and positions the Yields page shows through the server (the service
+	// does not answer browsers' cross-origin requests); Yield tells the page it is there.
+	YieldURL string `json:"-"`
+	Yield    bool   `json:"yield"`
 }
 
 // Handler serves the page, its assets, and /config.json.
@@ -41,6 +49,13 @@ func Handler(cfg Config) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		_ = edge.WriteJSON(w, http.StatusOK, cfg) // a Config always marshals
 	})
+	mux.Handle("POST /rpc/{caip2}", relay(cfg.Chains))
+	if cfg.Yield = cfg.YieldURL != ""; cfg.Yield {
+		y := yieldRelay(cfg.YieldURL)
+		mux.Handle("GET /yield/v1/yields", y)
+		mux.Handle("GET /yield/v1/yields/{id}/share-prices", y)
+		mux.Handle("POST /yield/v1/yields/balances", y)
+	}
 	mux.Handle("GET /", files)
 	return securityHeaders(cfg, mux)
 }

@@ -280,13 +280,37 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		return nil, err
 	}
 	proxySrv.handler = proxy.Handler()
-	dash.handler = dashboard.Handler(dashboard.Config{CoordinatorURL: coordSrv.url, AuthProxyURL: proxySrv.url, OrganizationID: s.boot.OrganizationID})
+	dash.handler = dashboard.Handler(dashboard.Config{CoordinatorURL: coordSrv.url, AuthProxyURL: proxySrv.url, OrganizationID: s.boot.OrganizationID,
+		Chains: dashboardChains(networks, &s.boot), YieldURL: s.boot.YieldURL})
 	s.boot.AuthProxyURL, s.boot.AuthProxyConfigID, s.boot.DashboardURL = proxySrv.url, configID, dash.url
 	if err := s.save(cfg.Dir); err != nil {
 		return nil, err
 	}
 	s.serve(append(servers, proxySrv, dash)...)
 	return s, nil
+}
+
+// dashboardChains are the watched networks, whose balances the dashboard shows: the dev chains' with their contracts
+// (the page shows those that are ERC-20 tokens: the test tokens, vault shares and lending receipts).
+func dashboardChains(networks []coordinator.Network, boot *Bootstrap) []dashboard.Chain {
+	var out []dashboard.Chain
+	for _, n := range networks {
+		c := dashboard.Chain{CAIP2: n.CAIP2, Name: n.CAIP2, RPCURL: n.RPCURL}
+		for i, dev := range boot.Chains {
+			if n.RPCURL != dev.RPCURL {
+				continue
+			}
+			c.Name = "Sigil dev chain"
+			if i > 0 {
+				c.Name = fmt.Sprintf("Sigil dev chain %d", i+1)
+			}
+			for _, name := range slices.Sorted(maps.Keys(dev.Contracts)) {
+				c.Tokens = append(c.Tokens, dev.Contracts[name])
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // startDevChain starts the dev chain (and the second one, with cfg.SecondChain) and the yield service on them, and

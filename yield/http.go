@@ -33,6 +33,7 @@ func (s *Service) Handler() http.Handler {
 	route("GET /v1/yields/{id}", s.handleYield)
 	route("GET /v1/yields/{id}/validators", s.handleValidators)
 	route("GET /v1/yields/{id}/risk", s.handleRisk)
+	route("GET /v1/yields/{id}/share-prices", s.handleSharePrices) // a Sigil extension (history.go)
 	route("POST /v1/yields/{id}/balances", s.handleBalances)
 	route("POST /v1/yields/balances", s.handleMultiBalances)
 	route("GET /v1/networks", s.handleNetworks)

@@ -212,6 +212,14 @@ func sharePrice(s store.YieldPriceSample, shareDecimals, tokenDecimals uint8) fl
 	return f
 }
 
+// shareDecimals are the decimals of a yield's share (its output token), or of its token when it has none.
+func shareDecimals(e *yieldEntry) uint8 {
+	if e.cfg.OutputToken != nil {
+		return e.cfg.OutputToken.Decimals
+	}
+	return e.cfg.Token.Decimals
+}
+
 func absDiff(a, b uint8) uint8 {
 	if a > b {
 		return a - b
@@ -357,11 +365,7 @@ func (s *Service) loadRates(ctx context.Context) error {
 			r.total, r.span, r.known = computeRate(samples, s.cfg.RateWindow, r.rateType, e.cfg.Fees.DepositBps)
 		}
 		if n := len(samples); n > 0 {
-			shareDecimals := e.cfg.Token.Decimals
-			if e.cfg.OutputToken != nil {
-				shareDecimals = e.cfg.OutputToken.Decimals
-			}
-			r.price, r.sampled = sharePrice(samples[n-1], shareDecimals, e.cfg.Token.Decimals), true
+			r.price, r.sampled = sharePrice(samples[n-1], shareDecimals(e), e.cfg.Token.Decimals), true
 		}
 		s.rates.set(e.cfg.ID, r)
 	}

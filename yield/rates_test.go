@@ -64,6 +64,14 @@ func TestRewardRatesFromSamples(t *testing.T) {
 	if pps := y.State.PricePerShareState; pps == nil || pps.Price <= 1 || pps.ShareToken.Symbol != "svUSDC" || pps.QuoteToken.Symbol != "USDC" {
 		t.Fatalf("price per share %+v", y.State)
 	}
+	// The share prices over time (a Sigil extension): the samplings, oldest first, the newest the price above, grown.
+	var hist sharePricesDTO
+	e.mustCall(e.key10, "GET", "/v1/yields/"+vault+"/share-prices?days=30", nil, 200, &hist)
+	if n := len(hist.Items); n < 2 || hist.Items[n-1].Price != y.State.PricePerShareState.Price || hist.Items[n-1].Price <= hist.Items[0].Price {
+		t.Fatalf("share prices %+v, latest price %v", hist, y.State.PricePerShareState.Price)
+	}
+	e.mustCall(e.key10, "GET", "/v1/yields/"+vault+"/share-prices?days=0", nil, 400, nil)
+	e.mustCall(e.key10, "GET", "/v1/yields/nope/share-prices", nil, 404, nil)
 	// Samples of a chain that was reset (blocks above the head) are dropped at the next sampling.
 	stale := store.YieldPriceSample{YieldID: vault, BlockNumber: 1 << 40, BlockTime: 1 << 40, Shares: "1", Assets: "2"}
 	if err := e.store.Write(ctx, func(tx *store.Tx) error { return tx.PutYieldPriceSamples(ctx, stale) }); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -326,5 +327,16 @@ func TestLimiterWindows(t *testing.T) {
 	}
 	if v := l.take("a", t0.Add(50*time.Second)); !v.allowed || v.remaining != 1 {
 		t.Fatalf("next window: %+v", v)
+	}
+}
+
+func TestSpreadKeepsTheEndsAndAtMostMax(t *testing.T) {
+	for _, c := range []struct {
+		n, max int
+		want   []int
+	}{{0, 3, []int{}}, {2, 3, []int{0, 1}}, {10, 4, []int{0, 3, 6, 9}}, {5, 2, []int{0, 4}}} {
+		if got := spread(c.n, c.max); !slices.Equal(got, c.want) {
+			t.Errorf("spread(%d, %d) = %v, want %v", c.n, c.max, got, c.want)
+		}
 	}
 }

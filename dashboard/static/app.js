@@ -1,132 +1,18 @@
-// Sigil dashboard: talks to the coordinator's public API from the browser. Every request is stamped here, with a
-// WebCrypto key that cannot be exported: an imported API key, or the session key a passkey login opened.
+// Sigil dashboard: the sign-in and session, and the pages (Auth, Users, Policies, Wallets, Yields, Sub-orgs,
+// Webhooks; Activity in activities.js), wired together. Every request to the coordinator is stamped in the page
+// (api.js) with a WebCrypto key that cannot be exported: an imported API key, or the session key a passkey login opened.
 
-const $ = (id) => document.getElementById(id);
-const state = { coordinator: "", proxy: "", org: "", stamper: null, config: null };
+import { apiKeyStamper, importAPIKey, hex, b64url, compress } from "./stamp.js";
+import { balances, units, value } from "./chain.js";
+import { drawn, horizontalBars } from "./charts.js";
+import { showYields, yieldKey, setYieldKey } from "./yields.js";
+import { $, el, table, wrapped, facts, say, busy, showError, FieldError, when, code, clickable, button, Pager } from "./ui.js";
+import { state, post, query, activity, submit } from "./api.js";
+import { loadNames, named } from "./names.js";
+import { activityPager, loadActivities, loadActivityChart } from "./activities.js";
 
 const METHODS = ["email", "sms", "passkey", "wallet", "google", "apple", "facebook", "x", "discord"];
 const SOCIAL = ["google", "apple", "facebook", "x", "discord"];
-
-// ---- encodings ----
-
-const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-const fromHex = (s) => {
-  if (!/^([0-9a-fA-F]{2})*$/.test(s)) throw new Error("not hex");
-  return Uint8Array.from(s.match(/../g) || [], (h) => parseInt(h, 16));
-};
-const b64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-const bigFrom = (bytes) => BigInt("0x" + (hex(bytes) || "0"));
-const bytes32 = (n) => fromHex(n.toString(16).padStart(64, "0"));
-
-// ---- P-256 ----
-
-const P = 2n ** 256n - 2n ** 224n + 2n ** 192n + 2n ** 96n - 1n;
-const B = 0x5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604bn;
-
-function modPow(b, e, m) {
-  let r = 1n;
-  b %= m;
-  for (; e > 0n; e >>= 1n, b = (b * b) % m) if (e & 1n) r = (r * b) % m;
-  return r;
-}
-
-// decompress expands a compressed public key (33 bytes) to its coordinates.
-function decompress(pub) {
-  if (pub.length !== 33 || (pub[0] !== 2 && pub[0] !== 3)) throw new Error("the public key must be a compressed P-256 key (66 hex characters starting with 02 or 03)");
-  const x = bigFrom(pub.slice(1));
-  let y = modPow((((x * x * x - 3n * x + B) % P) + P) % P, (P + 1n) / 4n, P);
-  if (Number(y & 1n) !== (pub[0] & 1)) y = P - y;
-  return { x: bytes32(x), y: bytes32(y) };
-}
-
-function compress(raw) {
-  const out = new Uint8Array(33);
-  out[0] = raw[64] & 1 ? 3 : 2;
-  out.set(raw.slice(1, 33), 1);
-  return out;
-}
-
-// der encodes a WebCrypto signature (r‖s) as the ASN.1 DER the coordinator verifies.
-function der(sig) {
-  const int = (b) => {
-    let i = 0;
-    while (i < b.length - 1 && b[i] === 0) i++;
-    b = b.slice(i);
-    return b[0] & 0x80 ? [0x02, b.length + 1, 0, ...b] : [0x02, b.length, ...b];
-  };
-  const body = [...int(sig.slice(0, 32)), ...int(sig.slice(32))];
-  return new Uint8Array([0x30, body.length, ...body]);
-}
-
-// apiKeyStamper signs with a non-extractable WebCrypto key and returns the X-Stamp header.
-function apiKeyStamper(key, publicKeyHex) {
-  return async (body) => {
-    const sig = new Uint8Array(await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, key, new TextEncoder().encode(body)));
-    const stamp = { publicKey: publicKeyHex, scheme: "SIGNATURE_SCHEME_TK_API_P256", signature: hex(der(sig)) };
-    return ["X-Stamp", b64url(new TextEncoder().encode(JSON.stringify(stamp)))];
-  };
-}
-
-async function importAPIKey(publicHex, privateHex) {
-  const pub = fromHex(publicHex.trim().toLowerCase());
-  const d = fromHex(privateHex.trim());
-  if (d.length !== 32) throw new Error("the private key must be 64 hex characters");
-  const { x, y } = decompress(pub);
-  const jwk = { kty: "EC", crv: "P-256", x: b64url(x), y: b64url(y), d: b64url(d), ext: false };
-  const key = await crypto.subtle.importKey("jwk", jwk, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
-  d.fill(0);
-  return { key, pub: hex(pub) };
-}
-
-// ---- API ----
-
-async function post(path, payload, stamper = state.stamper) {
-  const body = JSON.stringify(payload);
-  const headers = { "Content-Type": "application/json" };
-  const [name, value] = await stamper(body);
-  headers[name] = value;
-  const res = await fetch(state.coordinator + path, { method: "POST", headers, body });
-  const data = await res.json().catch(() => null);
-  if (!res.ok) throw new Error((data && data.message) || `${res.status} ${res.statusText}`);
-  return data;
-}
-
-const query = (name, fields = {}) => post("/public/v1/query/" + name, { organizationId: state.org, ...fields });
-
-async function submit(type, path, resultKey, parameters) {
-  const res = await post("/public/v1/submit/" + path, {
-    type: "ACTIVITY_TYPE_" + type, timestampMs: String(Date.now()), organizationId: state.org, parameters,
-  });
-  const a = res.activity;
-  if (a.status !== "ACTIVITY_STATUS_COMPLETED") {
-    throw new Error(`${type} ended ${a.status.replace("ACTIVITY_STATUS_", "").toLowerCase()}` + (a.failure ? `: ${a.failure.message}` : " (more approvals are needed)"));
-  }
-  return a.result[resultKey];
-}
-
-// ---- status line ----
-
-let statusTimer;
-function say(text, error = false) {
-  const el = $("status");
-  el.textContent = text;
-  el.className = "show" + (error ? " error" : "");
-  clearTimeout(statusTimer);
-  statusTimer = setTimeout(() => (el.className = error ? "error" : ""), error ? 8000 : 3000);
-}
-
-async function busy(button, fn) {
-  button.disabled = true;
-  try {
-    await fn();
-  } catch (e) {
-    say(e.message, true);
-  } finally {
-    button.disabled = false;
-  }
-}
-
-// ---- sign-in ----
 
 // ---- the session, kept across reloads ----
 // The signing key is a non-extractable WebCrypto key: IndexedDB keeps the key object itself, which no script can read
@@ -177,6 +63,7 @@ async function signIn(key, pub, expiresAt = 0) {
     state.stamper = null;
     throw new Error(`${who.username} is not a root user of ${who.organizationName}; the dashboard is for administrators`);
   }
+  state.root = { id: state.org, name: who.organizationName, user: who.username };
   $("org-name").textContent = `${who.organizationName} · ${who.username}`;
   $("signin").hidden = true;
   $("app").hidden = false;
@@ -325,151 +212,347 @@ function settingsFromForm() {
     sessionExpirationSeconds: num("session-expiration"),
     verificationTokenRequiredForGetAccountPii: $("pii-token").checked,
   };
-  if (s.allowedOrigins.length === 0) throw new Error("list at least one allowed origin, or * for every origin");
+  if (s.allowedOrigins.length === 0) throw new FieldError("allowedOrigins", "list at least one allowed origin, or * for every origin");
   return s;
 }
 
 async function saveAuth(ev) {
   ev.preventDefault();
   await busy($("save-auth"), async () => {
-    await submit("UPDATE_AUTH_PROXY_CONFIG", "update_auth_proxy_config", "updateAuthProxyConfigResult", settingsFromForm());
+    await submit("UPDATE_AUTH_PROXY_CONFIG", "update_auth_proxy_config", settingsFromForm());
     await loadAuth();
     say("Settings saved");
   });
 }
 
-// ---- lists ----
+// ---- users and their API keys ----
 
-function table(el, head, rows) {
-  const tr = (cells, tag) => {
-    const row = document.createElement("tr");
-    for (const c of cells) {
-      const cell = document.createElement(tag);
-      cell.textContent = c;
-      row.append(cell);
-    }
-    return row;
-  };
-  el.replaceChildren(tr(head, "th"), ...rows.map((r) => tr(r, "td")));
-}
-
-const when = (ts) => new Date(Number(ts.seconds) * 1000).toLocaleString();
+const users = { list: [], roots: new Set(), shown: "" };
 
 async function loadUsers() {
-  const [{ users }, org] = await Promise.all([query("list_users"), query("get_organization")]);
-  const roots = new Set(org.organizationData.rootQuorum.userIds);
-  table($("users"), ["Name", "E-mail", "Role", "Credentials", "ID"], users.map((u) => [
-    u.userName, u.userEmail || "", roots.has(u.userId) ? "root" : "user",
-    `${u.apiKeys.length} keys, ${u.authenticators.length} passkeys`, u.userId,
+  const [{ users: list }, org] = await Promise.all([query("list_users"), query("get_organization")]);
+  users.list = list;
+  users.roots = new Set(org.organizationData.rootQuorum.userIds);
+  const rows = table($("users"), ["Name", "E-mail", "Role", "Credentials"], list.map((u) => [
+    u.userName, u.userEmail || "", users.roots.has(u.userId) ? "root" : "user",
+    `${u.apiKeys.length} keys, ${u.authenticators.length} passkeys`,
   ]));
+  rows.forEach((tr, i) => clickable(tr, async () => showUser(list[i].userId)));
+  const shown = list.find((u) => u.userId === users.shown);
+  if (shown) showUser(shown.userId);
+  else $("user-detail").hidden = true;
 }
 
-async function loadPolicies() {
-  const { policies } = await query("list_policies");
-  table($("policies"), ["Name", "Effect", "Condition", "Consensus"], policies.map((p) => [
-    p.policyName, p.effect.replace("EFFECT_", ""), p.condition, p.consensus,
+// showUser shows a user, its API keys (each can be deleted), a form to add one, and deletes the user.
+function showUser(userId) {
+  const u = users.list.find((x) => x.userId === userId);
+  users.shown = userId;
+  const keys = el("table", { className: "keys" });
+  table(keys, ["Name", "Public key", "Curve", "Created", ""], u.apiKeys.map((k) => [
+    k.apiKeyName, code(k.credential.publicKey), k.credential.type.replace("CREDENTIAL_TYPE_API_KEY_", ""), when(k.createdAt),
+    button("Delete", async () => {
+      await submit("DELETE_API_KEYS", "delete_api_keys", { userId, apiKeyIds: [k.apiKeyId] });
+      await loadUsers();
+      say("API key deleted");
+    }, { confirm: true }),
   ]));
+  const form = el("form", { className: "subform" },
+    el("h3", {}, "Add an API key"),
+    el("div", { className: "grid" },
+      el("label", {}, "Name", el("input", { name: "apiKeyName", required: true, autocomplete: "off", "data-param": "apiKeyName" })),
+      el("label", {}, "Public key", el("input", { name: "publicKey", required: true, autocomplete: "off", spellcheck: false, "data-param": "publicKey", placeholder: "compressed, hex" })),
+      el("label", {}, "Curve", el("select", { name: "curveType", "data-param": "curveType" },
+        ...[["API_KEY_CURVE_P256", "P-256"], ["API_KEY_CURVE_SECP256K1", "secp256k1"], ["API_KEY_CURVE_ED25519", "Ed25519"]]
+          .map(([value, label]) => el("option", { value }, label))))),
+    el("div", { className: "row end" }, el("button", { type: "submit", className: "primary" }, "Add API key")));
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    busy(form.querySelector("button[type=submit]"), async () => {
+      const f = form.elements;
+      await submit("CREATE_API_KEYS_V2", "create_api_keys", { userId, apiKeys: [{
+        apiKeyName: f.apiKeyName.value.trim(), publicKey: f.publicKey.value.trim(), curveType: f.curveType.value }] });
+      await loadUsers();
+      say("API key added");
+    });
+  });
+  const card = $("user-detail");
+  card.replaceChildren(
+    el("h2", {}, u.userName),
+    facts([["Role", users.roots.has(userId) ? "root" : "user"], ["E-mail", u.userEmail || ""], ["ID", code(userId)],
+      ["Passkeys", u.authenticators.map((a) => a.authenticatorName).join(", ")]]),
+    el("h3", {}, "API keys"), wrapped(keys), form,
+    el("div", { className: "row" }, button("Delete user", async () => {
+      await submit("DELETE_USERS", "delete_users", { userIds: [userId] });
+      users.shown = "";
+      await loadUsers();
+      say(`User ${u.userName} deleted`);
+    }, { confirm: true })));
+  card.hidden = false;
 }
 
-async function loadActivities() {
-  const { activities } = await query("list_activities", { paginationOptions: { limit: "25" } });
-  const rows = activities.map((a) => [
-    when(a.createdAt), a.type.replace("ACTIVITY_TYPE_", ""), a.status.replace("ACTIVITY_STATUS_", ""),
-  ]);
-  table($("activities"), ["When", "Type", "Status"], rows);
-  // Each row opens the activity's detail.
-  [...$("activities").querySelectorAll("tr")].slice(1).forEach((tr, i) => {
-    tr.classList.add("clickable");
-    tr.addEventListener("click", () => showActivity(activities[i].id).catch((e) => say(e.message, true)));
+async function createUser(ev) {
+  ev.preventDefault();
+  await busy($("create-user"), async () => {
+    const keyName = $("user-key-name").value.trim();
+    const publicKey = $("user-key").value.trim();
+    if (keyName && !publicKey) throw new FieldError("publicKey", "an API key needs its public key");
+    const apiKeys = publicKey ? [{ apiKeyName: keyName || "default", publicKey, curveType: "API_KEY_CURVE_P256" }] : [];
+    const [userId] = (await submit("CREATE_USERS_V3", "create_users", { users: [{ userName: $("user-name").value.trim(),
+      userEmail: $("user-email").value.trim() || undefined, apiKeys, authenticators: [], oauthProviders: [], userTags: [] }] })).userIds;
+    $("user-form").reset();
+    say("User created");
+    users.shown = userId;
+    await loadUsers();
   });
 }
 
-// showActivity shows who asked for an activity, what it asked, what came of it, and what each policy decided, by name;
-// one waiting for consensus can be approved or rejected here.
-async function showActivity(id) {
-  const [{ activity: a }, { policyEvaluations }, { policies }, { users }] = await Promise.all([
-    query("get_activity", { activityId: id }), query("get_policy_evaluations", { activityId: id }),
-    query("list_policies"), query("list_users"),
-  ]);
-  const policyName = new Map(policies.map((p) => [p.policyId, p.policyName]));
-  const userName = new Map(users.map((u) => [u.userId, u.userName]));
-  const el = $("activity-detail");
-  const h = (tag, text, cls) => {
-    const e = document.createElement(tag);
-    e.textContent = text;
-    if (cls) e.className = cls;
-    return e;
-  };
-  const facts = document.createElement("dl");
-  facts.className = "facts";
-  const add = (k, v) => facts.append(h("dt", k), h("dd", v));
-  add("Type", a.type);
-  add("Status", a.status.replace("ACTIVITY_STATUS_", ""));
-  add("ID", a.id);
-  add("Created", when(a.createdAt));
-  add("Votes", (a.votes || []).map((v) => `${userName.get(v.userId) || v.userId}: ${v.selection.replace("VOTE_SELECTION_", "").toLowerCase()}`).join(", "));
-  if (a.failure) add("Failure", a.failure.message);
-  const outcomes = [];
-  for (const ev of policyEvaluations) {
-    for (const p of ev.policyEvaluations) {
-      outcomes.push([policyName.get(p.policyId) || p.policyId, p.outcome.replace("OUTCOME_", "").toLowerCase(), p.error || ""]);
-    }
-  }
-  const decided = document.createElement("table");
-  table(decided, ["Policy", "Outcome", "Error"], outcomes);
-  const pretty = (label, v) => {
-    const d = document.createElement("details");
-    d.append(h("summary", label), h("pre", JSON.stringify(v, null, 2)));
-    return d;
-  };
-  const children = [h("h2", "Activity"), facts];
-  if (outcomes.length) children.push(h("h3", "Policies"), decided);
-  children.push(pretty("Intent", a.intent));
-  if (a.result && Object.keys(a.result).length) children.push(pretty("Result", a.result));
-  if (a.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED") {
-    const row = document.createElement("div");
-    row.className = "row";
-    for (const [label, type, path, key] of [["Approve", "APPROVE_ACTIVITY", "approve_activity", "activity"], ["Reject", "REJECT_ACTIVITY", "reject_activity", "activity"]]) {
-      const b = h("button", label);
-      b.type = "button";
-      b.disabled = label === "Approve" ? !a.canApprove : !a.canReject;
-      b.addEventListener("click", () => busy(b, async () => {
-        await post("/public/v1/submit/" + path, { type: "ACTIVITY_TYPE_" + type, timestampMs: String(Date.now()), organizationId: state.org, parameters: { fingerprint: a.fingerprint } });
-        say(label === "Approve" ? "Approved" : "Rejected");
-        await loadActivities();
-        await showActivity(id);
-      }));
-      row.append(b);
-    }
-    children.push(row);
-  }
-  el.replaceChildren(...children);
-  el.hidden = false;
-  el.scrollIntoView({ block: "nearest" });
+// ---- policies ----
+
+async function loadPolicies() {
+  const [{ policies }] = await Promise.all([query("list_policies"), loadNames()]);
+  table($("policies"), ["Name", "Effect", "Condition", "Consensus", ""], policies.map((p) => [
+    p.policyName, p.effect.replace("EFFECT_", ""), named(p.condition, true), named(p.consensus, true),
+    button("Delete", async () => {
+      await submit("DELETE_POLICY", "delete_policy", { policyId: p.policyId });
+      await loadPolicies();
+      say(`Policy ${p.policyName} deleted`);
+    }, { confirm: true }),
+  ]));
+}
+
+const policyIntent = () => ({
+  policyName: $("policy-name").value.trim(), effect: $("policy-effect").value, condition: $("policy-condition").value.trim(),
+  consensus: $("policy-consensus").value.trim(), notes: $("policy-notes").value.trim(),
+});
+
+const DECISIONS = { ALLOW: "Allowed", DENY: "Denied", CONSENSUS_NEEDED: "Needs more approvals", REJECTED: "Rejected" };
+
+// checkPolicy is the dry run: what the policy engine decides about creating this policy now (evaluate_activity),
+// each policy's outcome by name; a condition or consensus that does not compile is refused at its field. Only a
+// checked policy, unchanged since, can be saved.
+async function checkPolicy(ev) {
+  ev.preventDefault();
+  await busy($("check-policy"), async () => {
+    const intent = policyIntent();
+    if (!intent.policyName) throw new FieldError("policyName", "name the policy");
+    const [dry, { policies }] = await Promise.all([
+      query("evaluate_activity", { activity: activity("CREATE_POLICY_V3", intent) }), query("list_policies")]);
+    const names = new Map(policies.map((p) => [p.policyId, p.policyName]));
+    const outcomes = el("table");
+    table(outcomes, ["Policy", "Outcome", "Error"], dry.policyEvaluations.map((p) => [
+      names.get(p.policyId) || p.policyId, p.outcome.replace("OUTCOME_", "").toLowerCase(), p.error || ""]));
+    const box = $("policy-dry-run");
+    box.replaceChildren(
+      el("p", { className: "decision " + dry.decision.toLowerCase() }, `${DECISIONS[dry.decision] || dry.decision}: ${dry.message}`),
+      ...(dry.policyEvaluations.length ? [wrapped(outcomes)] : []));
+    box.hidden = false;
+    state.checkedPolicy = JSON.stringify(intent);
+    $("save-policy").disabled = dry.decision === "DENY";
+  });
+}
+
+async function savePolicy() {
+  await busy($("save-policy"), async () => {
+    const intent = policyIntent();
+    if (JSON.stringify(intent) !== state.checkedPolicy) throw new Error("the policy changed since it was checked: check it again");
+    await submit("CREATE_POLICY_V3", "create_policy", intent);
+    $("policy-form").reset();
+    policyChanged();
+    await loadPolicies();
+    say(`Policy ${intent.policyName} created`);
+  }, $("policy-form"));
+  $("save-policy").disabled = !state.checkedPolicy; // once saved, the emptied form is checked again first
+}
+
+// policyChanged withdraws a dry run the form no longer matches.
+function policyChanged() {
+  state.checkedPolicy = "";
+  $("save-policy").disabled = true;
+  $("policy-dry-run").hidden = true;
 }
 
 // ---- wallets ----
 
+const ETH_PATH = "m/44'/60'/0'/0/";
+const ethAccount = (index) => ({ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: ETH_PATH + index, addressFormat: "ADDRESS_FORMAT_ETHEREUM" });
+
 async function loadWallets() {
   const { wallets } = await query("list_wallets");
-  const cards = await Promise.all(wallets.map(async (w) => {
-    const { accounts } = await query("list_wallet_accounts", { walletId: w.walletId });
-    const card = document.createElement("div");
-    card.className = "wallet";
-    const title = document.createElement("h3");
-    title.textContent = w.walletName;
-    const t = document.createElement("table");
-    table(t, ["Address", "Format", "Path", "Curve"], accounts.map((acc) => [
-      acc.address, acc.addressFormat.replace("ADDRESS_FORMAT_", ""), acc.path, acc.curve.replace("CURVE_", ""),
-    ]));
-    const wrap = document.createElement("div");
-    wrap.className = "table-wrap";
-    wrap.append(t);
-    card.append(title, wrap);
-    return card;
-  }));
+  const cards = await Promise.all(wallets.map(walletCard));
   $("wallets").replaceChildren(...cards);
   if (!wallets.length) $("wallets").textContent = "No wallets yet.";
+  await showBalances();
+}
+
+// showBalances fills in what each Ethereum account holds on every configured chain, read live from the chains
+// (again every 10 seconds while the page is shown); a chain that does not answer says so in its place.
+async function showBalances() {
+  const spots = [...document.querySelectorAll("#wallets .balance")];
+  const addresses = [...new Set(spots.map((s) => s.dataset.address))];
+  if (!addresses.length) return;
+  const read = await Promise.all(state.chains.map((c) => balances(c, addresses).then((b) => [c, b], (e) => [c, null, e])));
+  for (const spot of spots) {
+    spot.classList.remove("muted");
+    spot.replaceChildren(...read.map(([c, b, err]) => el("div", { "data-chain": c.caip2 },
+      state.chains.length > 1 ? el("span", { className: "muted" }, c.name + ": ") : "",
+      b ? b[spot.dataset.address].map((x) => `${units(x.amount, x.decimals)} ${x.symbol}`).join(" · ") : el("span", { className: "field-error" }, err.message))));
+  }
+  balanceCharts(spots, read);
+}
+
+// balanceCharts draws, for each chain and asset, what each account holds: ether for every account, a token for
+// the accounts that hold it.
+function balanceCharts(spots, read) {
+  const shown = new Map([...$("balance-charts").children].map((f) => [f.dataset.key, f]));
+  const charts = [];
+  for (const [c, b] of read) {
+    if (!b) continue;
+    const assets = new Map();
+    for (const spot of spots) {
+      for (const x of b[spot.dataset.address]) {
+        if (!assets.has(x.symbol)) assets.set(x.symbol, []);
+        assets.get(x.symbol).push({ label: spot.dataset.label, value: value(x.amount, x.decimals), text: `${units(x.amount, x.decimals)} ${x.symbol}` });
+      }
+    }
+    for (const [symbol, items] of assets) {
+      const label = `${symbol} per account on ${c.name}`;
+      const key = `${c.caip2}/${symbol}`;
+      const figure = shown.get(key) || el("figure", { className: "figure", "data-asset": symbol, "data-key": key },
+        el("figcaption", {}, label), el("div", { className: "chart-box" }));
+      drawn(figure.querySelector(".chart-box"), (width) => horizontalBars(width, { items, label, key: "balance" }));
+      charts.push(figure);
+    }
+  }
+  $("balance-charts").replaceChildren(...charts);
+  $("balance-card").hidden = !charts.length;
+}
+
+// walletCard shows a wallet's accounts, adds the next Ethereum account, and deletes the wallet.
+async function walletCard(w) {
+  const { accounts } = await query("list_wallet_accounts", { walletId: w.walletId });
+  const t = el("table");
+  table(t, ["Address", "Format", "Path", "Curve", "Balances"], accounts.map((acc) => [
+    code(acc.address), acc.addressFormat.replace("ADDRESS_FORMAT_", ""), acc.path, acc.curve.replace("CURVE_", ""),
+    acc.addressFormat === "ADDRESS_FORMAT_ETHEREUM" && state.chains.length
+      ? el("span", { className: "balance muted", "data-address": acc.address, "data-label": `${w.walletName} ${acc.path}` }, "…") : "",
+  ]));
+  const next = 1 + Math.max(-1, ...accounts.filter((a) => a.path.startsWith(ETH_PATH)).map((a) => Number(a.path.slice(ETH_PATH.length))));
+  return el("div", { className: "wallet", "data-wallet-id": w.walletId },
+    el("h3", {}, w.walletName), wrapped(t),
+    el("div", { className: "row" },
+      button("Add Ethereum account", async () => {
+        await submit("CREATE_WALLET_ACCOUNTS", "create_wallet_accounts", { walletId: w.walletId, accounts: [ethAccount(next)] });
+        await loadWallets();
+        say("Account added");
+      }),
+      button("Delete wallet", async () => {
+        // A wallet never exported is deleted only when asked so: its keys are then gone for good.
+        await submit("DELETE_WALLETS", "delete_wallets", { walletIds: [w.walletId], deleteWithoutExport: true });
+        await loadWallets();
+        say(`Wallet ${w.walletName} deleted`);
+      }, { confirm: true })));
+}
+
+async function createWallet(ev) {
+  ev.preventDefault();
+  await busy($("create-wallet"), async () => {
+    await submit("CREATE_WALLET", "create_wallet", { walletName: $("wallet-name").value.trim(), accounts: $("wallet-eth").checked ? [ethAccount(0)] : [] });
+    $("wallet-form").reset();
+    await loadWallets();
+    say("Wallet created");
+  });
+}
+
+// ---- yields ----
+
+// ethAccounts are the organization's Ethereum accounts, named by wallet and path.
+async function ethAccounts() {
+  const { wallets } = await query("list_wallets");
+  const lists = await Promise.all(wallets.map((w) => query("list_wallet_accounts", { walletId: w.walletId })
+    .then(({ accounts }) => accounts.filter((a) => a.addressFormat === "ADDRESS_FORMAT_ETHEREUM")
+      .map((a) => ({ address: a.address, label: `${w.walletName} ${a.path}` })))));
+  return lists.flat();
+}
+
+async function loadYields() {
+  const known = !!yieldKey();
+  $("forget-yield-key").hidden = !known;
+  $("yield-key-set").hidden = !known;
+  $("yield-key").closest("label").hidden = known;
+  $("use-yield-key").hidden = known;
+  $("yield-body").hidden = !known;
+  if (!yieldKey()) return;
+  await showYields(await ethAccounts());
+}
+
+// useYieldKey keeps the project's API key for this tab and shows the yields; a key the service refuses is
+// forgotten, and said so at its field.
+async function useYieldKey(ev) {
+  ev.preventDefault();
+  await busy($("use-yield-key"), async () => {
+    const key = $("yield-key").value.trim();
+    if (!key) throw new FieldError("apiKey", "the yield service's API key of a project");
+    setYieldKey(key);
+    try {
+      await loadYields();
+    } catch (e) {
+      setYieldKey("");
+      await loadYields(); // back to asking for a key
+      throw e;
+    }
+    $("yield-key").value = "";
+  });
+}
+
+// ---- sub-organizations ----
+// The parent's credentials read a direct sub-organization but cannot change it (only logins may be submitted there
+// by the parent), so a sub-organization is shown read-only: no forms, no buttons that act.
+
+const SUBORG_FILTERS = [["NAME", "Name"], ["USERNAME", "User name"], ["EMAIL", "E-mail"], ["WALLET_ACCOUNT_ADDRESS", "Wallet address"]];
+const suborgPager = new Pager("suborgs", () => loadSuborgs());
+
+async function loadSuborgs() {
+  const filter = $("suborg-value").value.trim() ? { filterType: $("suborg-filter-type").value, filterValue: $("suborg-value").value.trim() } : {};
+  const { organizationIds } = await query("list_suborgs", { ...filter, paginationOptions: suborgPager.options });
+  const ids = suborgPager.page(organizationIds, (id) => id);
+  const orgs = await Promise.all(ids.map((id) => query("get_organization", { organizationId: id }).then((r) => r.organizationData)));
+  table($("suborgs"), ["Name", "Users", "Wallets", "ID", ""], orgs.map((o) => [
+    o.name, o.users.map((u) => u.userName).join(", "), String(o.wallets.length), code(o.organizationId),
+    button("Open", async () => enterOrg(o), { mutates: false }),
+  ]));
+}
+
+async function findSuborgs(ev) {
+  ev.preventDefault();
+  suborgPager.reset();
+  await busy($("find-suborgs"), loadSuborgs);
+}
+
+// enterOrg shows a sub-organization, read-only; leaveOrg returns to the organization signed in to.
+function enterOrg(o) {
+  state.org = o.organizationId;
+  $("viewing-name").textContent = o.name;
+  $("viewing").hidden = false;
+  $("app").classList.add("readonly");
+  $("org-name").textContent = `${state.root.name} › ${o.name} (read-only) · ${state.root.user}`;
+  resetPages();
+  showTab("users");
+}
+
+function leaveOrg() {
+  state.org = state.root.id;
+  $("viewing").hidden = true;
+  $("app").classList.remove("readonly");
+  $("org-name").textContent = `${state.root.name} · ${state.root.user}`;
+  resetPages();
+  showTab("suborgs");
+}
+
+// resetPages forgets what was shown of the organization left: the pages, the details open.
+function resetPages() {
+  activityPager.reset();
+  users.shown = "";
+  for (const id of ["user-detail", "activity-detail"]) $(id).hidden = true;
 }
 
 // ---- webhooks ----
@@ -485,65 +568,41 @@ async function loadWebhooks() {
 
 // endpointCard shows an endpoint, its latest deliveries, and what can be done with it.
 async function endpointCard(e) {
-  const card = document.createElement("div");
-  card.className = "endpoint";
-  card.dataset.endpointId = e.endpointId;
-  const facts = document.createElement("dl");
-  facts.className = "facts";
-  for (const [k, v] of [["Name", e.name], ["URL", e.url], ["Status", e.isActive ? "Active" : "Inactive"],
-    ["Events", (e.subscriptions || []).map((s) => s.eventType + (s.filtersJson ? " " + s.filtersJson : "")).join(", ")], ["ID", e.endpointId]]) {
-    const dt = document.createElement("dt");
-    dt.textContent = k;
-    const dd = document.createElement("dd");
-    dd.textContent = v;
-    facts.append(dt, dd);
-  }
   const { deliveries } = await query("list_webhook_deliveries", { endpointId: e.endpointId, limit: 10 });
-  const list = document.createElement("table");
-  list.className = "deliveries";
+  const list = el("table", { className: "deliveries" });
   table(list, ["Created", "Event", "State", "Attempts", "Last answer"], deliveries.map((d) => [
     ms(d.createdMs), d.eventId, d.state.replace("WEBHOOK_DELIVERY_STATE_", ""), String(d.attempts),
     d.lastError || (d.lastStatusCode ? String(d.lastStatusCode) : ""),
   ]));
-  const wrap = document.createElement("div");
-  wrap.className = "table-wrap";
-  wrap.append(list);
-  const row = document.createElement("div");
-  row.className = "row";
-  const button = (label, fn) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.textContent = label;
-    b.addEventListener("click", () => busy(b, fn));
-    row.append(b);
-  };
-  // A test event, the way Turnkey's quickstart makes one: an update of the endpoint that changes nothing, whose
-  // ACTIVITY_UPDATES event the endpoint itself receives.
-  button("Send test event", async () => {
-    await submit("UPDATE_WEBHOOK_ENDPOINT", "update_webhook_endpoint", "updateWebhookEndpointResult", { endpointId: e.endpointId, name: e.name });
-    say("Test event sent");
-    setTimeout(() => loadWebhooks().catch((err) => say(err.message, true)), 1500);
-  });
-  button(e.isActive ? "Deactivate" : "Activate", async () => {
-    await submit("UPDATE_WEBHOOK_ENDPOINT", "update_webhook_endpoint", "updateWebhookEndpointResult", { endpointId: e.endpointId, isActive: !e.isActive });
-    await loadWebhooks();
-  });
-  button("Refresh", loadWebhooks);
-  button("Delete", async () => {
-    await submit("DELETE_WEBHOOK_ENDPOINT", "delete_webhook_endpoint", "deleteWebhookEndpointResult", { endpointId: e.endpointId });
-    await loadWebhooks();
-    say("Endpoint deleted");
-  });
-  const title = document.createElement("h3");
-  title.textContent = e.name;
-  card.append(title, facts, row, wrap);
-  return card;
+  const row = el("div", { className: "row" },
+    // A test event, the way Turnkey's quickstart makes one: an update of the endpoint that changes nothing, whose
+    // ACTIVITY_UPDATES event the endpoint itself receives.
+    button("Send test event", async () => {
+      await submit("UPDATE_WEBHOOK_ENDPOINT", "update_webhook_endpoint", { endpointId: e.endpointId, name: e.name });
+      say("Test event sent");
+      setTimeout(() => loadWebhooks().catch((err) => showError($("tab-webhooks"), err)), 1500);
+    }),
+    button(e.isActive ? "Deactivate" : "Activate", async () => {
+      await submit("UPDATE_WEBHOOK_ENDPOINT", "update_webhook_endpoint", { endpointId: e.endpointId, isActive: !e.isActive });
+      await loadWebhooks();
+    }),
+    button("Refresh", loadWebhooks, { mutates: false }),
+    button("Delete", async () => {
+      await submit("DELETE_WEBHOOK_ENDPOINT", "delete_webhook_endpoint", { endpointId: e.endpointId });
+      await loadWebhooks();
+      say("Endpoint deleted");
+    }, { confirm: true }));
+  return el("div", { className: "endpoint", "data-endpoint-id": e.endpointId },
+    el("h3", {}, e.name),
+    facts([["Name", e.name], ["URL", e.url], ["Status", e.isActive ? "Active" : "Inactive"],
+      ["Events", (e.subscriptions || []).map((s) => s.eventType + (s.filtersJson ? " " + s.filtersJson : "")).join(", ")], ["ID", e.endpointId]]),
+    row, wrapped(list));
 }
 
 async function createEndpoint(ev) {
   ev.preventDefault();
   await busy($("create-endpoint"), async () => {
-    await submit("CREATE_WEBHOOK_ENDPOINT", "create_webhook_endpoint", "createWebhookEndpointResult", {
+    await submit("CREATE_WEBHOOK_ENDPOINT", "create_webhook_endpoint", {
       url: $("endpoint-url").value.trim(), name: $("endpoint-name").value.trim(), subscriptions: [{ eventType: "ACTIVITY_UPDATES" }],
     });
     $("endpoint-form").reset();
@@ -552,12 +611,22 @@ async function createEndpoint(ev) {
   });
 }
 
-const loaders = { auth: loadAuth, users: loadUsers, policies: loadPolicies, wallets: loadWallets, activities: loadActivities, webhooks: loadWebhooks };
+const loaders = { auth: loadAuth, users: loadUsers, policies: loadPolicies, wallets: loadWallets,
+  activities: () => Promise.all([loadActivities(), loadActivityChart()]),
+  yields: loadYields, suborgs: loadSuborgs, webhooks: loadWebhooks };
+
+// refreshers are the tabs that show live values, read again every 10 seconds while shown.
+const refreshers = { wallets: () => showBalances() };
 
 function showTab(name) {
-  for (const b of document.querySelectorAll(".tabs button")) b.classList.toggle("active", b.dataset.tab === name);
+  for (const b of document.querySelectorAll(".tabs button")) {
+    b.classList.toggle("active", b.dataset.tab === name);
+    b.setAttribute("aria-selected", String(b.dataset.tab === name));
+  }
   for (const t of Object.keys(loaders)) $("tab-" + t).hidden = t !== name;
-  loaders[name]().catch((e) => say(e.message, true));
+  clearInterval(state.refresh);
+  loaders[name]().catch((e) => showError($("tab-" + name), e));
+  if (refreshers[name]) state.refresh = setInterval(() => refreshers[name]().catch((e) => showError($("tab-" + name), e)), 10000);
 }
 
 // ---- wiring ----
@@ -566,6 +635,7 @@ async function main() {
   const cfg = await (await fetch("config.json")).json();
   state.coordinator = cfg.coordinatorUrl.replace(/\/$/, "");
   state.proxy = cfg.authProxyUrl || "";
+  state.chains = cfg.chains || [];
   if (cfg.organizationId) $("org-id").value = cfg.organizationId;
   renderMethods();
   $("sign-in").addEventListener("click", (e) => busy(e.target, signInWithAPIKey));
@@ -573,19 +643,33 @@ async function main() {
   $("sign-out").addEventListener("click", signOut);
   $("auth-form").addEventListener("submit", saveAuth);
   $("endpoint-form").addEventListener("submit", createEndpoint);
+  $("user-form").addEventListener("submit", createUser);
+  $("policy-form").addEventListener("submit", checkPolicy);
+  $("policy-form").addEventListener("input", policyChanged);
+  $("save-policy").addEventListener("click", savePolicy);
+  $("wallet-form").addEventListener("submit", createWallet);
+  $("suborg-form").addEventListener("submit", findSuborgs);
+  $("leave-org").addEventListener("click", leaveOrg);
+  $("yield-key-form").addEventListener("submit", useYieldKey);
+  $("forget-yield-key").addEventListener("click", () => {
+    setYieldKey("");
+    loadYields();
+  });
+  document.querySelector("[data-tab=yields]").hidden = !cfg.yield;
+  $("suborg-filter-type").replaceChildren(...SUBORG_FILTERS.map(([value, label]) => el("option", { value }, label)));
   $("enable-proxy").addEventListener("click", (e) => busy(e.target, async () => {
-    await submit("ENABLE_AUTH_PROXY", "enable_auth_proxy", "enableAuthProxyResult", {});
+    await submit("ENABLE_AUTH_PROXY", "enable_auth_proxy", {});
     await loadAuth();
     say("Auth proxy enabled");
   }));
   $("toggle-proxy").addEventListener("click", (e) => busy(e.target, async () => {
-    if (state.config.enabled) await submit("DISABLE_AUTH_PROXY", "disable_auth_proxy", "disableAuthProxyResult", {});
-    else await submit("ENABLE_AUTH_PROXY", "enable_auth_proxy", "enableAuthProxyResult", {});
+    if (state.config.enabled) await submit("DISABLE_AUTH_PROXY", "disable_auth_proxy", {});
+    else await submit("ENABLE_AUTH_PROXY", "enable_auth_proxy", {});
     await loadAuth();
     say(state.config.enabled ? "Auth proxy enabled" : "Auth proxy disabled");
   }));
   $("rotate-key").addEventListener("click", (e) => busy(e.target, async () => {
-    await submit("ROTATE_AUTH_PROXY_KEY", "rotate_auth_proxy_key", "rotateAuthProxyKeyResult", {});
+    await submit("ROTATE_AUTH_PROXY_KEY", "rotate_auth_proxy_key", {});
     await loadAuth();
     say("Proxy key rotated");
   }));
@@ -594,4 +678,4 @@ async function main() {
   else await resumeSession();
 }
 
-main().catch((e) => say(e.message, true));
+main().catch((e) => showError($("app").hidden ? $("signin") : document.querySelector(".tab:not([hidden])"), e));
