@@ -128,6 +128,9 @@ func printWelcome(w io.Writer, s *stack.Stack, dir string, devMode bool) {
 	if devMode {
 		if b.DashboardURL != "" {
 			fragment := url.Values{"org": {b.OrganizationID}, "pub": {b.APIPublicKey}, "key": {b.APIPrivateKey}}
+			if b.YieldAPIKey != "" { // the Yields page's project key, kept for the tab
+				fragment.Set("yield", b.YieldAPIKey)
+			}
 			fmt.Fprintf(w, "  sign in        %s/#%s\n", b.DashboardURL, fragment.Encode())
 		}
 		fmt.Fprintf(w, "  dev inbox      %s\n", b.DevOutboxURL)

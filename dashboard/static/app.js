@@ -79,12 +79,14 @@ async function signInWithAPIKey() {
   await signIn(key, pub);
 }
 
-// signInFromLink signs in with a key that sigil up's dev-mode link carries in the URL fragment (#org=…&pub=…&key=…):
-// a fragment is never sent to a server. It is removed from the address bar and the history at once.
+// signInFromLink signs in with a key that sigil up's dev-mode link carries in the URL fragment (#org=…&pub=…&key=…,
+// and yield=… for the Yields page's project key): a fragment is never sent to a server. It is removed from the address
+// bar and the history at once.
 async function signInFromLink() {
   const frag = new URLSearchParams(location.hash.slice(1));
   if (!frag.get("key") || !frag.get("pub")) return;
   history.replaceState(null, "", location.pathname + location.search);
+  if (frag.get("yield")) setYieldKey(frag.get("yield"));
   state.org = frag.get("org") || $("org-id").value.trim();
   $("org-id").value = state.org;
   const { key, pub } = await importAPIKey(frag.get("pub"), frag.get("key"));

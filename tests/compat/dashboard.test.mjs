@@ -197,7 +197,7 @@ test("the dashboard creates a webhook endpoint, sends it a test event and shows 
 });
 
 test("the dashboard signs in from sigil up's link, whose key stays in the fragment and leaves the address bar", async () => {
-  const fragment = new URLSearchParams({ org: boot.organizationId, pub: boot.apiPublicKey, key: boot.apiPrivateKey });
+  const fragment = new URLSearchParams({ org: boot.organizationId, pub: boot.apiPublicKey, key: boot.apiPrivateKey, yield: boot.yieldApiKey });
   const browser = await chromium.launch({ executablePath, args });
   try {
     const page = await browser.newPage();
@@ -207,6 +207,7 @@ test("the dashboard signs in from sigil up's link, whose key stays in the fragme
     await page.waitForSelector(`#config-id:has-text("${boot.authProxyConfigId}")`);
     assert.ok(!page.url().includes("key="), `the key left the address bar: ${page.url()}`);
     assert.ok(requests.every((u) => !u.includes(boot.apiPrivateKey)), "the key was sent in a request");
+    assert.equal(await page.evaluate(() => sessionStorage.getItem("sigil-yield-key")), boot.yieldApiKey, "the link's yield key is kept for the tab");
   } finally {
     await browser.close();
   }
