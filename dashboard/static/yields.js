@@ -31,11 +31,13 @@ export async function showYields(accounts) {
   const byId = new Map(yields.map((y) => [y.id, y]));
   const rated = [...yields].sort((a, b) => b.rewardRate.total - a.rewardRate.total).slice(0, 12);
   const rateLabel = `Reward rates of the ${rated.length} best-paying yields`;
+  const networks = [...new Set(yields.map((y) => y.network))];
+  // The same yield on two networks (sigil up runs two dev chains) is told apart by its network.
+  const where = (y) => (networks.length > 1 ? ` on ${y.network}` : "");
   drawn($("yield-rates"), (width) => horizontalBars(width, {
     label: rateLabel, key: "rate",
-    items: rated.map((y) => ({ label: `${yieldName(y)} (${y.rewardRate.rateType})`, value: y.rewardRate.total, text: percent(y.rewardRate.total) })),
+    items: rated.map((y) => ({ label: `${yieldName(y)}${where(y)} (${y.rewardRate.rateType})`, value: y.rewardRate.total, text: percent(y.rewardRate.total) })),
   }));
-  const networks = [...new Set(yields.map((y) => y.network))];
   const queries = accounts.flatMap((a) => networks.map((network) => ({ address: a.address, network })));
   const positions = [];
   for (let i = 0; i < queries.length; i += 50) { // the service takes a bounded number of queries a request
