@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
 	"sigil/contracts"
 )
 
@@ -50,9 +53,12 @@ func testLendingEnterExit(t *testing.T, poolName, aTokenName, aTokenArtifact, wa
 		t.Fatalf("supply: %+v", supply)
 	}
 	before := e.tokenBalance(usdt, w.addr)
-	w.execute(e.key10, a)
+	receipts := w.execute(e.key10, a)
 	if d := new(big.Int).Sub(before, e.tokenBalance(usdt, w.addr)); d.Cmp(units("300", 6)) != 0 {
 		t.Fatalf("supplied %s", d)
+	}
+	if got := poolEventAmount(t, receipts, pool, "Supply"); got.Cmp(units("300", 6)) != 0 {
+		t.Fatalf("the pool's Supply events say %s", got)
 	}
 	supplied := e.read(aToken, aTokenArtifact, "balanceOf", w.addr)
 	if active := e.balances(e.key10, id, w.addr)["active"]; active.AmountRaw != supplied.String() || supplied.Sign() == 0 {
@@ -65,9 +71,12 @@ func testLendingEnterExit(t *testing.T, poolName, aTokenName, aTokenArtifact, wa
 		t.Fatalf("exit: %+v", u)
 	}
 	before = e.tokenBalance(usdt, w.addr)
-	w.execute(e.key10, a)
+	receipts = w.execute(e.key10, a)
 	if d := new(big.Int).Sub(e.tokenBalance(usdt, w.addr), before); d.Cmp(units("100", 6)) != 0 {
 		t.Fatalf("withdrew %s", d)
+	}
+	if got := poolEventAmount(t, receipts, pool, "Withdraw"); got.Cmp(units("100", 6)) != 0 {
+		t.Fatalf("the pool's Withdraw events say %s", got)
 	}
 
 	// Interest accrues; a max exit withdraws all of it. Aave accrues by itself with block time, so an hour will do
@@ -86,14 +95,43 @@ func testLendingEnterExit(t *testing.T, poolName, aTokenName, aTokenArtifact, wa
 		t.Fatalf("max exit amount %s, want %s", *a.AmountRaw, position)
 	}
 	before = e.tokenBalance(usdt, w.addr)
-	w.execute(e.key10, a)
+	receipts = w.execute(e.key10, a)
 	// Aave's own index grows every second, so its withdrawal, a block later, pays a little more than was read.
-	if d := new(big.Int).Sub(e.tokenBalance(usdt, w.addr), before); d.Cmp(position) < 0 || (poolName == contracts.Lending && d.Cmp(position) != 0) {
+	d := new(big.Int).Sub(e.tokenBalance(usdt, w.addr), before)
+	if d.Cmp(position) < 0 || (poolName == contracts.Lending && d.Cmp(position) != 0) {
 		t.Fatalf("max exit paid %s, want %s", d, position)
+	}
+	if got := poolEventAmount(t, receipts, pool, "Withdraw"); got.Cmp(d) != 0 {
+		t.Fatalf("the pool's Withdraw events say %s, the wallet received %s", got, d)
 	}
 	if got := e.balances(e.key10, id, w.addr); len(got) != 0 {
 		t.Fatalf("balances after the max exit: %+v", got)
 	}
+}
+
+// poolEventAmount sums the amounts of a pool's Aave v3 Supply or Withdraw events in the receipts: what the contract
+// itself says moved, to hold the service's balances against.
+func poolEventAmount(t *testing.T, receipts []*types.Receipt, pool common.Address, event string) *big.Int {
+	t.Helper()
+	aave := contracts.MustLoad(contracts.AavePool).ABI
+	sum := new(big.Int)
+	for _, r := range receipts {
+		for _, l := range r.Logs {
+			if l.Address != pool || len(l.Topics) == 0 || l.Topics[0] != aave.Events[event].ID {
+				continue
+			}
+			values, err := aave.Unpack(event, l.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, in := range aave.Events[event].Inputs.NonIndexed() {
+				if in.Name == "amount" {
+					sum.Add(sum, values[i].(*big.Int))
+				}
+			}
+		}
+	}
+	return sum
 }
 
 // Native staking through the fee wrapper (the dev catalogue's deposit fee), rewards claimed with a manage action,
