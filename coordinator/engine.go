@@ -54,6 +54,7 @@ func (c *Coordinator) Submit(ctx context.Context, path string, header http.Heade
 	rec, err := c.run(rctx, sub)
 	if err == nil && rec.fresh {
 		c.audit.record(rec) // committed
+		c.wakeSends(rec)
 	}
 	if rec != nil {
 		span.SetAttributes(attribute.String("sigil.activity_id", rec.ID), attribute.String("sigil.status", rec.Status))

@@ -29,6 +29,8 @@ func activities() []operation {
 		exportWallet, exportWalletAccount, exportPrivateKey, initImportWallet, importWallet, initImportPrivateKey, importPrivateKey,
 		// signing (signing.go)
 		signTransactionV2, signRawPayloadV2, signRawPayloads,
+		// sending: signed, broadcast and watched by the send worker (send.go)
+		ethSendTransactionV2, ethSendRawTransaction,
 		// OTP and logins (otp.go, login.go, oauth.go, oauth2.go)
 		initOtp, initOtpV2, initOtpV3, verifyOtp, verifyOtpV2, otpLogin, otpLoginV2, stampLogin,
 		createReadWriteSessionV2, createReadOnlySession, createSessionProfile,
@@ -54,6 +56,7 @@ func queries() []queryOp {
 		getOauthProviders, getOauth2Credential, listOauth2Credentials,
 		getAuthProxyConfig, resolveAuthProxyConfig,
 		listWebhookEndpoints, listWebhookDeliveries,
+		getSendTransactionStatus, getNonces,
 	}
 }
 

@@ -36,6 +36,7 @@ import (
 	"sigil/notify"
 	"sigil/oidc"
 	"sigil/seal"
+	"sigil/send"
 	"sigil/store"
 	"sigil/tracing"
 	"sigil/yield"
@@ -93,6 +94,9 @@ type Config struct {
 	// WatchNetworks are the EVM networks whose balance changes the coordinator reports to webhooks, besides the dev
 	// chain's.
 	WatchNetworks []coordinator.Network
+	// SendNetworks are the EVM networks ETH_SEND_TRANSACTION sends on, besides the dev chain (send.LoadNetworks reads
+	// them from a file in the yield catalogue's format).
+	SendNetworks []send.Network
 	// NoDevChain leaves out the dev chain and the yield service that runs on it: a deployment runs the yield service
 	// alone (sigil yield) on real networks.
 	NoDevChain bool
@@ -244,6 +248,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 
 	servers := []*server{coordSrv}
 	networks := slices.Clone(cfg.WatchNetworks)
+	sendNetworks := slices.Clone(cfg.SendNetworks)
 	if !cfg.NoDevChain {
 		yieldSrv, err := s.startDevChain(ctx, cfg, st, ring, m)
 		if err != nil {
@@ -253,9 +258,19 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		// Balance webhooks of the dev chain: a change is final two blocks later (the dev chain seals a block per
 		// transaction, or per --chain-block-period).
 		networks = append(networks, coordinator.Network{CAIP2: "eip155:" + strconv.FormatInt(s.boot.ChainID, 10), RPCURL: s.boot.ChainRPCURL, Confirmations: 2})
+		sendNetworks = append(sendNetworks, send.Network{CAIP2: "eip155:" + strconv.FormatInt(s.boot.ChainID, 10), Name: "Sigil dev chain",
+			RPCURL: s.boot.ChainRPCURL, PollInterval: 100 * time.Millisecond})
 	}
 	if len(networks) > 0 {
 		s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, networks) })
+	}
+	if len(sendNetworks) > 0 {
+		nws, err := send.NewNetworks(sendNetworks)
+		if err != nil {
+			return nil, fmt.Errorf("send networks: %w", err)
+		}
+		s.coord.UseNetworks(nws)
+		s.runWebhooks("send worker", s.coord.RunSends)
 	}
 
 	configID, err := ensureRootAuthProxy(ctx, api, proxyID, &s.boot)

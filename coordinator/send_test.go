@@ -1,0 +1,438 @@
+package coordinator_test
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"math/big"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rlp"
+
+	"sigil/api"
+	"sigil/apierr"
+	"sigil/chain"
+	"sigil/client"
+	"sigil/contracts"
+	"sigil/coordinator"
+	"sigil/internal/testdb"
+	"sigil/send"
+	"sigil/store"
+)
+
+// devChain starts a dev chain for the test.
+func devChain(t *testing.T) *chain.Node {
+	t.Helper()
+	node, err := chain.Start(context.Background(), chain.Config{ListenAddr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { node.Close() })
+	return node
+}
+
+func caip2(node *chain.Node) string { return "eip155:" + node.ChainID().String() }
+
+// sendingStack is a stack whose coordinator sends on the dev chain, its send worker running until the test ends.
+func sendingStack(t *testing.T, b testdb.Backend, node *chain.Node) *stack {
+	t.Helper()
+	s := newStackWith(t, b, nil, func(cfg *coordinator.Config) { cfg.Networks = devNetworks(t, node) })
+	runSends(t, s.coord)
+	return s
+}
+
+func devNetworks(t *testing.T, node *chain.Node) *send.Networks {
+	nws, err := send.NewNetworks([]send.Network{{CAIP2: caip2(node), RPCURL: node.RPCURL(), PollInterval: 20 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nws
+}
+
+func runSends(t *testing.T, c *coordinator.Coordinator) {
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.RunSends(ctx) }()
+	t.Cleanup(func() { stop(); <-done })
+}
+
+// fundedWallet creates an Ethereum account in the root organization and funds it with eth ether and usdc USDC units.
+func (s *stack) fundedWallet(node *chain.Node, name string, eth int64, usdc int64) string {
+	s.t.Helper()
+	address := s.ethWallet(name)
+	tokens := map[string]*big.Int{}
+	if usdc > 0 {
+		tokens["USDC"] = big.NewInt(usdc)
+	}
+	if eth > 0 || usdc > 0 {
+		if _, err := node.Faucet().Fund(bg, common.HexToAddress(address), new(big.Int).Mul(big.NewInt(eth), big.NewInt(params.Ether)), tokens); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	return address
+}
+
+func (s *stack) sendCalls(c *client.Client, from, network string, calls ...api.EthCallParams) (string, error) {
+	res, _, err := c.EthSendTransaction(bg, s.boot.OrganizationID, api.EthSendTransactionIntentV2{From: from, Caip2: network, Calls: calls})
+	if err != nil {
+		return "", err
+	}
+	return res.SendTransactionStatusID, nil
+}
+
+func (s *stack) waitSend(id string) (*api.GetSendTransactionStatusResponse, error) {
+	s.t.Helper()
+	return s.root.WaitForSendTransaction(bg, s.boot.OrganizationID, id, 30*time.Second)
+}
+
+var transferABI = func() abi.ABI {
+	a, err := abi.JSON(strings.NewReader(`[{"type":"function","name":"transfer","inputs":[{"name":"to","type":"address"},{"name":"value","type":"uint256"}],"outputs":[{"type":"bool"}]}]`))
+	if err != nil {
+		panic(err)
+	}
+	return a
+}()
+
+func usdcTransfer(to common.Address, amount int64) string {
+	data, err := transferABI.Pack("transfer", to, big.NewInt(amount))
+	if err != nil {
+		panic(err)
+	}
+	return "0x" + hex.EncodeToString(data)
+}
+
+// A send of ETH and one of an ERC-20 transfer are signed, broadcast and INCLUDED, with their hashes; the recipient
+// holds what was sent, the next nonce is past both, and the activity's result names the send.
+func TestEthSendTransactionIncluded(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := sendingStack(t, b, node)
+		from := s.fundedWallet(node, "payer", 1, 5_000_000)
+		to := common.HexToAddress("0x000000000000000000000000000000000000bEEF")
+		if b.Name == "postgres" {
+			to = common.HexToAddress("0x000000000000000000000000000000000000bEE0")
+		}
+		id, err := s.sendCalls(s.root, from, caip2(node), api.EthCallParams{To: to.Hex(), Value: "1000000000000000"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.waitSend(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Eth == nil || len(st.Eth.TxHash) != 66 || st.Error != nil {
+			t.Fatalf("status %+v", st)
+		}
+		receipt, err := node.Client().TransactionReceipt(bg, common.HexToHash(st.Eth.TxHash))
+		if err != nil || receipt.Status != types.ReceiptStatusSuccessful {
+			t.Fatalf("receipt %v %v", receipt, err)
+		}
+		if bal, _ := node.Client().BalanceAt(bg, to, nil); bal.Cmp(big.NewInt(1e15)) != 0 {
+			t.Errorf("recipient holds %s wei", bal)
+		}
+		usdc := node.Contracts()[contracts.USDC]
+		id2, err := s.sendCalls(s.root, from, caip2(node), api.EthCallParams{To: usdc.Hex(), Data: usdcTransfer(to, 1_000_000)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.waitSend(id2); err != nil {
+			t.Fatal(err)
+		}
+		nonces, err := s.root.GetNonces(bg, api.GetNoncesRequest{OrganizationID: s.boot.OrganizationID, Address: from, Caip2: caip2(node)})
+		if err != nil || nonces.Nonce != "2" {
+			t.Errorf("nonces %+v %v", nonces, err)
+		}
+		acts, err := s.root.ListActivities(bg, api.ListActivitiesRequest{OrganizationID: s.boot.OrganizationID, FilterByType: []string{api.EthSendTransactionV2.Type}})
+		if err != nil || len(acts.Activities) != 2 {
+			t.Fatalf("activities %v %v", acts, err)
+		}
+		if !strings.Contains(string(acts.Activities[0].Result[api.EthSendTransactionV2.ResultKey]), `"sendTransactionStatusId"`) {
+			t.Errorf("result %s", acts.Activities[0].Result)
+		}
+	})
+}
+
+// Bad input: an unknown network and a deadline in the past are refused (400) and record nothing; a call that reverts
+// (caught by the simulation, nothing signed) fails with the custom error decoded once its ABI is uploaded; an
+// unfunded account, a nonce far ahead and a nonce used already fail with the reason; a status of another organization
+// is not found.
+func TestEthSendTransactionRefusals(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	s := sendingStack(t, testdb.SQLite(t), node)
+	org := s.boot.OrganizationID
+	from := s.fundedWallet(node, "payer", 1, 0)
+	to := "0x000000000000000000000000000000000000dEaD"
+	_, err := s.sendCalls(s.root, from, "eip155:999999", api.EthCallParams{To: to})
+	expectErr(t, "unknown network", err, apierr.InvalidArgument, `unknown network "eip155:999999": this server sends on `+caip2(node))
+	_, _, err = s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Deadline: "1000",
+		Calls: []api.EthCallParams{{To: to}}})
+	expectErr(t, "deadline", err, apierr.InvalidArgument, "parameters.deadline (1970-01-01T00:16:40Z) has passed")
+	if due, err := s.store.DueSends(bg, caip2(node), time.Now().UnixNano(), 10); err != nil || len(due) != 0 {
+		t.Errorf("refused sends left %d sends to make (%v)", len(due), err)
+	}
+	before := s.activityCount(org)
+	_, _, err = s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Calls: []api.EthCallParams{}})
+	expectErr(t, "no calls", err, apierr.InvalidArgument, "between 1 and 50 calls")
+	sponsor := true
+	_, _, err = s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &sponsor, Calls: []api.EthCallParams{{To: to}}})
+	expectErr(t, "sponsor", err, apierr.InvalidArgument, "sponsorship is not configured")
+	if n := s.activityCount(org); n != before {
+		t.Errorf("refused requests recorded %d activities", n-before)
+	}
+
+	usdc := node.Contracts()[contracts.USDC]
+	overdraw := api.EthCallParams{To: usdc.Hex(), Data: usdcTransfer(common.HexToAddress(to), 1)}
+	failed := func(name, wantMessage string, calls ...api.EthCallParams) *api.GetSendTransactionStatusResponse {
+		t.Helper()
+		id, err := s.sendCalls(s.root, from, caip2(node), calls...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		st, err := s.waitSend(id)
+		var sf *client.SendFailedError
+		if !errors.As(err, &sf) || !strings.Contains(st.Error.Message, wantMessage) || st.TxError != st.Error.Message {
+			t.Fatalf("%s: %+v %v, want FAILED with %q", name, st, err, wantMessage)
+		}
+		if st.Eth != nil {
+			t.Errorf("%s: a transaction was signed: %s", name, st.Eth.TxHash)
+		}
+		return st
+	}
+	tokenABI, err := os.ReadFile("../contracts/artifacts/TestToken.abi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := failed("reverting call", "the simulation reverts, so nothing was signed: reverted with data nothing here decodes", overdraw)
+	if e := st.Error.RevertChain[0]; e.ErrorType != "unknown" || e.Unknown.Selector != "0xe450d38c" || e.Address != strings.ToLower(usdc.Hex()) {
+		t.Errorf("undecoded revert %+v", e)
+	}
+	if _, _, err := s.root.CreateSmartContractInterface(bg, org, api.CreateSmartContractInterfaceIntent{SmartContractAddress: usdc.Hex(),
+		SmartContractInterface: string(tokenABI), Type: api.InterfaceTypeEthereum, Label: "USDC"}); err != nil {
+		t.Fatal(err)
+	}
+	st = failed("reverting call with its ABI", "reverted with ERC20InsufficientBalance", overdraw)
+	if c := st.Error.RevertChain[0].Custom; c == nil || c.ErrorName != "ERC20InsufficientBalance" ||
+		c.ParamsJSON != `{"balance":0,"needed":1,"sender":"`+common.HexToAddress(from).Hex()+`"}` {
+		t.Errorf("custom revert %+v", st.Error.RevertChain[0])
+	}
+	unfunded := s.ethWallet("empty")
+	id, err := s.sendCalls(s.root, unfunded, caip2(node), api.EthCallParams{To: to, Value: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.waitSend(id); err == nil || !strings.Contains(st.Error.Message, "insufficient funds: "+strings.ToLower(unfunded)+" holds 0 wei and the call sends 1 wei") {
+		t.Errorf("unfunded: %+v %v", st, err)
+	}
+	for _, c := range []struct{ nonce, want string }{{"5", "nonce 5 is ahead of " + strings.ToLower(from) + "'s next nonce 0"}} {
+		res, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Nonce: c.nonce, Calls: []api.EthCallParams{{To: to}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, err := s.waitSend(res.SendTransactionStatusID); err == nil || !strings.Contains(st.Error.Message, c.want) {
+			t.Errorf("nonce %s: %+v %v", c.nonce, st, err)
+		}
+	}
+	other := newStack(t, testdb.SQLite(t))
+	_, err = other.root.GetSendTransactionStatus(bg, other.boot.OrganizationID, id)
+	expectErr(t, "another organization's send", err, apierr.NotFound, "not found")
+}
+
+// Sends from one address at once take consecutive nonces, none twice and none skipped, and are all included.
+func TestEthSendTransactionConcurrentNonces(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := sendingStack(t, b, node)
+		from := s.fundedWallet(node, "busy", 1, 0)
+		nonces := concurrentSends(t, node, from, 12, func(i int) (*stack, *client.Client) { return s, s.root })
+		if !slices.Equal(nonces, seq(12)) {
+			t.Errorf("nonces %v", nonces)
+		}
+	})
+}
+
+// Two coordinator processes over one PostgreSQL database, each with its send worker, send from one address at once:
+// the nonces are still consecutive, each taken once.
+func TestEthSendTransactionTwoProcesses(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	b := testdb.Postgres(t)
+	s := sendingStack(t, b, node)
+	st, err := store.Open(bg, b.URL, b.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	second := coordinator.New(st, coordinator.Config{Logger: slog.New(slog.DiscardHandler), Keyring: s.ring, Networks: devNetworks(t, node)})
+	runSends(t, second)
+	srv := httptest.NewServer(second.Handler())
+	t.Cleanup(srv.Close)
+	from := s.fundedWallet(node, "shared", 1, 0)
+	other := client.New(srv.URL, s.boot.APIKey)
+	other.PollInterval, other.Now = 10*time.Millisecond, s.stamps.Now
+	nonces := concurrentSends(t, node, from, 16, func(i int) (*stack, *client.Client) {
+		if i%2 == 0 {
+			return s, s.root
+		}
+		return s, other
+	})
+	if !slices.Equal(nonces, seq(16)) {
+		t.Errorf("nonces %v", nonces)
+	}
+}
+
+// unsignedTransfer is an unsigned EIP-1559 transfer of value wei, hex, with fees the dev chain takes.
+func unsignedTransfer(t *testing.T, chainID *big.Int, nonce uint64, to common.Address, value *big.Int) string {
+	t.Helper()
+	enc, err := rlp.EncodeToBytes([]any{chainID, nonce, big.NewInt(1e9), big.NewInt(50e9), uint64(21000), to, value, []byte{}, types.AccessList{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(append([]byte{2}, enc...))
+}
+
+func seq(n int) []uint64 {
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = uint64(i)
+	}
+	return out
+}
+
+// concurrentSends submits n sends of 1 wei from one address at once (each through the client pick gives), waits for
+// all to be included, and returns their nonces in order.
+func concurrentSends(t *testing.T, node *chain.Node, from string, n int, pick func(i int) (*stack, *client.Client)) []uint64 {
+	t.Helper()
+	var mu sync.Mutex
+	var nonces []uint64
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			s, c := pick(i)
+			id, err := s.sendCalls(c, from, caip2(node), api.EthCallParams{To: "0x000000000000000000000000000000000000c0DE", Value: strconv.Itoa(i + 1)})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			st, err := s.waitSend(id)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			tx, _, err := node.Client().TransactionByHash(bg, common.HexToHash(st.Eth.TxHash))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			nonces = append(nonces, tx.Nonce())
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	slices.Sort(nonces)
+	return nonces
+}
+
+// Each call of a send is decided as eth.tx: a user allowed to send to one address sends there, a batch with a call
+// elsewhere is denied whole, and an allowed batch is refused as not supported yet (nothing recorded to send).
+func TestEthSendTransactionPolicyPerCall(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	s := sendingStack(t, testdb.SQLite(t), node)
+	org := s.boot.OrganizationID
+	from := s.fundedWallet(node, "agent", 1, 0)
+	allowed, other := "0x00000000000000000000000000000000000a11ed", "0x0000000000000000000000000000000000000bad"
+	userID, agent := s.createUser(org, s.root, "agent")
+	s.policy("agent sends to one address", "EFFECT_ALLOW",
+		"activity.action == 'SIGN' && eth.tx.to == '"+allowed+"' && eth.tx.chain_id == "+node.ChainID().String(),
+		"approvers.any(user, user.id == '"+userID+"')")
+	id, err := s.sendCalls(agent, from, caip2(node), api.EthCallParams{To: allowed, Value: "7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.waitSend(id); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.sendCalls(agent, from, caip2(node), api.EthCallParams{To: allowed, Value: "1"}, api.EthCallParams{To: other, Value: "1"})
+	expectErr(t, "a batch with a call elsewhere", err, apierr.PermissionDenied, "permissions")
+	_, err = s.sendCalls(agent, from, caip2(node), api.EthCallParams{To: other, Value: "1"})
+	expectErr(t, "a call elsewhere", err, apierr.PermissionDenied, "permissions")
+	_, err = s.sendCalls(agent, from, caip2(node), api.EthCallParams{To: allowed, Value: "1"}, api.EthCallParams{To: allowed, Value: "2"})
+	expectErr(t, "an allowed batch", err, apierr.FailedPrecondition, "EIP-7702 batch, which this server does not send yet")
+}
+
+// A transaction signed with SIGN_TRANSACTION_V2 and handed to ETH_SEND_RAW_TRANSACTION is broadcast and included,
+// its status read by its hash; one whose nonce another transaction took meanwhile is reported replaced.
+func TestEthSendRawTransaction(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	s := sendingStack(t, testdb.SQLite(t), node)
+	org := s.boot.OrganizationID
+	from := s.fundedWallet(node, "raw", 1, 0)
+	signed := func(nonce uint64, value int64) string {
+		unsigned := unsignedTransfer(t, node.ChainID(), nonce, common.HexToAddress("0x000000000000000000000000000000000000aBcD"), big.NewInt(value))
+		res, _, err := s.root.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: from, UnsignedTransaction: unsigned, Type: api.TransactionTypeEthereum})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.SignedTransaction
+	}
+	res, _, err := s.root.EthSendRawTransaction(bg, org, api.EthSendRawTransactionIntent{SignedTransaction: "0x" + signed(0, 1), Caip2: caip2(node)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.waitSend(res.TransactionHash)
+	if err != nil || st.Eth.TxHash != res.TransactionHash {
+		t.Fatalf("raw send: %+v %v", st, err)
+	}
+	// Nonce 1 twice: one sent around the coordinator first, then the other through it.
+	first, second := signed(1, 2), signed(1, 3)
+	raw, _ := hex.DecodeString(first)
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := node.Client().SendTransaction(bg, tx); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if r, err := node.Client().TransactionReceipt(bg, tx.Hash()); err == nil && r != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	res, _, err = s.root.EthSendRawTransaction(bg, org, api.EthSendRawTransactionIntent{SignedTransaction: second, Caip2: caip2(node)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.waitSend(res.TransactionHash); err == nil || !strings.Contains(st.Error.Message, "replaced: another transaction of "+strings.ToLower(from)+" took nonce 1") {
+		t.Errorf("replaced: %+v %v", st, err)
+	}
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger, err := types.SignNewTx(key, types.LatestSignerForChainID(node.ChainID()), &types.DynamicFeeTx{ChainID: node.ChainID(), Gas: 21000, GasFeeCap: big.NewInt(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawStranger, _ := stranger.MarshalBinary()
+	_, _, err = s.root.EthSendRawTransaction(bg, org, api.EthSendRawTransactionIntent{SignedTransaction: hex.EncodeToString(rawStranger), Caip2: caip2(node)})
+	expectErr(t, "a stranger's transaction", err, apierr.InvalidArgument, "which is no wallet account or private key of this organization")
+}

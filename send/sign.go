@@ -1,0 +1,214 @@
+package send
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"sigil/api"
+	"sigil/evm"
+	"sigil/keys"
+	"sigil/store"
+)
+
+// chainClient is a node of one network.
+type chainClient struct{ *ethclient.Client }
+
+// answered reports whether err is the node's answer (a JSON-RPC error), not a failure to reach it.
+func answered(err error) bool {
+	var rerr rpc.Error
+	return errors.As(err, &rerr)
+}
+
+// plan is an unsigned send with everything filled but its nonce.
+type plan struct{ tx *types.DynamicFeeTx }
+
+// sign checks a send that is not signed yet against the chain (deadline, simulation, funds, nonce), fills its gas
+// and fees, takes its nonce and signs it, in the transaction that records it signed: a nonce is never taken without
+// the signed transaction that uses it. A reason of the chain fails the send before anything is signed; a node that
+// does not answer leaves it for later.
+func (w *Worker) sign(ctx context.Context, cl *chainClient, nw Network, s store.Send) error {
+	req, err := decodeRequest(s.Request)
+	if err != nil {
+		return w.fail(ctx, s, &api.TxError{Message: "the stored request does not decode: " + err.Error()})
+	}
+	if len(req.Calls) != 1 {
+		return w.fail(ctx, s, &api.TxError{Message: "a send of several calls needs an EIP-7702 batch, which this server does not send"})
+	}
+	if req.Deadline != 0 && w.cfg.Now().Unix() > req.Deadline {
+		return w.fail(ctx, s, &api.TxError{Message: fmt.Sprintf("the deadline (%s) passed before the transaction was signed",
+			time.Unix(req.Deadline, 0).UTC().Format(time.RFC3339))})
+	}
+	p, reason, err := w.plan(ctx, cl, nw, s, req)
+	if err != nil {
+		return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err))
+	}
+	if reason != nil {
+		return w.fail(ctx, s, reason)
+	}
+	chainNext, err := cl.PendingNonceAt(ctx, common.HexToAddress(s.From))
+	if err != nil {
+		return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err))
+	}
+	if req.Nonce != nil {
+		if reason, err := w.checkNonce(ctx, cl, nw, s, *req.Nonce, chainNext); err != nil || reason != nil {
+			if err != nil {
+				return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err))
+			}
+			return w.fail(ctx, s, reason)
+		}
+	}
+	key, err := w.cfg.OpenKey(ctx, s.KeySecret)
+	if err != nil {
+		return w.fail(ctx, s, &api.TxError{Message: "the signing key cannot be opened: " + err.Error()})
+	}
+	defer keys.Zero(key)
+	return w.save(ctx, s, func(tx *store.Tx, s *store.Send) error {
+		nonce := chainNext
+		if req.Nonce != nil {
+			nonce = *req.Nonce
+			err = tx.UseNonce(ctx, nw.CAIP2, s.From, nonce)
+		} else {
+			nonce, err = tx.TakeNonce(ctx, nw.CAIP2, s.From, chainNext)
+		}
+		if err != nil {
+			return err
+		}
+		unsigned := *p.tx
+		unsigned.Nonce = nonce
+		raw, err := evm.NewDynamicFeeTx(&unsigned).SignBytes(key)
+		if err != nil {
+			return err
+		}
+		signed := new(types.Transaction)
+		if err := signed.UnmarshalBinary(raw); err != nil {
+			return err
+		}
+		s.Status, s.Nonce, s.RawTx, s.TxHash = store.SendBroadcasting, int64(nonce), hexutil.Encode(raw), signed.Hash().Hex()
+		s.Error, s.Attempts, s.NextAt = nil, 0, 0
+		return nil
+	})
+}
+
+// plan simulates the send's call, fills its gas and fees and checks that the account can pay: reason is why the send
+// fails, err a node that did not answer.
+func (w *Worker) plan(ctx context.Context, cl *chainClient, nw Network, s store.Send, req *Request) (*plan, *api.TxError, error) {
+	call := req.Calls[0]
+	from := common.HexToAddress(s.From)
+	balance, err := cl.PendingBalanceAt(ctx, from)
+	if err != nil {
+		return nil, nil, err
+	}
+	if balance.Cmp(call.value()) < 0 {
+		return nil, &api.TxError{Message: fmt.Sprintf("insufficient funds: %s holds %s wei and the call sends %s wei", s.From, balance, call.value())}, nil
+	}
+	msg := ethereum.CallMsg{From: from, To: &call.To, Value: call.value(), Data: call.Data}
+	if _, err := cl.PendingCallContract(ctx, msg); err != nil {
+		if data, reverted := revertData(err); reverted {
+			return nil, revertFailure("the simulation reverts, so nothing was signed", decodeRevert(ctx, s.OrgID, call.To, data, w.cfg.CustomErrors)), nil
+		}
+		if answered(err) {
+			return nil, &api.TxError{Message: "the simulation fails, so nothing was signed: " + err.Error()}, nil
+		}
+		return nil, nil, err
+	}
+	tip, feeCap, reason, err := w.fees(ctx, cl, req)
+	if err != nil || reason != nil {
+		return nil, reason, err
+	}
+	gas, reason, err := w.gas(ctx, cl, s, req, msg)
+	if err != nil || reason != nil {
+		return nil, reason, err
+	}
+	cost := new(big.Int).Mul(new(big.Int).SetUint64(gas), feeCap)
+	cost.Add(cost, call.value())
+	if balance.Cmp(cost) < 0 {
+		return nil, &api.TxError{Message: fmt.Sprintf("insufficient funds: %s holds %s wei, and the transaction may cost %s wei (value + gas %d × max fee %s wei)",
+			s.From, balance, cost, gas, feeCap)}, nil
+	}
+	tx := &types.DynamicFeeTx{ChainID: big.NewInt(nw.ChainID), GasTipCap: tip, GasFeeCap: feeCap, Gas: gas, To: &call.To,
+		Value: call.value(), Data: call.Data}
+	return &plan{tx: tx}, nil, nil
+}
+
+// fees are the send's priority fee and fee cap: the caller's, or the node's suggested tip on twice the base fee.
+func (w *Worker) fees(ctx context.Context, cl *chainClient, req *Request) (tip, feeCap *big.Int, reason *api.TxError, err error) {
+	if req.MaxPriorityFeePerGas != nil {
+		tip = req.MaxPriorityFeePerGas.ToInt()
+	} else if tip, err = cl.SuggestGasTipCap(ctx); err != nil {
+		return nil, nil, nil, err
+	}
+	if req.MaxFeePerGas != nil {
+		feeCap = req.MaxFeePerGas.ToInt()
+		if req.MaxPriorityFeePerGas == nil && tip.Cmp(feeCap) > 0 {
+			tip = new(big.Int).Set(feeCap)
+		}
+	} else {
+		head, err := cl.HeaderByNumber(ctx, nil)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		base := new(big.Int)
+		if head.BaseFee != nil {
+			base.Set(head.BaseFee)
+		}
+		feeCap = new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), tip)
+	}
+	if tip.Cmp(feeCap) > 0 {
+		return nil, nil, &api.TxError{Message: fmt.Sprintf("maxPriorityFeePerGas (%s) is above maxFeePerGas (%s)", tip, feeCap)}, nil
+	}
+	return tip, feeCap, nil, nil
+}
+
+// gas is the send's gas limit: the caller's, or the node's estimate with a fifth more for a contract call (whose
+// gas may change with the state between estimate and block).
+func (w *Worker) gas(ctx context.Context, cl *chainClient, s store.Send, req *Request, msg ethereum.CallMsg) (uint64, *api.TxError, error) {
+	if req.GasLimit != nil {
+		return *req.GasLimit, nil, nil
+	}
+	est, err := cl.EstimateGas(ctx, msg)
+	if err != nil {
+		if data, reverted := revertData(err); reverted {
+			return 0, revertFailure("the gas estimate reverts, so nothing was signed", decodeRevert(ctx, s.OrgID, *msg.To, data, w.cfg.CustomErrors)), nil
+		}
+		if answered(err) {
+			return 0, &api.TxError{Message: "the gas estimate fails, so nothing was signed: " + err.Error()}, nil
+		}
+		return 0, nil, err
+	}
+	if len(msg.Data) == 0 {
+		return est, nil, nil
+	}
+	return est + est/5, nil, nil
+}
+
+// checkNonce refuses a nonce the caller chose that the chain used already, or that is ahead of the account's next
+// one: it would wait for the nonces between forever.
+func (w *Worker) checkNonce(ctx context.Context, cl *chainClient, nw Network, s store.Send, nonce, chainNext uint64) (*api.TxError, error) {
+	mined, err := cl.NonceAt(ctx, common.HexToAddress(s.From), nil)
+	if err != nil {
+		return nil, err
+	}
+	if nonce < mined {
+		return &api.TxError{Message: fmt.Sprintf("nonce %d is used already: %s's next nonce is %d", nonce, s.From, mined)}, nil
+	}
+	next := chainNext
+	if ours, found, err := w.cfg.Store.NextNonce(ctx, nw.CAIP2, s.From); err != nil {
+		return nil, err
+	} else if found && ours > next {
+		next = ours
+	}
+	if nonce > next {
+		return &api.TxError{Message: fmt.Sprintf("nonce %d is ahead of %s's next nonce %d: it would wait for the nonces between forever", nonce, s.From, next)}, nil
+	}
+	return nil, nil
+}

@@ -1,0 +1,91 @@
+// Sending through Sigil with the official SDKs, unmodified: @turnkey/sdk-server's ethSendTransaction and its status
+// polling (pollTransactionStatus) against the stack's dev chain, get_nonces, and @turnkey/http's
+// ethSendRawTransaction of a transaction Sigil signed.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Turnkey } from "@turnkey/sdk-server";
+import { TurnkeyClient } from "@turnkey/http";
+import { ApiKeyStamper } from "@turnkey/api-key-stamper";
+import { createPublicClient, defineChain, encodeFunctionData, http as viemHttp, parseAbi, serializeTransaction } from "viem";
+
+const boot = JSON.parse(readFileSync(join(process.env.SIGIL_DIR, "bootstrap.json"), "utf8"));
+const org = boot.organizationId;
+const caip2 = `eip155:${boot.chainId}`;
+const turnkey = new Turnkey({ apiBaseUrl: boot.coordinatorUrl, apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey, defaultOrganizationId: org });
+const api = turnkey.apiClient();
+const chain = defineChain({ id: boot.chainId, name: "sigil-dev", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [boot.chainRpcUrl] } } });
+const publicClient = createPublicClient({ chain, transport: viemHttp(boot.chainRpcUrl) });
+
+async function fundedAccount(name, eth) {
+  const wallet = await api.createWallet({ walletName: `${name} ${Date.now()}`,
+    accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }] });
+  const address = wallet.addresses[0];
+  if (eth) {
+    const funded = await fetch(boot.faucetUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ address, eth }) });
+    assert.ok(funded.ok, "faucet");
+  }
+  return address;
+}
+
+test("ethSendTransaction is signed, broadcast and INCLUDED, as pollTransactionStatus reports", async () => {
+  const from = await fundedAccount("sdk sender", "1");
+  const to = "0x000000000000000000000000000000000000f00d";
+  const before = await publicClient.getBalance({ address: to });
+  const sent = await api.ethSendTransaction({ from, caip2, calls: [{ to, value: "12345", data: "0x" }] });
+  assert.equal(sent.activity.status, "ACTIVITY_STATUS_COMPLETED");
+  assert.match(sent.sendTransactionStatusId, /^[0-9a-f-]{36}$/);
+  const status = await api.pollTransactionStatus({ sendTransactionStatusId: sent.sendTransactionStatusId, pollingIntervalMs: 100, timeoutMs: 30_000 });
+  assert.equal(status.txStatus, "INCLUDED");
+  const receipt = await publicClient.getTransactionReceipt({ hash: status.eth.txHash });
+  assert.equal(receipt.status, "success");
+  assert.equal(receipt.from.toLowerCase(), from.toLowerCase());
+  assert.equal(await publicClient.getBalance({ address: to }) - before, 12345n);
+  const nonces = await api.getNonces({ address: from, caip2, nonce: true });
+  assert.equal(nonces.nonce, "1");
+});
+
+test("a reverting call fails before anything is signed, and pollTransactionStatus rejects with the reason", async () => {
+  const from = await fundedAccount("sdk reverter", "1");
+  const usdc = boot.contracts.USDC;
+  const data = encodeFunctionData({ abi: parseAbi(["function transfer(address to, uint256 value) returns (bool)"]),
+    functionName: "transfer", args: ["0x000000000000000000000000000000000000dEaD", 1n] });
+  const sent = await api.ethSendTransaction({ from, caip2, calls: [{ to: usdc, data }] });
+  await assert.rejects(api.pollTransactionStatus({ sendTransactionStatusId: sent.sendTransactionStatusId, pollingIntervalMs: 100, timeoutMs: 30_000 }),
+    (err) => {
+      assert.match(err.message, /the simulation reverts, so nothing was signed/);
+      return true;
+    });
+  const status = await api.getSendTransactionStatus({ sendTransactionStatusId: sent.sendTransactionStatusId });
+  assert.equal(status.txStatus, "FAILED");
+  assert.equal(status.eth, undefined);
+  assert.equal(status.error.revertChain[0].address, usdc.toLowerCase());
+  assert.equal(status.error.revertChain[0].unknown.selector, "0xe450d38c"); // ERC20InsufficientBalance, no ABI uploaded
+});
+
+test("an unknown network is refused", async () => {
+  const from = await fundedAccount("sdk lost", "");
+  await assert.rejects(api.ethSendTransaction({ from, caip2: "eip155:1", calls: [{ to: from, value: "1" }] }),
+    (err) => {
+      assert.match(String(err.message), /unknown network "eip155:1": this server sends on eip155:/);
+      return true;
+    });
+});
+
+test("@turnkey/http ethSendRawTransaction broadcasts a transaction Sigil signed, its status read by hash", async () => {
+  const from = await fundedAccount("raw sender", "1");
+  const http = new TurnkeyClient({ baseUrl: boot.coordinatorUrl }, new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey }));
+  const unsigned = serializeTransaction({ type: "eip1559", chainId: boot.chainId, nonce: 0, to: "0x000000000000000000000000000000000000bEEF",
+    value: 7n, gas: 21000n, maxFeePerGas: 50_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n });
+  const signed = await http.signTransaction({ type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", timestampMs: String(Date.now()), organizationId: org,
+    parameters: { signWith: from, unsignedTransaction: unsigned.slice(2), type: "TRANSACTION_TYPE_ETHEREUM" } });
+  const signedTransaction = "0x" + signed.activity.result.signTransactionResult.signedTransaction;
+  const raw = await http.ethSendRawTransaction({ type: "ACTIVITY_TYPE_ETH_SEND_RAW_TRANSACTION", timestampMs: String(Date.now()), organizationId: org,
+    parameters: { signedTransaction, caip2 } });
+  const hash = raw.activity.result.ethSendRawTransactionResult.transactionHash;
+  const status = await api.pollTransactionStatus({ sendTransactionStatusId: hash, pollingIntervalMs: 100, timeoutMs: 30_000 });
+  assert.equal(status.txStatus, "INCLUDED");
+  assert.equal(status.eth.txHash, hash);
+  assert.equal((await publicClient.getTransactionReceipt({ hash })).status, "success");
+});
