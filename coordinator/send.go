@@ -404,7 +404,7 @@ func (c *Coordinator) RunSends(ctx context.Context) error {
 		return nil
 	}
 	w := send.NewWorker(send.Config{Store: c.store, Networks: networks, OpenKey: c.openSecret, CustomErrors: c.customError,
-		Now: c.cfg.Now, Logger: c.cfg.Logger})
+		Changed: c.enqueueSendUpdate, Committed: c.notifyWebhooks, Now: c.cfg.Now, Logger: c.cfg.Logger})
 	c.sendWorker.Store(w)
 	defer c.sendWorker.Store(nil)
 	return w.Run(ctx)
@@ -422,4 +422,77 @@ func (c *Coordinator) wakeSends(rec *record) {
 	if w := c.sendWorker.Load(); w != nil {
 		w.Wake()
 	}
+}
+
+// sendEvent is the body of a SEND_TRANSACTION_STATUS_UPDATES delivery: the send's status as
+// get_send_transaction_status gives it, with what names the send.
+type sendEvent struct {
+	Type                    string `json:"type"`
+	OrganizationID          string `json:"organizationId"`
+	SendTransactionStatusID string `json:"sendTransactionStatusId"`
+	ActivityID              string `json:"activityId"`
+	Network                 string `json:"network"`
+	From                    string `json:"from"`
+	*api.GetSendTransactionStatusResponse
+}
+
+// sendStatusOrder numbers a send's statuses in the order it passes through them.
+func sendStatusOrder(status string) int64 {
+	switch status {
+	case store.SendInitialized:
+		return 1
+	case store.SendBroadcasting:
+		return 2
+	}
+	return 3
+}
+
+// enqueueSendUpdate writes a send's new status into the outbox for every endpoint of its organization (or the
+// parent's) subscribed to SEND_TRANSACTION_STATUS_UPDATES whose networks and addresses filters hold it, in the
+// transaction that moves the send. The event id is the send and its status; the subject is the send, so its updates
+// arrive in order.
+func (c *Coordinator) enqueueSendUpdate(ctx context.Context, tx *store.Tx, s store.Send) error {
+	org, err := c.loadOrg(ctx, s.OrgID)
+	if errors.Is(err, errOrgNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	endpoints, err := c.listeners(ctx, org)
+	if err != nil || len(endpoints) == 0 {
+		return err
+	}
+	var body []byte
+	var ds []store.WebhookDelivery
+	now := c.now().UnixNano()
+	for _, e := range endpoints {
+		if !e.wantsSend(s) {
+			continue
+		}
+		if body == nil {
+			ev := sendEvent{Type: api.WebhookSendTransactionUpdates, OrganizationID: s.OrgID, SendTransactionStatusID: s.ID,
+				ActivityID: s.ActivityID, Network: s.Network, From: s.From, GetSendTransactionStatusResponse: send.Status(s)}
+			if body, err = json.Marshal(ev); err != nil {
+				return err
+			}
+		}
+		ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: s.ID + ":" + s.Status, EndpointID: e.ID, OrgID: s.OrgID, URL: e.URL,
+			EventType: api.WebhookSendTransactionUpdates, Subject: "send:" + s.ID, Sequence: sendStatusOrder(s.Status), Body: body, CreatedAt: now})
+	}
+	return tx.EnqueueWebhookDeliveries(ctx, ds)
+}
+
+// wantsSend reports whether the endpoint receives a send's status updates.
+func (e *WebhookEndpoint) wantsSend(s store.Send) bool {
+	if !e.Active {
+		return false
+	}
+	for _, sub := range e.Subscriptions {
+		if sub.Active && sub.EventType == api.WebhookSendTransactionUpdates && sub.Filters.matchesBalance(s.Network, s.From) &&
+			inFilter(sub.Filters.OrganizationIDs, s.OrgID) {
+			return true
+		}
+	}
+	return false
 }

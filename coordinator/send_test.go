@@ -436,3 +436,52 @@ func TestEthSendRawTransaction(t *testing.T) {
 	_, _, err = s.root.EthSendRawTransaction(bg, org, api.EthSendRawTransactionIntent{SignedTransaction: hex.EncodeToString(rawStranger), Caip2: caip2(node)})
 	expectErr(t, "a stranger's transaction", err, apierr.InvalidArgument, "which is no wallet account or private key of this organization")
 }
+
+// An endpoint subscribed to SEND_TRANSACTION_STATUS_UPDATES receives a send's BROADCASTING and INCLUDED statuses,
+// written in the transactions that moved the send, and a FAILED one with its reason; its networks filter holds them.
+func TestSendTransactionStatusWebhooks(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	s := newStackWith(t, testdb.SQLite(t), nil, func(c *coordinator.Config) {
+		c.Webhooks = coordinator.WebhookConfig{AllowPrivateNetworks: true, PollInterval: 50 * time.Millisecond}
+		c.Networks = devNetworks(t, node)
+	})
+	runWebhooks(t, s.coord)
+	runSends(t, s.coord)
+	rc := newReceiver(t, s, 0)
+	s.subscribe(rc.srv.URL, `{"networks":["`+caip2(node)+`"]}`, api.WebhookSendTransactionUpdates)
+	elsewhere := newReceiver(t, s, 0)
+	s.subscribe(elsewhere.srv.URL, `{"networks":["eip155:1"]}`, api.WebhookSendTransactionUpdates)
+	from := s.fundedWallet(node, "hooked", 1, 0)
+	id, err := s.sendCalls(s.root, from, caip2(node), api.EthCallParams{To: "0x000000000000000000000000000000000000b00c", Value: "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.waitSend(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, status := range []string{api.TxStatusBroadcasting, api.TxStatusIncluded} {
+		body := rc.awaitBody(status, func(eventType string, b map[string]any) bool {
+			return eventType == api.WebhookSendTransactionUpdates && b["sendTransactionStatusId"] == id && b["txStatus"] == status
+		})
+		eth, _ := body["eth"].(map[string]any)
+		if body["network"] != caip2(node) || body["from"] != strings.ToLower(from) || body["organizationId"] != s.boot.OrganizationID || eth["txHash"] != st.Eth.TxHash {
+			t.Errorf("%s: %v", status, body)
+		}
+	}
+	unfunded := s.ethWallet("hooked but empty")
+	failedID, err := s.sendCalls(s.root, unfunded, caip2(node), api.EthCallParams{To: "0x000000000000000000000000000000000000b00c", Value: "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := rc.awaitBody("FAILED", func(eventType string, b map[string]any) bool {
+		return b["sendTransactionStatusId"] == failedID && b["txStatus"] == api.TxStatusFailed
+	})
+	if e, _ := body["error"].(map[string]any); !strings.Contains(e["message"].(string), "insufficient funds") {
+		t.Errorf("failed: %v", body)
+	}
+	if n := elsewhere.count(); n != 0 {
+		t.Errorf("an endpoint filtered to another network received %d deliveries", n)
+	}
+}

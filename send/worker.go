@@ -23,8 +23,10 @@ type Config struct {
 	OpenKey func(ctx context.Context, keySecret string) ([]byte, error)
 	// CustomErrors decodes custom errors with uploaded interfaces (nil: none are decoded).
 	CustomErrors CustomErrors
-	// Changed runs in the transaction that moves a send to another status (webhooks); nil for nothing.
-	Changed func(ctx context.Context, tx *store.Tx, s store.Send) error
+	// Changed runs in the transaction that moves a send to another status (webhook deliveries written with it), and
+	// Committed after that transaction commits (to wake the delivery worker); nil for nothing.
+	Changed   func(ctx context.Context, tx *store.Tx, s store.Send) error
+	Committed func()
 	Now     func() time.Time // default time.Now
 	Logger  *slog.Logger     // default slog.Default()
 	// Lease is how long a worker holds a send it works on (default 30 s): another process takes it over after.
@@ -180,8 +182,13 @@ func (w *Worker) fail(ctx context.Context, s store.Send, reason *api.TxError) er
 func (w *Worker) save(ctx context.Context, s store.Send, first func(tx *store.Tx, s *store.Send) error) error {
 	readAt := s.UpdatedAt
 	s.UpdatedAt = max(w.cfg.Now().UnixNano(), readAt+1) // a new version, which a worker holding the old one cannot overwrite
-	return w.cfg.Store.Write(ctx, func(tx *store.Tx) error {
+	changed := false
+	err := w.cfg.Store.Write(ctx, func(tx *store.Tx) error {
 		s := s // a transaction the store runs again starts from the same send
+		was, err := tx.SendStatus(ctx, s.ID)
+		if err != nil {
+			return err
+		}
 		if first != nil {
 			if err := first(tx, &s); err != nil {
 				return err
@@ -190,11 +197,15 @@ func (w *Worker) save(ctx context.Context, s store.Send, first func(tx *store.Tx
 		if err := tx.UpdateSend(ctx, s, readAt); err != nil {
 			return err
 		}
-		if w.cfg.Changed != nil {
+		if changed = s.Status != was && w.cfg.Changed != nil; changed {
 			return w.cfg.Changed(ctx, tx, s)
 		}
 		return nil
 	})
+	if err == nil && changed && w.cfg.Committed != nil {
+		w.cfg.Committed()
+	}
+	return err
 }
 
 func encodeError(e *api.TxError) []byte {

@@ -58,6 +58,15 @@ func (t *Tx) InsertSend(ctx context.Context, s Send) error {
 // ErrSendChanged is the error of an update of a send that changed since the worker read it.
 var ErrSendChanged = errors.New("store: the send changed since it was read")
 
+// SendStatus is a send's stored status, read in the transaction that changes it.
+func (t *Tx) SendStatus(ctx context.Context, id string) (string, error) {
+	var status string
+	if err := t.queryRow(ctx, "SELECT status FROM send_transactions WHERE id = ?", id).Scan(&status); err != nil {
+		return "", fmt.Errorf("store: send status: %w", notFound(err))
+	}
+	return status, nil
+}
+
 // UpdateSend writes a send's progress (status, nonce, hash, signed transaction, error, attempts, when it is due) and
 // ends the worker's lease on it, if the send is still as the worker read it (readAt, its updated_at then):
 // ErrSendChanged otherwise, and the caller's transaction must not commit.
