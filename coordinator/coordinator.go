@@ -93,8 +93,10 @@ type Config struct {
 	// Webhooks configures where and how webhook deliveries go (webhooks.go).
 	Webhooks WebhookConfig
 
-	// Networks are the EVM networks ETH_SEND_TRANSACTION sends on, by CAIP-2 id (send.go); nil for none.
-	Networks *send.Networks
+	// Networks are the EVM networks ETH_SEND_TRANSACTION sends on, by CAIP-2 id (send.go); nil for none. SendGiveUp
+	// is how long a send not yet signed waits for its network's node (default 10 minutes).
+	Networks   *send.Networks
+	SendGiveUp time.Duration
 }
 
 func (c Config) withDefaults() Config {

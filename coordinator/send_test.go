@@ -34,7 +34,7 @@ import (
 )
 
 // devChain starts a dev chain for the test.
-func devChain(t *testing.T) *chain.Node {
+func devChain(t testing.TB) *chain.Node {
 	t.Helper()
 	node, err := chain.Start(context.Background(), chain.Config{ListenAddr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -47,14 +47,14 @@ func devChain(t *testing.T) *chain.Node {
 func caip2(node *chain.Node) string { return "eip155:" + node.ChainID().String() }
 
 // sendingStack is a stack whose coordinator sends on the dev chain, its send worker running until the test ends.
-func sendingStack(t *testing.T, b testdb.Backend, node *chain.Node) *stack {
+func sendingStack(t testing.TB, b testdb.Backend, node *chain.Node) *stack {
 	t.Helper()
 	s := newStackWith(t, b, nil, func(cfg *coordinator.Config) { cfg.Networks = devNetworks(t, node) })
 	runSends(t, s.coord)
 	return s
 }
 
-func devNetworks(t *testing.T, node *chain.Node) *send.Networks {
+func devNetworks(t testing.TB, node *chain.Node) *send.Networks {
 	nws, err := send.NewNetworks([]send.Network{{CAIP2: caip2(node), RPCURL: node.RPCURL(), PollInterval: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func devNetworks(t *testing.T, node *chain.Node) *send.Networks {
 	return nws
 }
 
-func runSends(t *testing.T, c *coordinator.Coordinator) {
+func runSends(t testing.TB, c *coordinator.Coordinator) {
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.RunSends(ctx) }()
@@ -483,5 +483,32 @@ func TestSendTransactionStatusWebhooks(t *testing.T) {
 	}
 	if n := elsewhere.count(); n != 0 {
 		t.Errorf("an endpoint filtered to another network received %d deliveries", n)
+	}
+}
+
+// A network whose node does not answer leaves a send INITIALIZED with the reason, and fails it, nothing signed, once
+// it has waited its time.
+func TestEthSendTransactionNodeDown(t *testing.T) {
+	t.Parallel()
+	down := httptest.NewServer(nil)
+	down.Close() // its port now refuses connections
+	nws, err := send.NewNetworks([]send.Network{{CAIP2: "eip155:31337", RPCURL: down.URL, PollInterval: 20 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newStackWith(t, testdb.SQLite(t), nil, func(c *coordinator.Config) { c.Networks, c.SendGiveUp = nws, 2*time.Second })
+	runSends(t, s.coord)
+	from := s.ethWallet("stranded")
+	id, err := s.sendCalls(s.root, from, "eip155:31337", api.EthCallParams{To: from, Value: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting, err := s.root.WaitForSendTransaction(bg, s.boot.OrganizationID, id, 500*time.Millisecond)
+	if err == nil || waiting.TxStatus != api.TxStatusInitialized || !strings.Contains(waiting.TxError, "the network's node did not answer") {
+		t.Errorf("while the node is down: %+v %v", waiting, err)
+	}
+	st, err := s.waitSend(id)
+	if err == nil || !strings.Contains(st.Error.Message, "nothing was signed: the network's node did not answer") || st.Eth != nil {
+		t.Errorf("after giving up: %+v %v", st, err)
 	}
 }

@@ -72,7 +72,8 @@ func (w *Worker) sign(ctx context.Context, cl *chainClient, nw Network, s store.
 		return w.fail(ctx, s, &api.TxError{Message: "the signing key cannot be opened: " + err.Error()})
 	}
 	defer keys.Zero(key)
-	return w.save(ctx, s, func(tx *store.Tx, s *store.Send) error {
+	var signed *types.Transaction
+	err = w.save(ctx, s, func(tx *store.Tx, s *store.Send) error {
 		nonce := chainNext
 		if req.Nonce != nil {
 			nonce = *req.Nonce
@@ -89,7 +90,7 @@ func (w *Worker) sign(ctx context.Context, cl *chainClient, nw Network, s store.
 		if err != nil {
 			return err
 		}
-		signed := new(types.Transaction)
+		signed = new(types.Transaction)
 		if err := signed.UnmarshalBinary(raw); err != nil {
 			return err
 		}
@@ -97,6 +98,11 @@ func (w *Worker) sign(ctx context.Context, cl *chainClient, nw Network, s store.
 		s.Error, s.Attempts, s.NextAt = nil, 0, 0
 		return nil
 	})
+	if err == nil {
+		// Broadcast at once, now that it is recorded; whatever the node answers, the watch that follows acts on it.
+		_ = cl.SendTransaction(ctx, signed)
+	}
+	return err
 }
 
 // plan simulates the send's call, fills its gas and fees and checks that the account can pay: reason is why the send

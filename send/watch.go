@@ -18,51 +18,56 @@ import (
 
 // watch follows a signed send: INCLUDED or FAILED (reverted) once its receipt is in a block, FAILED when another
 // transaction took its nonce (replaced), and broadcast again, the same signed bytes, while the node does not hold it
-// (not yet sent, or dropped): a nonce the coordinator gave is never left as a gap.
+// (not yet sent, or dropped): a nonce the coordinator gave is never left as a gap. It reads the chain first and claims
+// the send only to write a change: a send waiting for its block costs no write.
 func (w *Worker) watch(ctx context.Context, cl *chainClient, s store.Send) error {
+	change := func(write func() error) error {
+		if claimed, err := w.claim(ctx, s); !claimed || err != nil {
+			return err
+		}
+		return write()
+	}
 	raw, err := hexutil.Decode(s.RawTx)
 	if err != nil {
-		return w.fail(ctx, s, &api.TxError{Message: "the stored transaction does not decode: " + err.Error()})
+		return change(func() error { return w.fail(ctx, s, &api.TxError{Message: "the stored transaction does not decode: " + err.Error()}) })
 	}
 	tx := new(types.Transaction)
 	if err := tx.UnmarshalBinary(raw); err != nil {
-		return w.fail(ctx, s, &api.TxError{Message: "the stored transaction does not decode: " + err.Error()})
+		return change(func() error { return w.fail(ctx, s, &api.TxError{Message: "the stored transaction does not decode: " + err.Error()}) })
 	}
 	from := common.HexToAddress(s.From)
 	// The account's count first, then the receipt: a transaction included between the two reads is then found
 	// included, never taken for replaced.
 	mined, err := cl.NonceAt(ctx, from, nil)
 	if err != nil {
-		return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err))
+		return change(func() error { return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err)) })
 	}
 	receipt, err := cl.TransactionReceipt(ctx, tx.Hash())
 	switch {
 	case err == nil:
-		return w.included(ctx, cl, s, tx, receipt)
+		return change(func() error { return w.included(ctx, cl, s, tx, receipt) })
 	case !errors.Is(err, ethereum.NotFound):
-		return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err))
+		return change(func() error { return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err)) })
 	case mined > tx.Nonce():
-		return w.fail(ctx, s, &api.TxError{Message: fmt.Sprintf("replaced: another transaction of %s took nonce %d, so this one will never be included", s.From, tx.Nonce())})
+		return change(func() error {
+			return w.fail(ctx, s, &api.TxError{Message: fmt.Sprintf("replaced: another transaction of %s took nonce %d, so this one will never be included", s.From, tx.Nonce())})
+		})
 	}
 	if _, _, err := cl.TransactionByHash(ctx, tx.Hash()); err == nil {
-		return w.later(ctx, s) // the node holds it: wait for a block
+		return nil // the node holds it: wait for a block
 	}
 	if err := cl.SendTransaction(ctx, tx); err != nil && !strings.Contains(err.Error(), "already known") {
 		if !answered(err) {
-			return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err))
+			return change(func() error { return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err)) })
 		}
-		// The node refused it for now (its fee below the base fee, funds short): it is sent again at the next look,
-		// as its nonce must not be left unused.
-		return w.retryIn(ctx, s, fmt.Errorf("the node refused the transaction: %v", err))
+		// The node refused it for now (its fee below the base fee, funds short): it is sent again after a while, as
+		// its nonce must not be left unused.
+		return change(func() error { return w.retryIn(ctx, s, fmt.Errorf("the node refused the transaction: %v", err)) })
 	}
-	s.Attempts++
-	return w.later(ctx, s)
-}
-
-// later leaves a send as it is, to be looked at again at the next poll.
-func (w *Worker) later(ctx context.Context, s store.Send) error {
-	s.NextAt = 0
-	return w.save(ctx, s, nil)
+	if len(s.Error) > 0 { // a refusal before this broadcast is over
+		return change(func() error { s.Error, s.NextAt = nil, 0; return w.save(ctx, s, nil) })
+	}
+	return nil
 }
 
 // included ends a send whose receipt is in a block: INCLUDED, or FAILED with the revert reason, found by calling

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -33,6 +34,9 @@ type Config struct {
 	Lease time.Duration
 	// Parallel is how many sends of one network a worker moves at once (default 16).
 	Parallel int
+	// GiveUp is how long a send not yet signed waits for its network's node to answer before it fails (default 10
+	// minutes). A signed send never gives up: its nonce must not be left unused.
+	GiveUp time.Duration
 }
 
 // Worker moves the sends of every configured network from INITIALIZED to a final state. Several workers (one per
@@ -52,6 +56,7 @@ func NewWorker(cfg Config) *Worker {
 	}
 	cfg.Lease = cmp.Or(cfg.Lease, 30*time.Second)
 	cfg.Parallel = cmp.Or(cfg.Parallel, 16)
+	cfg.GiveUp = cmp.Or(cfg.GiveUp, 10*time.Minute)
 	return &Worker{cfg: cfg, wake: make(chan struct{}, 1)}
 }
 
@@ -116,54 +121,57 @@ func (w *Worker) loop(ctx context.Context, nw Network, wake <-chan struct{}) {
 	}
 }
 
-// poll moves every send of the network that is due, up to Parallel at once, until none is left due.
+// poll moves on the sends of the network that are due, up to Parallel at once.
 func (w *Worker) poll(ctx context.Context, cl *chainClient, nw Network) error {
-	for {
-		now := w.cfg.Now()
-		due, err := w.cfg.Store.DueSends(ctx, nw.CAIP2, now.UnixNano(), 100)
-		if err != nil || len(due) == 0 {
-			return err
-		}
-		sem := make(chan struct{}, w.cfg.Parallel)
-		var wg sync.WaitGroup
-		for _, s := range due {
-			claimed, err := w.cfg.Store.ClaimSend(ctx, s.ID, s.UpdatedAt, now.UnixNano(), now.Add(w.cfg.Lease).UnixNano())
-			if err != nil {
-				return err
-			}
-			if !claimed {
-				continue
-			}
-			sem <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-sem }()
-				// The step ends before its lease: no other worker takes the send over while this one works on it (and
-				// should it, the version check of save keeps the first write and drops the other).
-				ctx, cancel := context.WithTimeout(ctx, w.cfg.Lease*2/3)
-				defer cancel()
-				if err := w.step(ctx, cl, nw, s); err != nil && ctx.Err() == nil {
-					w.cfg.Logger.Warn("send worker", "send", s.ID, "err", err)
-				}
-			})
-		}
-		wg.Wait()
-		if len(due) < 100 {
-			return nil
-		}
+	due, err := w.cfg.Store.DueSends(ctx, nw.CAIP2, w.cfg.Now().UnixNano(), 500)
+	if err != nil {
+		return err
 	}
+	sem := make(chan struct{}, w.cfg.Parallel)
+	var wg sync.WaitGroup
+	for _, s := range due {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			// The step ends before its lease: no other worker takes the send over while this one works on it (and
+			// should it, the version check of save keeps the first write and drops the other).
+			ctx, cancel := context.WithTimeout(ctx, w.cfg.Lease*2/3)
+			defer cancel()
+			if err := w.step(ctx, cl, nw, s); err != nil && ctx.Err() == nil {
+				w.cfg.Logger.Warn("send worker", "send", s.ID, "err", err)
+			}
+		})
+	}
+	wg.Wait()
+	return nil
+}
+
+// claim takes the send for this worker until its lease ends, as it was read: false when another worker has it, or
+// moved it on since.
+func (w *Worker) claim(ctx context.Context, s store.Send) (bool, error) {
+	now := w.cfg.Now()
+	return w.cfg.Store.ClaimSend(ctx, s.ID, s.UpdatedAt, now.UnixNano(), now.Add(w.cfg.Lease).UnixNano())
 }
 
 // step moves one send on: a send not yet signed is checked, priced, numbered and signed; a signed one is broadcast,
 // or looked for in the chain.
+// A signed send is only looked at until something changes: the worker claims it (and writes) only then.
 func (w *Worker) step(ctx context.Context, cl *chainClient, nw Network, s store.Send) error {
-	if s.RawTx == "" {
-		return w.sign(ctx, cl, nw, s)
+	if s.RawTx != "" {
+		return w.watch(ctx, cl, s)
 	}
-	return w.watch(ctx, cl, s)
+	if claimed, err := w.claim(ctx, s); !claimed || err != nil {
+		return err
+	}
+	return w.sign(ctx, cl, nw, s)
 }
 
-// retryIn leaves a send in its state with the reason it did not move (an unreachable node), due again later.
+// retryIn leaves a send in its state with the reason it did not move (an unreachable node), due again later; a send
+// not yet signed fails once it has waited GiveUp.
 func (w *Worker) retryIn(ctx context.Context, s store.Send, reason error) error {
+	if waited := w.cfg.Now().Sub(time.Unix(0, s.CreatedAt)); s.RawTx == "" && waited >= w.cfg.GiveUp {
+		return w.fail(ctx, s, &api.TxError{Message: fmt.Sprintf("nothing was signed: %v, for %s", reason, w.cfg.GiveUp)})
+	}
 	s.Attempts++
 	backoff := min(time.Duration(s.Attempts)*500*time.Millisecond, 30*time.Second)
 	s.NextAt = w.cfg.Now().Add(backoff).UnixNano()
