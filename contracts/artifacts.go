@@ -37,6 +37,7 @@ const (
 	NativeStaking       = "NativeStaking"
 	ProviderStaking     = "ProviderStaking"
 	LiquidStakingToken  = "LiquidStakingToken"
+	BatchDelegate       = "BatchDelegate"
 )
 
 //go:embed artifacts/*.abi artifacts/*.bin

@@ -22,6 +22,7 @@ contracts=(
   NativeStaking
   ProviderStaking
   LiquidStakingToken
+  BatchDelegate
 )
 
 if [ ! -x node_modules/.bin/solcjs ]; then

@@ -88,7 +88,7 @@ func (c Config) withDefaults(deployer common.Address) Config {
 func Deploy(ctx context.Context, s Sender, caller bind.ContractCaller, cfg Config) (Addresses, error) {
 	d := &deployer{ctx: ctx, s: s, caller: caller, cfg: cfg.withDefaults(s.Address()), out: Addresses{}}
 	steps := []func(){
-		d.tokens, d.vaults, d.pool, d.allocatorVaults, d.feeWrapper, d.lending, d.staking,
+		d.tokens, d.vaults, d.pool, d.allocatorVaults, d.feeWrapper, d.lending, d.staking, d.delegate,
 	}
 	for _, step := range steps {
 		step()
@@ -163,6 +163,9 @@ func (d *deployer) read(name, fixture, artifact, method string, args ...any) {
 	}
 	d.out[name] = addr
 }
+
+// delegate deploys the EIP-7702 batch delegate, last, so that the fixtures before it keep their addresses.
+func (d *deployer) delegate() { d.deploy(Delegate7702, BatchDelegate) }
 
 func (d *deployer) tokens() {
 	owner := d.s.Address()

@@ -30,6 +30,10 @@ const (
 	Staking       = "staking"
 	ProviderStake = "provider-staking"
 	ProviderLST   = "provider-lst"
+
+	// Delegate7702 is the code accounts delegate to (EIP-7702) to run a batch of calls in one transaction of their
+	// own: what ETH_SEND_TRANSACTION sends several calls through.
+	Delegate7702 = "batch-delegate"
 )
 
 // Fixture describes one deployed contract.
@@ -60,6 +64,7 @@ var Fixtures = []Fixture{
 	{Staking, NativeStaking, "", 0},
 	{ProviderStake, ProviderStaking, "", 0},
 	{ProviderLST, LiquidStakingToken, "", 18},
+	{Delegate7702, BatchDelegate, "", 0},
 }
 
 // FixtureNamed returns the fixture with that name.

@@ -218,9 +218,9 @@ func (x *execution) callFacts(s *signer, nw send.Network, req *send.Request, cal
 // execEthSend records the send for the worker, in the activity's transaction: the activity and its send exist
 // together or not at all, and an activity sends once.
 func execEthSend(x *execution, _ *api.EthSendTransactionIntentV2, j *sendJob) (*api.EthSendTransactionResultV2, error) {
-	if len(j.req.Calls) > 1 {
+	if len(j.req.Calls) > 1 && j.network.BatchDelegate == (common.Address{}) {
 		return nil, apierr.New(apierr.FailedPrecondition, "BATCH_NOT_SUPPORTED",
-			"parameters.calls: every call is allowed, but several calls run as one EIP-7702 batch, which this server does not send yet; send them one by one")
+			"parameters.calls: every call is allowed, but several calls run as one EIP-7702 batch, and %s has no batch delegate configured; send them one by one", j.network.CAIP2)
 	}
 	id := newID()
 	err := x.tx.InsertSend(x.ctx, store.Send{ID: id, OrgID: x.org.ID, ActivityID: x.activityID, Network: j.network.CAIP2,

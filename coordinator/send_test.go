@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -55,7 +56,8 @@ func sendingStack(t testing.TB, b testdb.Backend, node *chain.Node) *stack {
 }
 
 func devNetworks(t testing.TB, node *chain.Node) *send.Networks {
-	nws, err := send.NewNetworks([]send.Network{{CAIP2: caip2(node), RPCURL: node.RPCURL(), PollInterval: 20 * time.Millisecond}})
+	nws, err := send.NewNetworks([]send.Network{{CAIP2: caip2(node), RPCURL: node.RPCURL(), BatchDelegate: node.Contracts()[contracts.Delegate7702],
+		PollInterval: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +352,7 @@ func concurrentSends(t *testing.T, node *chain.Node, from string, n int, pick fu
 }
 
 // Each call of a send is decided as eth.tx: a user allowed to send to one address sends there, a batch with a call
-// elsewhere is denied whole, and an allowed batch is refused as not supported yet (nothing recorded to send).
+// elsewhere is denied whole, and a batch of allowed calls is sent.
 func TestEthSendTransactionPolicyPerCall(t *testing.T) {
 	t.Parallel()
 	node := devChain(t)
@@ -373,8 +375,98 @@ func TestEthSendTransactionPolicyPerCall(t *testing.T) {
 	expectErr(t, "a batch with a call elsewhere", err, apierr.PermissionDenied, "permissions")
 	_, err = s.sendCalls(agent, from, caip2(node), api.EthCallParams{To: other, Value: "1"})
 	expectErr(t, "a call elsewhere", err, apierr.PermissionDenied, "permissions")
-	_, err = s.sendCalls(agent, from, caip2(node), api.EthCallParams{To: allowed, Value: "1"}, api.EthCallParams{To: allowed, Value: "2"})
-	expectErr(t, "an allowed batch", err, apierr.FailedPrecondition, "EIP-7702 batch, which this server does not send yet")
+	id, err = s.sendCalls(agent, from, caip2(node), api.EthCallParams{To: allowed, Value: "1"}, api.EthCallParams{To: allowed, Value: "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.waitSend(id); err != nil {
+		t.Fatal(err)
+	}
+	if bal, _ := node.Client().BalanceAt(bg, common.HexToAddress(allowed), nil); bal.Int64() != 10 {
+		t.Errorf("the allowed address holds %s wei, want 7 + 1 + 2", bal)
+	}
+}
+
+// Several calls run as one EIP-7702 batch: the first delegates the account to the batch delegate (a type-4
+// transaction) and runs the calls in order; a later one runs through the delegation already there (type 2); a batch
+// with a reverting call fails in simulation and changes nothing; nobody but the account can make it execute calls.
+func TestEthSendTransactionBatch(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := sendingStack(t, b, node)
+		from := s.fundedWallet(node, "batcher", 1, 3_000_000)
+		usdc, delegate := node.Contracts()[contracts.USDC], node.Contracts()[contracts.Delegate7702]
+		alice, bob := common.HexToAddress("0x00000000000000000000000000000000000A11cE"), common.HexToAddress("0x0000000000000000000000000000000000000B0b")
+		if b.Name == "postgres" {
+			alice, bob = common.HexToAddress("0x00000000000000000000000000000000000A11c0"), common.HexToAddress("0x0000000000000000000000000000000000000B00")
+		}
+		batch := func(calls ...api.EthCallParams) (*api.GetSendTransactionStatusResponse, error) {
+			id, err := s.sendCalls(s.root, from, caip2(node), calls...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s.waitSend(id)
+		}
+		st, err := batch(api.EthCallParams{To: usdc.Hex(), Data: usdcTransfer(alice, 1_000_000)}, api.EthCallParams{To: bob.Hex(), Value: "9"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, _, err := node.Client().TransactionByHash(bg, common.HexToHash(st.Eth.TxHash))
+		if err != nil || tx.Type() != types.SetCodeTxType || *tx.To() != common.HexToAddress(from) || len(tx.SetCodeAuthorizations()) != 1 {
+			t.Fatalf("first batch: %+v %v", tx, err)
+		}
+		if auth := tx.SetCodeAuthorizations()[0]; auth.Address != delegate || auth.ChainID.ToBig().Cmp(node.ChainID()) != 0 {
+			t.Errorf("authorization %+v", auth)
+		}
+		code, _ := node.Client().CodeAt(bg, common.HexToAddress(from), nil)
+		if got, ok := types.ParseDelegation(code); !ok || got != delegate {
+			t.Errorf("the account's code %x, want a delegation to %s", code, delegate)
+		}
+		if bal, _ := node.Client().BalanceAt(bg, bob, nil); bal.Int64() != 9 {
+			t.Errorf("bob holds %s wei", bal)
+		}
+		st, err = batch(api.EthCallParams{To: usdc.Hex(), Data: usdcTransfer(alice, 500_000)}, api.EthCallParams{To: bob.Hex(), Value: "1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tx, _, _ := node.Client().TransactionByHash(bg, common.HexToHash(st.Eth.TxHash)); tx.Type() != types.DynamicFeeTxType {
+			t.Errorf("a batch of a delegated account is type %d", tx.Type())
+		}
+		balanceOf := func(a common.Address) *big.Int {
+			out, err := node.Client().CallContract(bg, ethereum.CallMsg{To: &usdc, Data: append([]byte{0x70, 0xa0, 0x82, 0x31}, common.LeftPadBytes(a.Bytes(), 32)...)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return new(big.Int).SetBytes(out)
+		}
+		if got := balanceOf(alice); got.Int64() != 1_500_000 {
+			t.Errorf("alice holds %s USDC units", got)
+		}
+		st, err = batch(api.EthCallParams{To: bob.Hex(), Value: "1"}, api.EthCallParams{To: usdc.Hex(), Data: usdcTransfer(alice, 10_000_000)})
+		if err == nil || !strings.Contains(st.Error.Message, "the simulation reverts, so nothing was signed") || st.Eth != nil {
+			t.Errorf("a batch with a reverting call: %+v %v", st, err)
+		}
+		if bal, _ := node.Client().BalanceAt(bg, bob, nil); bal.Int64() != 10 {
+			t.Errorf("after the failed batch bob holds %s wei", bal)
+		}
+		data, _ := hex.DecodeString(strings.TrimPrefix(usdcTransfer(alice, 1), "0x"))
+		execute, err := abi.JSON(strings.NewReader(`[{"type":"function","name":"execute","inputs":[{"name":"calls","type":"tuple[]","components":[{"name":"to","type":"address"},{"name":"value","type":"uint256"},{"name":"data","type":"bytes"}]}],"outputs":[]}]`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		type call struct {
+			To    common.Address
+			Value *big.Int
+			Data  []byte
+		}
+		steal, _ := execute.Pack("execute", []call{{To: usdc, Value: new(big.Int), Data: data}})
+		account := common.HexToAddress(from)
+		_, err = node.Client().CallContract(bg, ethereum.CallMsg{From: node.DevAccount(), To: &account, Data: steal}, nil)
+		if err == nil || !strings.Contains(err.Error(), "revert") {
+			t.Errorf("another account made the delegated account call: %v", err)
+		}
+	})
 }
 
 // A transaction signed with SIGN_TRANSACTION_V2 and handed to ETH_SEND_RAW_TRANSACTION is broadcast and included,

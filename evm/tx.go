@@ -46,6 +46,11 @@ func NewDynamicFeeTx(tx *types.DynamicFeeTx) *UnsignedTx {
 	return &UnsignedTx{tx: types.NewTx(tx), signer: types.LatestSignerForChainID(tx.ChainID)}
 }
 
+// NewSetCodeTx is an unsigned EIP-7702 (type 4) transaction, signed under its chain id.
+func NewSetCodeTx(tx *types.SetCodeTx) *UnsignedTx {
+	return &UnsignedTx{tx: types.NewTx(tx), signer: types.LatestSignerForChainID(tx.ChainID.ToBig())}
+}
+
 // Unsigned is a transaction (signed or not) as the policy engine reads it, under its chain id.
 func Unsigned(tx *types.Transaction) *UnsignedTx {
 	return &UnsignedTx{tx: tx, signer: types.LatestSignerForChainID(tx.ChainId())}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
 )
 
 // Network is an EVM network sends go to.
@@ -18,6 +20,9 @@ type Network struct {
 	Name        string
 	RPCURL      string
 	ExplorerURL string // a transaction's page is ExplorerURL + "/tx/" + hash; "" for none
+	// BatchDelegate is the contract accounts delegate to (EIP-7702) to send several calls as one transaction
+	// (contracts/src/BatchDelegate.sol); zero when the network has none, and batches are refused.
+	BatchDelegate common.Address
 	// PollInterval is how often the worker looks for sends to move on (default 500 ms).
 	PollInterval time.Duration
 }
@@ -107,6 +112,8 @@ func LoadNetworks(path string) ([]Network, error) {
 			ChainID     int64  `json:"chainId"`
 			RPCURL      string `json:"rpcUrl"`
 			ExplorerURL string `json:"explorerUrl"`
+			// BatchDelegate is Sigil's own key beside the catalogue's: the network's batch delegate.
+			BatchDelegate common.Address `json:"batchDelegate"`
 		} `json:"networks"`
 	}
 	if err := json.Unmarshal(b, &file); err != nil {
@@ -115,7 +122,7 @@ func LoadNetworks(path string) ([]Network, error) {
 	out := make([]Network, 0, len(file.Networks))
 	for _, nw := range file.Networks {
 		out = append(out, Network{CAIP2: "eip155:" + strconv.FormatInt(nw.ChainID, 10), ChainID: nw.ChainID, Name: nw.Name,
-			RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL})
+			RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, BatchDelegate: nw.BatchDelegate})
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/holiman/uint256"
 
 	"sigil/api"
 	"sigil/evm"
@@ -29,8 +30,33 @@ func answered(err error) bool {
 	return errors.As(err, &rerr)
 }
 
-// plan is an unsigned send with everything filled but its nonce.
-type plan struct{ tx *types.DynamicFeeTx }
+// plan is an unsigned send with everything filled but its nonce: one call as an EIP-1559 transaction, or several
+// as the account's call to itself through the batch delegate (EIP-7702), with an authorization to delegate to it
+// when the account does not yet.
+type plan struct {
+	chainID   *big.Int
+	msg       ethereum.CallMsg // what is sent: to, value, data
+	gas       uint64
+	tip, fee  *big.Int
+	authorize *common.Address // the delegate to authorize in a type-4 transaction; nil for a type-2 one
+}
+
+// transaction is the plan's transaction with its nonce, signed with key.
+func (p *plan) transaction(key []byte, nonce uint64) ([]byte, error) {
+	if p.authorize == nil {
+		return evm.NewDynamicFeeTx(&types.DynamicFeeTx{ChainID: p.chainID, Nonce: nonce, GasTipCap: p.tip, GasFeeCap: p.fee,
+			Gas: p.gas, To: p.msg.To, Value: p.msg.Value, Data: p.msg.Data}).SignBytes(key)
+	}
+	// The transaction's own nonce is used before its authorizations are applied: the account's authorization takes
+	// the next one.
+	auth, err := signAuthorization(key, p.chainID, *p.authorize, nonce+1)
+	if err != nil {
+		return nil, err
+	}
+	return evm.NewSetCodeTx(&types.SetCodeTx{ChainID: uint256.MustFromBig(p.chainID), Nonce: nonce, GasTipCap: uint256.MustFromBig(p.tip),
+		GasFeeCap: uint256.MustFromBig(p.fee), Gas: p.gas, To: *p.msg.To, Value: uint256.MustFromBig(p.msg.Value), Data: p.msg.Data,
+		AuthList: []types.SetCodeAuthorization{auth}}).SignBytes(key)
+}
 
 // sign checks a send that is not signed yet against the chain (deadline, simulation, funds, nonce), fills its gas
 // and fees, takes its nonce and signs it, in the transaction that records it signed: a nonce is never taken without
@@ -41,19 +67,9 @@ func (w *Worker) sign(ctx context.Context, cl *chainClient, nw Network, s store.
 	if err != nil {
 		return w.fail(ctx, s, &api.TxError{Message: "the stored request does not decode: " + err.Error()})
 	}
-	if len(req.Calls) != 1 {
-		return w.fail(ctx, s, &api.TxError{Message: "a send of several calls needs an EIP-7702 batch, which this server does not send"})
-	}
 	if req.Deadline != 0 && w.cfg.Now().Unix() > req.Deadline {
 		return w.fail(ctx, s, &api.TxError{Message: fmt.Sprintf("the deadline (%s) passed before the transaction was signed",
 			time.Unix(req.Deadline, 0).UTC().Format(time.RFC3339))})
-	}
-	p, reason, err := w.plan(ctx, cl, nw, s, req)
-	if err != nil {
-		return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err))
-	}
-	if reason != nil {
-		return w.fail(ctx, s, reason)
 	}
 	chainNext, err := cl.PendingNonceAt(ctx, common.HexToAddress(s.From))
 	if err != nil {
@@ -72,8 +88,15 @@ func (w *Worker) sign(ctx context.Context, cl *chainClient, nw Network, s store.
 		return w.fail(ctx, s, &api.TxError{Message: "the signing key cannot be opened: " + err.Error()})
 	}
 	defer keys.Zero(key)
+	p, reason, err := w.plan(ctx, cl, nw, s, req, key, chainNext)
+	if err != nil {
+		return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err))
+	}
+	if reason != nil {
+		return w.fail(ctx, s, reason)
+	}
 	var signed *types.Transaction
-	err = w.save(ctx, s, func(tx *store.Tx, s *store.Send) error {
+	err = w.save(ctx, s, func(tx *store.Tx, s *store.Send) (err error) {
 		nonce := chainNext
 		if req.Nonce != nil {
 			nonce = *req.Nonce
@@ -84,9 +107,7 @@ func (w *Worker) sign(ctx context.Context, cl *chainClient, nw Network, s store.
 		if err != nil {
 			return err
 		}
-		unsigned := *p.tx
-		unsigned.Nonce = nonce
-		raw, err := evm.NewDynamicFeeTx(&unsigned).SignBytes(key)
+		raw, err := p.transaction(key, nonce)
 		if err != nil {
 			return err
 		}
@@ -105,22 +126,68 @@ func (w *Worker) sign(ctx context.Context, cl *chainClient, nw Network, s store.
 	return err
 }
 
-// plan simulates the send's call, fills its gas and fees and checks that the account can pay: reason is why the send
-// fails, err a node that did not answer.
-func (w *Worker) plan(ctx context.Context, cl *chainClient, nw Network, s store.Send, req *Request) (*plan, *api.TxError, error) {
-	call := req.Calls[0]
+// message is what the send sends: its one call, or its calls through the batch delegate (the account calling
+// itself), with the delegate to authorize when the account does not delegate to it yet.
+func (w *Worker) message(ctx context.Context, cl *chainClient, nw Network, from common.Address, req *Request) (ethereum.CallMsg, *common.Address, *api.TxError, error) {
+	if len(req.Calls) == 1 {
+		c := req.Calls[0]
+		return ethereum.CallMsg{From: from, To: &c.To, Value: c.value(), Data: c.Data}, nil, nil, nil
+	}
+	if nw.BatchDelegate == (common.Address{}) {
+		return ethereum.CallMsg{}, nil, &api.TxError{Message: "several calls run as one EIP-7702 batch, and " + nw.CAIP2 + " has no batch delegate configured"}, nil
+	}
+	data, err := packExecute(req.Calls)
+	if err != nil {
+		return ethereum.CallMsg{}, nil, &api.TxError{Message: "the calls do not encode: " + err.Error()}, nil
+	}
+	code, err := cl.PendingCodeAt(ctx, from)
+	if err != nil {
+		return ethereum.CallMsg{}, nil, nil, err
+	}
+	msg := ethereum.CallMsg{From: from, To: &from, Value: new(big.Int), Data: data}
+	if current, delegated := types.ParseDelegation(code); delegated && current == nw.BatchDelegate {
+		return msg, nil, nil, nil
+	}
+	if len(code) > 0 {
+		if _, delegated := types.ParseDelegation(code); !delegated {
+			return ethereum.CallMsg{}, nil, &api.TxError{Message: from.Hex() + " is a contract, not an account that can delegate"}, nil
+		}
+	}
+	delegate := nw.BatchDelegate
+	return msg, &delegate, nil, nil
+}
+
+// plan simulates the send, fills its gas and fees and checks that the account can pay: reason is why the send fails,
+// err a node that did not answer. key signs the authorization the simulation of a first batch needs (for the
+// account's next nonce, chainNext, as the node sees it).
+func (w *Worker) plan(ctx context.Context, cl *chainClient, nw Network, s store.Send, req *Request, key []byte, chainNext uint64) (*plan, *api.TxError, error) {
 	from := common.HexToAddress(s.From)
+	msg, authorize, reason, err := w.message(ctx, cl, nw, from, req)
+	if err != nil || reason != nil {
+		return nil, reason, err
+	}
+	value := new(big.Int)
+	for _, c := range req.Calls {
+		value.Add(value, c.value())
+	}
 	balance, err := cl.PendingBalanceAt(ctx, from)
 	if err != nil {
 		return nil, nil, err
 	}
-	if balance.Cmp(call.value()) < 0 {
-		return nil, &api.TxError{Message: fmt.Sprintf("insufficient funds: %s holds %s wei and the call sends %s wei", s.From, balance, call.value())}, nil
+	if balance.Cmp(value) < 0 {
+		return nil, &api.TxError{Message: fmt.Sprintf("insufficient funds: %s holds %s wei and the calls send %s wei", s.From, balance, value)}, nil
 	}
-	msg := ethereum.CallMsg{From: from, To: &call.To, Value: call.value(), Data: call.Data}
+	chainID := big.NewInt(nw.ChainID)
+	if authorize != nil {
+		auth, err := signAuthorization(key, chainID, *authorize, chainNext+1)
+		if err != nil {
+			return nil, &api.TxError{Message: "the authorization cannot be signed: " + err.Error()}, nil
+		}
+		msg.AuthorizationList = []types.SetCodeAuthorization{auth}
+	}
 	if _, err := cl.PendingCallContract(ctx, msg); err != nil {
 		if data, reverted := revertData(err); reverted {
-			return nil, revertFailure("the simulation reverts, so nothing was signed", decodeRevert(ctx, s.OrgID, call.To, data, w.cfg.CustomErrors)), nil
+			return nil, revertFailure("the simulation reverts, so nothing was signed", decodeRevert(ctx, s.OrgID, *msg.To, data, w.cfg.CustomErrors)), nil
 		}
 		if answered(err) {
 			return nil, &api.TxError{Message: "the simulation fails, so nothing was signed: " + err.Error()}, nil
@@ -136,14 +203,12 @@ func (w *Worker) plan(ctx context.Context, cl *chainClient, nw Network, s store.
 		return nil, reason, err
 	}
 	cost := new(big.Int).Mul(new(big.Int).SetUint64(gas), feeCap)
-	cost.Add(cost, call.value())
+	cost.Add(cost, value)
 	if balance.Cmp(cost) < 0 {
 		return nil, &api.TxError{Message: fmt.Sprintf("insufficient funds: %s holds %s wei, and the transaction may cost %s wei (value + gas %d × max fee %s wei)",
 			s.From, balance, cost, gas, feeCap)}, nil
 	}
-	tx := &types.DynamicFeeTx{ChainID: big.NewInt(nw.ChainID), GasTipCap: tip, GasFeeCap: feeCap, Gas: gas, To: &call.To,
-		Value: call.value(), Data: call.Data}
-	return &plan{tx: tx}, nil, nil
+	return &plan{chainID: chainID, msg: msg, gas: gas, tip: tip, fee: feeCap, authorize: authorize}, nil, nil
 }
 
 // fees are the send's priority fee and fee cap: the caller's, or the node's suggested tip on twice the base fee.
@@ -191,7 +256,7 @@ func (w *Worker) gas(ctx context.Context, cl *chainClient, s store.Send, req *Re
 		}
 		return 0, nil, err
 	}
-	if len(msg.Data) == 0 {
+	if len(msg.Data) == 0 && msg.AuthorizationList == nil {
 		return est, nil, nil
 	}
 	return est + est/5, nil, nil

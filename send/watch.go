@@ -29,11 +29,15 @@ func (w *Worker) watch(ctx context.Context, cl *chainClient, s store.Send) error
 	}
 	raw, err := hexutil.Decode(s.RawTx)
 	if err != nil {
-		return change(func() error { return w.fail(ctx, s, &api.TxError{Message: "the stored transaction does not decode: " + err.Error()}) })
+		return change(func() error {
+			return w.fail(ctx, s, &api.TxError{Message: "the stored transaction does not decode: " + err.Error()})
+		})
 	}
 	tx := new(types.Transaction)
 	if err := tx.UnmarshalBinary(raw); err != nil {
-		return change(func() error { return w.fail(ctx, s, &api.TxError{Message: "the stored transaction does not decode: " + err.Error()}) })
+		return change(func() error {
+			return w.fail(ctx, s, &api.TxError{Message: "the stored transaction does not decode: " + err.Error()})
+		})
 	}
 	from := common.HexToAddress(s.From)
 	// The account's count first, then the receipt: a transaction included between the two reads is then found

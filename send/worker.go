@@ -28,8 +28,8 @@ type Config struct {
 	// Committed after that transaction commits (to wake the delivery worker); nil for nothing.
 	Changed   func(ctx context.Context, tx *store.Tx, s store.Send) error
 	Committed func()
-	Now     func() time.Time // default time.Now
-	Logger  *slog.Logger     // default slog.Default()
+	Now       func() time.Time // default time.Now
+	Logger    *slog.Logger     // default slog.Default()
 	// Lease is how long a worker holds a send it works on (default 30 s): another process takes it over after.
 	Lease time.Duration
 	// Parallel is how many sends of one network a worker moves at once (default 16).

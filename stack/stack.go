@@ -28,8 +28,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"sigil/authproxy"
 	"sigil/chain"
+	"sigil/contracts"
 	"sigil/coordinator"
 	"sigil/dashboard"
 	"sigil/metrics"
@@ -259,7 +262,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		// transaction, or per --chain-block-period).
 		networks = append(networks, coordinator.Network{CAIP2: "eip155:" + strconv.FormatInt(s.boot.ChainID, 10), RPCURL: s.boot.ChainRPCURL, Confirmations: 2})
 		sendNetworks = append(sendNetworks, send.Network{CAIP2: "eip155:" + strconv.FormatInt(s.boot.ChainID, 10), Name: "Sigil dev chain",
-			RPCURL: s.boot.ChainRPCURL, PollInterval: 100 * time.Millisecond})
+			RPCURL: s.boot.ChainRPCURL, BatchDelegate: common.HexToAddress(s.boot.Contracts[contracts.Delegate7702]), PollInterval: 100 * time.Millisecond})
 	}
 	if len(networks) > 0 {
 		s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, networks) })

@@ -64,6 +64,20 @@ test("a reverting call fails before anything is signed, and pollTransactionStatu
   assert.equal(status.error.revertChain[0].unknown.selector, "0xe450d38c"); // ERC20InsufficientBalance, no ABI uploaded
 });
 
+test("several calls are one EIP-7702 batch: the account delegates to the batch delegate and runs them in order", async () => {
+  const from = await fundedAccount("sdk batcher", "1");
+  const [a, b] = ["0x000000000000000000000000000000000000bA01", "0x000000000000000000000000000000000000bA02"];
+  const sent = await api.ethSendTransaction({ from, caip2, calls: [{ to: a, value: "3" }, { to: b, value: "4", data: "0x" }] });
+  const status = await api.pollTransactionStatus({ sendTransactionStatusId: sent.sendTransactionStatusId, pollingIntervalMs: 100, timeoutMs: 30_000 });
+  assert.equal(status.txStatus, "INCLUDED");
+  const tx = await publicClient.getTransaction({ hash: status.eth.txHash });
+  assert.equal(tx.type, "eip7702");
+  assert.equal(tx.authorizationList[0].address.toLowerCase(), boot.contracts["batch-delegate"].toLowerCase());
+  assert.equal(await publicClient.getCode({ address: from }), "0xef0100" + boot.contracts["batch-delegate"].slice(2).toLowerCase());
+  assert.equal(await publicClient.getBalance({ address: a }), 3n);
+  assert.equal(await publicClient.getBalance({ address: b }), 4n);
+});
+
 test("an unknown network is refused", async () => {
   const from = await fundedAccount("sdk lost", "");
   await assert.rejects(api.ethSendTransaction({ from, caip2: "eip155:1", calls: [{ to: from, value: "1" }] }),
