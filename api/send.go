@@ -40,6 +40,22 @@ type EthSendRawTransactionResult struct {
 	TransactionHash string `json:"transactionHash"`
 }
 
+// EthUndelegate7702Intent is ACTIVITY_TYPE_ETH_UNDELEGATE_7702: an account's EIP-7702 delegation removed, by a type-4
+// transaction whose authorization delegates to the zero address. The nonce and fee fields are decimal strings.
+type EthUndelegate7702Intent struct {
+	From                 string `json:"from"`
+	Caip2                string `json:"caip2"`
+	Nonce                string `json:"nonce,omitempty"`
+	GasLimit             string `json:"gasLimit,omitempty"`
+	MaxFeePerGas         string `json:"maxFeePerGas,omitempty"`
+	MaxPriorityFeePerGas string `json:"maxPriorityFeePerGas,omitempty"`
+}
+
+// EthUndelegate7702Result names the send that removes the delegation.
+type EthUndelegate7702Result struct {
+	SendTransactionStatusID string `json:"sendTransactionStatusId"`
+}
+
 // The states of a send (txStatus). INITIALIZED: accepted, not yet broadcast; BROADCASTING: signed and sent, waiting
 // for a block; INCLUDED: in a block and successful; FAILED: refused, reverted, or replaced, with the reason.
 const (
@@ -129,6 +145,7 @@ type GetNoncesResponse struct {
 // The activity types and queries of this file.
 var (
 	EthSendTransactionV2  = activity[EthSendTransactionIntentV2, EthSendTransactionResultV2]("ETH_SEND_TRANSACTION_V2", "eth_send_transaction", "ethSendTransactionIntentV2", "ethSendTransactionResultV2")
+	EthUndelegate7702     = activity[EthUndelegate7702Intent, EthUndelegate7702Result]("ETH_UNDELEGATE_7702", "eth_undelegate_7702", "ethUndelegate7702Intent", "ethUndelegate7702Result")
 	EthSendRawTransaction = activity[EthSendRawTransactionIntent, EthSendRawTransactionResult]("ETH_SEND_RAW_TRANSACTION", "eth_send_raw_transaction", "ethSendRawTransactionIntent", "ethSendRawTransactionResult")
 
 	GetSendTransactionStatus = query[GetSendTransactionStatusRequest, GetSendTransactionStatusResponse]("get_send_transaction_status")

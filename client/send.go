@@ -20,6 +20,11 @@ func (c *Client) EthSendRawTransaction(ctx context.Context, orgID string, p api.
 	return submit(ctx, c, orgID, api.EthSendRawTransaction, p)
 }
 
+// EthUndelegate7702 removes an account's EIP-7702 delegation (a send, whose status WaitForSendTransaction follows).
+func (c *Client) EthUndelegate7702(ctx context.Context, orgID string, p api.EthUndelegate7702Intent) (*api.EthUndelegate7702Result, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.EthUndelegate7702, p)
+}
+
 // GetSendTransactionStatus reads a send's status by its id (or, for a raw send, its transaction hash).
 func (c *Client) GetSendTransactionStatus(ctx context.Context, orgID, id string) (*api.GetSendTransactionStatusResponse, error) {
 	return query(ctx, c, api.GetSendTransactionStatus, api.GetSendTransactionStatusRequest{OrganizationID: orgID, SendTransactionStatusID: id})

@@ -237,7 +237,7 @@ func TestEthSendTransactionRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, err := s.waitSend(id); err == nil || !strings.Contains(st.Error.Message, "insufficient funds: "+strings.ToLower(unfunded)+" holds 0 wei and the call sends 1 wei") {
+	if st, err := s.waitSend(id); err == nil || !strings.Contains(st.Error.Message, "insufficient funds: "+strings.ToLower(unfunded)+" holds 0 wei and the calls send 1 wei") {
 		t.Errorf("unfunded: %+v %v", st, err)
 	}
 	for _, c := range []struct{ nonce, want string }{{"5", "nonce 5 is ahead of " + strings.ToLower(from) + "'s next nonce 0"}} {
@@ -465,6 +465,29 @@ func TestEthSendTransactionBatch(t *testing.T) {
 		_, err = node.Client().CallContract(bg, ethereum.CallMsg{From: node.DevAccount(), To: &account, Data: steal}, nil)
 		if err == nil || !strings.Contains(err.Error(), "revert") {
 			t.Errorf("another account made the delegated account call: %v", err)
+		}
+
+		// ETH_UNDELEGATE_7702 removes the delegation; with none, there is nothing to remove.
+		undelegate := func() (*api.GetSendTransactionStatusResponse, error) {
+			res, _, err := s.root.EthUndelegate7702(bg, s.boot.OrganizationID, api.EthUndelegate7702Intent{From: from, Caip2: caip2(node)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s.waitSend(res.SendTransactionStatusID)
+		}
+		st, err = undelegate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, _, _ = node.Client().TransactionByHash(bg, common.HexToHash(st.Eth.TxHash))
+		if auths := tx.SetCodeAuthorizations(); tx.Type() != types.SetCodeTxType || len(auths) != 1 || auths[0].Address != (common.Address{}) {
+			t.Errorf("the undelegation: type %d, %+v", tx.Type(), auths)
+		}
+		if code, _ := node.Client().CodeAt(bg, account, nil); len(code) != 0 {
+			t.Errorf("after the undelegation the account's code is %x", code)
+		}
+		if st, err := undelegate(); err == nil || !strings.Contains(st.Error.Message, "has no EIP-7702 delegation to remove") {
+			t.Errorf("undelegating twice: %+v %v", st, err)
 		}
 	})
 }

@@ -24,6 +24,8 @@ type Request struct {
 	MaxFeePerGas         *hexutil.Big `json:"maxFeePerGas,omitempty"`
 	MaxPriorityFeePerGas *hexutil.Big `json:"maxPriorityFeePerGas,omitempty"`
 	Deadline             int64        `json:"deadline,omitempty"` // unix seconds; 0 for none
+	// Undelegate asks for the account's EIP-7702 delegation to be removed (no calls).
+	Undelegate bool `json:"undelegate,omitempty"`
 }
 
 // Encode is the request as the store keeps it.

@@ -129,6 +129,9 @@ func (w *Worker) sign(ctx context.Context, cl *chainClient, nw Network, s store.
 // message is what the send sends: its one call, or its calls through the batch delegate (the account calling
 // itself), with the delegate to authorize when the account does not delegate to it yet.
 func (w *Worker) message(ctx context.Context, cl *chainClient, nw Network, from common.Address, req *Request) (ethereum.CallMsg, *common.Address, *api.TxError, error) {
+	if req.Undelegate {
+		return undelegation(ctx, cl, from)
+	}
 	if len(req.Calls) == 1 {
 		c := req.Calls[0]
 		return ethereum.CallMsg{From: from, To: &c.To, Value: c.value(), Data: c.Data}, nil, nil, nil
@@ -155,6 +158,19 @@ func (w *Worker) message(ctx context.Context, cl *chainClient, nw Network, from 
 	}
 	delegate := nw.BatchDelegate
 	return msg, &delegate, nil, nil
+}
+
+// undelegation is the account's transaction to itself whose authorization delegates to the zero address, which
+// EIP-7702 takes as removing the delegation; refused for an account with none.
+func undelegation(ctx context.Context, cl *chainClient, from common.Address) (ethereum.CallMsg, *common.Address, *api.TxError, error) {
+	code, err := cl.PendingCodeAt(ctx, from)
+	if err != nil {
+		return ethereum.CallMsg{}, nil, nil, err
+	}
+	if _, delegated := types.ParseDelegation(code); !delegated {
+		return ethereum.CallMsg{}, nil, &api.TxError{Message: from.Hex() + " has no EIP-7702 delegation to remove"}, nil
+	}
+	return ethereum.CallMsg{From: from, To: &from, Value: new(big.Int)}, &common.Address{}, nil, nil
 }
 
 // plan simulates the send, fills its gas and fees and checks that the account can pay: reason is why the send fails,

@@ -1,6 +1,6 @@
-// Sending through Sigil with the official SDKs, unmodified: @turnkey/sdk-server's ethSendTransaction and its status
-// polling (pollTransactionStatus) against the stack's dev chain, get_nonces, and @turnkey/http's
-// ethSendRawTransaction of a transaction Sigil signed.
+// Sending through Sigil with the official SDKs, unmodified: @turnkey/sdk-server's ethSendTransaction (one call, and
+// several as an EIP-7702 batch), ethUndelegate7702 and its status polling (pollTransactionStatus) against the stack's
+// dev chain, get_nonces, and @turnkey/http's ethSendRawTransaction of a transaction Sigil signed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -76,6 +76,12 @@ test("several calls are one EIP-7702 batch: the account delegates to the batch d
   assert.equal(await publicClient.getCode({ address: from }), "0xef0100" + boot.contracts["batch-delegate"].slice(2).toLowerCase());
   assert.equal(await publicClient.getBalance({ address: a }), 3n);
   assert.equal(await publicClient.getBalance({ address: b }), 4n);
+
+  const undelegated = await api.ethUndelegate7702({ from, caip2 });
+  assert.equal(undelegated.activity.type, "ACTIVITY_TYPE_ETH_UNDELEGATE_7702");
+  const removed = await api.pollTransactionStatus({ sendTransactionStatusId: undelegated.sendTransactionStatusId, pollingIntervalMs: 100, timeoutMs: 30_000 });
+  assert.equal(removed.txStatus, "INCLUDED");
+  assert.equal(await publicClient.getCode({ address: from }), undefined);
 });
 
 test("an unknown network is refused", async () => {
