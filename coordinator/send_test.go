@@ -627,3 +627,35 @@ func TestEthSendTransactionNodeDown(t *testing.T) {
 		t.Errorf("after giving up: %+v %v", st, err)
 	}
 }
+
+// A send a policy lets through only with a second approval waits for it, records nothing to send meanwhile, and is
+// sent once approved.
+func TestEthSendTransactionAfterConsensus(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	s := sendingStack(t, testdb.SQLite(t), node)
+	org := s.boot.OrganizationID
+	from := s.fundedWallet(node, "guarded", 1, 0)
+	agentID, agent := s.createUser(org, s.root, "agent")
+	s.policy("sends need the root user too", "EFFECT_ALLOW", "activity.action == 'SIGN'",
+		"approvers.any(user, user.id == '"+agentID+"') && approvers.any(user, user.id == '"+s.boot.UserID+"')")
+	_, a, err := agent.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node),
+		Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000c0c0", Value: "3"}}})
+	if !isConsensusNeeded(err) {
+		t.Fatalf("the agent's send alone: %v", err)
+	}
+	if due, err := s.store.DueSends(bg, caip2(node), time.Now().UnixNano(), 10); err != nil || len(due) != 0 {
+		t.Fatalf("a send waiting for consensus left %d sends to make (%v)", len(due), err)
+	}
+	done, err := s.root.ApproveActivity(bg, org, a.Fingerprint)
+	if err != nil || done.Status != api.StatusCompleted {
+		t.Fatalf("approval: %v", err)
+	}
+	var res api.EthSendTransactionResultV2
+	if err := client.Result(done, &res); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.waitSend(res.SendTransactionStatusID); err != nil {
+		t.Fatal(err)
+	}
+}
