@@ -95,6 +95,15 @@ func (s *stack) sendCalls(c *client.Client, from, network string, calls ...api.E
 	return res.SendTransactionStatusID, nil
 }
 
+func mustSend(t *testing.T, s *stack, from, network string, calls ...api.EthCallParams) string {
+	t.Helper()
+	id, err := s.sendCalls(s.root, from, network, calls...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
 func (s *stack) waitSend(id string) (*api.GetSendTransactionStatusResponse, error) {
 	s.t.Helper()
 	return s.root.WaitForSendTransaction(bg, s.boot.OrganizationID, id, 30*time.Second)
@@ -240,7 +249,13 @@ func TestEthSendTransactionRefusals(t *testing.T) {
 	if st, err := s.waitSend(id); err == nil || !strings.Contains(st.Error.Message, "insufficient funds: "+strings.ToLower(unfunded)+" holds 0 wei and the calls send 1 wei") {
 		t.Errorf("unfunded: %+v %v", st, err)
 	}
-	for _, c := range []struct{ nonce, want string }{{"5", "nonce 5 is ahead of " + strings.ToLower(from) + "'s next nonce 0"}} {
+	if _, err := s.waitSend(mustSend(t, s, from, caip2(node), api.EthCallParams{To: to, Value: "1"})); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ nonce, want string }{
+		{"5", "nonce 5 is ahead of " + strings.ToLower(from) + "'s next nonce 1"},
+		{"0", "nonce 0 is used already: " + strings.ToLower(from) + "'s next nonce is 1"},
+	} {
 		res, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Nonce: c.nonce, Calls: []api.EthCallParams{{To: to}}})
 		if err != nil {
 			t.Fatal(err)
