@@ -38,6 +38,7 @@ const (
 	ProviderStaking     = "ProviderStaking"
 	LiquidStakingToken  = "LiquidStakingToken"
 	BatchDelegate       = "BatchDelegate"
+	GasStation          = "GasStation"
 )
 
 //go:embed artifacts/*.abi artifacts/*.bin

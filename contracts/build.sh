@@ -22,6 +22,7 @@ contracts=(
   NativeStaking
   ProviderStaking
   LiquidStakingToken
+  GasStation
   BatchDelegate
 )
 

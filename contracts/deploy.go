@@ -164,8 +164,12 @@ func (d *deployer) read(name, fixture, artifact, method string, args ...any) {
 	d.out[name] = addr
 }
 
-// delegate deploys the EIP-7702 batch delegate, last, so that the fixtures before it keep their addresses.
-func (d *deployer) delegate() { d.deploy(Delegate7702, BatchDelegate) }
+// delegate deploys the gas station and the EIP-7702 batch delegate fixed to it, last, so that the fixtures before
+// them keep their addresses.
+func (d *deployer) delegate() {
+	station := d.deploy(Station, GasStation)
+	d.deploy(Delegate7702, BatchDelegate, station)
+}
 
 func (d *deployer) tokens() {
 	owner := d.s.Address()

@@ -34,6 +34,9 @@ const (
 	// Delegate7702 is the code accounts delegate to (EIP-7702) to run a batch of calls in one transaction of their
 	// own: what ETH_SEND_TRANSACTION sends several calls through.
 	Delegate7702 = "batch-delegate"
+	// Station is what gas sponsors call to run an account's signed batch (sponsored sends); the batch delegate takes
+	// sponsored batches from it alone.
+	Station = "gas-station"
 )
 
 // Fixture describes one deployed contract.
@@ -64,6 +67,7 @@ var Fixtures = []Fixture{
 	{Staking, NativeStaking, "", 0},
 	{ProviderStake, ProviderStaking, "", 0},
 	{ProviderLST, LiquidStakingToken, "", 18},
+	{Station, GasStation, "", 0},
 	{Delegate7702, BatchDelegate, "", 0},
 }
 

@@ -9,6 +9,7 @@
 package coordinator
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"io"
 	"log/slog"
@@ -16,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
 
 	"sigil/metrics"
 	"sigil/notify"
@@ -97,6 +100,9 @@ type Config struct {
 	// is how long a send not yet signed waits for its network's node (default 10 minutes).
 	Networks   *send.Networks
 	SendGiveUp time.Duration
+	// FundSponsor funds an organization's gas sponsor when it is created (sigil up: the dev chain's faucet); nil
+	// leaves funding it to its operator.
+	FundSponsor func(ctx context.Context, address common.Address) error
 }
 
 func (c Config) withDefaults() Config {

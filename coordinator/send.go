@@ -13,12 +13,14 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/holiman/uint256"
 
 	"sigil/api"
 	"sigil/apierr"
 	"sigil/evm"
+	"sigil/keys"
 	"sigil/policy"
 	"sigil/send"
 	"sigil/store"
@@ -55,16 +57,17 @@ func checkEthSend(p *api.EthSendTransactionIntentV2) (*send.Request, error) {
 	if _, err := send.ParseCAIP2(p.Caip2); err != nil {
 		return nil, apierr.Invalid("parameters.caip2: %s", err.Error())
 	}
-	if p.Sponsor != nil && *p.Sponsor {
-		return nil, apierr.Invalid("parameters.sponsor: gas sponsorship is not configured on this server; send with sponsor false, paid by the account")
+	sponsor := p.Sponsor != nil && *p.Sponsor
+	if sponsor && p.Nonce != "" {
+		return nil, apierr.Invalid("parameters.nonce: a sponsored send's transaction is the gas sponsor's, numbered by this server; leave it out")
 	}
-	if p.GasStationNonce != "" {
-		return nil, apierr.Invalid("parameters.gasStationNonce applies to sponsored sends and batches, which this server does not send")
+	if !sponsor && p.GasStationNonce != "" {
+		return nil, apierr.Invalid("parameters.gasStationNonce applies to sponsored sends only")
 	}
 	if len(p.Calls) == 0 || len(p.Calls) > maxCallsPerSend {
 		return nil, apierr.Invalid("parameters.calls must list between 1 and %d calls, got %d", maxCallsPerSend, len(p.Calls))
 	}
-	r := &send.Request{}
+	r := &send.Request{Sponsor: sponsor}
 	for i, c := range p.Calls {
 		call, err := parseCall(fmt.Sprintf("parameters.calls[%d]", i), c)
 		if err != nil {
@@ -83,6 +86,9 @@ func checkEthSend(p *api.EthSendTransactionIntentV2) (*send.Request, error) {
 		return nil, err
 	}
 	if r.MaxPriorityFeePerGas, err = optionalWei("parameters.maxPriorityFeePerGas", p.MaxPriorityFeePerGas); err != nil {
+		return nil, err
+	}
+	if r.GasStationNonce, err = optionalUint("parameters.gasStationNonce", p.GasStationNonce); err != nil {
 		return nil, err
 	}
 	deadline, err := optionalUint("parameters.deadline", p.Deadline)
@@ -223,6 +229,10 @@ func (x *execution) callFacts(s *signer, nw send.Network, req *send.Request, cal
 // execEthSend records the send for the worker, in the activity's transaction: the activity and its send exist
 // together or not at all, and an activity sends once.
 func execEthSend(x *execution, _ *api.EthSendTransactionIntentV2, j *sendJob) (*api.EthSendTransactionResultV2, error) {
+	if j.req.Sponsor && (j.network.GasStation == (common.Address{}) || j.network.BatchDelegate == (common.Address{})) {
+		return nil, apierr.New(apierr.FailedPrecondition, "SPONSORSHIP_NOT_SUPPORTED",
+			"parameters.sponsor: every call is allowed, but %s has no gas station configured; send with sponsor false", j.network.CAIP2)
+	}
 	if len(j.req.Calls) > 1 && j.network.BatchDelegate == (common.Address{}) {
 		return nil, apierr.New(apierr.FailedPrecondition, "BATCH_NOT_SUPPORTED",
 			"parameters.calls: every call is allowed, but several calls run as one EIP-7702 batch, and %s has no batch delegate configured; send them one by one", j.network.CAIP2)
@@ -422,9 +432,6 @@ func queryGetSendTransactionStatus(r *reader, q *api.GetSendTransactionStatusReq
 // queryGetNonces is the next nonce of an address of the organization: the larger of the chain's pending count and the
 // coordinator's own next one (which is ahead while its sends wait to be broadcast).
 func queryGetNonces(r *reader, q *api.GetNoncesRequest) (*api.GetNoncesResponse, error) {
-	if q.GasStationNonce != nil && *q.GasStationNonce {
-		return nil, apierr.Invalid("gasStationNonce: gas sponsorship is not configured on this server")
-	}
 	nw, err := r.c.network(q.Caip2)
 	if err != nil {
 		return nil, err
@@ -438,9 +445,6 @@ func queryGetNonces(r *reader, q *api.GetNoncesRequest) (*api.GetNoncesResponse,
 		return nil, err
 	}
 	out := &api.GetNoncesResponse{}
-	if q.Nonce != nil && !*q.Nonce {
-		return out, nil
-	}
 	ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
 	defer cancel()
 	cl, err := ethclient.DialContext(ctx, nw.RPCURL)
@@ -448,6 +452,16 @@ func queryGetNonces(r *reader, q *api.GetNoncesRequest) (*api.GetNoncesResponse,
 		return nil, apierr.New(apierr.Unavailable, "NETWORK_UNAVAILABLE", "%s: %s", nw.CAIP2, err.Error())
 	}
 	defer cl.Close()
+	if q.GasStationNonce != nil && *q.GasStationNonce {
+		slot, err := cl.StorageAt(ctx, common.HexToAddress(from), send.NonceSlot, nil)
+		if err != nil {
+			return nil, apierr.New(apierr.Unavailable, "NETWORK_UNAVAILABLE", "%s: the node did not answer: %s", nw.CAIP2, err.Error())
+		}
+		out.GasStationNonce = new(big.Int).SetBytes(slot).String()
+	}
+	if q.Nonce != nil && !*q.Nonce {
+		return out, nil
+	}
 	chain, err := cl.PendingNonceAt(ctx, common.HexToAddress(from))
 	if err != nil {
 		return nil, apierr.New(apierr.Unavailable, "NETWORK_UNAVAILABLE", "%s: the node did not answer: %s", nw.CAIP2, err.Error())
@@ -492,11 +506,64 @@ func (c *Coordinator) RunSends(ctx context.Context) error {
 	if networks == nil {
 		return nil
 	}
-	w := send.NewWorker(send.Config{Store: c.store, Networks: networks, OpenKey: c.openSecret, CustomErrors: c.customError,
+	w := send.NewWorker(send.Config{Store: c.store, Networks: networks, OpenKey: c.openSecret, CustomErrors: c.customError, Sponsor: c.gasSponsor,
 		Changed: c.enqueueSendUpdate, Committed: c.notifyWebhooks, GiveUp: c.cfg.SendGiveUp, Now: c.cfg.Now, Logger: c.cfg.Logger})
 	c.sendWorker.Store(w)
 	defer c.sendWorker.Store(nil)
 	return w.Run(ctx)
+}
+
+// gasSponsor is an organization's gas sponsor: a secp256k1 key sealed like every key (a secret row of the
+// organization, named after it, so every process finds the same one), created on first use and then funded by
+// Config.FundSponsor when there is one (the dev chain's faucet).
+func (c *Coordinator) gasSponsor(ctx context.Context, orgID string) (string, common.Address, error) {
+	id := "gas-sponsor/" + orgID
+	key, err := c.openSecret(ctx, id)
+	created := false
+	if errors.Is(err, store.ErrNotFound) {
+		key, created, err = c.createGasSponsor(ctx, orgID, id)
+	}
+	if err != nil {
+		return "", common.Address{}, err
+	}
+	defer keys.Zero(key)
+	pub, err := keys.PublicKey(keys.CurveSecp256k1, key)
+	if err != nil {
+		return "", common.Address{}, err
+	}
+	hexAddress, err := keys.Address(keys.CurveSecp256k1, keys.AddressFormatEthereum, pub)
+	if err != nil {
+		return "", common.Address{}, err
+	}
+	address := common.HexToAddress(hexAddress)
+	if created && c.cfg.FundSponsor != nil {
+		if err := c.cfg.FundSponsor(ctx, address); err != nil {
+			c.cfg.Logger.Warn("fund the gas sponsor", "organization", orgID, "address", address.Hex(), "err", err)
+		}
+	}
+	return id, address, nil
+}
+
+func (c *Coordinator) createGasSponsor(ctx context.Context, orgID, id string) ([]byte, bool, error) {
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		return nil, false, err
+	}
+	key := k.D.FillBytes(make([]byte, 32))
+	blob, err := c.vault.seal(id, key)
+	if err != nil {
+		return nil, false, err
+	}
+	err = c.store.Write(ctx, func(tx *store.Tx) error {
+		return tx.PutSecret(ctx, store.Secret{ID: id, OrgID: orgID, Blob: blob, CreatedAt: c.now().UnixNano()})
+	})
+	if err != nil {
+		// Another process created it first: use theirs.
+		keys.Zero(key)
+		key, err = c.openSecret(ctx, id)
+		return key, false, err
+	}
+	return key, true, nil
 }
 
 // UseNetworks replaces the networks the coordinator sends on (Config.Networks), before RunSends starts: for a

@@ -50,14 +50,20 @@ func caip2(node *chain.Node) string { return "eip155:" + node.ChainID().String()
 // sendingStack is a stack whose coordinator sends on the dev chain, its send worker running until the test ends.
 func sendingStack(t testing.TB, b testdb.Backend, node *chain.Node) *stack {
 	t.Helper()
-	s := newStackWith(t, b, nil, func(cfg *coordinator.Config) { cfg.Networks = devNetworks(t, node) })
+	s := newStackWith(t, b, nil, func(cfg *coordinator.Config) {
+		cfg.Networks = devNetworks(t, node)
+		cfg.FundSponsor = func(ctx context.Context, address common.Address) error {
+			_, err := node.Faucet().Fund(ctx, address, big.NewInt(params.Ether), nil)
+			return err
+		}
+	})
 	runSends(t, s.coord)
 	return s
 }
 
 func devNetworks(t testing.TB, node *chain.Node) *send.Networks {
 	nws, err := send.NewNetworks([]send.Network{{CAIP2: caip2(node), RPCURL: node.RPCURL(), BatchDelegate: node.Contracts()[contracts.Delegate7702],
-		PollInterval: 20 * time.Millisecond}})
+		GasStation: node.Contracts()[contracts.Station], PollInterval: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,8 +206,8 @@ func TestEthSendTransactionRefusals(t *testing.T) {
 	_, _, err = s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Calls: []api.EthCallParams{}})
 	expectErr(t, "no calls", err, apierr.InvalidArgument, "between 1 and 50 calls")
 	sponsor := true
-	_, _, err = s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &sponsor, Calls: []api.EthCallParams{{To: to}}})
-	expectErr(t, "sponsor", err, apierr.InvalidArgument, "sponsorship is not configured")
+	_, _, err = s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &sponsor, Nonce: "1", Calls: []api.EthCallParams{{To: to}}})
+	expectErr(t, "sponsored with a nonce", err, apierr.InvalidArgument, "a sponsored send's transaction is the gas sponsor's")
 	if n := s.activityCount(org); n != before {
 		t.Errorf("refused requests recorded %d activities", n-before)
 	}
@@ -672,5 +678,100 @@ func TestEthSendTransactionAfterConsensus(t *testing.T) {
 	}
 	if _, err := s.waitSend(res.SendTransactionStatusID); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// With sponsor true the organization's gas sponsor pays: created on first use and funded, it submits the account's
+// signed batch through the gas station (with the account's authorization the first time), the account paying no gas
+// and its sponsored-batch nonce moving on; a gasStationNonce not the account's next fails the send; a sponsored
+// batch that reverts fails in simulation.
+func TestEthSendTransactionSponsored(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	s := sendingStack(t, testdb.SQLite(t), node)
+	org := s.boot.OrganizationID
+	from := s.fundedWallet(node, "sponsored", 0, 2_000_000)
+	account := common.HexToAddress(from)
+	if _, err := node.Faucet().Fund(bg, account, big.NewInt(100), nil); err != nil { // value to send, no gas money
+		t.Fatal(err)
+	}
+	usdc, station := node.Contracts()[contracts.USDC], node.Contracts()[contracts.Station]
+	carol := common.HexToAddress("0x00000000000000000000000000000000000C4a01")
+	yes := true
+	sponsored := func(gsNonce string, calls ...api.EthCallParams) (*api.GetSendTransactionStatusResponse, error) {
+		res, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &yes,
+			GasStationNonce: gsNonce, Calls: calls})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.waitSend(res.SendTransactionStatusID)
+	}
+	st, err := sponsored("0", api.EthCallParams{To: usdc.Hex(), Data: usdcTransfer(carol, 1_000_000)}, api.EthCallParams{To: carol.Hex(), Value: "40"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, _, err := node.Client().TransactionByHash(bg, common.HexToHash(st.Eth.TxHash))
+	if err != nil || *tx.To() != station || tx.Type() != types.SetCodeTxType {
+		t.Fatalf("the sponsored transaction: %+v %v", tx, err)
+	}
+	sender, _ := types.Sender(types.LatestSignerForChainID(node.ChainID()), tx)
+	if sender == account {
+		t.Error("the account sent its sponsored transaction itself")
+	}
+	if bal, _ := node.Client().BalanceAt(bg, account, nil); bal.Int64() != 60 {
+		t.Errorf("the account holds %s wei: it paid gas, or did not send its 40 wei", bal)
+	}
+	if bal, _ := node.Client().BalanceAt(bg, carol, nil); bal.Int64() != 40 {
+		t.Errorf("carol holds %s wei", bal)
+	}
+	nonces, err := s.root.GetNonces(bg, api.GetNoncesRequest{OrganizationID: org, Address: from, Caip2: caip2(node), GasStationNonce: &yes})
+	// The account's own nonce moved too: its authorization took nonce 0.
+	if err != nil || nonces.GasStationNonce != "1" || nonces.Nonce != "1" {
+		t.Errorf("nonces after one sponsored batch: %+v %v", nonces, err)
+	}
+	st, err = sponsored("", api.EthCallParams{To: carol.Hex(), Value: "10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tx, _, _ := node.Client().TransactionByHash(bg, common.HexToHash(st.Eth.TxHash)); tx.Type() != types.DynamicFeeTxType {
+		t.Errorf("a sponsored send of a delegated account is type %d", tx.Type())
+	}
+	if st, err := sponsored("0", api.EthCallParams{To: carol.Hex(), Value: "1"}); err == nil || !strings.Contains(st.Error.Message, "gasStationNonce 0 is not "+strings.ToLower(from)+"'s next sponsored-batch nonce, 2") {
+		t.Errorf("a used gasStationNonce: %+v %v", st, err)
+	}
+	if st, err := sponsored("", api.EthCallParams{To: usdc.Hex(), Data: usdcTransfer(carol, 5_000_000)}); err == nil || !strings.Contains(st.Error.Message, "the simulation reverts") {
+		t.Errorf("a sponsored batch that reverts: %+v %v", st, err)
+	}
+
+	// On chain: only the station may submit a signed batch to the account, and only one the account signed for its
+	// next nonce before the deadline.
+	calls := `{"name":"calls","type":"tuple[]","components":[{"name":"to","type":"address"},{"name":"value","type":"uint256"},{"name":"data","type":"bytes"}]}`
+	contractABI, err := abi.JSON(strings.NewReader(`[{"type":"function","name":"executeSponsored","outputs":[],"inputs":[` + calls +
+		`,{"name":"nonce","type":"uint256"},{"name":"deadline","type":"uint256"},{"name":"signature","type":"bytes"}]},
+		{"type":"function","name":"execute","outputs":[],"inputs":[{"name":"account","type":"address"},` + calls +
+		`,{"name":"nonce","type":"uint256"},{"name":"deadline","type":"uint256"},{"name":"signature","type":"bytes"}]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type call struct {
+		To    common.Address
+		Value *big.Int
+		Data  []byte
+	}
+	drain := []call{{To: node.DevAccount(), Value: big.NewInt(50), Data: []byte{}}}
+	later, forged := big.NewInt(time.Now().Add(time.Hour).Unix()), make([]byte, 65)
+	direct, _ := contractABI.Pack("executeSponsored", drain, big.NewInt(2), later, forged)
+	viaStation, _ := contractABI.Pack("execute", account, drain, big.NewInt(2), later, forged)
+	stale, _ := contractABI.Pack("execute", account, drain, big.NewInt(0), later, forged)
+	expired, _ := contractABI.Pack("execute", account, drain, big.NewInt(2), big.NewInt(1), forged)
+	for _, c := range []struct {
+		name string
+		to   common.Address
+		data []byte
+	}{{"directly", account, direct}, {"a forged signature", station, viaStation}, {"a used nonce", station, stale}, {"after the deadline", station, expired}} {
+		to := c.to
+		if _, err := node.Client().CallContract(bg, ethereum.CallMsg{From: node.DevAccount(), To: &to, Data: c.data}, nil); err == nil || !strings.Contains(err.Error(), "revert") {
+			t.Errorf("a sponsored batch submitted %s: %v", c.name, err)
+		}
 	}
 }

@@ -23,6 +23,9 @@ type Network struct {
 	// BatchDelegate is the contract accounts delegate to (EIP-7702) to send several calls as one transaction
 	// (contracts/src/BatchDelegate.sol); zero when the network has none, and batches are refused.
 	BatchDelegate common.Address
+	// GasStation is what the organizations' gas sponsors call to run sponsored sends (contracts/src/GasStation.sol),
+	// the station BatchDelegate takes them from; zero when the network has none, and sponsored sends are refused.
+	GasStation common.Address
 	// PollInterval is how often the worker looks for sends to move on (default 500 ms).
 	PollInterval time.Duration
 }
@@ -113,7 +116,10 @@ func LoadNetworks(path string) ([]Network, error) {
 			RPCURL      string `json:"rpcUrl"`
 			ExplorerURL string `json:"explorerUrl"`
 			// BatchDelegate is Sigil's own key beside the catalogue's: the network's batch delegate.
-			BatchDelegate common.Address `json:"batchDelegate"`
+			BatchDelegate common.Address
+			// GasStation is what the organizations' gas sponsors call to run sponsored sends (contracts/src/GasStation.sol),
+			// the station BatchDelegate takes them from; zero when the network has none, and sponsored sends are refused.
+			GasStation common.Address `json:"batchDelegate"`
 		} `json:"networks"`
 	}
 	if err := json.Unmarshal(b, &file); err != nil {
@@ -122,7 +128,7 @@ func LoadNetworks(path string) ([]Network, error) {
 	out := make([]Network, 0, len(file.Networks))
 	for _, nw := range file.Networks {
 		out = append(out, Network{CAIP2: "eip155:" + strconv.FormatInt(nw.ChainID, 10), ChainID: nw.ChainID, Name: nw.Name,
-			RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, BatchDelegate: nw.BatchDelegate})
+			RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, BatchDelegate: nw.BatchDelegate, GasStation: nw.GasStation})
 	}
 	return out, nil
 }

@@ -24,6 +24,11 @@ type Request struct {
 	MaxFeePerGas         *hexutil.Big `json:"maxFeePerGas,omitempty"`
 	MaxPriorityFeePerGas *hexutil.Big `json:"maxPriorityFeePerGas,omitempty"`
 	Deadline             int64        `json:"deadline,omitempty"` // unix seconds; 0 for none
+	// Sponsor has the organization's gas sponsor pay: the account signs the calls (EIP-712) and the sponsor submits
+	// them through the network's gas station. GasStationNonce is the account's sponsored-batch nonce the caller
+	// expects (nil: the account's next).
+	Sponsor         bool    `json:"sponsor,omitempty"`
+	GasStationNonce *uint64 `json:"gasStationNonce,omitempty"`
 	// Undelegate asks for the account's EIP-7702 delegation to be removed (no calls).
 	Undelegate bool `json:"undelegate,omitempty"`
 }

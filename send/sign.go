@@ -38,24 +38,30 @@ type plan struct {
 	msg       ethereum.CallMsg // what is sent: to, value, data
 	gas       uint64
 	tip, fee  *big.Int
-	authorize *common.Address // the delegate to authorize in a type-4 transaction; nil for a type-2 one
+	authorize *common.Address // the delegate the sender authorizes in a type-4 transaction of its own
+	// auths are authorizations signed already (by an account a sponsor sends for): a type-4 transaction carries them.
+	auths []types.SetCodeAuthorization
 }
 
 // transaction is the plan's transaction with its nonce, signed with key.
 func (p *plan) transaction(key []byte, nonce uint64) ([]byte, error) {
-	if p.authorize == nil {
+	auths := p.auths
+	if p.authorize != nil {
+		// The transaction's own nonce is used before its authorizations are applied: the sender's authorization takes
+		// the next one.
+		auth, err := signAuthorization(key, p.chainID, *p.authorize, nonce+1)
+		if err != nil {
+			return nil, err
+		}
+		auths = []types.SetCodeAuthorization{auth}
+	}
+	if len(auths) == 0 {
 		return evm.NewDynamicFeeTx(&types.DynamicFeeTx{ChainID: p.chainID, Nonce: nonce, GasTipCap: p.tip, GasFeeCap: p.fee,
 			Gas: p.gas, To: p.msg.To, Value: p.msg.Value, Data: p.msg.Data}).SignBytes(key)
 	}
-	// The transaction's own nonce is used before its authorizations are applied: the account's authorization takes
-	// the next one.
-	auth, err := signAuthorization(key, p.chainID, *p.authorize, nonce+1)
-	if err != nil {
-		return nil, err
-	}
 	return evm.NewSetCodeTx(&types.SetCodeTx{ChainID: uint256.MustFromBig(p.chainID), Nonce: nonce, GasTipCap: uint256.MustFromBig(p.tip),
 		GasFeeCap: uint256.MustFromBig(p.fee), Gas: p.gas, To: *p.msg.To, Value: uint256.MustFromBig(p.msg.Value), Data: p.msg.Data,
-		AuthList: []types.SetCodeAuthorization{auth}}).SignBytes(key)
+		AuthList: auths}).SignBytes(key)
 }
 
 // sign checks a send that is not signed yet against the chain (deadline, simulation, funds, nonce), fills its gas
@@ -70,6 +76,9 @@ func (w *Worker) sign(ctx context.Context, cl *chainClient, nw Network, s store.
 	if req.Deadline != 0 && w.cfg.Now().Unix() > req.Deadline {
 		return w.fail(ctx, s, &api.TxError{Message: fmt.Sprintf("the deadline (%s) passed before the transaction was signed",
 			time.Unix(req.Deadline, 0).UTC().Format(time.RFC3339))})
+	}
+	if req.Sponsor {
+		return w.signSponsored(ctx, cl, nw, s, req)
 	}
 	chainNext, err := cl.PendingNonceAt(ctx, common.HexToAddress(s.From))
 	if err != nil {
@@ -95,14 +104,21 @@ func (w *Worker) sign(ctx context.Context, cl *chainClient, nw Network, s store.
 	if reason != nil {
 		return w.fail(ctx, s, reason)
 	}
+	return w.record(ctx, cl, nw, s, p, key, s.From, chainNext, req.Nonce)
+}
+
+// record numbers the planned transaction from the sender's nonces (chosen, or taken from the allocator past
+// chainNext, the chain's pending count), signs it with the sender's key and records it signed, in one transaction:
+// a nonce is never taken without the signed transaction that uses it. Then it broadcasts it.
+func (w *Worker) record(ctx context.Context, cl *chainClient, nw Network, s store.Send, p *plan, key []byte, sender string, chainNext uint64, chosen *uint64) error {
 	var signed *types.Transaction
-	err = w.save(ctx, s, func(tx *store.Tx, s *store.Send) (err error) {
+	err := w.save(ctx, s, func(tx *store.Tx, s *store.Send) (err error) {
 		nonce := chainNext
-		if req.Nonce != nil {
-			nonce = *req.Nonce
-			err = tx.UseNonce(ctx, nw.CAIP2, s.From, nonce)
+		if chosen != nil {
+			nonce = *chosen
+			err = tx.UseNonce(ctx, nw.CAIP2, sender, nonce)
 		} else {
-			nonce, err = tx.TakeNonce(ctx, nw.CAIP2, s.From, chainNext)
+			nonce, err = tx.TakeNonce(ctx, nw.CAIP2, sender, chainNext)
 		}
 		if err != nil {
 			return err

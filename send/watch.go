@@ -39,7 +39,13 @@ func (w *Worker) watch(ctx context.Context, cl *chainClient, s store.Send) error
 			return w.fail(ctx, s, &api.TxError{Message: "the stored transaction does not decode: " + err.Error()})
 		})
 	}
-	from := common.HexToAddress(s.From)
+	// The sender is the account, or for a sponsored send its organization's gas sponsor.
+	from, err := types.Sender(types.LatestSignerForChainID(tx.ChainId()), tx)
+	if err != nil {
+		return change(func() error {
+			return w.fail(ctx, s, &api.TxError{Message: "the stored transaction's sender: " + err.Error()})
+		})
+	}
 	// The account's count first, then the receipt: a transaction included between the two reads is then found
 	// included, never taken for replaced.
 	mined, err := cl.NonceAt(ctx, from, nil)
@@ -54,7 +60,8 @@ func (w *Worker) watch(ctx context.Context, cl *chainClient, s store.Send) error
 		return change(func() error { return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err)) })
 	case mined > tx.Nonce():
 		return change(func() error {
-			return w.fail(ctx, s, &api.TxError{Message: fmt.Sprintf("replaced: another transaction of %s took nonce %d, so this one will never be included", s.From, tx.Nonce())})
+			return w.fail(ctx, s, &api.TxError{Message: fmt.Sprintf("replaced: another transaction of %s took nonce %d, so this one will never be included",
+				strings.ToLower(from.Hex()), tx.Nonce())})
 		})
 	}
 	if _, _, err := cl.TransactionByHash(ctx, tx.Hash()); err == nil {
@@ -85,7 +92,8 @@ func (w *Worker) included(ctx context.Context, cl *chainClient, s store.Send, tx
 	if tx.To() != nil {
 		to = *tx.To()
 	}
-	msg := ethereum.CallMsg{From: common.HexToAddress(s.From), To: tx.To(), Gas: tx.Gas(), Value: tx.Value(), Data: tx.Data()}
+	from, _ := types.Sender(types.LatestSignerForChainID(tx.ChainId()), tx) // decoded and checked by watch
+	msg := ethereum.CallMsg{From: from, To: tx.To(), Gas: tx.Gas(), Value: tx.Value(), Data: tx.Data(), AuthorizationList: tx.SetCodeAuthorizations()}
 	parent := new(big.Int).Sub(r.BlockNumber, big.NewInt(1))
 	_, err := cl.CallContract(ctx, msg, parent)
 	data, _ := revertData(err)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"sigil/api"
@@ -22,6 +23,9 @@ type Config struct {
 	Networks *Networks
 	// OpenKey opens a sealed key for one signature; the worker wipes it after.
 	OpenKey func(ctx context.Context, keySecret string) ([]byte, error)
+	// Sponsor is an organization's gas sponsor, created on first use: its sealed key and its address. Nil refuses
+	// sponsored sends.
+	Sponsor func(ctx context.Context, orgID string) (keySecret string, address common.Address, err error)
 	// CustomErrors decodes custom errors with uploaded interfaces (nil: none are decoded).
 	CustomErrors CustomErrors
 	// Changed runs in the transaction that moves a send to another status (webhook deliveries written with it), and

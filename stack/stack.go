@@ -227,7 +227,16 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		OIDC: cfg.OIDC, OIDCIssuerURL: cmp.Or(cfg.OIDCIssuerURL, coordSrv.url), OAuth2Providers: cfg.OAuth2Providers,
 		AuthProxy: &coordinator.AuthProxyService{EncryptionKey: proxyID.EncryptionPublicKey(), ServiceKey: proxyID.ServicePublicKey()},
 		// In dev mode webhooks may go to local receivers (http, loopback); exposed, only to public https URLs.
-		Webhooks: coordinator.WebhookConfig{AllowPrivateNetworks: !cfg.Exposed}})
+		Webhooks: coordinator.WebhookConfig{AllowPrivateNetworks: !cfg.Exposed},
+		// Gas sponsors are funded from the dev chain's faucet, once it runs (its URL is recorded before the send
+		// worker, which creates them, starts).
+		FundSponsor: func(ctx context.Context, address common.Address) error {
+			if s.boot.FaucetURL == "" {
+				return nil
+			}
+			_, err := chain.RequestFunds(ctx, http.DefaultClient, s.boot.FaucetURL, chain.FundRequest{Address: address.Hex(), ETH: "10"})
+			return err
+		}})
 	if err := coord.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -262,7 +271,8 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		// transaction, or per --chain-block-period).
 		networks = append(networks, coordinator.Network{CAIP2: "eip155:" + strconv.FormatInt(s.boot.ChainID, 10), RPCURL: s.boot.ChainRPCURL, Confirmations: 2})
 		sendNetworks = append(sendNetworks, send.Network{CAIP2: "eip155:" + strconv.FormatInt(s.boot.ChainID, 10), Name: "Sigil dev chain",
-			RPCURL: s.boot.ChainRPCURL, BatchDelegate: common.HexToAddress(s.boot.Contracts[contracts.Delegate7702]), PollInterval: 100 * time.Millisecond})
+			RPCURL: s.boot.ChainRPCURL, BatchDelegate: common.HexToAddress(s.boot.Contracts[contracts.Delegate7702]),
+			GasStation: common.HexToAddress(s.boot.Contracts[contracts.Station]), PollInterval: 100 * time.Millisecond})
 	}
 	if len(networks) > 0 {
 		s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, networks) })

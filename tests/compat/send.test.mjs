@@ -1,5 +1,5 @@
 // Sending through Sigil with the official SDKs, unmodified: @turnkey/sdk-server's ethSendTransaction (one call, and
-// several as an EIP-7702 batch), ethUndelegate7702 and its status polling (pollTransactionStatus) against the stack's
+// several as an EIP-7702 batch, and sponsored), ethUndelegate7702 and its status polling (pollTransactionStatus) against the stack's
 // dev chain, get_nonces, and @turnkey/http's ethSendRawTransaction of a transaction Sigil signed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -82,6 +82,28 @@ test("several calls are one EIP-7702 batch: the account delegates to the batch d
   const removed = await api.pollTransactionStatus({ sendTransactionStatusId: undelegated.sendTransactionStatusId, pollingIntervalMs: 100, timeoutMs: 30_000 });
   assert.equal(removed.txStatus, "INCLUDED");
   assert.equal(await publicClient.getCode({ address: from }), undefined);
+});
+
+test("a sponsored send: the organization's gas sponsor pays, through the gas station", async () => {
+  const wallet = await api.createWallet({ walletName: `sdk sponsored ${Date.now()}`,
+    accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }] });
+  const from = wallet.addresses[0];
+  const funded = await fetch(boot.faucetUrl, { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ address: from, tokens: { USDC: "5" } }) }); // tokens, no ETH for gas
+  assert.ok(funded.ok);
+  const to = "0x000000000000000000000000000000000000c0fe";
+  const data = encodeFunctionData({ abi: parseAbi(["function transfer(address to, uint256 value) returns (bool)"]), functionName: "transfer", args: [to, 2_000_000n] });
+  const sent = await api.ethSendTransaction({ from, caip2, sponsor: true, calls: [{ to: boot.contracts.USDC, data }] });
+  const status = await api.pollTransactionStatus({ sendTransactionStatusId: sent.sendTransactionStatusId, pollingIntervalMs: 100, timeoutMs: 30_000 });
+  assert.equal(status.txStatus, "INCLUDED");
+  const tx = await publicClient.getTransaction({ hash: status.eth.txHash });
+  assert.equal(tx.to.toLowerCase(), boot.contracts["gas-station"].toLowerCase());
+  assert.notEqual(tx.from.toLowerCase(), from.toLowerCase());
+  assert.equal(await publicClient.getBalance({ address: from }), 0n);
+  const balance = await publicClient.readContract({ address: boot.contracts.USDC, abi: parseAbi(["function balanceOf(address) view returns (uint256)"]), functionName: "balanceOf", args: [to] });
+  assert.equal(balance, 2_000_000n);
+  const nonces = await api.getNonces({ address: from, caip2, gasStationNonce: true });
+  assert.equal(nonces.gasStationNonce, "1");
 });
 
 test("an unknown network is refused", async () => {
