@@ -142,6 +142,36 @@ type GetNoncesResponse struct {
 	GasStationNonce string `json:"gasStationNonce,omitempty"`
 }
 
+// UpsertGasUsageConfigIntent is ACTIVITY_TYPE_UPSERT_GAS_USAGE_CONFIG: the gas-spend limits of sponsored sends, for
+// the billing organization (all its organizations together) and for each of its sub-organizations, over a rolling
+// window. Amounts are decimal USD; the window at most 43,200 minutes (30 days).
+type UpsertGasUsageConfigIntent struct {
+	OrgWindowLimitUsd     string         `json:"orgWindowLimitUsd"`
+	SubOrgWindowLimitUsd  string         `json:"subOrgWindowLimitUsd"`
+	WindowDurationMinutes string         `json:"windowDurationMinutes"`
+	Enabled               *bool          `json:"enabled,omitempty"`
+	SolanaConfig          map[string]any `json:"solanaConfig,omitempty" sigil:"unsupported"`
+}
+
+// UpsertGasUsageConfigResult names the configuration.
+type UpsertGasUsageConfigResult struct {
+	GasUsageConfigID string `json:"gasUsageConfigId"`
+}
+
+// GetGasUsageRequest asks for an organization's sponsored gas spend.
+type GetGasUsageRequest struct {
+	OrganizationID string `json:"organizationId"`
+}
+
+// GetGasUsageResponse is what the organization's sponsored sends cost in the window, against its limit, in USD; Sigil
+// adds the native amount (wei).
+type GetGasUsageResponse struct {
+	WindowDurationMinutes int32  `json:"windowDurationMinutes"`
+	WindowLimitUsd        string `json:"windowLimitUsd"`
+	UsageUsd              string `json:"usageUsd"`
+	UsageWei              string `json:"usageWei,omitempty"`
+}
+
 // The activity types and queries of this file.
 var (
 	EthSendTransactionV2  = activity[EthSendTransactionIntentV2, EthSendTransactionResultV2]("ETH_SEND_TRANSACTION_V2", "eth_send_transaction", "ethSendTransactionIntentV2", "ethSendTransactionResultV2")
@@ -150,4 +180,6 @@ var (
 
 	GetSendTransactionStatus = query[GetSendTransactionStatusRequest, GetSendTransactionStatusResponse]("get_send_transaction_status")
 	GetNonces                = query[GetNoncesRequest, GetNoncesResponse]("get_nonces")
+	GetGasUsage              = query[GetGasUsageRequest, GetGasUsageResponse]("get_gas_usage")
+	UpsertGasUsageConfig     = activity[UpsertGasUsageConfigIntent, UpsertGasUsageConfigResult]("UPSERT_GAS_USAGE_CONFIG", "upsert_gas_usage_config", "upsertGasUsageConfigIntent", "upsertGasUsageConfigResult")
 )

@@ -25,6 +25,16 @@ func (c *Client) EthUndelegate7702(ctx context.Context, orgID string, p api.EthU
 	return submit(ctx, c, orgID, api.EthUndelegate7702, p)
 }
 
+// UpsertGasUsageConfig sets the billing organization's gas-spend limits of sponsored sends.
+func (c *Client) UpsertGasUsageConfig(ctx context.Context, orgID string, p api.UpsertGasUsageConfigIntent) (*api.UpsertGasUsageConfigResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.UpsertGasUsageConfig, p)
+}
+
+// GetGasUsage reads an organization's sponsored gas spend in its window against its limit.
+func (c *Client) GetGasUsage(ctx context.Context, orgID string) (*api.GetGasUsageResponse, error) {
+	return query(ctx, c, api.GetGasUsage, api.GetGasUsageRequest{OrganizationID: orgID})
+}
+
 // GetSendTransactionStatus reads a send's status by its id (or, for a raw send, its transaction hash).
 func (c *Client) GetSendTransactionStatus(ctx context.Context, orgID, id string) (*api.GetSendTransactionStatusResponse, error) {
 	return query(ctx, c, api.GetSendTransactionStatus, api.GetSendTransactionStatusRequest{OrganizationID: orgID, SendTransactionStatusID: id})

@@ -30,7 +30,7 @@ func activities() []operation {
 		// signing (signing.go)
 		signTransactionV2, signRawPayloadV2, signRawPayloads,
 		// sending: signed, broadcast and watched by the send worker (send.go)
-		ethSendTransactionV2, ethSendRawTransaction, ethUndelegate7702,
+		ethSendTransactionV2, ethSendRawTransaction, ethUndelegate7702, upsertGasUsageConfig,
 		// OTP and logins (otp.go, login.go, oauth.go, oauth2.go)
 		initOtp, initOtpV2, initOtpV3, verifyOtp, verifyOtpV2, otpLogin, otpLoginV2, stampLogin,
 		createReadWriteSessionV2, createReadOnlySession, createSessionProfile,
@@ -56,7 +56,7 @@ func queries() []queryOp {
 		getOauthProviders, getOauth2Credential, listOauth2Credentials,
 		getAuthProxyConfig, resolveAuthProxyConfig,
 		listWebhookEndpoints, listWebhookDeliveries,
-		getSendTransactionStatus, getNonces,
+		getSendTransactionStatus, getNonces, getGasUsage,
 	}
 }
 

@@ -43,6 +43,8 @@ type Org struct {
 	SessionProfiles []*SessionProfile `json:"sessionProfiles,omitempty"`
 	// Webhooks are the organization's webhook endpoints (webhooks.go).
 	Webhooks []*WebhookEndpoint `json:"webhooks,omitempty"`
+	// GasUsage is a billing organization's gas-spend limits of sponsored sends (gas.go); nil for none.
+	GasUsage *GasUsageConfig `json:"gasUsage,omitempty"`
 
 	version int64              // the stored version this document was read at
 	stored  []byte             // the document as read, to skip writing one that did not change

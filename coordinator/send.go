@@ -146,6 +146,8 @@ type sendJob struct {
 	from    string // the signer's address, lower case
 	network send.Network
 	req     *send.Request
+	// sponsorOrg is the billing organization whose gas sponsor pays a sponsored send.
+	sponsorOrg string
 }
 
 // network is the configured network of a CAIP-2 id, or the 400 naming the ones there are.
@@ -191,7 +193,18 @@ func prepareEthSend(x *execution, p *api.EthSendTransactionIntentV2, req *send.R
 		}
 	}
 	d.walletID = s.groupID()
-	return &sendJob{signer: s, from: strings.ToLower(from), network: nw, req: req}, nil
+	j := &sendJob{signer: s, from: strings.ToLower(from), network: nw, req: req}
+	if req.Sponsor {
+		billing, err := x.c.billingOrg(x.ctx, x.org)
+		if err != nil {
+			return nil, err
+		}
+		if err := x.c.checkGasLimit(x.ctx, x.org); err != nil {
+			return nil, err
+		}
+		j.sponsorOrg = billing.ID
+	}
+	return j, nil
 }
 
 // callFacts is what the policy engine reads of one call, as eth.tx, and the assets it moves for velocity controls.
@@ -328,7 +341,7 @@ func (x *execution) recordSend(j *sendJob) (string, error) {
 	id := newID()
 	return id, x.tx.InsertSend(x.ctx, store.Send{ID: id, OrgID: x.org.ID, ActivityID: x.activityID, Network: j.network.CAIP2,
 		From: j.from, KeySecret: j.signer.keySecret, Request: j.req.Encode(), Status: store.SendInitialized, Nonce: -1,
-		CreatedAt: x.now.UnixNano(), UpdatedAt: x.now.UnixNano()})
+		CreatedAt: x.now.UnixNano(), UpdatedAt: x.now.UnixNano(), SponsorOrg: j.sponsorOrg})
 }
 
 // checkRawSend decodes the signed transaction.

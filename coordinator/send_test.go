@@ -63,7 +63,7 @@ func sendingStack(t testing.TB, b testdb.Backend, node *chain.Node) *stack {
 
 func devNetworks(t testing.TB, node *chain.Node) *send.Networks {
 	nws, err := send.NewNetworks([]send.Network{{CAIP2: caip2(node), RPCURL: node.RPCURL(), BatchDelegate: node.Contracts()[contracts.Delegate7702],
-		GasStation: node.Contracts()[contracts.Station], PollInterval: 20 * time.Millisecond}})
+		GasStation: node.Contracts()[contracts.Station], NativeUSD: 3000, PollInterval: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -774,4 +774,59 @@ func TestEthSendTransactionSponsored(t *testing.T) {
 			t.Errorf("a sponsored batch submitted %s: %v", c.name, err)
 		}
 	}
+}
+
+// Gas-spend limits: the billing organization sets them (checked: a window past 30 days is refused); get_gas_usage
+// reports the spend of included sponsored sends against the limit, in wei and in USD at the network's price; a
+// sponsored send once the spend reached the limit is refused, while the account may still pay its own; disabled
+// sponsorship refuses sponsored sends.
+func TestSponsoredGasLimits(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	s := sendingStack(t, testdb.SQLite(t), node)
+	org := s.boot.OrganizationID
+	from := s.fundedWallet(node, "limited", 1, 0)
+	_, err := s.root.GetGasUsage(bg, org)
+	expectErr(t, "usage with no configuration", err, apierr.NotFound, "set no gas-spend limits")
+	_, _, err = s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "50000"})
+	expectErr(t, "a long window", err, apierr.InvalidArgument, "from 1 to 43200")
+	res, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "0.000001", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"})
+	if err != nil || res.GasUsageConfigID == "" {
+		t.Fatalf("upsert: %+v %v", res, err)
+	}
+	usage, err := s.root.GetGasUsage(bg, org)
+	if err != nil || usage.UsageUsd != "0" || usage.WindowLimitUsd != "0.000001" || usage.WindowDurationMinutes != 60 {
+		t.Fatalf("usage before: %+v %v", usage, err)
+	}
+	yes := true
+	sponsored := func() (string, error) {
+		res, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &yes,
+			Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000d00d", Value: "1"}}})
+		if err != nil {
+			return "", err
+		}
+		return res.SendTransactionStatusID, nil
+	}
+	id, err := sponsored()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.waitSend(id); err != nil {
+		t.Fatal(err)
+	}
+	usage, err = s.root.GetGasUsage(bg, org)
+	if err != nil || usage.UsageUsd == "0" || usage.UsageWei == "0" {
+		t.Fatalf("usage after one sponsored send: %+v %v", usage, err)
+	}
+	_, err = sponsored()
+	expectErr(t, "a sponsored send past the limit", err, apierr.ResourceExhausted, "at or past its limit of 0.000001 USD")
+	if _, err := s.waitSend(mustSend(t, s, from, caip2(node), api.EthCallParams{To: "0x000000000000000000000000000000000000d00d", Value: "1"})); err != nil {
+		t.Errorf("a send the account pays, past the sponsor's limit: %v", err)
+	}
+	no := false
+	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "100", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60", Enabled: &no}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sponsored()
+	expectErr(t, "sponsorship disabled", err, apierr.FailedPrecondition, "gas sponsorship is disabled")
 }

@@ -26,6 +26,9 @@ type Network struct {
 	// GasStation is what the organizations' gas sponsors call to run sponsored sends (contracts/src/GasStation.sol),
 	// the station BatchDelegate takes them from; zero when the network has none, and sponsored sends are refused.
 	GasStation common.Address
+	// NativeUSD is the price of the network's native coin in USD, at which sponsored gas is counted against the
+	// organizations' limits (0: it counts nothing).
+	NativeUSD float64
 	// PollInterval is how often the worker looks for sends to move on (default 500 ms).
 	PollInterval time.Duration
 }
@@ -119,7 +122,10 @@ func LoadNetworks(path string) ([]Network, error) {
 			BatchDelegate common.Address
 			// GasStation is what the organizations' gas sponsors call to run sponsored sends (contracts/src/GasStation.sol),
 			// the station BatchDelegate takes them from; zero when the network has none, and sponsored sends are refused.
-			GasStation common.Address `json:"batchDelegate"`
+			GasStation common.Address
+			// NativeUSD is the price of the network's native coin in USD, at which sponsored gas is counted against the
+			// organizations' limits (0: it counts nothing).
+			NativeUSD float64 `json:"batchDelegate"`
 		} `json:"networks"`
 	}
 	if err := json.Unmarshal(b, &file); err != nil {
@@ -128,7 +134,7 @@ func LoadNetworks(path string) ([]Network, error) {
 	out := make([]Network, 0, len(file.Networks))
 	for _, nw := range file.Networks {
 		out = append(out, Network{CAIP2: "eip155:" + strconv.FormatInt(nw.ChainID, 10), ChainID: nw.ChainID, Name: nw.Name,
-			RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, BatchDelegate: nw.BatchDelegate, GasStation: nw.GasStation})
+			RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, BatchDelegate: nw.BatchDelegate, GasStation: nw.GasStation, NativeUSD: nw.NativeUSD})
 	}
 	return out, nil
 }

@@ -80,7 +80,7 @@ func (w *Worker) signSponsored(ctx context.Context, cl *chainClient, nw Network,
 	if nw.GasStation == (common.Address{}) || nw.BatchDelegate == (common.Address{}) || w.cfg.Sponsor == nil {
 		return w.fail(ctx, s, &api.TxError{Message: "sponsored sends need a gas station and a gas sponsor, and " + nw.CAIP2 + " has none configured"})
 	}
-	sponsorSecret, sponsor, err := w.cfg.Sponsor(ctx, s.OrgID)
+	sponsorSecret, sponsor, err := w.cfg.Sponsor(ctx, s.SponsorOrg)
 	if err != nil {
 		return w.retryIn(ctx, s, fmt.Errorf("the organization's gas sponsor: %v", err))
 	}

@@ -84,6 +84,9 @@ func (w *Worker) watch(ctx context.Context, cl *chainClient, s store.Send) error
 // included ends a send whose receipt is in a block: INCLUDED, or FAILED with the revert reason, found by calling
 // again at the block before.
 func (w *Worker) included(ctx context.Context, cl *chainClient, s store.Send, tx *types.Transaction, r *types.Receipt) error {
+	if s.SponsorOrg != "" && r.EffectiveGasPrice != nil {
+		s.GasCostWei = new(big.Int).Mul(new(big.Int).SetUint64(r.GasUsed), r.EffectiveGasPrice).String()
+	}
 	if r.Status == types.ReceiptStatusSuccessful {
 		s.Status, s.Error = store.SendIncluded, nil
 		return w.save(ctx, s, nil)

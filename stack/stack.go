@@ -108,6 +108,9 @@ type Config struct {
 	TLSCertFile, TLSKeyFile string
 }
 
+// DevChainETHPriceUSD is the price at which the dev chain's ETH counts against gas-spend limits of sponsored sends.
+const DevChainETHPriceUSD = 3000
+
 // ShutdownTimeout is how long Close lets the requests in flight finish, over all services.
 const ShutdownTimeout = 15 * time.Second
 
@@ -272,7 +275,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		networks = append(networks, coordinator.Network{CAIP2: "eip155:" + strconv.FormatInt(s.boot.ChainID, 10), RPCURL: s.boot.ChainRPCURL, Confirmations: 2})
 		sendNetworks = append(sendNetworks, send.Network{CAIP2: "eip155:" + strconv.FormatInt(s.boot.ChainID, 10), Name: "Sigil dev chain",
 			RPCURL: s.boot.ChainRPCURL, BatchDelegate: common.HexToAddress(s.boot.Contracts[contracts.Delegate7702]),
-			GasStation: common.HexToAddress(s.boot.Contracts[contracts.Station]), PollInterval: 100 * time.Millisecond})
+			GasStation: common.HexToAddress(s.boot.Contracts[contracts.Station]), NativeUSD: DevChainETHPriceUSD, PollInterval: 100 * time.Millisecond})
 	}
 	if len(networks) > 0 {
 		s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, networks) })

@@ -28,27 +28,30 @@ type Send struct {
 	Error                                    []byte // the failure, JSON; empty when none
 	Attempts                                 int
 	NextAt, LeaseUntil, CreatedAt, UpdatedAt int64 // unix nanoseconds
+	// SponsorOrg is the billing organization whose gas sponsor pays ("" when the account pays), and GasCostWei what
+	// the send cost it (decimal wei), once included.
+	SponsorOrg, GasCostWei string
 }
 
 // Final reports whether the send reached a state it never leaves.
 func (s *Send) Final() bool { return s.Status == SendIncluded || s.Status == SendFailed }
 
-const sendColumns = "id, org_id, activity_id, network, from_address, key_secret, request, status, nonce, tx_hash, raw_tx, error, attempts, next_at, lease_until, created_at, updated_at"
+const sendColumns = "id, org_id, activity_id, network, from_address, key_secret, request, status, nonce, tx_hash, raw_tx, error, attempts, next_at, lease_until, created_at, updated_at, sponsor_org, gas_cost_wei"
 
 func scanSend(row interface{ Scan(...any) error }) (Send, error) {
 	var s Send
 	var request, errText string
 	err := row.Scan(&s.ID, &s.OrgID, &s.ActivityID, &s.Network, &s.From, &s.KeySecret, &request, &s.Status, &s.Nonce,
-		&s.TxHash, &s.RawTx, &errText, &s.Attempts, &s.NextAt, &s.LeaseUntil, &s.CreatedAt, &s.UpdatedAt)
+		&s.TxHash, &s.RawTx, &errText, &s.Attempts, &s.NextAt, &s.LeaseUntil, &s.CreatedAt, &s.UpdatedAt, &s.SponsorOrg, &s.GasCostWei)
 	s.Request, s.Error = []byte(request), []byte(errText)
 	return s, err
 }
 
 // InsertSend records a send, in the transaction of the activity that allowed it.
 func (t *Tx) InsertSend(ctx context.Context, s Send) error {
-	_, err := t.exec(ctx, "INSERT INTO send_transactions ("+sendColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	_, err := t.exec(ctx, "INSERT INTO send_transactions ("+sendColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		s.ID, s.OrgID, s.ActivityID, s.Network, s.From, s.KeySecret, string(s.Request), s.Status, s.Nonce, s.TxHash, s.RawTx,
-		string(s.Error), s.Attempts, s.NextAt, s.LeaseUntil, s.CreatedAt, s.UpdatedAt)
+		string(s.Error), s.Attempts, s.NextAt, s.LeaseUntil, s.CreatedAt, s.UpdatedAt, s.SponsorOrg, s.GasCostWei)
 	if err != nil {
 		return fmt.Errorf("store: insert send: %w", err)
 	}
@@ -72,8 +75,8 @@ func (t *Tx) SendStatus(ctx context.Context, id string) (string, error) {
 // ErrSendChanged otherwise, and the caller's transaction must not commit.
 func (t *Tx) UpdateSend(ctx context.Context, s Send, readAt int64) error {
 	res, err := t.exec(ctx, `UPDATE send_transactions SET status = ?, nonce = ?, tx_hash = ?, raw_tx = ?, error = ?, attempts = ?,
-		next_at = ?, lease_until = 0, updated_at = ? WHERE id = ? AND updated_at = ?`,
-		s.Status, s.Nonce, s.TxHash, s.RawTx, string(s.Error), s.Attempts, s.NextAt, s.UpdatedAt, s.ID, readAt)
+		next_at = ?, lease_until = 0, updated_at = ?, gas_cost_wei = ? WHERE id = ? AND updated_at = ?`,
+		s.Status, s.Nonce, s.TxHash, s.RawTx, string(s.Error), s.Attempts, s.NextAt, s.UpdatedAt, s.GasCostWei, s.ID, readAt)
 	if err != nil {
 		return fmt.Errorf("store: update send: %w", err)
 	}
@@ -138,6 +141,34 @@ func (s *Store) ClaimSend(ctx context.Context, id string, updatedAt, now, until 
 		return err
 	})
 	return claimed, err
+}
+
+// GasCost is what one included sponsored send cost, on its network (decimal wei).
+type GasCost struct{ Network, Wei string }
+
+// SponsoredGasCosts lists what included sponsored sends cost since a time (unix nanoseconds): those a billing
+// organization's sponsor paid for, or (orgID not "") those of one of its organizations.
+func (s *Store) SponsoredGasCosts(ctx context.Context, sponsorOrg, orgID string, since int64) ([]GasCost, error) {
+	q := "SELECT network, gas_cost_wei FROM send_transactions WHERE sponsor_org = ? AND status = ? AND updated_at >= ?"
+	args := []any{sponsorOrg, SendIncluded, since}
+	if orgID != "" {
+		q += " AND org_id = ?"
+		args = append(args, orgID)
+	}
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: sponsored gas costs: %w", err)
+	}
+	defer rows.Close()
+	var out []GasCost
+	for rows.Next() {
+		var c GasCost
+		if err := rows.Scan(&c.Network, &c.Wei); err != nil {
+			return nil, fmt.Errorf("store: sponsored gas costs: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // TakeNonce gives the next nonce of an address on a network: the larger of the coordinator's next one and the chain's
