@@ -31,6 +31,7 @@ import (
 	"sigil/coordinator"
 	"sigil/internal/testdb"
 	"sigil/send"
+	"sigil/stamp"
 	"sigil/store"
 )
 
@@ -829,4 +830,63 @@ func TestSponsoredGasLimits(t *testing.T) {
 	}
 	_, err = sponsored()
 	expectErr(t, "sponsorship disabled", err, apierr.FailedPrecondition, "gas sponsorship is disabled")
+}
+
+// A sub-organization's sponsored sends are paid by its billing organization's sponsor and held to the
+// sub-organization limit, apart from the billing organization's own; a sub-organization cannot set limits.
+func TestSponsoredGasLimitsOfSubOrganizations(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	s := sendingStack(t, testdb.SQLite(t), node)
+	org := s.boot.OrganizationID
+	subKey, subParams := newKey(t, stamp.CurveP256)
+	created, _, err := s.root.CreateSubOrganization(bg, org, subOrgParams("Alice", subParams))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, alice := created.SubOrganizationID, s.client(subKey)
+	w, _, err := alice.CreateWallet(bg, sub, api.CreateWalletIntent{WalletName: "alice", Accounts: []api.WalletAccountParams{ethAccount()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := w.Addresses[0]
+	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1000", SubOrgWindowLimitUsd: "0.000001", WindowDurationMinutes: "60"}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = alice.UpsertGasUsageConfig(bg, sub, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1000", SubOrgWindowLimitUsd: "1000", WindowDurationMinutes: "60"})
+	expectErr(t, "limits set by a sub-organization", err, apierr.FailedPrecondition, "set by the billing organization")
+	yes := true
+	send := func(c *client.Client, orgID, from string) (string, error) {
+		res, _, err := c.EthSendTransaction(bg, orgID, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &yes,
+			Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000d00e"}}})
+		if err != nil {
+			return "", err
+		}
+		return res.SendTransactionStatusID, nil
+	}
+	id, err := send(alice, sub, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.WaitForSendTransaction(bg, sub, id, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	usage, err := alice.GetGasUsage(bg, sub)
+	if err != nil || usage.WindowLimitUsd != "0.000001" || usage.UsageUsd == "0" {
+		t.Errorf("the sub-organization's usage: %+v %v", usage, err)
+	}
+	_, err = send(alice, sub, from)
+	expectErr(t, "the sub-organization past its limit", err, apierr.ResourceExhausted, "at or past its limit of 0.000001 USD")
+	own := s.ethWallet("billing")
+	id, err = send(s.root, org, own)
+	if err != nil {
+		t.Fatalf("the billing organization, under its own limit: %v", err)
+	}
+	if _, err := s.waitSend(id); err != nil {
+		t.Fatal(err)
+	}
+	total, err := s.root.GetGasUsage(bg, org)
+	if err != nil || total.WindowLimitUsd != "1000" || total.UsageWei == usage.UsageWei {
+		t.Errorf("the billing organization's usage (all its organizations): %+v %v", total, err)
+	}
 }
