@@ -890,3 +890,39 @@ func TestSponsoredGasLimitsOfSubOrganizations(t *testing.T) {
 		t.Errorf("the billing organization's usage (all its organizations): %+v %v", total, err)
 	}
 }
+
+// The same body submitted again is the same activity with the same send: the transaction is signed and broadcast once.
+func TestEthSendTransactionOnce(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	s := sendingStack(t, testdb.SQLite(t), node)
+	org := s.boot.OrganizationID
+	from := s.fundedWallet(node, "once", 1, 0)
+	body := envelope(api.EthSendTransactionV2.Type, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node),
+		Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000e0e0", Value: "5"}}}, time.Now())
+	ids := map[string]bool{}
+	for range 3 {
+		r := s.stamped("/public/v1/submit/eth_send_transaction", body, s.boot.APIKey)
+		if r.status != 200 {
+			t.Fatalf("submit: %d %s", r.status, r.raw)
+		}
+		activity, _ := r.body["activity"].(map[string]any)
+		result, _ := activity["result"].(map[string]any)
+		res, _ := result["ethSendTransactionResultV2"].(map[string]any)
+		ids[activity["id"].(string)+" "+res["sendTransactionStatusId"].(string)] = true
+	}
+	if len(ids) != 1 {
+		t.Fatalf("three submits of one body: %v", ids)
+	}
+	for id := range ids {
+		if _, err := s.waitSend(strings.Fields(id)[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if bal, _ := node.Client().BalanceAt(bg, common.HexToAddress("0x000000000000000000000000000000000000e0e0"), nil); bal.Int64() != 5 {
+		t.Errorf("the recipient holds %s wei, want 5: sent once", bal)
+	}
+	if n, _ := node.Client().NonceAt(bg, common.HexToAddress(from), nil); n != 1 {
+		t.Errorf("the account sent %d transactions", n)
+	}
+}
