@@ -926,3 +926,31 @@ func TestEthSendTransactionOnce(t *testing.T) {
 		t.Errorf("the account sent %d transactions", n)
 	}
 }
+
+// A signed transaction the node refuses (a fee below what it takes) stays BROADCASTING with the node's reason, sent
+// again later: its nonce is not abandoned.
+func TestEthSendRawTransactionRefusedByTheNode(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	s := sendingStack(t, testdb.SQLite(t), node)
+	org := s.boot.OrganizationID
+	from := s.fundedWallet(node, "cheap", 1, 0)
+	enc, err := rlp.EncodeToBytes([]any{node.ChainID(), uint64(0), big.NewInt(0), big.NewInt(1), uint64(21000),
+		common.HexToAddress("0x000000000000000000000000000000000000cAFE"), big.NewInt(1), []byte{}, types.AccessList{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, _, err := s.root.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: from, UnsignedTransaction: hex.EncodeToString(append([]byte{2}, enc...)),
+		Type: api.TransactionTypeEthereum})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := s.root.EthSendRawTransaction(bg, org, api.EthSendRawTransactionIntent{SignedTransaction: signed.SignedTransaction, Caip2: caip2(node)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.root.WaitForSendTransaction(bg, org, res.TransactionHash, time.Second)
+	if err == nil || st.TxStatus != api.TxStatusBroadcasting || !strings.Contains(st.TxError, "the node refused the transaction") {
+		t.Errorf("a transaction the node refuses: %+v %v", st, err)
+	}
+}
