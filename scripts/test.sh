@@ -83,8 +83,6 @@ compat() {
   "$SIGIL_BIN" demo yield --dir "$dir" --cleanup || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
   echo "==> the agent journey, the coordinator sending: sigil demo yield --send ($name)"
   "$SIGIL_BIN" demo yield --dir "$dir" --cleanup --send || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
-  echo "==> the agent journey, one sponsored batch per action: sigil demo yield --send --batch --sponsor ($name)"
-  "$SIGIL_BIN" demo yield --dir "$dir" --cleanup --send --batch --sponsor || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
   kill "$stack" && wait "$stack" 2>/dev/null || true
 }
 

@@ -18,13 +18,8 @@ func runDemoYield(ctx context.Context, e *env, args []string) error {
 	amount := fs.String("amount", "100", "USDC to deposit")
 	cleanup := fs.Bool("cleanup", false, "delete the agent user and its policies at the end (the wallet stays)")
 	send := fs.Bool("send", false, "hand each transaction to the coordinator (ETH_SEND_TRANSACTION), which signs, broadcasts and watches it, instead of signing it and broadcasting it here")
-	batch := fs.Bool("batch", false, "with --send, an action's transactions as one send of several calls (one EIP-7702 batch)")
-	sponsor := fs.Bool("sponsor", false, "with --send, the organization's gas sponsor pays")
 	if err := e.parse(fs, args); err != nil {
 		return err
-	}
-	if (*batch || *sponsor) && !*send {
-		return e.usageErrorf("--batch and --sponsor go with --send")
 	}
 	b, err := stack.ReadBootstrap(*dir)
 	if err != nil {
@@ -41,7 +36,7 @@ func runDemoYield(ctx context.Context, e *env, args []string) error {
 	sum, err := yieldagent.Run(ctx, yieldagent.Config{
 		CoordinatorURL: b.CoordinatorURL, OrganizationID: b.OrganizationID, RootKey: key,
 		YieldURL: b.YieldURL, YieldAPIKey: b.YieldAPIKey, RPCURL: b.ChainRPCURL, FaucetURL: b.FaucetURL,
-		Network: b.Network, ChainID: b.ChainID, Amount: *amount, Cleanup: *cleanup, Send: *send, Batch: *batch, Sponsor: *sponsor,
+		Network: b.Network, ChainID: b.ChainID, Amount: *amount, Cleanup: *cleanup, Send: *send,
 	}, newProgress(e.stdout))
 	if err != nil {
 		return err

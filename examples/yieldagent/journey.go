@@ -37,10 +37,8 @@ type Config struct {
 	// Cleanup deletes the agent user and its three policies at the end (the wallet stays: it holds funds).
 	Cleanup bool
 	// Send hands each transaction to the coordinator (ETH_SEND_TRANSACTION), which signs, broadcasts and watches it,
-	// rather than signing it (SIGN_TRANSACTION_V2) and broadcasting it here. With Batch an action's transactions go
-	// as one send of several calls (one EIP-7702 batch, one hash), and with Sponsor the organization's gas sponsor
-	// pays.
-	Send, Batch, Sponsor bool
+	// rather than signing it (SIGN_TRANSACTION_V2) and broadcasting it here.
+	Send bool
 }
 
 // Progress shows the journey as it goes.
@@ -262,9 +260,6 @@ func (j *journey) exit(ctx context.Context) (string, error) {
 // execute has an action's transactions signed, broadcast and confirmed in order, each mined before the next is sent,
 // and reports each hash to the yield service.
 func (j *journey) execute(ctx context.Context, a *action) (string, error) {
-	if j.cfg.Send && j.cfg.Batch {
-		return j.executeBatch(ctx, a)
-	}
 	run := j.signAndBroadcast
 	if j.cfg.Send {
 		run = j.send
@@ -306,73 +301,25 @@ func (j *journey) signAndBroadcast(ctx context.Context, unsignedJSON string) (st
 	return hash, nil
 }
 
-// executeBatch hands all of an action's transactions to the coordinator as one send of several calls, run in order in
-// one transaction, and reports its hash for each of them.
-func (j *journey) executeBatch(ctx context.Context, a *action) (string, error) {
-	calls := make([]api.EthCallParams, len(a.Transactions))
-	var kinds []string
-	for i, tx := range a.Transactions {
-		c, err := callOf(tx.UnsignedTransaction)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", tx.Type, err)
-		}
-		calls[i] = c
-		kinds = append(kinds, strings.ToLower(tx.Type))
-	}
-	hash, err := j.sendCalls(ctx, calls)
-	if err != nil {
-		return "", err
-	}
-	for _, tx := range a.Transactions {
-		if err := j.yield.submitHash(ctx, tx.ID, hash); err != nil {
-			return "", err
-		}
-	}
-	j.sum.Hashes = append(j.sum.Hashes, hash)
-	how := "one batch"
-	if j.cfg.Sponsor {
-		how = "one sponsored batch"
-	}
-	return fmt.Sprintf("%s (%s) %s", how, strings.Join(kinds, ", "), hash), nil
-}
-
-// callOf is the call of a transaction the yield service built: its destination, value and calldata (the coordinator
-// numbers and prices the transaction itself).
-func callOf(unsignedJSON string) (api.EthCallParams, error) {
+// send hands the call of a transaction the yield service built to the coordinator (its destination, value and
+// calldata: the coordinator numbers and prices it itself) and waits for it to be included.
+func (j *journey) send(ctx context.Context, unsignedJSON string) (string, error) {
 	var tx struct {
 		To    string `json:"to"`
 		Data  string `json:"data"`
 		Value string `json:"value"`
 	}
 	if err := json.Unmarshal([]byte(unsignedJSON), &tx); err != nil {
-		return api.EthCallParams{}, fmt.Errorf("the unsigned transaction: %w", err)
+		return "", fmt.Errorf("the unsigned transaction: %w", err)
 	}
 	value := new(big.Int)
 	if tx.Value != "" {
 		if _, ok := value.SetString(strings.TrimPrefix(tx.Value, "0x"), 16); !ok {
-			return api.EthCallParams{}, fmt.Errorf("the unsigned transaction's value %q is not hex", tx.Value)
+			return "", fmt.Errorf("the unsigned transaction's value %q is not hex", tx.Value)
 		}
 	}
-	return api.EthCallParams{To: tx.To, Value: value.String(), Data: tx.Data}, nil
-}
-
-// send hands the call of a transaction the yield service built to the coordinator and waits for it to be included.
-func (j *journey) send(ctx context.Context, unsignedJSON string) (string, error) {
-	c, err := callOf(unsignedJSON)
-	if err != nil {
-		return "", err
-	}
-	return j.sendCalls(ctx, []api.EthCallParams{c})
-}
-
-// sendCalls has the coordinator send calls (sponsored with Config.Sponsor) and waits for them to be included.
-func (j *journey) sendCalls(ctx context.Context, calls []api.EthCallParams) (string, error) {
-	var sponsor *bool
-	if j.cfg.Sponsor {
-		sponsor = &j.cfg.Sponsor
-	}
 	res, _, err := j.agent.EthSendTransaction(ctx, j.cfg.OrganizationID, api.EthSendTransactionIntentV2{From: j.address,
-		Caip2: fmt.Sprintf("eip155:%d", j.cfg.ChainID), Sponsor: sponsor, Calls: calls})
+		Caip2: fmt.Sprintf("eip155:%d", j.cfg.ChainID), Calls: []api.EthCallParams{{To: tx.To, Value: value.String(), Data: tx.Data}}})
 	if err != nil {
 		return "", fmt.Errorf("send: %w", err)
 	}
