@@ -2,12 +2,18 @@ package coordinator
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"strconv"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
 	"sigil/api"
 	"sigil/apierr"
+	"sigil/keys"
+	"sigil/store"
 )
 
 // Gas-spend limits of sponsored sends: a billing organization's configuration, the spend of its organizations in a
@@ -164,4 +170,57 @@ func queryGetGasUsage(r *reader, _ *api.GetGasUsageRequest) (*api.GetGasUsageRes
 		return nil, apierr.NotFoundf("no gas usage configuration: the billing organization set no gas-spend limits (UPSERT_GAS_USAGE_CONFIG)")
 	}
 	return &api.GetGasUsageResponse{WindowDurationMinutes: u.cfg.WindowMinutes, WindowLimitUsd: usd(u.limitUSD), UsageUsd: usd(u.usd), UsageWei: u.wei.String()}, nil
+}
+
+// gasSponsor is an organization's gas sponsor: a secp256k1 key sealed like every key (a secret row of the
+// organization, named after it, so every process finds the same one), created on first use and then funded by
+// Config.FundSponsor when there is one (the dev chain's faucet).
+func (c *Coordinator) gasSponsor(ctx context.Context, orgID string) (string, common.Address, error) {
+	id := "gas-sponsor/" + orgID
+	key, err := c.openSecret(ctx, id)
+	created := false
+	if errors.Is(err, store.ErrNotFound) {
+		key, created, err = c.createGasSponsor(ctx, orgID, id)
+	}
+	if err != nil {
+		return "", common.Address{}, err
+	}
+	defer keys.Zero(key)
+	pub, err := keys.PublicKey(keys.CurveSecp256k1, key)
+	if err != nil {
+		return "", common.Address{}, err
+	}
+	hexAddress, err := keys.Address(keys.CurveSecp256k1, keys.AddressFormatEthereum, pub)
+	if err != nil {
+		return "", common.Address{}, err
+	}
+	address := common.HexToAddress(hexAddress)
+	if created && c.cfg.FundSponsor != nil {
+		if err := c.cfg.FundSponsor(ctx, address); err != nil {
+			c.cfg.Logger.Warn("fund the gas sponsor", "organization", orgID, "address", address.Hex(), "err", err)
+		}
+	}
+	return id, address, nil
+}
+
+func (c *Coordinator) createGasSponsor(ctx context.Context, orgID, id string) ([]byte, bool, error) {
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		return nil, false, err
+	}
+	key := k.D.FillBytes(make([]byte, 32))
+	blob, err := c.vault.seal(id, key)
+	if err != nil {
+		return nil, false, err
+	}
+	err = c.store.Write(ctx, func(tx *store.Tx) error {
+		return tx.PutSecret(ctx, store.Secret{ID: id, OrgID: orgID, Blob: blob, CreatedAt: c.now().UnixNano()})
+	})
+	if err != nil {
+		// Another process created it first: use theirs.
+		keys.Zero(key)
+		key, err = c.openSecret(ctx, id)
+		return key, false, err
+	}
+	return key, true, nil
 }

@@ -29,7 +29,7 @@ func activities() []operation {
 		exportWallet, exportWalletAccount, exportPrivateKey, initImportWallet, importWallet, initImportPrivateKey, importPrivateKey,
 		// signing (signing.go)
 		signTransactionV2, signRawPayloadV2, signRawPayloads,
-		// sending: signed, broadcast and watched by the send worker (send.go)
+		// sending: signed, broadcast and watched by the send worker (send.go, send_raw.go, send_undelegate.go, gas.go)
 		ethSendTransactionV2, ethSendRawTransaction, ethUndelegate7702, upsertGasUsageConfig,
 		// OTP and logins (otp.go, login.go, oauth.go, oauth2.go)
 		initOtp, initOtpV2, initOtpV3, verifyOtp, verifyOtpV2, otpLogin, otpLoginV2, stampLogin,
