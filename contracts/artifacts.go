@@ -39,6 +39,8 @@ const (
 	ProviderStaking     = "ProviderStaking"
 	LiquidStakingToken  = "LiquidStakingToken"
 	MorphoMarketVault   = "MorphoMarketVault"
+	BatchDelegate       = "BatchDelegate"
+	GasStation          = "GasStation"
 )
 
 // Names of Morpho Blue's artifacts, compiled from @morpho-org/morpho-blue's sources (see build.sh).

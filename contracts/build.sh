@@ -23,6 +23,8 @@ contracts=(
   ProviderStaking
   LiquidStakingToken
   MorphoMarketVault
+  GasStation
+  BatchDelegate
 )
 
 # solc's own solcjs, by path: the 0.8.19 compiler installed beside it for Morpho Blue has a solcjs command too.

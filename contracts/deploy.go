@@ -88,7 +88,7 @@ func (c Config) withDefaults(deployer common.Address) Config {
 func Deploy(ctx context.Context, s Sender, caller bind.ContractCaller, cfg Config) (Addresses, error) {
 	d := &deployer{ctx: ctx, s: s, caller: caller, cfg: cfg.withDefaults(s.Address()), out: Addresses{}}
 	steps := []func(){
-		d.tokens, d.vaults, d.pool, d.allocatorVaults, d.feeWrapper, d.lending, d.staking, d.aave, d.morpho,
+		d.tokens, d.vaults, d.pool, d.allocatorVaults, d.feeWrapper, d.lending, d.staking, d.aave, d.morpho, d.delegate,
 	}
 	for _, step := range steps {
 		step()
@@ -176,6 +176,13 @@ func (d *deployer) read(name, fixture, artifact, method string, args ...any) {
 		return
 	}
 	d.out[name] = addr
+}
+
+// delegate deploys the gas station and the EIP-7702 batch delegate fixed to it, last, so that the fixtures before
+// them keep their addresses.
+func (d *deployer) delegate() {
+	station := d.deploy(Station, GasStation)
+	d.deploy(Delegate7702, BatchDelegate, station)
 }
 
 func (d *deployer) tokens() {

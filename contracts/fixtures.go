@@ -46,6 +46,12 @@ const (
 	MorphoName      = "morpho-blue"
 	MorphoOracle    = "morpho-oracle"
 	MorphoVaultUSDC = "morpho-vault-usdc"
+	// Delegate7702 is the code accounts delegate to (EIP-7702) to run a batch of calls in one transaction of their
+	// own: what ETH_SEND_TRANSACTION sends several calls through.
+	Delegate7702 = "batch-delegate"
+	// Station is what gas sponsors call to run an account's signed batch (sponsored sends); the batch delegate takes
+	// sponsored batches from it alone.
+	Station = "gas-station"
 )
 
 // Fixture describes one deployed contract.
@@ -88,6 +94,8 @@ var Fixtures = []Fixture{
 	{MorphoName, MorphoBlue, "", 0},
 	{MorphoOracle, MorphoOracleMock, "", 0},
 	{MorphoVaultUSDC, MorphoMarketVault, USDC, 6},
+	{Station, GasStation, "", 0},
+	{Delegate7702, BatchDelegate, "", 0},
 }
 
 // FixtureNamed returns the fixture with that name.

@@ -9,6 +9,7 @@
 package coordinator
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"io"
 	"log/slog"
@@ -17,11 +18,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"sigil/metrics"
 	"sigil/notify"
 	"sigil/oidc"
 	"sigil/otp"
 	"sigil/seal"
+	"sigil/send"
 	"sigil/store"
 	"sigil/token"
 	"sigil/webhook"
@@ -91,6 +95,14 @@ type Config struct {
 
 	// Webhooks configures where and how webhook deliveries go (webhooks.go).
 	Webhooks WebhookConfig
+
+	// Networks are the EVM networks ETH_SEND_TRANSACTION sends on, by CAIP-2 id (send.go); nil for none. SendGiveUp
+	// is how long a send not yet signed waits for its network's node (default 10 minutes).
+	Networks   *send.Networks
+	SendGiveUp time.Duration
+	// FundSponsor funds an organization's gas sponsor when it is created (sigil up: the dev chain's faucet); nil
+	// leaves funding it to its operator.
+	FundSponsor func(ctx context.Context, address common.Address) error
 }
 
 func (c Config) withDefaults() Config {
@@ -149,13 +161,17 @@ type Coordinator struct {
 
 	webhookWorker atomic.Pointer[webhook.Worker]     // this process's delivery worker, while RunWebhooks runs
 	webhookQueue  atomic.Pointer[store.WebhookQueue] // its queue, whose outcomes list_webhook_deliveries writes first
+	sendWorker    atomic.Pointer[send.Worker]        // this process's send worker, while RunSends runs
+	networks      atomic.Pointer[send.Networks]      // the networks it sends on (Config.Networks, or UseNetworks)
 }
 
 // New returns a coordinator over a store.
 func New(s *store.Store, cfg Config) *Coordinator {
 	cfg = cfg.withDefaults()
-	return &Coordinator{cfg: cfg, store: s, ops: newRegistry(), audit: newAuditor(cfg.Audit), vault: &vault{ring: cfg.Keyring, path: cfg.MasterKeyFile, now: cfg.Now},
+	c := &Coordinator{cfg: cfg, store: s, ops: newRegistry(), audit: newAuditor(cfg.Audit), vault: &vault{ring: cfg.Keyring, path: cfg.MasterKeyFile, now: cfg.Now},
 		ownKeys: map[string]*ecdsa.PrivateKey{}, oauth: newOAuthState(cfg)}
+	c.networks.Store(cfg.Networks)
+	return c
 }
 
 func (c *Coordinator) now() time.Time { return c.cfg.Now().UTC() }

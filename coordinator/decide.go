@@ -22,7 +22,10 @@ type decisionRequest struct {
 	votes       []api.Vote
 	submitterID string
 	// facts are the request's facts beyond the activity itself (eth.tx, wallet, ...); nil for none.
-	facts            *policy.Input
+	facts *policy.Input
+	// moreFacts are the facts of a batch's other calls (eth.tx of each): the activity is decided once per call, and
+	// allowed only when every call is.
+	moreFacts        []*policy.Input
 	voterInConsensus bool
 	// transfers are the assets what is signed moves, and walletID the wallet (or private key) that signs: what
 	// velocity controls measure (controls.go).
@@ -30,8 +33,24 @@ type decisionRequest struct {
 	walletID  string
 }
 
-// decide runs the policy engine: the root quorum, then the organization's policies, then implicit permissions.
+// decide runs the policy engine: the root quorum, then the organization's policies, then implicit permissions. A batch
+// is decided once per call: a call denied (or rejected) denies it, else a call waiting for consensus makes it wait.
 func (c *Coordinator) decide(r decisionRequest) policy.Decision {
+	d := c.decideFacts(r)
+	for _, facts := range r.moreFacts {
+		if d.Outcome != policy.Allow && d.Outcome != policy.ConsensusNeeded {
+			break
+		}
+		r.facts = facts
+		if next := c.decideFacts(r); next.Outcome != policy.Allow && (d.Outcome == policy.Allow || next.Outcome != policy.ConsensusNeeded) {
+			d = next
+		}
+	}
+	return d
+}
+
+// decideFacts decides the activity with one set of facts.
+func (c *Coordinator) decideFacts(r decisionRequest) policy.Decision {
 	req, err := c.policyRequest(r)
 	if err != nil {
 		return policy.Decision{Outcome: policy.Deny, Message: err.Error()}

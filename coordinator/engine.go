@@ -54,6 +54,7 @@ func (c *Coordinator) Submit(ctx context.Context, path string, header http.Heade
 	rec, err := c.run(rctx, sub)
 	if err == nil && rec.fresh {
 		c.audit.record(rec) // committed
+		c.wakeSends(rec)
 	}
 	if rec != nil {
 		span.SetAttributes(attribute.String("sigil.activity_id", rec.ID), attribute.String("sigil.status", rec.Status))
@@ -117,6 +118,7 @@ func (c *Coordinator) prepare(ctx context.Context, path string, header http.Head
 		return nil, apierr.Invalid("unknown activity type %q", sub.env.Type)
 	}
 	sub.op = op.info()
+	sub.env.Type = sub.op.Type // an alias is recorded as its type
 	if sub.op.Path != path {
 		return nil, apierr.Invalid("activity type %s is submitted at /public/v1/submit/%s, not /public/v1/submit/%s", sub.env.Type, sub.op.Path, path)
 	}

@@ -29,6 +29,8 @@ func activities() []operation {
 		exportWallet, exportWalletAccount, exportPrivateKey, initImportWallet, importWallet, initImportPrivateKey, importPrivateKey,
 		// signing (signing.go)
 		signTransactionV2, signRawPayloadV2, signRawPayloads,
+		// sending: signed, broadcast and watched by the send worker (send.go, send_raw.go, send_undelegate.go, gas.go)
+		ethSendTransactionV2, ethSendRawTransaction, ethUndelegate7702, upsertGasUsageConfig,
 		// OTP and logins (otp.go, login.go, oauth.go, oauth2.go)
 		initOtp, initOtpV2, initOtpV3, verifyOtp, verifyOtpV2, otpLogin, otpLoginV2, stampLogin,
 		createReadWriteSessionV2, createReadOnlySession, createSessionProfile,
@@ -59,8 +61,14 @@ func queries() []queryOp {
 		getOauthProviders, getOauth2Credential, listOauth2Credentials,
 		getAuthProxyConfig, resolveAuthProxyConfig,
 		listWebhookEndpoints, listWebhookDeliveries,
+		getSendTransactionStatus, getNonces, getGasUsage,
 	}
 }
+
+// aliases are other spellings of activity types that an official SDK sends: @turnkey/sdk-server's ethUndelegate7702
+// sends ACTIVITY_TYPE_ETH_UNDELEGATE7702 where @turnkey/http's types name ACTIVITY_TYPE_ETH_UNDELEGATE_7702. An alias is
+// executed and recorded as its type.
+var aliases = map[string]string{"ACTIVITY_TYPE_ETH_UNDELEGATE7702": "ACTIVITY_TYPE_ETH_UNDELEGATE_7702"}
 
 // registry finds the operations of the lists by wire name.
 type registry struct {
@@ -97,7 +105,11 @@ func newRegistry() *registry {
 	return r
 }
 
+// activity is the operation of a type, or of the type an alias spells.
 func (r *registry) activity(typ string) (operation, bool) {
+	if canonical, ok := aliases[typ]; ok {
+		typ = canonical
+	}
 	op, ok := r.activities[typ]
 	return op, ok
 }

@@ -45,6 +45,8 @@ type Org struct {
 	Webhooks []*WebhookEndpoint `json:"webhooks,omitempty"`
 	// Invitations are the people invited to the organization by e-mail (invitations.go).
 	Invitations []*Invitation `json:"invitations,omitempty"`
+	// GasUsage is a billing organization's gas-spend limits of sponsored sends (gas.go); nil for none.
+	GasUsage *GasUsageConfig `json:"gasUsage,omitempty"`
 
 	version int64              // the stored version this document was read at
 	stored  []byte             // the document as read, to skip writing one that did not change

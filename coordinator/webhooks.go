@@ -125,12 +125,10 @@ func checkWebhookURLSyntax(path, url string) error {
 
 func newWebhookSubscription(path string, s api.WebhookSubscriptionParams) (*WebhookSubscription, error) {
 	switch s.EventType {
-	case api.WebhookActivityUpdates, api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates:
-	case api.WebhookSendTransactionUpdates:
-		return nil, apierr.Invalid("%s.eventType: %s is not supported yet: Sigil does not send transactions", path, s.EventType)
+	case api.WebhookActivityUpdates, api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates, api.WebhookSendTransactionUpdates:
 	default:
-		return nil, apierr.Invalid("%s.eventType: %q is not an event type; Sigil sends %s, %s and %s", path, s.EventType,
-			api.WebhookActivityUpdates, api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates)
+		return nil, apierr.Invalid("%s.eventType: %q is not an event type; Sigil sends %s, %s, %s and %s", path, s.EventType,
+			api.WebhookActivityUpdates, api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates, api.WebhookSendTransactionUpdates)
 	}
 	sub := &WebhookSubscription{EventType: s.EventType, FiltersJSON: s.FiltersJSON, Active: s.IsActive == nil || *s.IsActive}
 	if s.FiltersJSON == "" {

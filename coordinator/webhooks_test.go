@@ -169,8 +169,6 @@ func TestWebhookEndpoints(t *testing.T) {
 			{"no name", api.CreateWebhookEndpointIntent{URL: "https://example.com/hook", Subscriptions: subs}, "parameters.name must not be empty"},
 			{"unknown event", api.CreateWebhookEndpointIntent{URL: "https://example.com/hook", Name: "n",
 				Subscriptions: []api.WebhookSubscriptionParams{{EventType: "EVERYTHING"}}}, `parameters.subscriptions[0].eventType: "EVERYTHING" is not an event type`},
-			{"transaction statuses", api.CreateWebhookEndpointIntent{URL: "https://example.com/hook", Name: "n",
-				Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookSendTransactionUpdates}}}, "not supported yet"},
 			{"bad filters", api.CreateWebhookEndpointIntent{URL: "https://example.com/hook", Name: "n",
 				Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates, FiltersJSON: `{"colour":"red"}`}}}, "filtersJson must be a JSON object"},
 		} {

@@ -1,6 +1,7 @@
 package evm
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -56,6 +57,33 @@ func DecodeCall(a *abi.ABI, data []byte) (*Call, error) {
 		c.Args[name] = plainValue(in.Type, reflect.ValueOf(values[i]))
 	}
 	return c, nil
+}
+
+// DecodeError decodes revert data with the custom errors an ABI declares: the error's name and its arguments, as
+// DecodeCall gives a function's.
+func DecodeError(a *abi.ABI, data []byte) (*Call, error) {
+	if len(data) < 4 {
+		return nil, errors.New("revert data is shorter than an error selector")
+	}
+	for _, e := range a.Errors {
+		if !bytes.Equal(e.ID[:4], data[:4]) {
+			continue
+		}
+		values, err := e.Inputs.Unpack(data[4:])
+		if err != nil {
+			return nil, fmt.Errorf("arguments of %s do not decode: %v", e.Sig, err)
+		}
+		c := &Call{FunctionName: e.Name, FunctionSignature: e.Sig, Args: make(map[string]any, len(values))}
+		for i, in := range e.Inputs {
+			name := in.Name
+			if name == "" {
+				name = fmt.Sprintf("arg%d", i)
+			}
+			c.Args[name] = plainValue(in.Type, reflect.ValueOf(values[i]))
+		}
+		return c, nil
+	}
+	return nil, fmt.Errorf("no error of the ABI has selector 0x%x", data[:4])
 }
 
 // plainValue turns a value go-ethereum decoded for type t into the JSON-like form policies read.

@@ -41,6 +41,21 @@ func (u *UnsignedTx) Transaction() *types.Transaction { return u.tx }
 // SigningHash is the digest the sender signs.
 func (u *UnsignedTx) SigningHash() common.Hash { return u.signer.Hash(u.tx) }
 
+// NewDynamicFeeTx is an unsigned EIP-1559 (type 2) transaction, signed under its chain id.
+func NewDynamicFeeTx(tx *types.DynamicFeeTx) *UnsignedTx {
+	return &UnsignedTx{tx: types.NewTx(tx), signer: types.LatestSignerForChainID(tx.ChainID)}
+}
+
+// NewSetCodeTx is an unsigned EIP-7702 (type 4) transaction, signed under its chain id.
+func NewSetCodeTx(tx *types.SetCodeTx) *UnsignedTx {
+	return &UnsignedTx{tx: types.NewTx(tx), signer: types.LatestSignerForChainID(tx.ChainID.ToBig())}
+}
+
+// Unsigned is a transaction (signed or not) as the policy engine reads it, under its chain id.
+func Unsigned(tx *types.Transaction) *UnsignedTx {
+	return &UnsignedTx{tx: tx, signer: types.LatestSignerForChainID(tx.ChainId())}
+}
+
 // DecodeUnsignedTransaction decodes an unsigned transaction given as hex,
 // with or without 0x: legacy (6 fields, or 9 with EIP-155 [chainId, 0, 0]),
 // EIP-2930 (0x01), EIP-1559 (0x02), EIP-4844 body without sidecars (0x03) or

@@ -83,6 +83,8 @@ compat() {
   (cd tests/compat && SIGIL_DIR="$dir" SIGIL_WEB_PORT="$web_port" SIGIL_WALLET_KIT_PORT="$kit_port" npm test --silent) || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
   echo "==> the agent journey: sigil demo yield ($name)"
   "$SIGIL_BIN" demo yield --dir "$dir" --cleanup || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
+  echo "==> the agent journey, the coordinator sending: sigil demo yield --send ($name)"
+  "$SIGIL_BIN" demo yield --dir "$dir" --cleanup --send || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
   kill "$stack" && wait "$stack" 2>/dev/null || true
 }
 

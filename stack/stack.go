@@ -28,14 +28,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"sigil/authproxy"
 	"sigil/chain"
+	"sigil/contracts"
 	"sigil/coordinator"
 	"sigil/dashboard"
 	"sigil/metrics"
 	"sigil/notify"
 	"sigil/oidc"
 	"sigil/seal"
+	"sigil/send"
 	"sigil/store"
 	"sigil/tracing"
 	"sigil/yield"
@@ -99,6 +103,9 @@ type Config struct {
 	// WatchNetworks are the EVM networks whose balance changes the coordinator reports to webhooks, besides the dev
 	// chain's.
 	WatchNetworks []coordinator.Network
+	// SendNetworks are the EVM networks ETH_SEND_TRANSACTION sends on, besides the dev chain (send.LoadNetworks reads
+	// them from a file in the yield catalogue's format).
+	SendNetworks []send.Network
 	// NoDevChain leaves out the dev chain and the yield service that runs on it: a deployment runs the yield service
 	// alone (sigil yield) on real networks.
 	NoDevChain bool
@@ -106,6 +113,9 @@ type Config struct {
 	// certificate reloaded by ReloadTLS. They allow addresses beyond loopback as Exposed does, with its quiet outbox.
 	TLSCertFile, TLSKeyFile string
 }
+
+// DevChainETHPriceUSD is the price at which the dev chain's ETH counts against gas-spend limits of sponsored sends.
+const DevChainETHPriceUSD = 3000
 
 // ShutdownTimeout is how long Close lets the requests in flight finish, over all services.
 const ShutdownTimeout = 15 * time.Second
@@ -226,7 +236,17 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		OIDC: cfg.OIDC, OIDCIssuerURL: cmp.Or(cfg.OIDCIssuerURL, coordSrv.url), OAuth2Providers: cfg.OAuth2Providers,
 		AuthProxy: &coordinator.AuthProxyService{EncryptionKey: proxyID.EncryptionPublicKey(), ServiceKey: proxyID.ServicePublicKey()},
 		// In dev mode webhooks may go to local receivers (http, loopback); exposed, only to public https URLs.
-		Webhooks: coordinator.WebhookConfig{AllowPrivateNetworks: !cfg.Exposed}})
+		Webhooks: coordinator.WebhookConfig{AllowPrivateNetworks: !cfg.Exposed},
+		// Gas sponsors are funded from every dev chain's faucet, once they run (their URLs are recorded before the send
+		// worker, which creates the sponsors, starts).
+		FundSponsor: func(ctx context.Context, address common.Address) error {
+			for _, c := range s.boot.Chains {
+				if _, err := chain.RequestFunds(ctx, http.DefaultClient, c.FaucetURL, chain.FundRequest{Address: address.Hex(), ETH: "10"}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}})
 	if err := coord.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -250,20 +270,37 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 
 	servers := []*server{coordSrv}
 	networks := slices.Clone(cfg.WatchNetworks)
+	sendNetworks := slices.Clone(cfg.SendNetworks)
 	if !cfg.NoDevChain {
 		yieldSrv, err := s.startDevChain(ctx, cfg, st, ring, m)
 		if err != nil {
 			return nil, err
 		}
 		servers = append(servers, yieldSrv)
-		// Balance webhooks of the dev chains: a change is final two blocks later (a dev chain seals a block per
-		// transaction, or per --chain-block-period).
-		for _, c := range s.boot.Chains {
-			networks = append(networks, coordinator.Network{CAIP2: "eip155:" + strconv.FormatInt(c.ChainID, 10), RPCURL: c.RPCURL, Confirmations: 2})
+		// Balance webhooks of the dev chains (a change is final two blocks later: a dev chain seals a block per
+		// transaction, or per --chain-block-period), and the networks sends go to.
+		for i, c := range s.boot.Chains {
+			caip2 := "eip155:" + strconv.FormatInt(c.ChainID, 10)
+			networks = append(networks, coordinator.Network{CAIP2: caip2, RPCURL: c.RPCURL, Confirmations: 2})
+			name := "Sigil dev chain"
+			if i > 0 {
+				name = fmt.Sprintf("Sigil dev chain %d", i+1)
+			}
+			sendNetworks = append(sendNetworks, send.Network{CAIP2: caip2, Name: name, RPCURL: c.RPCURL,
+				BatchDelegate: common.HexToAddress(c.Contracts[contracts.Delegate7702]), GasStation: common.HexToAddress(c.Contracts[contracts.Station]),
+				NativeUSD: DevChainETHPriceUSD, PollInterval: 100 * time.Millisecond})
 		}
 	}
 	if len(networks) > 0 {
 		s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, networks) })
+	}
+	if len(sendNetworks) > 0 {
+		nws, err := send.NewNetworks(sendNetworks)
+		if err != nil {
+			return nil, fmt.Errorf("send networks: %w", err)
+		}
+		s.coord.UseNetworks(nws)
+		s.runWebhooks("send worker", s.coord.RunSends)
 	}
 
 	configID, err := ensureRootAuthProxy(ctx, api, proxyID, &s.boot)

@@ -20,6 +20,7 @@ func runDemoYield(ctx context.Context, e *env, args []string) error {
 	amount := fs.String("amount", "100", "USDC to deposit")
 	cleanup := fs.Bool("cleanup", false, "delete the agent user and its policies at the end (the wallet stays)")
 	protocol := fs.String("protocol", "vault", "where the USDC goes: "+strings.Join(yieldagent.Protocols(), ", ")+" (the plain ERC-4626 vault, the vault over Morpho Blue, Aave v3's pool)")
+	send := fs.Bool("send", false, "hand each transaction to the coordinator (ETH_SEND_TRANSACTION), which signs, broadcasts and watches it, instead of signing it and broadcasting it here")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -38,7 +39,7 @@ func runDemoYield(ctx context.Context, e *env, args []string) error {
 	sum, err := yieldagent.Run(ctx, yieldagent.Config{
 		CoordinatorURL: b.CoordinatorURL, OrganizationID: b.OrganizationID, RootKey: key,
 		YieldURL: b.YieldURL, YieldAPIKey: b.YieldAPIKey, RPCURL: b.ChainRPCURL, FaucetURL: b.FaucetURL,
-		Network: b.Network, ChainID: b.ChainID, Amount: *amount, Cleanup: *cleanup, Protocol: *protocol,
+		Network: b.Network, ChainID: b.ChainID, Amount: *amount, Cleanup: *cleanup, Protocol: *protocol, Send: *send,
 	}, newProgress(e.stdout))
 	if err != nil {
 		return err

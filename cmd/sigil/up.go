@@ -19,6 +19,7 @@ import (
 	"sigil/chain"
 	"sigil/coordinator"
 	"sigil/notify"
+	"sigil/send"
 	"sigil/stack"
 )
 
@@ -32,6 +33,7 @@ type upFlags struct {
 	delivery                                  deliveryFlags
 	networks                                  []coordinator.Network
 	networkSpecs                              []string
+	sendNetworks                              *string
 	chain                                     chainFlags
 	oidc                                      oidcFlags
 }
@@ -63,6 +65,7 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 			u.networks, u.networkSpecs = append(u.networks, n), append(u.networkSpecs, v)
 			return nil
 		})
+	u.sendNetworks = fs.String("networks", "", "file of the EVM networks ETH_SEND_TRANSACTION sends on, in the yield catalogue's format (its networks: chainId, rpcUrl, explorerUrl); the dev chain is added anyway")
 	u.devChain = fs.Bool("dev-chain", true, "run the dev chain and the yield service on it; false in a deployment, where the yield service runs alone (sigil yield) on real networks")
 	u.secondChain = fs.Bool("second-chain", true, "also run a second dev chain (chain id 1338, network sigil-dev-2, on the port after --chain-listen's) with the same contracts, so the yield service has two networks")
 	u.tlsCert = fs.String("tls-cert", "", "PEM certificate (chain) the services listen with; with --tls-key, TLS on every listener but the dev chain's, as --expose allows; reloaded on SIGHUP")
@@ -95,12 +98,18 @@ func runUp(ctx context.Context, e *env, args []string) error {
 	logger := slog.New(slog.NewJSONHandler(e.stderr, nil))
 	// The key's content is read from the environment, never from a flag: a command line is visible to every user.
 	masterKey, _ := e.getenv("SIGIL_MASTER_KEY")
+	var sendNetworks []send.Network
+	if *u.sendNetworks != "" {
+		if sendNetworks, err = send.LoadNetworks(*u.sendNetworks); err != nil {
+			return fmt.Errorf("--networks: %w", err)
+		}
+	}
 	s, err := stack.Start(ctx, stack.Config{Dir: *dir, DatabaseURL: *u.dbURL, MasterKeyFile: *u.masterKey,
 		MasterKey: []byte(masterKey), MasterKeyCommand: *u.keyCommand,
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
 		ChainListen: cf.listen, ChainRPC: cf.rpc, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
 		SecondChain: *u.secondChain, AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
-		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
+		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, SendNetworks: sendNetworks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
 	if err != nil {
 		return err
 	}

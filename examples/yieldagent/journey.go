@@ -2,13 +2,15 @@
 // non-root user's API key earns yield in an ERC-4626 vault (or, by Config.Protocol, in the vault over Morpho Blue or in
 // Aave v3's pool). The yield service builds the transactions; the coordinator signs them, allowed only by three
 // policies naming one token, one contract and three function selectors; the agent broadcasts them in order and waits
-// for each to be mined.
+// for each to be mined. With Config.Send the agent hands each transaction's call to the coordinator instead
+// (ETH_SEND_TRANSACTION), which signs, broadcasts and watches it, under the same policies.
 //
 // It uses the public Go SDK (package client) for the coordinator and plain HTTP for the yield service and the chain.
 package yieldagent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -38,6 +40,9 @@ type Config struct {
 	Protocol string
 	// Cleanup deletes the agent user and its three policies at the end (the wallet stays: it holds funds).
 	Cleanup bool
+	// Send hands each transaction to the coordinator (ETH_SEND_TRANSACTION), which signs, broadcasts and watches it,
+	// rather than signing it (SIGN_TRANSACTION_V2) and broadcasting it here.
+	Send bool
 }
 
 // Progress shows the journey as it goes.
@@ -268,26 +273,18 @@ func (j *journey) exit(ctx context.Context) (string, error) {
 	return j.execute(ctx, action)
 }
 
-// execute signs, broadcasts and confirms an action's transactions in order, each mined before the next is sent, and
-// reports each hash to the yield service.
+// execute has an action's transactions signed, broadcast and confirmed in order, each mined before the next is sent,
+// and reports each hash to the yield service.
 func (j *journey) execute(ctx context.Context, a *action) (string, error) {
+	run := j.signAndBroadcast
+	if j.cfg.Send {
+		run = j.send
+	}
 	var done []string
 	for _, tx := range a.Transactions {
-		unsigned, err := client.UnsignedTransaction(tx.UnsignedTransaction)
+		hash, err := run(ctx, tx.UnsignedTransaction)
 		if err != nil {
-			return "", err
-		}
-		signed, _, err := j.agent.SignTransaction(ctx, j.cfg.OrganizationID, api.SignTransactionIntentV2{
-			SignWith: j.address, UnsignedTransaction: unsigned, Type: api.TransactionTypeEthereum})
-		if err != nil {
-			return "", fmt.Errorf("sign %s: %w", tx.Type, err)
-		}
-		hash, err := j.chain.sendRawTransaction(ctx, "0x"+signed.SignedTransaction)
-		if err != nil {
-			return "", fmt.Errorf("broadcast %s: %w", tx.Type, err)
-		}
-		if err := j.chain.waitMined(ctx, hash); err != nil {
-			return "", fmt.Errorf("%s %s: %w", tx.Type, hash, err)
+			return "", fmt.Errorf("%s: %w", tx.Type, err)
 		}
 		if err := j.yield.submitHash(ctx, tx.ID, hash); err != nil {
 			return "", err
@@ -296,6 +293,57 @@ func (j *journey) execute(ctx context.Context, a *action) (string, error) {
 		done = append(done, fmt.Sprintf("%s %s", strings.ToLower(tx.Type), hash))
 	}
 	return strings.Join(done, "; "), nil
+}
+
+// signAndBroadcast has the coordinator sign a transaction the yield service built, broadcasts it and waits for it to
+// be mined.
+func (j *journey) signAndBroadcast(ctx context.Context, unsignedJSON string) (string, error) {
+	unsigned, err := client.UnsignedTransaction(unsignedJSON)
+	if err != nil {
+		return "", err
+	}
+	signed, _, err := j.agent.SignTransaction(ctx, j.cfg.OrganizationID, api.SignTransactionIntentV2{
+		SignWith: j.address, UnsignedTransaction: unsigned, Type: api.TransactionTypeEthereum})
+	if err != nil {
+		return "", fmt.Errorf("sign: %w", err)
+	}
+	hash, err := j.chain.sendRawTransaction(ctx, "0x"+signed.SignedTransaction)
+	if err != nil {
+		return "", fmt.Errorf("broadcast: %w", err)
+	}
+	if err := j.chain.waitMined(ctx, hash); err != nil {
+		return "", fmt.Errorf("%s: %w", hash, err)
+	}
+	return hash, nil
+}
+
+// send hands the call of a transaction the yield service built to the coordinator (its destination, value and
+// calldata: the coordinator numbers and prices it itself) and waits for it to be included.
+func (j *journey) send(ctx context.Context, unsignedJSON string) (string, error) {
+	var tx struct {
+		To    string `json:"to"`
+		Data  string `json:"data"`
+		Value string `json:"value"`
+	}
+	if err := json.Unmarshal([]byte(unsignedJSON), &tx); err != nil {
+		return "", fmt.Errorf("the unsigned transaction: %w", err)
+	}
+	value := new(big.Int)
+	if tx.Value != "" {
+		if _, ok := value.SetString(strings.TrimPrefix(tx.Value, "0x"), 16); !ok {
+			return "", fmt.Errorf("the unsigned transaction's value %q is not hex", tx.Value)
+		}
+	}
+	res, _, err := j.agent.EthSendTransaction(ctx, j.cfg.OrganizationID, api.EthSendTransactionIntentV2{From: j.address,
+		Caip2: fmt.Sprintf("eip155:%d", j.cfg.ChainID), Calls: []api.EthCallParams{{To: tx.To, Value: value.String(), Data: tx.Data}}})
+	if err != nil {
+		return "", fmt.Errorf("send: %w", err)
+	}
+	st, err := j.agent.WaitForSendTransaction(ctx, j.cfg.OrganizationID, res.SendTransactionStatusID, 2*time.Minute)
+	if err != nil {
+		return "", err
+	}
+	return st.Eth.TxHash, nil
 }
 
 func (j *journey) balance(out *string) func(context.Context) (string, error) {
@@ -348,17 +396,25 @@ func decimalDifference(a, b string) (string, error) {
 	return text, nil
 }
 
-// tryForbidden asks the coordinator to sign an ERC-20 transfer to another contract: no policy allows it.
+// tryForbidden asks the coordinator to sign (or, with Send, to send) an ERC-20 transfer to another contract: no
+// policy allows it.
 func (j *journey) tryForbidden(ctx context.Context) (string, error) {
 	recipient := strings.TrimPrefix(strings.ToLower(j.target), "0x")
 	data := "0xa9059cbb" + strings.Repeat("0", 24) + recipient + fmt.Sprintf("%064x", big.NewInt(1))
-	unsigned, err := client.UnsignedTransaction(fmt.Sprintf(`{"to":%q,"data":%q,"value":"0x0","gasLimit":"0x186a0","maxFeePerGas":"0x77359400","maxPriorityFeePerGas":"0x3b9aca00","nonce":0,"chainId":%d,"type":2}`,
-		"0x000000000000000000000000000000000000dEaD", data, j.cfg.ChainID))
-	if err != nil {
-		return "", err
+	const to = "0x000000000000000000000000000000000000dEaD"
+	var err error
+	if j.cfg.Send {
+		_, _, err = j.agent.EthSendTransaction(ctx, j.cfg.OrganizationID, api.EthSendTransactionIntentV2{From: j.address,
+			Caip2: fmt.Sprintf("eip155:%d", j.cfg.ChainID), Calls: []api.EthCallParams{{To: to, Data: data}}})
+	} else {
+		unsigned, uerr := client.UnsignedTransaction(fmt.Sprintf(`{"to":%q,"data":%q,"value":"0x0","gasLimit":"0x186a0","maxFeePerGas":"0x77359400","maxPriorityFeePerGas":"0x3b9aca00","nonce":0,"chainId":%d,"type":2}`,
+			to, data, j.cfg.ChainID))
+		if uerr != nil {
+			return "", uerr
+		}
+		_, _, err = j.agent.SignTransaction(ctx, j.cfg.OrganizationID, api.SignTransactionIntentV2{
+			SignWith: j.address, UnsignedTransaction: unsigned, Type: api.TransactionTypeEthereum})
 	}
-	_, _, err = j.agent.SignTransaction(ctx, j.cfg.OrganizationID, api.SignTransactionIntentV2{
-		SignWith: j.address, UnsignedTransaction: unsigned, Type: api.TransactionTypeEthereum})
 	var denied *apierr.Error
 	if !errors.As(err, &denied) || denied.Code != apierr.PermissionDenied {
 		return "", fmt.Errorf("the coordinator should have refused, got %v", err)

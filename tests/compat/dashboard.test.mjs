@@ -509,8 +509,11 @@ test("the dashboard lists sub-organizations, finds one by name and opens it read
     await page.fill("#suborg-value", subName);
     await page.click("#find-suborgs");
     const row = page.locator("#suborgs tr", { hasText: subName });
-    await row.waitFor();
+    // The unfiltered first page, listed when the tab opened, may still be showing: wait for the search's answer.
+    await page.waitForFunction(() => document.querySelectorAll("#suborgs tr").length === 2, null, { timeout: 10000 })
+      .catch(() => {});
     assert.equal(await page.locator("#suborgs tr").count(), 2, "only the sub-organization found (and the header)");
+    await row.waitFor();
     assert.ok((await row.textContent()).includes(subUser), "its users by name");
     await row.locator("button", { hasText: "Open" }).click();
 

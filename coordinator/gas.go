@@ -1,0 +1,226 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"strconv"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"sigil/api"
+	"sigil/apierr"
+	"sigil/keys"
+	"sigil/store"
+)
+
+// Gas-spend limits of sponsored sends: a billing organization's configuration, the spend of its organizations in a
+// rolling window (what their included sponsored sends cost, in wei, valued in USD at the network's configured price),
+// and the decision that refuses a sponsored send once a limit is reached.
+var (
+	upsertGasUsageConfig = activity(api.UpsertGasUsageConfig, on(resOrganization, actUpdate), validateGasUsageConfig, execUpsertGasUsageConfig)
+	getGasUsage          = query(api.GetGasUsage, queryGetGasUsage)
+)
+
+// maxGasWindow is the longest window a limit may have.
+const maxGasWindow = 30 * 24 * time.Hour
+
+// GasUsageConfig is a billing organization's gas-spend limits, in USD over a rolling window.
+type GasUsageConfig struct {
+	ID             string  `json:"id"`
+	OrgLimitUSD    float64 `json:"orgLimitUsd"`
+	SubOrgLimitUSD float64 `json:"subOrgLimitUsd"`
+	WindowMinutes  int32   `json:"windowMinutes"`
+	Enabled        bool    `json:"enabled"`
+}
+
+func parseUSD(path, s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v != v {
+		return 0, apierr.Invalid("%s must be a non-negative decimal amount of USD, got %q", path, s)
+	}
+	return v, nil
+}
+
+func validateGasUsageConfig(p *api.UpsertGasUsageConfigIntent) error {
+	_, err := gasUsageConfig(p)
+	return err
+}
+
+func gasUsageConfig(p *api.UpsertGasUsageConfigIntent) (*GasUsageConfig, error) {
+	org, err := parseUSD("parameters.orgWindowLimitUsd", p.OrgWindowLimitUsd)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := parseUSD("parameters.subOrgWindowLimitUsd", p.SubOrgWindowLimitUsd)
+	if err != nil {
+		return nil, err
+	}
+	minutes, err := strconv.ParseInt(p.WindowDurationMinutes, 10, 32)
+	if err != nil || minutes <= 0 || time.Duration(minutes)*time.Minute > maxGasWindow {
+		return nil, apierr.Invalid("parameters.windowDurationMinutes must be a whole number of minutes from 1 to 43200 (30 days), got %q", p.WindowDurationMinutes)
+	}
+	return &GasUsageConfig{OrgLimitUSD: org, SubOrgLimitUSD: sub, WindowMinutes: int32(minutes), Enabled: p.Enabled == nil || *p.Enabled}, nil
+}
+
+// execUpsertGasUsageConfig sets the limits of a billing organization (not of a sub-organization, whose limit its
+// parent's configuration gives).
+func execUpsertGasUsageConfig(x *execution, p *api.UpsertGasUsageConfigIntent) (*api.UpsertGasUsageConfigResult, error) {
+	if x.org.ParentID != "" {
+		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "gas-spend limits are set by the billing organization %s, for its sub-organizations too", x.org.ParentID)
+	}
+	cfg, err := gasUsageConfig(p)
+	if err != nil {
+		return nil, err
+	}
+	cfg.ID = newID()
+	if x.org.GasUsage != nil {
+		cfg.ID = x.org.GasUsage.ID
+	}
+	x.org.GasUsage = cfg
+	return &api.UpsertGasUsageConfigResult{GasUsageConfigID: cfg.ID}, nil
+}
+
+// gasUsage is what an organization's sponsored sends cost in the window of its billing organization's limits, with
+// the limit that applies: the billing organization's own (all its organizations together), or a sub-organization's.
+type gasUsage struct {
+	cfg      *GasUsageConfig
+	limitUSD float64
+	wei      *big.Int
+	usd      float64
+}
+
+// billingOrg is the organization whose sponsor and limits an organization's sponsored sends use: its parent, or
+// itself.
+func (c *Coordinator) billingOrg(ctx context.Context, org *Org) (*Org, error) {
+	if org.ParentID == "" {
+		return org, nil
+	}
+	return c.loadOrg(ctx, org.ParentID)
+}
+
+// gasUsage measures an organization's sponsored spend in its window, each network's at its price in USD; nil when its
+// billing organization set no limits.
+func (c *Coordinator) gasUsage(ctx context.Context, org *Org) (*gasUsage, error) {
+	billing, err := c.billingOrg(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	cfg := billing.GasUsage
+	if cfg == nil {
+		return nil, nil
+	}
+	u := &gasUsage{cfg: cfg, limitUSD: cfg.OrgLimitUSD, wei: new(big.Int)}
+	only := ""
+	if org.ID != billing.ID {
+		u.limitUSD, only = cfg.SubOrgLimitUSD, org.ID
+	}
+	since := c.now().Add(-time.Duration(cfg.WindowMinutes) * time.Minute).UnixNano()
+	costs, err := c.store.SponsoredGasCosts(ctx, billing.ID, only, since)
+	if err != nil {
+		return nil, err
+	}
+	networks := c.networks.Load()
+	for _, cost := range costs {
+		v, ok := new(big.Int).SetString(cost.Wei, 10)
+		if !ok {
+			continue
+		}
+		u.wei.Add(u.wei, v)
+		if networks == nil {
+			continue
+		}
+		if nw, err := networks.Get(cost.Network); err == nil {
+			native, _ := new(big.Float).Quo(new(big.Float).SetInt(v), big.NewFloat(1e18)).Float64()
+			u.usd += native * nw.NativeUSD
+		}
+	}
+	return u, nil
+}
+
+// checkGasLimit refuses a sponsored send when its billing organization disabled sponsorship, or the organization's
+// spend in the window has reached its limit.
+func (c *Coordinator) checkGasLimit(ctx context.Context, org *Org) error {
+	u, err := c.gasUsage(ctx, org)
+	if err != nil || u == nil {
+		return err
+	}
+	if !u.cfg.Enabled {
+		return apierr.New(apierr.FailedPrecondition, "SPONSORSHIP_DISABLED", "parameters.sponsor: gas sponsorship is disabled for this organization")
+	}
+	if u.usd >= u.limitUSD {
+		return apierr.New(apierr.ResourceExhausted, "GAS_LIMIT_REACHED",
+			"parameters.sponsor: the organization's sponsored gas spend in the last %d minutes is %s USD (%s wei), at or past its limit of %s USD",
+			u.cfg.WindowMinutes, usd(u.usd), u.wei, usd(u.limitUSD))
+	}
+	return nil
+}
+
+func usd(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// queryGetGasUsage reports the organization's sponsored spend in the window against its limit.
+func queryGetGasUsage(r *reader, _ *api.GetGasUsageRequest) (*api.GetGasUsageResponse, error) {
+	u, err := r.c.gasUsage(r.ctx, r.org)
+	if err != nil {
+		return nil, err
+	}
+	if u == nil {
+		return nil, apierr.NotFoundf("no gas usage configuration: the billing organization set no gas-spend limits (UPSERT_GAS_USAGE_CONFIG)")
+	}
+	return &api.GetGasUsageResponse{WindowDurationMinutes: u.cfg.WindowMinutes, WindowLimitUsd: usd(u.limitUSD), UsageUsd: usd(u.usd), UsageWei: u.wei.String()}, nil
+}
+
+// gasSponsor is an organization's gas sponsor: a secp256k1 key sealed like every key (a secret row of the
+// organization, named after it, so every process finds the same one), created on first use and then funded by
+// Config.FundSponsor when there is one (the dev chain's faucet).
+func (c *Coordinator) gasSponsor(ctx context.Context, orgID string) (string, common.Address, error) {
+	id := "gas-sponsor/" + orgID
+	key, err := c.openSecret(ctx, id)
+	created := false
+	if errors.Is(err, store.ErrNotFound) {
+		key, created, err = c.createGasSponsor(ctx, orgID, id)
+	}
+	if err != nil {
+		return "", common.Address{}, err
+	}
+	defer keys.Zero(key)
+	pub, err := keys.PublicKey(keys.CurveSecp256k1, key)
+	if err != nil {
+		return "", common.Address{}, err
+	}
+	hexAddress, err := keys.Address(keys.CurveSecp256k1, keys.AddressFormatEthereum, pub)
+	if err != nil {
+		return "", common.Address{}, err
+	}
+	address := common.HexToAddress(hexAddress)
+	if created && c.cfg.FundSponsor != nil {
+		if err := c.cfg.FundSponsor(ctx, address); err != nil {
+			c.cfg.Logger.Warn("fund the gas sponsor", "organization", orgID, "address", address.Hex(), "err", err)
+		}
+	}
+	return id, address, nil
+}
+
+func (c *Coordinator) createGasSponsor(ctx context.Context, orgID, id string) ([]byte, bool, error) {
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		return nil, false, err
+	}
+	key := k.D.FillBytes(make([]byte, 32))
+	blob, err := c.vault.seal(id, key)
+	if err != nil {
+		return nil, false, err
+	}
+	err = c.store.Write(ctx, func(tx *store.Tx) error {
+		return tx.PutSecret(ctx, store.Secret{ID: id, OrgID: orgID, Blob: blob, CreatedAt: c.now().UnixNano()})
+	})
+	if err != nil {
+		// Another process created it first: use theirs.
+		keys.Zero(key)
+		key, err = c.openSecret(ctx, id)
+		return key, false, err
+	}
+	return key, true, nil
+}

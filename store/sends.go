@@ -1,0 +1,213 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// The states of a send, as get_send_transaction_status names them.
+const (
+	SendInitialized  = "INITIALIZED"  // accepted; not yet signed (or, for a raw send, not yet broadcast)
+	SendBroadcasting = "BROADCASTING" // signed and sent; waiting for a block
+	SendIncluded     = "INCLUDED"     // in a block, successful
+	SendFailed       = "FAILED"       // refused before signing, reverted, or replaced
+)
+
+// Send is one transaction the coordinator sends and watches: a row of send_transactions.
+type Send struct {
+	ID, OrgID, ActivityID, Network, From string
+	// KeySecret is the sealed key that signs it ("" for a raw send, signed already).
+	KeySecret                                string
+	Request                                  []byte // the calls and fee fields, JSON
+	Status                                   string
+	Nonce                                    int64 // -1 until assigned
+	TxHash                                   string
+	RawTx                                    string // the signed transaction, hex with 0x
+	Error                                    []byte // the failure, JSON; empty when none
+	Attempts                                 int
+	NextAt, LeaseUntil, CreatedAt, UpdatedAt int64 // unix nanoseconds
+	// SponsorOrg is the billing organization whose gas sponsor pays ("" when the account pays), and GasCostWei what
+	// the send cost it (decimal wei), once included.
+	SponsorOrg, GasCostWei string
+}
+
+// Final reports whether the send reached a state it never leaves.
+func (s *Send) Final() bool { return s.Status == SendIncluded || s.Status == SendFailed }
+
+const sendColumns = "id, org_id, activity_id, network, from_address, key_secret, request, status, nonce, tx_hash, raw_tx, error, attempts, next_at, lease_until, created_at, updated_at, sponsor_org, gas_cost_wei"
+
+func scanSend(row interface{ Scan(...any) error }) (Send, error) {
+	var s Send
+	var request, errText string
+	err := row.Scan(&s.ID, &s.OrgID, &s.ActivityID, &s.Network, &s.From, &s.KeySecret, &request, &s.Status, &s.Nonce,
+		&s.TxHash, &s.RawTx, &errText, &s.Attempts, &s.NextAt, &s.LeaseUntil, &s.CreatedAt, &s.UpdatedAt, &s.SponsorOrg, &s.GasCostWei)
+	s.Request, s.Error = []byte(request), []byte(errText)
+	return s, err
+}
+
+// InsertSend records a send, in the transaction of the activity that allowed it.
+func (t *Tx) InsertSend(ctx context.Context, s Send) error {
+	_, err := t.exec(ctx, "INSERT INTO send_transactions ("+sendColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		s.ID, s.OrgID, s.ActivityID, s.Network, s.From, s.KeySecret, string(s.Request), s.Status, s.Nonce, s.TxHash, s.RawTx,
+		string(s.Error), s.Attempts, s.NextAt, s.LeaseUntil, s.CreatedAt, s.UpdatedAt, s.SponsorOrg, s.GasCostWei)
+	if err != nil {
+		return fmt.Errorf("store: insert send: %w", err)
+	}
+	return nil
+}
+
+// ErrSendChanged is the error of an update of a send that changed since the worker read it.
+var ErrSendChanged = errors.New("store: the send changed since it was read")
+
+// SendStatus is a send's stored status, read in the transaction that changes it.
+func (t *Tx) SendStatus(ctx context.Context, id string) (string, error) {
+	var status string
+	if err := t.queryRow(ctx, "SELECT status FROM send_transactions WHERE id = ?", id).Scan(&status); err != nil {
+		return "", fmt.Errorf("store: send status: %w", notFound(err))
+	}
+	return status, nil
+}
+
+// UpdateSend writes a send's progress (status, nonce, hash, signed transaction, error, attempts, when it is due) and
+// ends the worker's lease on it, if the send is still as the worker read it (readAt, its updated_at then):
+// ErrSendChanged otherwise, and the caller's transaction must not commit.
+func (t *Tx) UpdateSend(ctx context.Context, s Send, readAt int64) error {
+	res, err := t.exec(ctx, `UPDATE send_transactions SET status = ?, nonce = ?, tx_hash = ?, raw_tx = ?, error = ?, attempts = ?,
+		next_at = ?, lease_until = 0, updated_at = ?, gas_cost_wei = ? WHERE id = ? AND updated_at = ?`,
+		s.Status, s.Nonce, s.TxHash, s.RawTx, string(s.Error), s.Attempts, s.NextAt, s.UpdatedAt, s.GasCostWei, s.ID, readAt)
+	if err != nil {
+		return fmt.Errorf("store: update send: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return ErrSendChanged
+	}
+	return nil
+}
+
+// SendByID is an organization's send; ErrNotFound when it has none by that id.
+func (s *Store) SendByID(ctx context.Context, orgID, id string) (Send, error) {
+	row := s.queryRow(ctx, "SELECT "+sendColumns+" FROM send_transactions WHERE id = ? AND org_id = ?", id, orgID)
+	out, err := scanSend(row)
+	if err != nil {
+		return Send{}, fmt.Errorf("store: send: %w", notFound(err))
+	}
+	return out, nil
+}
+
+// SendByHash is an organization's latest send of a transaction hash; ErrNotFound when it has none.
+func (s *Store) SendByHash(ctx context.Context, orgID, hash string) (Send, error) {
+	row := s.queryRow(ctx, "SELECT "+sendColumns+" FROM send_transactions WHERE org_id = ? AND tx_hash = ? ORDER BY created_at DESC LIMIT 1", orgID, hash)
+	out, err := scanSend(row)
+	if err != nil {
+		return Send{}, fmt.Errorf("store: send: %w", notFound(err))
+	}
+	return out, nil
+}
+
+// DueSends lists up to limit sends of a network that are not final, due at now and held by no worker, oldest first.
+func (s *Store) DueSends(ctx context.Context, network string, now int64, limit int) ([]Send, error) {
+	rows, err := s.query(ctx, "SELECT "+sendColumns+` FROM send_transactions
+		WHERE network = ? AND status IN (?, ?) AND next_at <= ? AND lease_until < ? ORDER BY created_at LIMIT ?`,
+		network, SendInitialized, SendBroadcasting, now, now, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: due sends: %w", err)
+	}
+	defer rows.Close()
+	var out []Send
+	for rows.Next() {
+		sd, err := scanSend(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: scan send: %w", err)
+		}
+		out = append(out, sd)
+	}
+	return out, rows.Err()
+}
+
+// ClaimSend gives one worker the send until the lease ends (unix nanoseconds), if no other holds it and it is still
+// as the worker read it (updatedAt): false when another worker got it first, or moved it on since.
+func (s *Store) ClaimSend(ctx context.Context, id string, updatedAt, now, until int64) (bool, error) {
+	var claimed bool
+	err := s.Write(ctx, func(tx *Tx) error {
+		res, err := tx.exec(ctx, "UPDATE send_transactions SET lease_until = ? WHERE id = ? AND updated_at = ? AND lease_until < ? AND status IN (?, ?)",
+			until, id, updatedAt, now, SendInitialized, SendBroadcasting)
+		if err != nil {
+			return fmt.Errorf("store: claim send: %w", err)
+		}
+		n, err := res.RowsAffected()
+		claimed = n == 1
+		return err
+	})
+	return claimed, err
+}
+
+// GasCost is what one included sponsored send cost, on its network (decimal wei).
+type GasCost struct{ Network, Wei string }
+
+// SponsoredGasCosts lists what included sponsored sends cost since a time (unix nanoseconds): those a billing
+// organization's sponsor paid for, or (orgID not "") those of one of its organizations.
+func (s *Store) SponsoredGasCosts(ctx context.Context, sponsorOrg, orgID string, since int64) ([]GasCost, error) {
+	q := "SELECT network, gas_cost_wei FROM send_transactions WHERE sponsor_org = ? AND status = ? AND updated_at >= ?"
+	args := []any{sponsorOrg, SendIncluded, since}
+	if orgID != "" {
+		q += " AND org_id = ?"
+		args = append(args, orgID)
+	}
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: sponsored gas costs: %w", err)
+	}
+	defer rows.Close()
+	var out []GasCost
+	for rows.Next() {
+		var c GasCost
+		if err := rows.Scan(&c.Network, &c.Wei); err != nil {
+			return nil, fmt.Errorf("store: sponsored gas costs: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// TakeNonce gives the next nonce of an address on a network: the larger of the coordinator's next one and the chain's
+// (chainNext, its pending transaction count), and moves the coordinator's past it. Under the row's lock, so that
+// concurrent sends, from any process, take consecutive nonces.
+func (t *Tx) TakeNonce(ctx context.Context, network, address string, chainNext uint64) (uint64, error) {
+	_, err := t.exec(ctx, `INSERT INTO send_nonces (network, address, next_nonce) VALUES (?, ?, ?)
+		ON CONFLICT (network, address) DO UPDATE SET next_nonce = CASE WHEN send_nonces.next_nonce >= excluded.next_nonce
+		THEN send_nonces.next_nonce + 1 ELSE excluded.next_nonce END`, network, address, int64(chainNext)+1)
+	if err != nil {
+		return 0, fmt.Errorf("store: take nonce: %w", err)
+	}
+	var next int64
+	if err := t.queryRow(ctx, "SELECT next_nonce FROM send_nonces WHERE network = ? AND address = ?", network, address).Scan(&next); err != nil {
+		return 0, fmt.Errorf("store: take nonce: %w", err)
+	}
+	return uint64(next - 1), nil
+}
+
+// UseNonce records that a send took a nonce its caller chose: the coordinator's next one moves past it.
+func (t *Tx) UseNonce(ctx context.Context, network, address string, nonce uint64) error {
+	_, err := t.exec(ctx, `INSERT INTO send_nonces (network, address, next_nonce) VALUES (?, ?, ?)
+		ON CONFLICT (network, address) DO UPDATE SET next_nonce = CASE WHEN send_nonces.next_nonce >= excluded.next_nonce
+		THEN send_nonces.next_nonce ELSE excluded.next_nonce END`, network, address, int64(nonce)+1)
+	if err != nil {
+		return fmt.Errorf("store: use nonce: %w", err)
+	}
+	return nil
+}
+
+// NextNonce is the coordinator's next nonce of an address on a network; found is false when it has given none.
+func (s *Store) NextNonce(ctx context.Context, network, address string) (next uint64, found bool, err error) {
+	var n int64
+	err = s.queryRow(ctx, "SELECT next_nonce FROM send_nonces WHERE network = ? AND address = ?", network, address).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("store: next nonce: %w", err)
+	}
+	return uint64(n), true, nil
+}
