@@ -52,6 +52,10 @@ type Config struct {
 	LoadCommand []string
 	// Stdout receives the results; Stderr the load processes' errors.
 	Stdout, Stderr io.Writer
+	// Peer, when set, makes the run side by side (issue 23): Sigil's SIGN_RAW_PAYLOAD_V2 by the root user and the
+	// peer's transit signing in interleaved rounds at each of ClientCounts (default 1, 8 and 32); Clients is unused.
+	Peer         *Peer
+	ClientCounts []int
 }
 
 // Run starts a coordinator on loopback over a fresh database and measures stamped CREATE_USERS_V3, whoami and
@@ -87,7 +91,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	coord, url, w := s.Coordinator(), s.Services()[0].URL, b.stdout
 	fmt.Fprintf(w, "machine: P-256 stamp verification %.0f/s, secp256k1 signature %.0f/s, each on one core\n", floor.verifyRate, floor.signRate)
-	fmt.Fprintf(w, "database: %s, %d clients, %s per measurement; load from a separate process\n", s.Backend(), clients, duration)
+	if cfg.Peer == nil {
+		fmt.Fprintf(w, "database: %s, %d clients, %s per measurement; load from a separate process\n", s.Backend(), clients, duration)
+	} else {
+		fmt.Fprintf(w, "database: %s, %s per measurement; load from a separate process\n", s.Backend(), duration)
+	}
 	if cfg.DatabaseURL != "" {
 		fmt.Fprintln(w, "server CPU is this process's only: the PostgreSQL server's own CPU is not counted")
 	}
@@ -99,6 +107,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	plan := loadPlan{URL: url, Org: boot.OrganizationID, Curve: boot.APIKey.Curve(), PrivateKey: boot.APIKey.PrivateKeyHex(),
 		Clients: clients, Duration: duration}
+	if cfg.Peer != nil {
+		return b.runPeer(ctx, cfg, plan, rounds)
+	}
 	for _, m := range []struct{ name, op string }{{"CREATE_USERS_V3", "create_users"}, {"whoami", "whoami"}} {
 		plan.Op = m.op
 		r, err := b.measure(ctx, plan)
@@ -293,6 +304,12 @@ func (m measurement) ratio(floor time.Duration) float64 {
 
 // measure runs one load phase in a child process and charges the CPU this process uses meanwhile to the server.
 func (b bench) measure(ctx context.Context, p loadPlan) (measurement, error) {
+	return b.measureServer(ctx, p, func() (time.Duration, error) { return cpuTime(), nil })
+}
+
+// measureServer runs one load phase in a child process and charges to the server the CPU that serverCPU counts
+// meanwhile.
+func (b bench) measureServer(ctx context.Context, p loadPlan, serverCPU func() (time.Duration, error)) (measurement, error) {
 	plan, err := json.Marshal(p)
 	if err != nil {
 		return measurement{}, err
@@ -312,13 +329,14 @@ func (b bench) measure(ctx context.Context, p loadPlan) (measurement, error) {
 		cmd.Wait()
 		return m, fmt.Errorf("bench: the load process did not start")
 	}
-	before := cpuTime()
+	before, cpuErr := serverCPU()
 	decodeErr := json.NewDecoder(out).Decode(&m.loadResult)
-	m.serverCPU = cpuTime() - before
+	after, cpuErr2 := serverCPU()
+	m.serverCPU = after - before
 	if err := cmd.Wait(); err != nil {
 		return m, fmt.Errorf("bench: load process: %w", err)
 	}
-	return m, decodeErr
+	return m, cmp.Or(decodeErr, cpuErr, cpuErr2)
 }
 
 // cpuTime is the user and system CPU time of this process so far, all threads; the child's is not included.
