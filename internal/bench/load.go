@@ -30,19 +30,19 @@ import (
 
 // loadPlan is what the bench hands its load-generating child process on stdin.
 type loadPlan struct {
-	URL        string        `json:"url"`
-	Org        string        `json:"organizationId"`
-	Curve      stamp.Curve   `json:"curve"`
-	PrivateKey string        `json:"privateKey"`
-	Op         string        `json:"op"` // "sign", "sign_raw", "whoami", "create_users" or "transit_sign"
-	SignWith   string        `json:"signWith,omitempty"`
+	URL        string      `json:"url"`
+	Org        string      `json:"organizationId"`
+	Curve      stamp.Curve `json:"curve"`
+	PrivateKey string      `json:"privateKey"`
+	Op         string      `json:"op"` // "sign", "sign_raw", "whoami", "create_users" or "transit_sign"
+	SignWith   string      `json:"signWith,omitempty"`
 	// Token and Key are a transit_sign plan's: the OpenBao or Vault token, and the transit key that signs.
-	Token      string        `json:"token,omitempty"`
-	Key        string        `json:"key,omitempty"`
-	To         string        `json:"to,omitempty"`
-	Clients    int           `json:"clients"`
-	Duration   time.Duration `json:"duration"`
-	Rate       float64       `json:"rate"` // requests per second over all clients; 0 is as fast as possible
+	Token    string        `json:"token,omitempty"`
+	Key      string        `json:"key,omitempty"`
+	To       string        `json:"to,omitempty"`
+	Clients  int           `json:"clients"`
+	Duration time.Duration `json:"duration"`
+	Rate     float64       `json:"rate"` // requests per second over all clients; 0 is as fast as possible
 }
 
 // loadResult is what the child writes back on stdout. Latencies count from the scheduled start when a paced client
