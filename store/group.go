@@ -22,24 +22,43 @@ const maxGroup = 64
 // never waits. PostgreSQL's commit_delay is the same idea.
 const commitDelay = 600 * time.Microsecond
 
+// syncQueue bounds how many committed groups may wait for their sync while the writer goes on with the next ones.
+const syncQueue = 16
+
 // groupCommitter runs SQLite write transactions that arrive together as one database transaction, each in a savepoint
-// of its own, and makes them durable with one commit: one WAL flush and one fsync for the group instead of one each.
-// SQLite has one writer, and with synchronous=FULL the flush, not the statements, is what a commit mostly costs, so
-// under concurrent load this is what lets the writer keep up.
+// of its own, and makes them durable with one commit and one sync of the WAL for the group instead of one each. SQLite
+// has one writer, and the sync, not the statements, is what a commit mostly costs, so under concurrent load this is
+// what lets the writer keep up.
+//
+// The commit and the sync are pipelined: once a group's COMMIT has returned, the group waits for its sync on the
+// syncer's goroutine (durable.go) while the writer already runs the next group; a sync covers every group committed
+// before it began, so groups that committed while the previous sync ran share the next one.
 //
 // Each caller still sees its own transaction: it runs alone (one after the other, on the one connection), a failure
-// undoes only its own writes (ROLLBACK TO its savepoint), and Write returns only after the commit that made its writes
-// durable, or with that commit's error. A group is whatever arrived while the previous one was being committed and,
-// when transactions arrive closer together than commitDelay, during a wait of at most that long.
+// undoes only its own writes (ROLLBACK TO its savepoint), and Write returns only after the sync that made its commit
+// durable, or with the commit's or the sync's error. Callers are answered in the order their groups ran, failed ones
+// too, so that no answer reflects a commit that is not yet durable. A group is whatever arrived while the previous
+// one was being committed and, when transactions arrive closer together than commitDelay, during a wait of at most
+// that long.
 type groupCommitter struct {
-	s       *Store
-	reqs    chan *writeRequest
-	quit    chan struct{}
-	stopped chan struct{}
-	once    sync.Once
-	commits atomic.Int64 // transactions committed or rolled back, for tests
-	waits   atomic.Int64 // groups that waited for more transactions, for tests
-	delay   atomic.Int64 // commitDelay; tests change it
+	s           *Store
+	reqs        chan *writeRequest
+	toSync      chan committed // groups whose transaction has ended, in the order they ran
+	quit        chan struct{}
+	stopped     chan struct{}
+	syncStopped chan struct{}
+	once        sync.Once
+	commits     atomic.Int64 // transactions committed or rolled back, for tests
+	waits       atomic.Int64 // groups that waited for more transactions, for tests
+	delay       atomic.Int64 // commitDelay; tests change it
+}
+
+// committed is a group whose transaction has ended, waiting for the sync that makes its commit durable before its
+// callers are answered.
+type committed struct {
+	group []*writeRequest
+	errs  []error
+	seq   int64 // the number of its commit (durability.begin); 0 when it made none
 }
 
 type writeRequest struct {
@@ -89,14 +108,19 @@ type panicked struct{ value any }
 func (p panicked) Error() string { return fmt.Sprint("store: write function panicked: ", p.value) }
 
 func newGroupCommitter(s *Store) *groupCommitter {
-	g := &groupCommitter{s: s, reqs: make(chan *writeRequest), quit: make(chan struct{}), stopped: make(chan struct{})}
+	g := &groupCommitter{s: s, reqs: make(chan *writeRequest), toSync: make(chan committed, syncQueue),
+		quit: make(chan struct{}), stopped: make(chan struct{}), syncStopped: make(chan struct{})}
 	g.delay.Store(int64(commitDelay))
 	go g.loop()
+	go g.syncLoop()
 	return g
 }
 
 // write hands fn to the committer and waits for the commit that covers it.
 func (g *groupCommitter) write(ctx context.Context, fn func(*Tx) error) error {
+	if errp := g.s.durable.failed.Load(); errp != nil {
+		return *errp
+	}
 	r := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1), at: time.Now()}
 	select {
 	case g.reqs <- r:
@@ -112,7 +136,7 @@ func (g *groupCommitter) write(ctx context.Context, fn func(*Tx) error) error {
 	return err
 }
 
-// stop ends the loop and returns once the group being committed, if any, is answered.
+// stop ends the loop and returns once the groups committed, if any, are synced and answered.
 func (g *groupCommitter) stop() {
 	g.once.Do(func() { close(g.quit) })
 	<-g.stopped
@@ -120,15 +144,17 @@ func (g *groupCommitter) stop() {
 
 func (g *groupCommitter) loop() {
 	defer close(g.stopped)
-	var group []*writeRequest
 	var seen arrivals
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
+		var group []*writeRequest
 		select {
 		case first := <-g.reqs:
-			group = append(group[:0], first)
+			group = append(group, first)
 		case <-g.quit:
+			close(g.toSync)
+			<-g.syncStopped
 			return
 		}
 		seen.add(group[0].at)
@@ -139,8 +165,43 @@ func (g *groupCommitter) loop() {
 			group = g.gather(group, timer.C, &seen)
 			timer.Stop()
 		}
-		g.commit(group)
+		g.toSync <- g.commit(group)
 		g.commits.Add(1)
+	}
+}
+
+// syncLoop makes the committed groups durable, all those waiting with one sync, and answers their callers.
+func (g *groupCommitter) syncLoop() {
+	defer close(g.syncStopped)
+	var batch []committed
+	for c := range g.toSync {
+		batch = append(batch[:0], c)
+		for more := true; more; {
+			select {
+			case c, ok := <-g.toSync:
+				if more = ok; ok {
+					batch = append(batch, c)
+				}
+			default:
+				more = false
+			}
+		}
+		var upTo int64
+		for _, c := range batch {
+			upTo = max(upTo, c.seq)
+		}
+		var syncErr error
+		if upTo > 0 {
+			syncErr = g.s.durable.sync(upTo)
+		}
+		for _, c := range batch {
+			for i, r := range c.group {
+				if c.errs[i] == nil && c.seq > 0 {
+					c.errs[i] = syncErr
+				}
+				r.done <- c.errs[i]
+			}
+		}
 	}
 }
 
@@ -169,12 +230,21 @@ func (g *groupCommitter) gather(group []*writeRequest, wait <-chan time.Time, se
 	return group
 }
 
-// commit runs a group in one transaction and answers every caller.
-func (g *groupCommitter) commit(group []*writeRequest) {
+// commit runs a group in one transaction, and returns what each caller is to be answered once it is durable.
+func (g *groupCommitter) commit(group []*writeRequest) committed {
+	before := g.s.durable.begun.Load()
+	c := committed{group: group, errs: g.run(group)}
+	if after := g.s.durable.begun.Load(); after > before { // only this goroutine begins commits
+		c.seq = after
+	}
+	return c
+}
+
+// run runs a group in one transaction and returns each caller's error.
+func (g *groupCommitter) run(group []*writeRequest) []error {
 	if len(group) == 1 { // its own transaction: no savepoint to pay for
 		r := group[0]
-		r.done <- g.s.writeTx(r.ctx, 1, func(tx *Tx) error { return callRecovering(r.fn, tx) })
-		return
+		return []error{g.s.writeTx(r.ctx, 1, func(tx *Tx) error { return callRecovering(r.fn, tx) })}
 	}
 	errs := make([]error, len(group))
 	err := g.s.writeTx(context.Background(), len(group), func(tx *Tx) error {
@@ -191,12 +261,12 @@ func (g *groupCommitter) commit(group []*writeRequest) {
 		}
 		return nil
 	})
-	for i, r := range group {
+	for i := range group {
 		if errs[i] == nil {
 			errs[i] = err
 		}
-		r.done <- errs[i]
 	}
+	return errs
 }
 
 // runInSavepoint runs one caller's function in a savepoint, undoing its writes when it fails. The second result is an

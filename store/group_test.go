@@ -201,3 +201,29 @@ func TestArrivals(t *testing.T) {
 		t.Fatal("an arrival after a pause is expected to be followed at once")
 	}
 }
+
+// Write returns only once its commit is synced, and commits made while a sync runs share the next one.
+func TestWriteReturnsOnceSynced(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := open(t, testdb.SQLite(t))
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Go(func() {
+			var before int64
+			err := s.Write(ctx, func(tx *store.Tx) error {
+				before, _ = store.CommitsForTest(s) // this transaction's commit will be a later one
+				_, err := tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprintf("s%d", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: "S", Record: []byte(`{}`)})
+				return err
+			})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, synced := store.CommitsForTest(s); synced <= before {
+				t.Errorf("Write returned with %d commits synced; its own commit comes after the first %d", synced, before)
+			}
+		})
+	}
+	wg.Wait()
+}
