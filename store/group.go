@@ -145,6 +145,7 @@ func (g *groupCommitter) stop() {
 func (g *groupCommitter) loop() {
 	defer close(g.stopped)
 	var seen arrivals
+	lastSize := 0 // transactions in the previous group
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
@@ -159,12 +160,16 @@ func (g *groupCommitter) loop() {
 		}
 		seen.add(group[0].at)
 		group = g.gather(group, nil, &seen)
-		if delay := time.Duration(g.delay.Load()); len(group) < maxGroup && seen.expect(delay) {
+		// Waiting pays only when writers overlap: one client writing one transaction after another, however quickly,
+		// sends its next only once this one is answered, and its groups hold one transaction each.
+		overlapping := len(group) > 1 || lastSize > 1
+		if delay := time.Duration(g.delay.Load()); len(group) < maxGroup && overlapping && seen.expect(delay) {
 			g.waits.Add(1)
 			timer.Reset(delay)
 			group = g.gather(group, timer.C, &seen)
 			timer.Stop()
 		}
+		lastSize = len(group)
 		g.toSync <- g.commit(group)
 		g.commits.Add(1)
 	}

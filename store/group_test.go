@@ -175,6 +175,28 @@ func TestCommitDelayGathersOnlyUnderConcurrentLoad(t *testing.T) {
 	})
 }
 
+// One writer writing one transaction after another, closer together than the delay, never waits for others: it sends
+// its next transaction only once the last is answered.
+func TestSequentialWriterNeverWaits(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := open(t, testdb.SQLite(t))
+		const delay = 400 * time.Millisecond
+		store.SetCommitDelayForTest(s, delay)
+		waits := store.CommitWaitsForTest(s)
+		for range 20 {
+			if err := s.Write(ctx, func(*store.Tx) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(delay / 10)
+		}
+		if n := store.CommitWaitsForTest(s) - waits; n != 0 {
+			t.Fatalf("a sequential writer waited %d times for others", n)
+		}
+	})
+}
+
 // The mean gap between arrivals follows the recent ones; a pause shows at once.
 func TestArrivals(t *testing.T) {
 	t.Parallel()
