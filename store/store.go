@@ -197,11 +197,12 @@ func (s *Store) Write(ctx context.Context, fn func(*Tx) error) error {
 	if s.group != nil {
 		return s.group.write(ctx, fn)
 	}
-	return s.writeTx(ctx, 1, fn)
+	return s.writeTx(ctx, func() int { return 1 }, fn)
 }
 
-// writeTx runs fn in a transaction of its own, which makes the writes of group callers durable.
-func (s *Store) writeTx(ctx context.Context, group int, fn func(*Tx) error) error {
+// writeTx runs fn in a transaction of its own, which makes the writes of group callers durable; size counts them once
+// fn has returned.
+func (s *Store) writeTx(ctx context.Context, size func() int, fn func(*Tx) error) error {
 	if s.writeStmts != nil {
 		s.writeStmts.prepareWanted(ctx)
 	}
@@ -223,7 +224,7 @@ func (s *Store) writeTx(ctx context.Context, group int, fn func(*Tx) error) erro
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
-	s.metrics.Commit(group, time.Since(start))
+	s.metrics.Commit(size(), time.Since(start))
 	if s.checkpoints != nil {
 		s.checkpoints.committed()
 	}
