@@ -217,11 +217,13 @@ var errNowMeasured = errors.New("coordinator: a velocity control now measures th
 // or exclusively.
 func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool) (*record, error) {
 	var rec *record
+	var read *Org // the document as the transaction read it
 	err := c.store.Write(ctx, func(tx *store.Tx) error {
 		org, err := c.lockOrg(ctx, tx, sub.org.ID, readOnly)
 		if err != nil {
 			return err
 		}
+		read = org
 		if readOnly && org.measures(sub.op) {
 			return errNowMeasured
 		}
@@ -265,6 +267,12 @@ func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool)
 		}
 		return fmt.Errorf("coordinator: activity %s was neither recorded nor found recorded", row.ID)
 	})
+	if err == nil && readOnly {
+		// A document newer than the cached one, read shared and left unchanged, is committed now: the next activities
+		// authenticate against it and are decided ahead again, instead of each finding the cached version stale and
+		// coming here. (A document read exclusively is the transaction's own copy to change, and is not kept.)
+		c.orgs.put(read)
+	}
 	if err == nil && rec.webhooks {
 		c.notifyWebhooks()
 	}

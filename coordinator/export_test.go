@@ -25,3 +25,12 @@ func (c *Coordinator) SecretIDs(ctx context.Context, orgID string) ([]string, er
 	}
 	return ids, nil
 }
+
+// CachedOrgVersion is the version of the organization's document that activities authenticate against; -1 when none
+// is cached.
+func (c *Coordinator) CachedOrgVersion(orgID string) int64 {
+	if o := c.orgs.get(orgID); o != nil {
+		return o.version
+	}
+	return -1
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/big"
 	"strings"
 	"testing"
@@ -275,6 +276,40 @@ func TestPolicyOnActivityParams(t *testing.T) {
 			Encoding: "PAYLOAD_ENCODING_TEXT_UTF8", HashFunction: "HASH_FUNCTION_KECCAK256"})
 		if !client.IsCode(err, apierr.PermissionDenied) {
 			t.Fatalf("text payload: %v", err)
+		}
+	})
+}
+
+// TestSigningRefreshesStaleDocument: an activity that changes the organization leaves the document that requests
+// authenticate against behind its stored version. The next signing activity, decided ahead against that stale
+// document, is recorded in a transaction instead; once committed, the document it read there is the one the following
+// activities are decided ahead against, so that they do not all take the slower path.
+func TestSigningRefreshesStaleDocument(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStack(t, b)
+		org := s.boot.OrganizationID
+		w, _, err := s.root.CreateWallet(bg, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := s.store.GetOrg(bg, org)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sign := func(i int) {
+			t.Helper()
+			if _, _, err := s.root.SignRawPayload(bg, org, api.SignRawPayloadIntentV2{SignWith: w.Addresses[0],
+				Payload: fmt.Sprintf("0x%064x", i), Encoding: "PAYLOAD_ENCODING_HEXADECIMAL", HashFunction: "HASH_FUNCTION_NO_OP"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sign(1)
+		if got := s.coord.CachedOrgVersion(org); got != stored.Version {
+			t.Fatalf("after a signing activity the cached document is at version %d, the stored one at %d", got, stored.Version)
+		}
+		sign(2)
+		if n := s.activityCount(org); n < 3 {
+			t.Errorf("%d activities recorded, want the wallet and both signatures", n)
 		}
 	})
 }

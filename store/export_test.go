@@ -61,3 +61,8 @@ type ArrivalsForTest struct{ a arrivals }
 
 func (a *ArrivalsForTest) Add(t time.Time)             { a.a.add(t) }
 func (a *ArrivalsForTest) Expect(d time.Duration) bool { return a.a.expect(d) }
+
+// CommitsForTest counts SQLite's commits begun and those synced.
+func CommitsForTest(s *Store) (begun, synced int64) {
+	return s.durable.begun.Load(), s.durable.synced.Load()
+}

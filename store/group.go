@@ -14,32 +14,57 @@ var errClosed = errors.New("store: closed")
 // maxGroup bounds how many write transactions share one commit, so that one commit's latency stays bounded.
 const maxGroup = 64
 
+// recentGroups is how many groups back a group of several transactions shows that writers overlap.
+const recentGroups = 8
+
 // commitDelay is how long the committer may wait for more transactions before it commits a group, when they arrive
 // closer together than that. A commit's cost is mostly fixed — the WAL's fsync, the writes of the pages every
 // transaction touches (the table's last page, its indexes', the header) — so under concurrent load a short wait lets
 // more transactions share it: measured at the signing benchmark's peak, a tenth less CPU per activity and a higher peak
-// rate. A transaction that arrives after a pause of several times the delay is committed at once, so a lone writer
-// never waits. PostgreSQL's commit_delay is the same idea.
+// rate. A transaction that arrives after a pause of several times the delay is committed at once, and so are those of
+// a writer alone (groups of one transaction in a row). PostgreSQL's commit_delay is the same idea.
 const commitDelay = 600 * time.Microsecond
 
+// syncQueue bounds how many committed groups may wait for their sync while the writer goes on with the next ones.
+const syncQueue = 16
+
 // groupCommitter runs SQLite write transactions that arrive together as one database transaction, each in a savepoint
-// of its own, and makes them durable with one commit: one WAL flush and one fsync for the group instead of one each.
-// SQLite has one writer, and with synchronous=FULL the flush, not the statements, is what a commit mostly costs, so
-// under concurrent load this is what lets the writer keep up.
+// of its own, and makes them durable with one commit and one sync of the WAL for the group instead of one each. SQLite
+// has one writer, and the sync, not the statements, is what a commit mostly costs, so under concurrent load this is
+// what lets the writer keep up.
+//
+// The commit and the sync are pipelined: once a group's COMMIT has returned, the group waits for its sync on the
+// syncer's goroutine (durable.go) while the writer already runs the next group, whose transactions run as they
+// arrive, in one open transaction, until the syncer is idle; then the group commits and goes to the syncer in turn.
+// So under load the statements run while the disk syncs, and a group holds everything that arrived during a sync.
 //
 // Each caller still sees its own transaction: it runs alone (one after the other, on the one connection), a failure
-// undoes only its own writes (ROLLBACK TO its savepoint), and Write returns only after the commit that made its writes
-// durable, or with that commit's error. A group is whatever arrived while the previous one was being committed and,
-// when transactions arrive closer together than commitDelay, during a wait of at most that long.
+// undoes only its own writes (ROLLBACK TO its savepoint), and Write returns only after the sync that made its commit
+// durable, or with the commit's or the sync's error. Callers are answered in the order their groups ran, failed ones
+// too, so that no answer reflects a commit that is not yet durable. A group is whatever arrived while the previous
+// ones were being synced and, when overlapping writers arrive closer together than commitDelay, during a wait of at
+// most that long.
 type groupCommitter struct {
-	s       *Store
-	reqs    chan *writeRequest
-	quit    chan struct{}
-	stopped chan struct{}
-	once    sync.Once
-	commits atomic.Int64 // transactions committed or rolled back, for tests
-	waits   atomic.Int64 // groups that waited for more transactions, for tests
-	delay   atomic.Int64 // commitDelay; tests change it
+	s           *Store
+	reqs        chan *writeRequest
+	toSync      chan committed // groups whose transaction has ended, in the order they ran
+	quit        chan struct{}
+	stopped     chan struct{}
+	syncStopped chan struct{}
+	inflight    atomic.Int64  // groups handed to the syncer and not yet synced
+	idle        chan struct{} // the syncer has synced every group handed to it
+	once        sync.Once
+	commits     atomic.Int64 // transactions committed or rolled back, for tests
+	waits       atomic.Int64 // groups that waited for more transactions, for tests
+	delay       atomic.Int64 // commitDelay; tests change it
+}
+
+// committed is a group whose transaction has ended, waiting for the sync that makes its commit durable before its
+// callers are answered.
+type committed struct {
+	group []*writeRequest
+	errs  []error
+	seq   int64 // the number of its commit (durability.begin); 0 when it made none
 }
 
 type writeRequest struct {
@@ -89,14 +114,19 @@ type panicked struct{ value any }
 func (p panicked) Error() string { return fmt.Sprint("store: write function panicked: ", p.value) }
 
 func newGroupCommitter(s *Store) *groupCommitter {
-	g := &groupCommitter{s: s, reqs: make(chan *writeRequest), quit: make(chan struct{}), stopped: make(chan struct{})}
+	g := &groupCommitter{s: s, reqs: make(chan *writeRequest), toSync: make(chan committed, syncQueue),
+		quit: make(chan struct{}), stopped: make(chan struct{}), syncStopped: make(chan struct{}), idle: make(chan struct{}, 1)}
 	g.delay.Store(int64(commitDelay))
 	go g.loop()
+	go g.syncLoop()
 	return g
 }
 
 // write hands fn to the committer and waits for the commit that covers it.
 func (g *groupCommitter) write(ctx context.Context, fn func(*Tx) error) error {
+	if errp := g.s.durable.failed.Load(); errp != nil {
+		return *errp
+	}
 	r := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1), at: time.Now()}
 	select {
 	case g.reqs <- r:
@@ -112,7 +142,7 @@ func (g *groupCommitter) write(ctx context.Context, fn func(*Tx) error) error {
 	return err
 }
 
-// stop ends the loop and returns once the group being committed, if any, is answered.
+// stop ends the loop and returns once the groups committed, if any, are synced and answered.
 func (g *groupCommitter) stop() {
 	g.once.Do(func() { close(g.quit) })
 	<-g.stopped
@@ -120,82 +150,167 @@ func (g *groupCommitter) stop() {
 
 func (g *groupCommitter) loop() {
 	defer close(g.stopped)
-	var group []*writeRequest
 	var seen arrivals
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
+	alone := recentGroups // groups in a row that held one transaction each, up to recentGroups
 	for {
+		var first *writeRequest
 		select {
-		case first := <-g.reqs:
-			group = append(group[:0], first)
+		case first = <-g.reqs:
 		case <-g.quit:
+			close(g.toSync)
+			<-g.syncStopped
 			return
 		}
-		seen.add(group[0].at)
-		group = g.gather(group, nil, &seen)
-		if delay := time.Duration(g.delay.Load()); len(group) < maxGroup && seen.expect(delay) {
-			g.waits.Add(1)
-			timer.Reset(delay)
-			group = g.gather(group, timer.C, &seen)
-			timer.Stop()
+		seen.add(first.at)
+		c := g.commit(first, &seen, alone < recentGroups)
+		if len(c.group) > 1 {
+			alone = 0
+		} else {
+			alone = min(alone+1, recentGroups)
 		}
-		g.commit(group)
+		g.inflight.Add(1)
+		g.toSync <- c
 		g.commits.Add(1)
 	}
 }
 
-// gather adds to group the transactions waiting to be committed and, until wait fires (never when nil), those that
-// arrive meanwhile.
-func (g *groupCommitter) gather(group []*writeRequest, wait <-chan time.Time, seen *arrivals) []*writeRequest {
-	for len(group) < maxGroup {
+// syncLoop makes the committed groups durable, all those waiting with one sync, and answers their callers.
+func (g *groupCommitter) syncLoop() {
+	defer close(g.syncStopped)
+	var batch []committed
+	for c := range g.toSync {
+		batch = append(batch[:0], c)
+		for more := true; more; {
+			select {
+			case c, ok := <-g.toSync:
+				if more = ok; ok {
+					batch = append(batch, c)
+				}
+			default:
+				more = false
+			}
+		}
+		var upTo int64
+		for _, c := range batch {
+			upTo = max(upTo, c.seq)
+		}
+		var syncErr error
+		if upTo > 0 {
+			syncErr = g.s.durable.sync(upTo)
+		}
+		// Idle before the callers hear: a caller's next write must find the syncer idle and commit at once.
+		g.inflight.Add(-int64(len(batch)))
 		select {
-		case r := <-g.reqs:
-			seen.add(r.at)
-			group = append(group, r)
-			continue
+		case g.idle <- struct{}{}:
 		default:
 		}
-		if wait == nil {
-			return group
-		}
-		select {
-		case r := <-g.reqs:
-			seen.add(r.at)
-			group = append(group, r)
-		case <-wait:
-			return group
+		for _, c := range batch {
+			for i, r := range c.group {
+				if c.errs[i] == nil && c.seq > 0 {
+					c.errs[i] = syncErr
+				}
+				r.done <- c.errs[i]
+			}
 		}
 	}
-	return group
 }
 
-// commit runs a group in one transaction and answers every caller.
-func (g *groupCommitter) commit(group []*writeRequest) {
-	if len(group) == 1 { // its own transaction: no savepoint to pay for
-		r := group[0]
-		r.done <- g.s.writeTx(r.ctx, 1, func(tx *Tx) error { return callRecovering(r.fn, tx) })
-		return
-	}
-	errs := make([]error, len(group))
-	err := g.s.writeTx(context.Background(), len(group), func(tx *Tx) error {
-		for i, r := range group {
-			if errs[i] = r.ctx.Err(); errs[i] != nil {
-				continue // the caller has given up; run nothing for it
+// commit runs a group in one transaction, beginning with first, and returns what each caller is to be answered once
+// it is durable. Transactions join the group as they arrive and run at once, while the previous groups are synced:
+// committing sooner would not answer anyone sooner, as their sync waits for the one under way, and a larger group
+// costs less per transaction. Once the syncer is idle the group commits, unless writers overlap (this group or one of
+// the recent ones held more than one transaction) and have been arriving closer together than the commit delay: then
+// it waits that long for more.
+func (g *groupCommitter) commit(first *writeRequest, seen *arrivals, overlapping bool) committed {
+	before := g.s.durable.begun.Load()
+	var c committed
+	err := g.s.writeTx(context.Background(), func() int { return len(c.group) }, func(tx *Tx) error {
+		err := first.ctx.Err() // the caller has given up: run nothing for it
+		if err == nil {
+			own := *tx // a Tx of its own: a function may change its Tx (migrations turn statement caching off)
+			err = callRecovering(first.fn, &own)
+		}
+		c.group, c.errs = append(c.group, first), append(c.errs, err)
+		if err != nil {
+			return c.errs[0] // alone so far, and without a savepoint: the transaction is rolled back
+		}
+		var waitUntil time.Time
+		for len(c.group) < maxGroup {
+			r := g.next(seen, &waitUntil, overlapping || len(c.group) > 1)
+			if r == nil {
+				return nil
 			}
-			var abort error
+			c.group = append(c.group, r)
+			if err := r.ctx.Err(); err != nil {
+				c.errs = append(c.errs, err) // the caller has given up; run nothing for it
+				continue
+			}
 			member := *tx // a Tx of its own: a function may change its Tx (migrations turn statement caching off)
-			errs[i], abort = runInSavepoint(r.ctx, &member, r.fn)
+			err, abort := runInSavepoint(r.ctx, &member, r.fn)
+			c.errs = append(c.errs, err)
 			if abort != nil {
 				return abort
 			}
 		}
 		return nil
 	})
-	for i, r := range group {
-		if errs[i] == nil {
-			errs[i] = err
+	for i := range c.errs {
+		if c.errs[i] == nil {
+			c.errs[i] = err
 		}
-		r.done <- errs[i]
+	}
+	if after := g.s.durable.begun.Load(); after > before { // only this goroutine begins commits
+		c.seq = after
+	}
+	return c
+}
+
+// next is the next transaction to join the group being built; nil when the group should commit now.
+// A group waits for more at most once, until waitUntil.
+func (g *groupCommitter) next(seen *arrivals, waitUntil *time.Time, overlapping bool) *writeRequest {
+	for {
+		select {
+		case r := <-g.reqs:
+			seen.add(r.at)
+			return r
+		default:
+		}
+		select { // a signal from a sync that ended before this check is stale
+		case <-g.idle:
+		default:
+		}
+		if g.inflight.Load() == 0 {
+			break
+		}
+		select {
+		case r := <-g.reqs:
+			seen.add(r.at)
+			return r
+		case <-g.idle:
+		}
+	}
+	// Waiting pays only when writers overlap: one client writing one transaction after another, however quickly,
+	// sends its next only once this one is answered, and its groups hold one transaction each.
+	if waitUntil.IsZero() {
+		delay := time.Duration(g.delay.Load())
+		if !overlapping || !seen.expect(delay) {
+			return nil
+		}
+		*waitUntil = time.Now().Add(delay)
+		g.waits.Add(1)
+	}
+	left := time.Until(*waitUntil)
+	if left <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(left)
+	defer timer.Stop()
+	select {
+	case r := <-g.reqs:
+		seen.add(r.at)
+		return r
+	case <-timer.C:
+		return nil
 	}
 }
 

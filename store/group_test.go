@@ -17,8 +17,8 @@ import (
 // (the writer held, the others waiting their turn) and time.Sleep moves the bubble's clock, not the wall's, so the
 // timing of arrivals is exact and nothing waits for real.
 
-// Writes that arrive while another commits share the next commit, and each is still its own transaction: a failing
-// one leaves nothing, a panicking one panics in its caller, the others are all kept.
+// Writes that arrive while another runs share its commit, and each is still its own transaction: a failing one leaves
+// nothing, a panicking one panics in its caller, the others are all kept.
 func TestConcurrentWritesShareCommitsAndFailAlone(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -71,8 +71,8 @@ func TestConcurrentWritesShareCommitsAndFailAlone(t *testing.T) {
 		if err := <-blocked; err != nil {
 			t.Fatal(err)
 		}
-		if commits := store.GroupCommitsForTest(s) - before; commits != 2 {
-			t.Fatalf("%d commits for %d concurrent writes, want 2: the one holding the writer, then all the others", commits, n)
+		if commits := store.GroupCommitsForTest(s) - before; commits != 1 {
+			t.Fatalf("%d commits for %d concurrent writes, want 1: those waiting join the group of the one holding the writer", commits, n)
 		}
 		for i := 1; i < n; i++ {
 			_, err := s.ActivityByID(ctx, fmt.Sprintf("a%d", i))
@@ -175,6 +175,28 @@ func TestCommitDelayGathersOnlyUnderConcurrentLoad(t *testing.T) {
 	})
 }
 
+// One writer writing one transaction after another, closer together than the delay, never waits for others: it sends
+// its next transaction only once the last is answered.
+func TestSequentialWriterNeverWaits(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := open(t, testdb.SQLite(t))
+		const delay = 400 * time.Millisecond
+		store.SetCommitDelayForTest(s, delay)
+		waits := store.CommitWaitsForTest(s)
+		for range 20 {
+			if err := s.Write(ctx, func(*store.Tx) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(delay / 10)
+		}
+		if n := store.CommitWaitsForTest(s) - waits; n != 0 {
+			t.Fatalf("a sequential writer waited %d times for others", n)
+		}
+	})
+}
+
 // The mean gap between arrivals follows the recent ones; a pause shows at once.
 func TestArrivals(t *testing.T) {
 	t.Parallel()
@@ -200,4 +222,30 @@ func TestArrivals(t *testing.T) {
 	if a.Expect(5 * time.Millisecond) {
 		t.Fatal("an arrival after a pause is expected to be followed at once")
 	}
+}
+
+// Write returns only once its commit is synced, and commits made while a sync runs share the next one.
+func TestWriteReturnsOnceSynced(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := open(t, testdb.SQLite(t))
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Go(func() {
+			var before int64
+			err := s.Write(ctx, func(tx *store.Tx) error {
+				before, _ = store.CommitsForTest(s) // this transaction's commit will be a later one
+				_, err := tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprintf("s%d", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: "S", Record: []byte(`{}`)})
+				return err
+			})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, synced := store.CommitsForTest(s); synced <= before {
+				t.Errorf("Write returned with %d commits synced; its own commit comes after the first %d", synced, before)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -22,7 +22,7 @@ type VelocityTotal struct {
 }
 
 type rowQuerier interface {
-	queryRow(ctx context.Context, q string, args ...any) *sql.Row
+	queryRow(ctx context.Context, q string, args ...any) durableRow
 }
 
 // VelocityTotal reads a bucket's total after sinceMs (exclusive) in the transaction, which holds the organization, so

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"fmt"
 	"strings"
@@ -117,7 +116,7 @@ func (s *Store) ListWebhookDeliveries(ctx context.Context, endpointID, state str
 	return collectDeliveries(rows)
 }
 
-func collectDeliveries(rows *sql.Rows) ([]WebhookDelivery, error) {
+func collectDeliveries(rows rowScanner) ([]WebhookDelivery, error) {
 	defer rows.Close()
 	var out []WebhookDelivery
 	for rows.Next() {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/base64"
 	"fmt"
 	"strings"
@@ -65,7 +64,7 @@ func (t *Tx) YieldWebhookEndpoints(ctx context.Context, project string) ([]Yield
 	return collectYieldWebhookEndpoints(rows)
 }
 
-func collectYieldWebhookEndpoints(rows *sql.Rows) ([]YieldWebhookEndpoint, error) {
+func collectYieldWebhookEndpoints(rows rowScanner) ([]YieldWebhookEndpoint, error) {
 	defer rows.Close()
 	var out []YieldWebhookEndpoint
 	for rows.Next() {

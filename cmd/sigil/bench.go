@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"sigil/internal/bench"
@@ -19,8 +21,25 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	dbURL := fs.String("database-url", "", "PostgreSQL server to measure instead of SQLite (the bench works in a new database there and drops it)")
 	rounds := fs.Int("rounds", 3, "signing rounds (crypto floor, peak, half the peak) whose median is judged against the goals")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server during the first peak signing measurement to this file")
+	peerURL := fs.String("peer-url", "", "OpenBao or Vault address: run side by side against its transit signing instead (docs/BENCHMARKS.md)")
+	peerToken := fs.String("peer-token", "", "token of the peer, allowed to sign with --peer-key")
+	peerKey := fs.String("peer-key", "bench", "transit key of the peer that signs (ecdsa-p256)")
+	peerPID := fs.Int("peer-pid", 0, "process of the peer whose CPU is counted (default: the one listening on --peer-url's port)")
+	clientCounts := fs.String("peer-clients", "1,8,32", "client counts of the side-by-side run")
 	if err := e.parse(fs, args); err != nil {
 		return err
+	}
+	var peer *bench.Peer
+	var counts []int
+	if *peerURL != "" {
+		peer = &bench.Peer{URL: *peerURL, Token: *peerToken, Key: *peerKey, PID: *peerPID}
+		for _, f := range strings.Split(*clientCounts, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				return e.usageErrorf("--peer-clients is a list of client counts of at least 1, like 1,8,32")
+			}
+			counts = append(counts, n)
+		}
 	}
 	if *clients < 1 || *rounds < 1 || *duration <= 0 {
 		return e.usageErrorf("--clients and --rounds must be at least 1, and --duration positive")
@@ -30,5 +49,5 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return bench.Run(ctx, bench.Config{Clients: *clients, Duration: *duration, DatabaseURL: *dbURL, Rounds: *rounds,
-		CPUProfile: *cpuProfile, LoadCommand: []string{exe, "bench", "--load"}, Stdout: e.stdout, Stderr: e.stderr})
+		CPUProfile: *cpuProfile, Peer: peer, ClientCounts: counts, LoadCommand: []string{exe, "bench", "--load"}, Stdout: e.stdout, Stderr: e.stderr})
 }

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -32,4 +35,35 @@ func TestBench(t *testing.T) {
 		t.Errorf("requests failed:\n%s", out)
 	}
 	t.Log("\n" + out)
+}
+
+// TestBenchSideBySide runs the side-by-side mode against a stand-in for OpenBao's transit/sign endpoint, in this
+// process (--peer-pid): it checks the rounds and the table are produced, not anyone's performance.
+func TestBenchSideBySide(t *testing.T) {
+	t.Parallel()
+	transit := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/transit/sign/k" || r.Header.Get("X-Vault-Token") != "tok" {
+			http.Error(w, `{"errors":["permission denied"]}`, http.StatusForbidden)
+			return
+		}
+		w.Write([]byte(`{"data":{"signature":"vault:v1:MEUCIQ"}}`))
+	}))
+	defer transit.Close()
+	out, errs, code := sigil(t, "bench", "--duration", "60ms", "--rounds", "1", "--peer-url", transit.URL,
+		"--peer-token", "tok", "--peer-key", "k", "--peer-pid", strconv.Itoa(os.Getpid()), "--peer-clients", "1,2")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"r1 sigil 1", "r1 peer 2", "| clients | Sigil req/s | peer req/s | ratio", "| 1 | ", "| 2 | ",
+		"goal: Sigil's rate at least 1.0× the peer's"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "first error") || strings.Contains(out, "requests failed") {
+		t.Errorf("requests failed:\n%s", out)
+	}
+	if _, _, code := sigil(t, "bench", "--peer-url", transit.URL, "--peer-clients", "1,x"); code == 0 {
+		t.Errorf("--peer-clients 1,x accepted")
+	}
 }

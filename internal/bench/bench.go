@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -52,6 +53,10 @@ type Config struct {
 	LoadCommand []string
 	// Stdout receives the results; Stderr the load processes' errors.
 	Stdout, Stderr io.Writer
+	// Peer, when set, makes the run side by side (issue 23): Sigil's SIGN_RAW_PAYLOAD_V2 by the root user and the
+	// peer's transit signing in interleaved rounds at each of ClientCounts (default 1, 8 and 32); Clients is unused.
+	Peer         *Peer
+	ClientCounts []int
 }
 
 // Run starts a coordinator on loopback over a fresh database and measures stamped CREATE_USERS_V3, whoami and
@@ -86,8 +91,12 @@ func Run(ctx context.Context, cfg Config) error {
 		b.stderr = io.Discard
 	}
 	coord, url, w := s.Coordinator(), s.Services()[0].URL, b.stdout
-	fmt.Fprintf(w, "machine: P-256 stamp verification %.0f/s, secp256k1 signature %.0f/s, each on one core\n", floor.verifyRate, floor.signRate)
-	fmt.Fprintf(w, "database: %s, %d clients, %s per measurement; load from a separate process\n", s.Backend(), clients, duration)
+	fmt.Fprintf(w, "machine: P-256 stamp verification %.0f/s, secp256k1 signature %.0f/s, each per second of one core's CPU time\n", floor.verifyRate, floor.signRate)
+	if cfg.Peer == nil {
+		fmt.Fprintf(w, "database: %s, %d clients, %s per measurement; load from a separate process\n", s.Backend(), clients, duration)
+	} else {
+		fmt.Fprintf(w, "database: %s, %s per measurement; load from a separate process\n", s.Backend(), duration)
+	}
 	if cfg.DatabaseURL != "" {
 		fmt.Fprintln(w, "server CPU is this process's only: the PostgreSQL server's own CPU is not counted")
 	}
@@ -99,6 +108,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	plan := loadPlan{URL: url, Org: boot.OrganizationID, Curve: boot.APIKey.Curve(), PrivateKey: boot.APIKey.PrivateKeyHex(),
 		Clients: clients, Duration: duration}
+	if cfg.Peer != nil {
+		return b.runPeer(ctx, cfg, plan, rounds)
+	}
 	for _, m := range []struct{ name, op string }{{"CREATE_USERS_V3", "create_users"}, {"whoami", "whoami"}} {
 		plan.Op = m.op
 		r, err := b.measure(ctx, plan)
@@ -199,7 +211,7 @@ func (b bench) signingRound(ctx context.Context, plan loadPlan, profile bool, cp
 }
 
 // cryptoFloor is the raw cryptography of one signing activity on this machine: one P-256 stamp verification and one
-// secp256k1 signature, each measured on one goroutine.
+// secp256k1 signature, each measured on one goroutine in CPU time.
 type cryptoFloor struct {
 	verifyRate, signRate float64 // per second
 	perActivity          time.Duration
@@ -293,6 +305,12 @@ func (m measurement) ratio(floor time.Duration) float64 {
 
 // measure runs one load phase in a child process and charges the CPU this process uses meanwhile to the server.
 func (b bench) measure(ctx context.Context, p loadPlan) (measurement, error) {
+	return b.measureServer(ctx, p, func() (time.Duration, error) { return cpuTime(), nil })
+}
+
+// measureServer runs one load phase in a child process and charges to the server the CPU that serverCPU counts
+// meanwhile.
+func (b bench) measureServer(ctx context.Context, p loadPlan, serverCPU func() (time.Duration, error)) (measurement, error) {
 	plan, err := json.Marshal(p)
 	if err != nil {
 		return measurement{}, err
@@ -312,13 +330,14 @@ func (b bench) measure(ctx context.Context, p loadPlan) (measurement, error) {
 		cmd.Wait()
 		return m, fmt.Errorf("bench: the load process did not start")
 	}
-	before := cpuTime()
+	before, cpuErr := serverCPU()
 	decodeErr := json.NewDecoder(out).Decode(&m.loadResult)
-	m.serverCPU = cpuTime() - before
+	after, cpuErr2 := serverCPU()
+	m.serverCPU = after - before
 	if err := cmd.Wait(); err != nil {
 		return m, fmt.Errorf("bench: load process: %w", err)
 	}
-	return m, decodeErr
+	return m, cmp.Or(decodeErr, cpuErr, cpuErr2)
 }
 
 // cpuTime is the user and system CPU time of this process so far, all threads; the child's is not included.
@@ -362,16 +381,12 @@ func secp256k1SignRate(d time.Duration) float64 {
 	priv := make([]byte, 32)
 	priv[31] = 7
 	digest := make([]byte, 32)
-	n := 0
-	start := time.Now()
-	for time.Since(start) < d {
+	return ratePerCPUSecond(d, func(n int) {
 		digest[0] = byte(n)
 		if _, err := keys.SignSecp256k1(priv, digest); err != nil {
 			panic(err)
 		}
-		n++
-	}
-	return float64(n) / time.Since(start).Seconds()
+	})
 }
 
 // p256VerifyRate measures parse-and-verify of one P-256 X-Stamp on one goroutine.
@@ -379,17 +394,39 @@ func p256VerifyRate(d time.Duration) float64 {
 	key, _ := stamp.GenerateAPIKey(stamp.CurveP256)
 	body := []byte(`{"organizationId":"00000000-0000-0000-0000-000000000000"}`)
 	_, value, _ := key.Stamp(body)
-	n := 0
-	start := time.Now()
-	for time.Since(start) < d {
+	return ratePerCPUSecond(d, func(int) {
 		s, err := stamp.ParseAPIKeyStamp(value)
 		if err != nil || s.Verify(body) != nil {
 			panic("bench: stamp does not verify")
 		}
+	})
+}
+
+// ratePerCPUSecond runs op for about d on one thread and returns how many it ran per second of that thread's CPU
+// time: like the server's CPU per request, it does not count the time the thread waited for a core, which on a busy
+// machine is most of the wall time.
+func ratePerCPUSecond(d time.Duration, op func(n int)) float64 {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	n, start, cpu := 0, time.Now(), threadCPU()
+	for time.Since(start) < d {
+		op(n)
 		n++
 	}
-	return float64(n) / time.Since(start).Seconds()
+	return float64(n) / (threadCPU() - cpu).Seconds()
 }
+
+// threadCPU is the user and system CPU time of the calling thread so far.
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// rusageThread is Linux's RUSAGE_THREAD, which package syscall does not name.
+const rusageThread = 1
 
 // startCPUProfile profiles this process (the server) into path until the returned function is called; "" profiles
 // nothing.

@@ -1,7 +1,11 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -20,21 +24,25 @@ import (
 
 	"sigil/api"
 	"sigil/client"
+	"sigil/evm"
 	"sigil/stamp"
 )
 
 // loadPlan is what the bench hands its load-generating child process on stdin.
 type loadPlan struct {
-	URL        string        `json:"url"`
-	Org        string        `json:"organizationId"`
-	Curve      stamp.Curve   `json:"curve"`
-	PrivateKey string        `json:"privateKey"`
-	Op         string        `json:"op"` // "sign", "whoami" or "create_users"
-	SignWith   string        `json:"signWith,omitempty"`
-	To         string        `json:"to,omitempty"`
-	Clients    int           `json:"clients"`
-	Duration   time.Duration `json:"duration"`
-	Rate       float64       `json:"rate"` // requests per second over all clients; 0 is as fast as possible
+	URL        string      `json:"url"`
+	Org        string      `json:"organizationId"`
+	Curve      stamp.Curve `json:"curve"`
+	PrivateKey string      `json:"privateKey"`
+	Op         string      `json:"op"` // "sign", "sign_raw", "whoami", "create_users" or "transit_sign"
+	SignWith   string      `json:"signWith,omitempty"`
+	// Token and Key are a transit_sign plan's: the OpenBao or Vault token, and the transit key that signs.
+	Token    string        `json:"token,omitempty"`
+	Key      string        `json:"key,omitempty"`
+	To       string        `json:"to,omitempty"`
+	Clients  int           `json:"clients"`
+	Duration time.Duration `json:"duration"`
+	Rate     float64       `json:"rate"` // requests per second over all clients; 0 is as fast as possible
 }
 
 // loadResult is what the child writes back on stdout. Latencies count from the scheduled start when a paced client
@@ -78,12 +86,17 @@ type loadOp struct {
 // (client.NewSubmitRequest, NewQueryRequest), so that a client builds and stamps its next request before the
 // request's start, and the latency measured is the server's round trip.
 func newLoadOp(ctx context.Context, p loadPlan) (loadOp, error) {
+	// Every operation, against Sigil or its peer, sends over the same kind of client: one kept-alive connection a client.
+	httpClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: p.Clients}}
+	if p.Op == "transit_sign" {
+		return transitSign(ctx, p, httpClient), nil
+	}
 	key, err := stamp.ParseAPIKey(p.Curve, p.PrivateKey)
 	if err != nil {
 		return loadOp{}, err
 	}
 	c := client.New(p.URL, key)
-	c.HTTP.Transport = &http.Transport{MaxIdleConnsPerHost: p.Clients}
+	c.HTTP = httpClient
 	// Seeded from the clock so that nonces and user names differ between the phases of one run as well: every request
 	// is a new activity, never an idempotent replay of an earlier one.
 	var n atomic.Uint64
@@ -109,6 +122,11 @@ func newLoadOp(ctx context.Context, p loadPlan) (loadOp, error) {
 			return api.SignTransactionIntentV2{SignWith: p.SignWith, UnsignedTransaction: unsignedApproval(p.To, n.Add(1)),
 				Type: api.TransactionTypeEthereum}
 		}), nil
+	case "sign_raw":
+		return activity(api.SignRawPayloadV2.ActivitySpec, func() any {
+			return api.SignRawPayloadIntentV2{SignWith: p.SignWith, Payload: "0x" + hex.EncodeToString(digest(n.Add(1))),
+				Encoding: string(evm.EncodingHexadecimal), HashFunction: string(evm.HashNoOp)}
+		}), nil
 	case "whoami":
 		return loadOp{
 			prepare: func() (*http.Request, error) {
@@ -124,6 +142,62 @@ func newLoadOp(ctx context.Context, p loadPlan) (loadOp, error) {
 		}), nil
 	}
 	return loadOp{}, fmt.Errorf("bench --load: unknown operation %q", p.Op)
+}
+
+// transitSign signs a new 32-byte digest a request with the transit engine of OpenBao or Vault (POST
+// /v1/transit/sign/:key, prehashed), the peer of a side-by-side run.
+func transitSign(ctx context.Context, p loadPlan, hc *http.Client) loadOp {
+	url := strings.TrimSuffix(p.URL, "/") + "/v1/transit/sign/" + p.Key
+	var n atomic.Uint64
+	n.Store(uint64(time.Now().UnixNano()))
+	return loadOp{
+		prepare: func() (*http.Request, error) {
+			body, err := json.Marshal(transitSignRequest{Input: base64.StdEncoding.EncodeToString(digest(n.Add(1))),
+				Prehashed: true, HashAlgorithm: "sha2-256"})
+			if err != nil {
+				return nil, err
+			}
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+			if err != nil {
+				return nil, err
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-Vault-Token", p.Token)
+			return req, nil
+		},
+		send: func(req *http.Request) error {
+			res, err := hc.Do(req)
+			if err != nil {
+				return err
+			}
+			defer res.Body.Close()
+			var out struct {
+				Data struct {
+					Signature string `json:"signature"`
+				} `json:"data"`
+				Errors []string `json:"errors"`
+			}
+			if err := json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&out); err != nil {
+				return fmt.Errorf("transit sign: %s: %w", res.Status, err)
+			}
+			if res.StatusCode != http.StatusOK || out.Data.Signature == "" {
+				return fmt.Errorf("transit sign: %s %v", res.Status, out.Errors)
+			}
+			return nil
+		},
+	}
+}
+
+type transitSignRequest struct {
+	Input         string `json:"input"`
+	Prehashed     bool   `json:"prehashed"`
+	HashAlgorithm string `json:"hash_algorithm"`
+}
+
+// digest is the n-th digest a load signs: a new one each request, so that no request repeats an earlier one.
+func digest(n uint64) []byte {
+	d := sha256.Sum256(binary.BigEndian.AppendUint64(nil, n))
+	return d[:]
 }
 
 // do sends a prepared request and reads its answer into out.

@@ -1,0 +1,143 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeTransit answers POST /v1/transit/sign/bench as OpenBao's transit engine does, for token "t", and remembers the
+// inputs it signed. It tests the load generator's side of the peer, not anyone's performance.
+type fakeTransit struct {
+	mu     sync.Mutex
+	inputs map[string]bool
+}
+
+func (f *fakeTransit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("X-Vault-Token") != "t" {
+		w.WriteHeader(http.StatusForbidden)
+		w.Write([]byte(`{"errors":["permission denied"]}`))
+		return
+	}
+	var req transitSignRequest
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/transit/sign/bench" || json.NewDecoder(r.Body).Decode(&req) != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"errors":["bad request"]}`))
+		return
+	}
+	input, err := base64.StdEncoding.DecodeString(req.Input)
+	if err != nil || len(input) != 32 || !req.Prehashed || req.HashAlgorithm != "sha2-256" {
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"errors":["bad input"]}`))
+		return
+	}
+	f.mu.Lock()
+	f.inputs[req.Input] = true
+	f.mu.Unlock()
+	w.Write([]byte(`{"data":{"signature":"vault:v1:MEUCIQ","key_version":1}}`))
+}
+
+func TestTransitSignLoad(t *testing.T) {
+	fake := &fakeTransit{inputs: map[string]bool{}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	plan := loadPlan{URL: srv.URL, Op: "transit_sign", Token: "t", Key: "bench", Clients: 3, Duration: 100 * time.Millisecond}
+	op, err := newLoadOp(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runPlan(context.Background(), plan, op)
+	if res.Count == 0 || res.Errors != 0 {
+		t.Fatalf("count %d, errors %d: %s", res.Count, res.Errors, res.FirstError)
+	}
+	if len(fake.inputs) != res.Count {
+		t.Errorf("%d requests signed %d distinct inputs: a request repeated an earlier one", res.Count, len(fake.inputs))
+	}
+	if res.P50 <= 0 || res.P99 < res.P50 || res.Max < res.P99 {
+		t.Errorf("latencies out of order: p50 %v p99 %v max %v", res.P50, res.P99, res.Max)
+	}
+
+	plan.Token = "wrong"
+	if op, err = newLoadOp(context.Background(), plan); err != nil {
+		t.Fatal(err)
+	}
+	res = runPlan(context.Background(), plan, op)
+	if res.Errors == 0 || res.Errors != res.Count || !strings.Contains(res.FirstError, "403") {
+		t.Errorf("refused requests: count %d, errors %d, first %q", res.Count, res.Errors, res.FirstError)
+	}
+}
+
+func TestListeningPIDAndCPU(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	pid, err := peerPID(Peer{URL: "http://" + ln.Addr().String()})
+	if err != nil || pid != os.Getpid() {
+		t.Fatalf("listening pid %d, %v; want this process, %d", pid, err, os.Getpid())
+	}
+	if given, _ := peerPID(Peer{URL: "http://" + ln.Addr().String(), PID: 42}); given != 42 {
+		t.Errorf("a given pid is not used: %d", given)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	if _, err := listeningPID(port); err == nil {
+		t.Errorf("a closed port has a listener")
+	}
+
+	before, err := processCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(50 * time.Millisecond); time.Now().Before(deadline); {
+	}
+	after, _ := processCPU(os.Getpid())
+	if after-before < 20*time.Millisecond {
+		t.Errorf("50 ms of spinning counted as %v of CPU", after-before)
+	}
+}
+
+func TestPeerTable(t *testing.T) {
+	m := func(count int, p50, p99, cpu time.Duration) measurement {
+		return measurement{loadResult: loadResult{Count: count, Elapsed: time.Second, P50: p50, P99: p99}, serverCPU: cpu * time.Duration(count)}
+	}
+	rows := []peerRow{
+		{clients: 1, floors: []time.Duration{100 * time.Microsecond},
+			sigil: []measurement{m(1000, 400*time.Microsecond, time.Millisecond, 150*time.Microsecond)},
+			peer:  []measurement{m(2000, 300*time.Microsecond, time.Millisecond, 300*time.Microsecond)}},
+		{clients: 8, floors: []time.Duration{100 * time.Microsecond, 120 * time.Microsecond, 80 * time.Microsecond},
+			sigil: []measurement{m(6000, 0, 5*time.Millisecond, 190*time.Microsecond), m(5000, 0, 6*time.Millisecond, 200*time.Microsecond), m(7000, 0, 4*time.Millisecond, 210*time.Microsecond)},
+			peer:  []measurement{m(5000, 0, 7*time.Millisecond, 0), m(5000, 0, 7*time.Millisecond, 0), m(5000, 0, 7*time.Millisecond, 0)}},
+	}
+	var out bytes.Buffer
+	writePeerTable(&out, rows)
+	for _, want := range []string{
+		"| 1 | 1000 | 2000 | 0.50× | 0.40 ms / 1.00 ms | 0.30 ms / 1.00 ms | 150 / 300 µs | 1.5× (floor 100 µs) |",
+		"| 8 | 6000 | 5000 | 1.20× | 0.00 ms / 5.00 ms | 0.00 ms / 7.00 ms | 200 / 0 µs | 2.0× (floor 100 µs) |",
+		"at least 1.0× the peer's at every client count — not met",
+		"p50 with 1 client at most 0.50 ms: 0.40 ms — met",
+		"p99 with 8 clients at most the peer's: 5.00 ms / 7.00 ms — met",
+		"at most 2× its raw cryptography at every client count — met",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+
+	rows[1].sigil[0].Errors = 1
+	out.Reset()
+	writePeerTable(&out, rows)
+	if !strings.Contains(out.String(), "1 requests failed") || strings.Contains(out.String(), "— met") {
+		t.Errorf("a run with failures meets a goal:\n%s", out.String())
+	}
+}

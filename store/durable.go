@@ -1,0 +1,152 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// durability keeps SQLite's commits and the syncs that make them durable apart, so that the writer can run the next
+// group of transactions while the previous one is synced (group.go).
+//
+// The writer connection commits with synchronous=NORMAL: a commit appends its frames to the write-ahead log and makes
+// them visible, without syncing the log. Making them durable is the syncer's job: one fdatasync of the log file covers
+// every frame written before it began, so each group is answered only after a sync that began once its COMMIT had
+// returned. That is what synchronous=FULL does inside COMMIT, moved to another goroutine; the rest is SQLite's own
+// NORMAL behaviour, documented as keeping the database consistent across a power loss: the log is synced before each
+// checkpoint, the database file after it, and the log's header when the log starts over. A commit is durable once its
+// frames are synced, under both settings, as a checkpoint never copies a frame that is not.
+//
+// Readers see a commit as soon as it is made, before its sync. So that no one is shown what a power loss could
+// still take back, every read through the read pool waits, once it has read, until every commit begun before then is
+// synced (awaitRead); reads inside write transactions need not, their own commit's sync covers what they read.
+type durability struct {
+	walPath string
+	wal     *os.File // opened on the first sync: the log exists once the first transaction has committed
+
+	begun  atomic.Int64 // commits begun: counted before COMMIT, so before any reader can see the commit
+	synced atomic.Int64 // every commit up to this count is durable
+	failed atomic.Pointer[error]
+
+	mu      sync.Mutex
+	changed *sync.Cond // synced advanced, or a sync failed
+}
+
+func newDurability(dbPath string) *durability {
+	d := &durability{walPath: dbPath + "-wal"}
+	d.changed = sync.NewCond(&d.mu)
+	return d
+}
+
+// begin counts a commit about to be made and returns its number.
+func (d *durability) begin() int64 { return d.begun.Add(1) }
+
+// sync makes durable every commit that returned before it was called, up to commit number upTo.
+func (d *durability) sync(upTo int64) error {
+	if errp := d.failed.Load(); errp != nil {
+		return *errp
+	}
+	err := d.fdatasync()
+	if err != nil {
+		// The kernel may have dropped the pages it could not write and marked them clean: a later sync would succeed
+		// without making them durable. No write is answered as durable after this (group.go refuses them), and the
+		// process must be restarted, as PostgreSQL does after a failed fsync.
+		err = fmt.Errorf("store: sync the write-ahead log: %w (restart the process: no further write is accepted)", err)
+		d.failed.Store(&err)
+	} else {
+		d.synced.Store(upTo)
+	}
+	d.mu.Lock()
+	d.changed.Broadcast()
+	d.mu.Unlock()
+	return err
+}
+
+// fdatasync syncs the log file, as SQLite would in COMMIT under synchronous=FULL. It reopens the file when SQLite has
+// replaced it (deleted when its last connection closed, then created again): each commit wrote to the file at the path
+// when it was made, and a file deleted since was checkpointed and the database synced first.
+func (d *durability) fdatasync() error {
+	current, err := os.Stat(d.walPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // checkpointed into the database file, synced, and deleted: nothing is left to sync
+	}
+	if err != nil {
+		return err
+	}
+	if d.wal != nil {
+		if open, err := d.wal.Stat(); err != nil || !os.SameFile(open, current) {
+			d.wal.Close()
+			d.wal = nil
+		}
+	}
+	if d.wal == nil {
+		if d.wal, err = os.Open(d.walPath); err != nil {
+			return err
+		}
+	}
+	for {
+		if err := syscall.Fdatasync(int(d.wal.Fd())); !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// awaitRead returns once every commit begun so far is durable, or syncing has failed.
+func (d *durability) awaitRead() {
+	target := d.begun.Load()
+	if d.synced.Load() >= target {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for d.synced.Load() < target && d.failed.Load() == nil {
+		d.changed.Wait()
+	}
+}
+
+func (d *durability) close() {
+	if d.wal != nil {
+		d.wal.Close()
+	}
+}
+
+// durableRow is a read's row; its Scan returns once what it read is durable.
+type durableRow struct {
+	*sql.Row
+	d *durability
+}
+
+func (r durableRow) Scan(dest ...any) error {
+	err := r.Row.Scan(dest...)
+	if r.d != nil {
+		r.d.awaitRead()
+	}
+	return err
+}
+
+// durableRows are a read's rows; closing them returns once what they read is durable. Every reader closes its rows
+// (deferred) before it returns what it read.
+type durableRows struct {
+	*sql.Rows
+	d *durability
+}
+
+func (r durableRows) Close() error {
+	err := r.Rows.Close()
+	if r.d != nil {
+		r.d.awaitRead()
+	}
+	return err
+}
+
+// rowScanner is what the functions that collect rows read: a read's durableRows, or a transaction's *sql.Rows.
+type rowScanner interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close() error
+}
