@@ -158,6 +158,15 @@ func (c *Coordinator) checkGasLimit(ctx context.Context, org *Org) error {
 	return nil
 }
 
+// checkSponsor is checkGasLimit for the send worker, which holds only the organization's id.
+func (c *Coordinator) checkSponsor(ctx context.Context, orgID string) error {
+	org, err := c.loadOrg(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	return c.checkGasLimit(ctx, org)
+}
+
 func usd(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // queryGetGasUsage reports the organization's sponsored spend in the window against its limit.

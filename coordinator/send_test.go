@@ -832,6 +832,75 @@ func TestSponsoredGasLimits(t *testing.T) {
 	expectErr(t, "sponsorship disabled", err, apierr.FailedPrecondition, "gas sponsorship is disabled")
 }
 
+// Sponsored sends submitted together, under a limit the first one reaches: each passes the check at submission (none
+// is signed yet), but the worker checks again as it signs, counting the signed sends' reserved cost, so only one is
+// paid for and the others fail with the limit's reason.
+func TestSponsoredGasLimitHoldsForSendsSubmittedTogether(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	s := sendingStack(t, testdb.SQLite(t), node)
+	org := s.boot.OrganizationID
+	from := s.fundedWallet(node, "together", 1, 0)
+	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "0.000001", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	var ids []string
+	for range 4 {
+		res, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &yes,
+			Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000d00f", Value: "1"}}})
+		if err != nil {
+			expectErr(t, "a sponsored send after one was signed", err, apierr.ResourceExhausted, "at or past its limit")
+			continue
+		}
+		ids = append(ids, res.SendTransactionStatusID)
+	}
+	included := 0
+	for _, id := range ids {
+		st, err := s.waitSend(id)
+		switch {
+		case err == nil && st.TxStatus == "INCLUDED":
+			included++
+		case err == nil:
+			t.Errorf("send %s: %+v", id, st)
+		case !strings.Contains(err.Error(), "at or past its limit"):
+			t.Errorf("send %s failed for another reason: %v", id, err)
+		}
+	}
+	if included != 1 {
+		t.Fatalf("%d of %d sponsored sends submitted together were paid for under a limit the first reaches", included, len(ids))
+	}
+	usage, err := s.root.GetGasUsage(bg, org)
+	if err != nil || usage.UsageUsd == "0" {
+		t.Fatalf("usage: %+v %v", usage, err)
+	}
+}
+
+// Sponsored sends of one account submitted together each take their own sponsored-batch nonce: none reverts for a
+// nonce another already used.
+func TestSponsoredSendsTogether(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	s := sendingStack(t, testdb.SQLite(t), node)
+	org := s.boot.OrganizationID
+	from := s.fundedWallet(node, "sponsored together", 1, 0)
+	yes := true
+	var ids []string
+	for range 3 {
+		res, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &yes,
+			Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000d010", Value: "1"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.SendTransactionStatusID)
+	}
+	for _, id := range ids {
+		if st, err := s.waitSend(id); err != nil || st.TxStatus != "INCLUDED" {
+			t.Errorf("send %s: %+v %v", id, st, err)
+		}
+	}
+}
+
 // A sub-organization's sponsored sends are paid by its billing organization's sponsor and held to the
 // sub-organization limit, apart from the billing organization's own; a sub-organization cannot set limits.
 func TestSponsoredGasLimitsOfSubOrganizations(t *testing.T) {

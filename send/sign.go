@@ -133,6 +133,9 @@ func (w *Worker) record(ctx context.Context, cl *chainClient, nw Network, s stor
 		}
 		s.Status, s.Nonce, s.RawTx, s.TxHash = store.SendBroadcasting, int64(nonce), hexutil.Encode(raw), signed.Hash().Hex()
 		s.Error, s.Attempts, s.NextAt = nil, 0, 0
+		if s.SponsorOrg != "" { // reserved against the sponsor's limit until its receipt says what it cost
+			s.GasCostWei = new(big.Int).Mul(new(big.Int).SetUint64(signed.Gas()), signed.GasFeeCap()).String()
+		}
 		return nil
 	})
 	if err == nil {

@@ -1,7 +1,9 @@
 package send
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"sigil/api"
+	"sigil/apierr"
 	"sigil/keys"
 	"sigil/store"
 )
@@ -80,9 +83,26 @@ func (w *Worker) signSponsored(ctx context.Context, cl *chainClient, nw Network,
 	if nw.GasStation == (common.Address{}) || nw.BatchDelegate == (common.Address{}) || w.cfg.Sponsor == nil {
 		return w.fail(ctx, s, &api.TxError{Message: "sponsored sends need a gas station and a gas sponsor, and " + nw.CAIP2 + " has none configured"})
 	}
+	w.sponsoring.Lock()
+	defer w.sponsoring.Unlock()
+	if w.cfg.CheckSponsor != nil {
+		// Checked again now: sends accepted together were each checked before any of them was signed.
+		if err := w.cfg.CheckSponsor(ctx, s.OrgID); err != nil {
+			var refusal *apierr.Error
+			if errors.As(err, &refusal) {
+				return w.fail(ctx, s, &api.TxError{Message: refusal.Message})
+			}
+			return w.retryIn(ctx, s, err)
+		}
+	}
 	sponsorSecret, sponsor, err := w.cfg.Sponsor(ctx, s.SponsorOrg)
 	if err != nil {
 		return w.retryIn(ctx, s, fmt.Errorf("the organization's gas sponsor: %v", err))
+	}
+	// The account's sponsored batches are numbered by the delegate (a nonce in its storage), read from the chain: the
+	// next one is signed once the one before it is mined, so that it reads the nonce that one used up.
+	if busy, err := w.cfg.Store.SponsoredInFlight(ctx, s.Network, s.From); err != nil || busy {
+		return w.retryIn(ctx, s, cmp.Or(err, errors.New("waiting for the account's previous sponsored batch to be mined")))
 	}
 	account := common.HexToAddress(s.From)
 	slot, err := cl.StorageAt(ctx, account, NonceSlot, nil)

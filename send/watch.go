@@ -100,5 +100,8 @@ func (w *Worker) included(ctx context.Context, cl *chainClient, s store.Send, tx
 	parent := new(big.Int).Sub(r.BlockNumber, big.NewInt(1))
 	_, err := cl.CallContract(ctx, msg, parent)
 	data, _ := revertData(err)
-	return w.fail(ctx, s, revertFailure(fmt.Sprintf("the transaction reverted in block %s", r.BlockNumber), decodeRevert(ctx, s.OrgID, to, data, w.cfg.CustomErrors)))
+	// Mined, so its gas was paid: it fails at its cost, which stays counted against a sponsor's limit.
+	s.Status = store.SendFailed
+	s.Error = encodeError(revertFailure(fmt.Sprintf("the transaction reverted in block %s", r.BlockNumber), decodeRevert(ctx, s.OrgID, to, data, w.cfg.CustomErrors)))
+	return w.save(ctx, s, nil)
 }

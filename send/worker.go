@@ -26,6 +26,9 @@ type Config struct {
 	// Sponsor is an organization's gas sponsor, created on first use: its sealed key and its address. Nil refuses
 	// sponsored sends.
 	Sponsor func(ctx context.Context, orgID string) (keySecret string, address common.Address, err error)
+	// CheckSponsor refuses a sponsored send that its organization may not make now: sponsorship disabled, or its
+	// gas-spend limit reached, counting what the sponsored sends already signed may still cost. Nil checks nothing.
+	CheckSponsor func(ctx context.Context, orgID string) error
 	// CustomErrors decodes custom errors with uploaded interfaces (nil: none are decoded).
 	CustomErrors CustomErrors
 	// Changed runs in the transaction that moves a send to another status (webhook deliveries written with it), and
@@ -48,6 +51,9 @@ type Config struct {
 type Worker struct {
 	cfg  Config
 	wake chan struct{}
+	// sponsoring makes a sponsored send's limit check and its signing (which reserves its most possible cost) one
+	// step, so that sends signed at once cannot all pass the same check.
+	sponsoring sync.Mutex
 }
 
 // NewWorker returns a worker; Run starts it.
@@ -183,9 +189,10 @@ func (w *Worker) retryIn(ctx context.Context, s store.Send, reason error) error 
 	return w.save(ctx, s, nil)
 }
 
-// fail ends a send with its reason.
+// fail ends a send with its reason. Its transaction was not mined, so it costs a sponsor nothing: the cost reserved
+// when it was signed goes (a mined transaction that reverted fails in included, at its cost).
 func (w *Worker) fail(ctx context.Context, s store.Send, reason *api.TxError) error {
-	s.Status, s.Error = store.SendFailed, encodeError(reason)
+	s.Status, s.Error, s.GasCostWei = store.SendFailed, encodeError(reason), ""
 	return w.save(ctx, s, nil)
 }
 

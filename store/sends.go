@@ -126,6 +126,21 @@ func (s *Store) DueSends(ctx context.Context, network string, now int64, limit i
 	return out, rows.Err()
 }
 
+// SponsoredInFlight reports whether an account has a sponsored send signed and not yet mined on a network (through
+// the (network, status) index: signed sends waiting for their block are few).
+func (s *Store) SponsoredInFlight(ctx context.Context, network, from string) (bool, error) {
+	var one int
+	err := s.queryRow(ctx, "SELECT 1 FROM send_transactions WHERE network = ? AND status = ? AND from_address = ? AND sponsor_org <> '' LIMIT 1",
+		network, SendBroadcasting, from).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: sponsored sends in flight: %w", err)
+	}
+	return true, nil
+}
+
 // ClaimSend gives one worker the send until the lease ends (unix nanoseconds), if no other holds it and it is still
 // as the worker read it (updatedAt): false when another worker got it first, or moved it on since.
 func (s *Store) ClaimSend(ctx context.Context, id string, updatedAt, now, until int64) (bool, error) {
@@ -146,11 +161,12 @@ func (s *Store) ClaimSend(ctx context.Context, id string, updatedAt, now, until 
 // GasCost is what one included sponsored send cost, on its network (decimal wei).
 type GasCost struct{ Network, Wei string }
 
-// SponsoredGasCosts lists what included sponsored sends cost since a time (unix nanoseconds): those a billing
-// organization's sponsor paid for, or (orgID not "") those of one of its organizations.
+// SponsoredGasCosts lists what sponsored sends cost since a time (unix nanoseconds): those a billing organization's
+// sponsor paid for, or (orgID not "") those of one of its organizations. A mined send (included, or reverted) counts
+// at its receipt's cost; a signed one not mined yet at the most it may cost (gas limit × fee cap), reserved.
 func (s *Store) SponsoredGasCosts(ctx context.Context, sponsorOrg, orgID string, since int64) ([]GasCost, error) {
-	q := "SELECT network, gas_cost_wei FROM send_transactions WHERE sponsor_org = ? AND status = ? AND updated_at >= ?"
-	args := []any{sponsorOrg, SendIncluded, since}
+	q := "SELECT network, gas_cost_wei FROM send_transactions WHERE sponsor_org = ? AND status IN (?, ?, ?) AND gas_cost_wei <> '' AND updated_at >= ?"
+	args := []any{sponsorOrg, SendIncluded, SendFailed, SendBroadcasting, since}
 	if orgID != "" {
 		q += " AND org_id = ?"
 		args = append(args, orgID)
