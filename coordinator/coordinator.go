@@ -97,9 +97,10 @@ type Config struct {
 	Webhooks WebhookConfig
 
 	// Networks are the EVM networks ETH_SEND_TRANSACTION sends on, by CAIP-2 id (send.go); nil for none. SendGiveUp
-	// is how long a send not yet signed waits for its network's node (default 10 minutes).
-	Networks   *send.Networks
-	SendGiveUp time.Duration
+	// is how long a send not yet signed waits for its network's node (default 10 minutes); SendLease how long a send
+	// worker holds a send (default 30 s): a step its node does not answer within two thirds of it is tried again.
+	Networks              *send.Networks
+	SendGiveUp, SendLease time.Duration
 	// FundSponsor funds an organization's gas sponsor when it is created (sigil up: the dev chain's faucet); nil
 	// leaves funding it to its operator.
 	FundSponsor func(ctx context.Context, address common.Address) error

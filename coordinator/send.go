@@ -281,8 +281,8 @@ func (c *Coordinator) RunSends(ctx context.Context) error {
 		return nil
 	}
 	w := send.NewWorker(send.Config{Store: c.store, Networks: networks, OpenKey: c.openSecret, CustomErrors: c.customError, Sponsor: c.gasSponsor,
-		CheckSponsor: c.checkSponsor, Changed: c.enqueueSendUpdate, Committed: c.notifyWebhooks, GiveUp: c.cfg.SendGiveUp, Now: c.cfg.Now,
-		Logger: c.cfg.Logger})
+		CheckSponsor: c.checkSponsor, Changed: c.enqueueSendUpdate, Committed: c.notifyWebhooks, GiveUp: c.cfg.SendGiveUp, Lease: c.cfg.SendLease,
+		Now: c.cfg.Now, Logger: c.cfg.Logger})
 	c.sendWorker.Store(w)
 	defer c.sendWorker.Store(nil)
 	return w.Run(ctx)

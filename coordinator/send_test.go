@@ -6,12 +6,16 @@ import (
 	"errors"
 	"log/slog"
 	"math/big"
+	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -647,6 +651,49 @@ func TestEthSendTransactionNodeDown(t *testing.T) {
 	st, err := s.waitSend(id)
 	if err == nil || !strings.Contains(st.Error.Message, "nothing was signed: the network's node did not answer") || st.Eth != nil {
 		t.Errorf("after giving up: %+v %v", st, err)
+	}
+}
+
+// A node that answers too slowly: the step that waits on it is abandoned and the send says why, nothing is signed
+// twice, and once the node is quick again the send goes through.
+func TestEthSendTransactionSlowNode(t *testing.T) {
+	t.Parallel()
+	node := devChain(t)
+	var delay atomic.Int64
+	delay.Store(int64(time.Second))
+	target, _ := url.Parse(node.RPCURL())
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(time.Duration(delay.Load())):
+		case <-r.Context().Done():
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer slow.Close()
+	nws, err := send.NewNetworks([]send.Network{{CAIP2: caip2(node), RPCURL: slow.URL, PollInterval: 20 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newStackWith(t, testdb.SQLite(t), nil, func(c *coordinator.Config) { c.Networks, c.SendLease = nws, 600*time.Millisecond })
+	runSends(t, s.coord)
+	from := s.fundedWallet(node, "slow", 1, 0)
+	id, err := s.sendCalls(s.root, from, caip2(node), api.EthCallParams{To: "0x000000000000000000000000000000000000c10c", Value: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting, err := s.root.WaitForSendTransaction(bg, s.boot.OrganizationID, id, 1500*time.Millisecond)
+	if err == nil || waiting.TxStatus != api.TxStatusInitialized || !strings.Contains(waiting.TxError, "did not answer") {
+		t.Fatalf("while the node is slow: %+v %v", waiting, err)
+	}
+	delay.Store(0)
+	st, err := s.waitSend(id)
+	if err != nil || st.TxStatus != "INCLUDED" {
+		t.Fatalf("once the node is quick: %+v %v", st, err)
+	}
+	if n, err := node.Client().NonceAt(bg, common.HexToAddress(from), nil); err != nil || n != 1 {
+		t.Fatalf("the account sent %d transactions, want 1 (%v)", n, err)
 	}
 }
 

@@ -199,6 +199,9 @@ func (w *Worker) fail(ctx context.Context, s store.Send, reason *api.TxError) er
 // save writes the send's progress, after first (writes of the same transaction that may change the send; nil for
 // none), and tells Changed.
 func (w *Worker) save(ctx context.Context, s store.Send, first func(tx *store.Tx, s *store.Send) error) error {
+	// The step's deadline bounds its calls to the node, not the record of what came of them: a node too slow for the
+	// step must still leave the send saying so.
+	ctx = context.WithoutCancel(ctx)
 	readAt := s.UpdatedAt
 	s.UpdatedAt = max(w.cfg.Now().UnixNano(), readAt+1) // a new version, which a worker holding the old one cannot overwrite
 	changed := false
