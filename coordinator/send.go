@@ -58,19 +58,10 @@ func checkEthSend(p *api.EthSendTransactionIntentV2) (*send.Request, error) {
 		}
 		r.Calls = append(r.Calls, call)
 	}
+	if err := parseTxFields(r, p.Nonce, p.GasLimit, p.MaxFeePerGas, p.MaxPriorityFeePerGas); err != nil {
+		return nil, err
+	}
 	var err error
-	if r.Nonce, err = optionalUint("parameters.nonce", p.Nonce); err != nil {
-		return nil, err
-	}
-	if r.GasLimit, err = optionalUint("parameters.gasLimit", p.GasLimit); err != nil {
-		return nil, err
-	}
-	if r.MaxFeePerGas, err = optionalWei("parameters.maxFeePerGas", p.MaxFeePerGas); err != nil {
-		return nil, err
-	}
-	if r.MaxPriorityFeePerGas, err = optionalWei("parameters.maxPriorityFeePerGas", p.MaxPriorityFeePerGas); err != nil {
-		return nil, err
-	}
 	if r.GasStationNonce, err = optionalUint("parameters.gasStationNonce", p.GasStationNonce); err != nil {
 		return nil, err
 	}
@@ -99,6 +90,22 @@ func parseCall(path string, c api.EthCallParams) (send.Call, error) {
 		}
 	}
 	return send.Call{To: common.HexToAddress(c.To), Value: value, Data: data}, nil
+}
+
+// parseTxFields reads the optional nonce, gas limit and fee fields a send may fix (decimal strings; empty: Sigil fills
+// them).
+func parseTxFields(r *send.Request, nonce, gasLimit, maxFeePerGas, maxPriorityFeePerGas string) (err error) {
+	if r.Nonce, err = optionalUint("parameters.nonce", nonce); err != nil {
+		return err
+	}
+	if r.GasLimit, err = optionalUint("parameters.gasLimit", gasLimit); err != nil {
+		return err
+	}
+	if r.MaxFeePerGas, err = optionalWei("parameters.maxFeePerGas", maxFeePerGas); err != nil {
+		return err
+	}
+	r.MaxPriorityFeePerGas, err = optionalWei("parameters.maxPriorityFeePerGas", maxPriorityFeePerGas)
+	return err
 }
 
 func optionalUint(path, s string) (*uint64, error) {

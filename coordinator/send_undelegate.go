@@ -30,17 +30,7 @@ func checkUndelegate(p *api.EthUndelegate7702Intent) (*send.Request, error) {
 		return nil, apierr.Invalid("parameters.caip2: %s", err.Error())
 	}
 	r := &send.Request{Undelegate: true}
-	var err error
-	if r.Nonce, err = optionalUint("parameters.nonce", p.Nonce); err != nil {
-		return nil, err
-	}
-	if r.GasLimit, err = optionalUint("parameters.gasLimit", p.GasLimit); err != nil {
-		return nil, err
-	}
-	if r.MaxFeePerGas, err = optionalWei("parameters.maxFeePerGas", p.MaxFeePerGas); err != nil {
-		return nil, err
-	}
-	if r.MaxPriorityFeePerGas, err = optionalWei("parameters.maxPriorityFeePerGas", p.MaxPriorityFeePerGas); err != nil {
+	if err := parseTxFields(r, p.Nonce, p.GasLimit, p.MaxFeePerGas, p.MaxPriorityFeePerGas); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -220,14 +220,8 @@ func (w *Worker) plan(ctx context.Context, cl *chainClient, nw Network, s store.
 		}
 		msg.AuthorizationList = []types.SetCodeAuthorization{auth}
 	}
-	if _, err := cl.PendingCallContract(ctx, msg); err != nil {
-		if data, reverted := revertData(err); reverted {
-			return nil, revertFailure("the simulation reverts, so nothing was signed", decodeRevert(ctx, s.OrgID, *msg.To, data, w.cfg.CustomErrors)), nil
-		}
-		if answered(err) {
-			return nil, &api.TxError{Message: "the simulation fails, so nothing was signed: " + err.Error()}, nil
-		}
-		return nil, nil, err
+	if reason, err := w.simulate(ctx, cl, s, msg, *msg.To); err != nil || reason != nil {
+		return nil, reason, err
 	}
 	tip, feeCap, reason, err := w.fees(ctx, cl, req)
 	if err != nil || reason != nil {
@@ -247,6 +241,22 @@ func (w *Worker) plan(ctx context.Context, cl *chainClient, nw Network, s store.
 }
 
 // fees are the send's priority fee and fee cap: the caller's, or the node's suggested tip on twice the base fee.
+// simulate runs the message on the pending state before anything is signed: a revert is the send's failure, with its
+// reason decoded as raised at revertAt; an error the node could not answer is returned for a retry.
+func (w *Worker) simulate(ctx context.Context, cl *chainClient, s store.Send, msg ethereum.CallMsg, revertAt common.Address) (*api.TxError, error) {
+	_, err := cl.PendingCallContract(ctx, msg)
+	if err == nil {
+		return nil, nil
+	}
+	if data, reverted := revertData(err); reverted {
+		return revertFailure("the simulation reverts, so nothing was signed", decodeRevert(ctx, s.OrgID, revertAt, data, w.cfg.CustomErrors)), nil
+	}
+	if answered(err) {
+		return &api.TxError{Message: "the simulation fails, so nothing was signed: " + err.Error()}, nil
+	}
+	return nil, err
+}
+
 func (w *Worker) fees(ctx context.Context, cl *chainClient, req *Request) (tip, feeCap *big.Int, reason *api.TxError, err error) {
 	if req.MaxPriorityFeePerGas != nil {
 		tip = req.MaxPriorityFeePerGas.ToInt()

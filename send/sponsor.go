@@ -195,14 +195,8 @@ func (w *Worker) planSponsored(ctx context.Context, cl *chainClient, nw Network,
 		auths = []types.SetCodeAuthorization{auth}
 		msg.AuthorizationList = auths
 	}
-	if _, err := cl.PendingCallContract(ctx, msg); err != nil {
-		if data, reverted := revertData(err); reverted {
-			return nil, revertFailure("the simulation reverts, so nothing was signed", decodeRevert(ctx, s.OrgID, account, data, w.cfg.CustomErrors)), nil
-		}
-		if answered(err) {
-			return nil, &api.TxError{Message: "the simulation fails, so nothing was signed: " + err.Error()}, nil
-		}
-		return nil, nil, err
+	if reason, err := w.simulate(ctx, cl, s, msg, account); err != nil || reason != nil {
+		return nil, reason, err
 	}
 	tip, feeCap, reason, err := w.fees(ctx, cl, req)
 	if err != nil || reason != nil {
