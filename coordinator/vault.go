@@ -186,7 +186,8 @@ func p256Key(scalar []byte) (*ecdsa.PrivateKey, error) {
 	return k, nil
 }
 
-// RotateMasterKey rewraps every sealed row under the keyring's active master key, without decrypting any payload.
+// RotateMasterKey rewraps every sealed row under the keyring's active master key, without decrypting any payload: the
+// sealed secrets and the sealed columns of other tables (store.RewrapSealedColumns).
 // Rows a concurrent change replaced are left for the next run. It returns how many rows it rewrapped.
 func (c *Coordinator) RotateMasterKey(ctx context.Context) (int, error) {
 	ids, err := c.store.SecretIDs(ctx)
@@ -215,7 +216,15 @@ func (c *Coordinator) RotateMasterKey(ctx context.Context) (int, error) {
 		}
 		n++
 	}
-	return n, nil
+	// The yield service's webhook secrets, sealed with the same keyring, and the copies their deliveries carry.
+	m, err := c.store.RewrapSealedColumns(ctx, func(blob []byte) ([]byte, bool, error) {
+		if !ring.NeedsRewrap(blob) {
+			return nil, false, nil
+		}
+		out, err := ring.Rewrap(blob)
+		return out, err == nil, err
+	})
+	return n + m, err
 }
 
 // Start prepares what activities need before the first request: the coordinator's own keys are created here, outside

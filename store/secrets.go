@@ -78,3 +78,60 @@ func (s *Store) ReplaceSecretBlob(ctx context.Context, id string, old, blob []by
 		return err
 	})
 }
+
+// sealedColumns are the columns outside sealed_secrets that hold sealed blobs (base64): the yield webhook endpoints'
+// secrets and the copies their pending deliveries carry (a delivery done or dead is never opened again). A master key
+// rotation rewraps them too.
+var sealedColumns = []struct{ table, column, where string }{
+	{"yield_webhook_endpoints", "secret", ""},
+	{"webhook_deliveries", "secret", " AND state = '" + DeliveryPending + "'"},
+}
+
+// RewrapSealedColumns gives every sealed blob of sealedColumns to rewrap and stores what it returns when changed, if
+// the row still holds the blob read (a concurrent change is left for the next run). It returns how many it replaced.
+func (s *Store) RewrapSealedColumns(ctx context.Context, rewrap func(blob []byte) (out []byte, changed bool, err error)) (int, error) {
+	n := 0
+	for _, c := range sealedColumns {
+		rows, err := s.query(ctx, "SELECT id, "+c.column+" FROM "+c.table+" WHERE "+c.column+" <> ''"+c.where)
+		if err != nil {
+			return n, fmt.Errorf("store: read %s.%s: %w", c.table, c.column, err)
+		}
+		type sealed struct{ id, blob string }
+		var all []sealed
+		for rows.Next() {
+			var r sealed
+			if err := rows.Scan(&r.id, &r.blob); err != nil {
+				rows.Close()
+				return n, err
+			}
+			all = append(all, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return n, err
+		}
+		for _, r := range all {
+			blob, err := base64.StdEncoding.DecodeString(r.blob)
+			if err != nil {
+				return n, fmt.Errorf("store: %s %s: the sealed %s is not base64: %w", c.table, r.id, c.column, err)
+			}
+			out, changed, err := rewrap(blob)
+			if err != nil {
+				return n, fmt.Errorf("%s %s: %w", c.table, r.id, err)
+			}
+			if !changed {
+				continue
+			}
+			err = s.Write(ctx, func(tx *Tx) error {
+				_, err := tx.exec(ctx, "UPDATE "+c.table+" SET "+c.column+" = ? WHERE id = ? AND "+c.column+" = ?",
+					base64.StdEncoding.EncodeToString(out), r.id, r.blob)
+				return err
+			})
+			if err != nil {
+				return n, fmt.Errorf("store: rewrap %s %s: %w", c.table, r.id, err)
+			}
+			n++
+		}
+	}
+	return n, nil
+}
