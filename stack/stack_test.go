@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -25,6 +26,7 @@ import (
 	"sigil/api"
 	"sigil/chain"
 	"sigil/client"
+	"sigil/send"
 	"sigil/internal/testdb"
 	"sigil/notify"
 	"sigil/seal"
@@ -519,7 +521,15 @@ func TestProductionMode(t *testing.T) {
 		}
 	}
 
-	s := start(t, stack.Config{Dir: t.TempDir(), Production: true, MasterKeyFile: keyFile, Delivery: delivery})
+	// Transactions are sent on a configured node (here a dev chain of its own standing in for one).
+	node, err := chain.Start(ctx, chain.Config{ListenAddr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	network := "eip155:" + node.ChainID().String()
+	s := start(t, stack.Config{Dir: t.TempDir(), Production: true, MasterKeyFile: keyFile, Delivery: delivery,
+		SendNetworks: []send.Network{{CAIP2: network, Name: "a configured node", RPCURL: node.RPCURL(), PollInterval: 20 * time.Millisecond}}})
 	b := s.Bootstrap()
 	if b.DevOutboxURL != "" || b.ChainRPCURL != "" {
 		t.Errorf("production bootstrap names a dev outbox %q or chain %q", b.DevOutboxURL, b.ChainRPCURL)
@@ -542,6 +552,23 @@ func TestProductionMode(t *testing.T) {
 	mu.Unlock()
 	if _, _, err := root.InitOtp(ctx, b.OrganizationID, api.InitOtpIntentV2{OtpType: api.OtpTypeEmail, Contact: "ops@example.com"}); err == nil {
 		t.Error("an OTP e-mail was accepted with no SMTP server configured")
+	}
+
+	w, _, err := root.CreateWallet(ctx, b.OrganizationID, api.CreateWalletIntent{WalletName: "prod", Accounts: []api.WalletAccountParams{{
+		Curve: "CURVE_SECP256K1", PathFormat: "PATH_FORMAT_BIP32", Path: "m/44'/60'/0'/0/0", AddressFormat: "ADDRESS_FORMAT_ETHEREUM"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := node.Faucet().Fund(ctx, common.HexToAddress(w.Addresses[0]), big.NewInt(1e18), nil); err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := root.EthSendTransaction(ctx, b.OrganizationID, api.EthSendTransactionIntentV2{From: w.Addresses[0], Caip2: network,
+		Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000c0de", Value: "1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := root.WaitForSendTransaction(ctx, b.OrganizationID, res.SendTransactionStatusID, 30*time.Second); err != nil || st.TxStatus != api.TxStatusIncluded {
+		t.Fatalf("a send on the configured node in production: %+v %v", st, err)
 	}
 }
 
