@@ -26,10 +26,10 @@ import (
 	"sigil/api"
 	"sigil/chain"
 	"sigil/client"
-	"sigil/send"
 	"sigil/internal/testdb"
 	"sigil/notify"
 	"sigil/seal"
+	"sigil/send"
 	"sigil/stack"
 	"sigil/store"
 )
