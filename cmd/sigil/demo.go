@@ -19,7 +19,8 @@ func runDemoYield(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("dir", ".sigil", "data directory of a running sigil up")
 	amount := fs.String("amount", "100", "USDC to deposit")
 	cleanup := fs.Bool("cleanup", false, "delete the agent user and its policies at the end (the wallet stays)")
-	protocol := fs.String("protocol", "vault", "where the USDC goes: "+strings.Join(yieldagent.Protocols(), ", ")+" (the plain ERC-4626 vault, the vault over Morpho Blue, Aave v3's pool)")
+	protocol := fs.String("protocol", "live", "where the USDC goes: "+strings.Join(yieldagent.Protocols(), ", ")+
+		" (the plain ERC-4626 vault, the vault over Morpho Blue, Aave v3's pool), or live: the first of them with a reward rate above 0")
 	send := fs.Bool("send", false, "hand each transaction to the coordinator (ETH_SEND_TRANSACTION), which signs, broadcasts and watches it, instead of signing it and broadcasting it here")
 	if err := e.parse(fs, args); err != nil {
 		return err

@@ -91,6 +91,17 @@ func (y *yieldAPI) usdcYield(ctx context.Context, network string, p protocol) (*
 	return nil, fmt.Errorf("no USDC %s of provider %s on %s among %d yields", p.noun, p.provider, network, len(page.Items))
 }
 
+// liveProtocol is the first protocol (in the order of Protocols) whose USDC yield on the network has a reward rate
+// above 0, or "vault" when none has.
+func (y *yieldAPI) liveProtocol(ctx context.Context, network string) string {
+	for _, name := range Protocols() {
+		if it, err := y.usdcYield(ctx, network, protocols[name]); err == nil && it.RewardRate.Total > 0 {
+			return name
+		}
+	}
+	return "vault"
+}
+
 // contractOf is the contract of a yield (a lending yield's pool), as its risk parameters name it.
 func (y *yieldAPI) contractOf(ctx context.Context, yieldID string) (string, error) {
 	var params []struct {

@@ -35,8 +35,10 @@ type Config struct {
 	Network        string // the yield service's network id, "sigil-dev" for the dev chain
 	ChainID        int64
 	Amount         string // USDC to deposit, in token units
-	// Protocol is where the USDC goes: "vault" (the plain ERC-4626 vault, the specification's; the default),
-	// "morpho" (the ERC-4626 vault over a Morpho Blue market) or "aave" (Aave v3's own pool).
+	// Protocol is where the USDC goes: "vault" (the plain ERC-4626 vault, the specification's), "morpho" (the
+	// ERC-4626 vault over a Morpho Blue market) or "aave" (Aave v3's own pool); "" (or "live") takes the first of them
+	// whose reward rate the yield service knows to be above 0, so that the journey never earns at a rate of 0 (a fresh
+	// dev chain's vaults have no price history yet), and the vault when none has one.
 	Protocol string
 	// Cleanup deletes the agent user and its three policies at the end (the wallet stays: it holds funds).
 	Cleanup bool
@@ -55,6 +57,7 @@ type Progress interface {
 // Summary is what the journey did.
 type Summary struct {
 	AgentUserID, WalletAddress, YieldID string
+	RewardRate                          float64 // the yield's, as the service reported it when the journey picked it
 	Deposited, BalanceAfterEnter        string
 	Earned                              string // what the position earned while held, "0.41 USDC in 30 days"
 	BalanceAfterExit                    string
@@ -64,12 +67,15 @@ type Summary struct {
 
 // Run runs the whole journey. A failure says which step failed and why.
 func Run(ctx context.Context, cfg Config, p Progress) (*Summary, error) {
-	if _, ok := protocols[cfg.Protocol]; !ok && cfg.Protocol != "" {
-		return nil, fmt.Errorf("protocol %q is not one of %s", cfg.Protocol, strings.Join(Protocols(), ", "))
+	if _, ok := protocols[cfg.Protocol]; !ok && cfg.Protocol != "" && cfg.Protocol != "live" {
+		return nil, fmt.Errorf("protocol %q is not one of live, %s", cfg.Protocol, strings.Join(Protocols(), ", "))
 	}
 	j := &journey{cfg: cfg, p: p, sum: &Summary{}}
 	j.root = client.New(cfg.CoordinatorURL, cfg.RootKey)
 	j.yield = &yieldAPI{base: cfg.YieldURL, key: cfg.YieldAPIKey}
+	if cfg.Protocol == "" || cfg.Protocol == "live" {
+		j.cfg.Protocol = j.yield.liveProtocol(ctx, cfg.Network)
+	}
 	j.chain = &rpc{url: cfg.RPCURL}
 	steps := []struct {
 		name string
@@ -193,7 +199,7 @@ func (j *journey) discover(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	j.yieldID, j.sum.YieldID = y.ID, y.ID
+	j.yieldID, j.sum.YieldID, j.sum.RewardRate = y.ID, y.ID, y.RewardRate.Total
 	j.token, j.target = y.Token.Address, y.vaultAddress()
 	if j.protocol().lending { // a lending yield's output token is the aToken; the pool is the contract its risk names
 		if j.target, err = j.yield.contractOf(ctx, y.ID); err != nil {
