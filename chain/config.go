@@ -16,8 +16,12 @@ import (
 	"sigil/contracts"
 )
 
-// NetworkID is the network id a dev chain announces in bootstrap.json unless configured otherwise.
-const NetworkID = "sigil-dev"
+// NetworkID and NetworkName are the network id and the name a dev chain announces in bootstrap.json unless configured
+// otherwise.
+const (
+	NetworkID   = "sigil-dev"
+	NetworkName = "Sigil dev chain"
+)
 
 // Defaults.
 const (
@@ -43,8 +47,9 @@ type Config struct {
 	CORSOrigins []string
 	// ChainID defaults to 1337. It cannot change for an existing DataDir.
 	ChainID int64
-	// NetworkID names the chain to the yield service (default NetworkID); a second dev chain needs its own.
-	NetworkID string
+	// NetworkID names the chain to the yield service (default NetworkID), Name to people (default NetworkName); a
+	// second dev chain needs its own.
+	NetworkID, Name string
 	// RPCURL, when set, is an existing node's JSON-RPC endpoint (Anvil, Hardhat, a geth --dev) used instead of an
 	// embedded one: the fixtures are deployed there from the dev account (Anvil's account 0, which such nodes fund),
 	// the faucet and the simulator send there, and only the faucet listens on ListenAddr. ChainID is the node's.
@@ -80,6 +85,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.NetworkID == "" {
 		c.NetworkID = NetworkID
+	}
+	if c.Name == "" {
+		c.Name = NetworkName
 	}
 	if c.Faucet.MaxETH == "" {
 		c.Faucet.MaxETH = DefaultFaucetMaxETH

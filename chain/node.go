@@ -382,6 +382,7 @@ func (n *Node) revert(ctx context.Context, id uint64) (bool, error) {
 // Bootstrap is what bootstrap.json says about the dev chain.
 type Bootstrap struct {
 	NetworkID string            `json:"networkId"`
+	Name      string            `json:"name,omitempty"`
 	ChainID   int64             `json:"chainId"`
 	RPCURL    string            `json:"rpcUrl"`
 	FaucetURL string            `json:"faucetUrl"`
@@ -390,7 +391,7 @@ type Bootstrap struct {
 
 // Bootstrap returns the chain's entry for bootstrap.json (addresses checksummed).
 func (n *Node) Bootstrap() Bootstrap {
-	b := Bootstrap{NetworkID: n.cfg.NetworkID, ChainID: n.cfg.ChainID, RPCURL: n.RPCURL(), FaucetURL: n.FaucetURL(),
+	b := Bootstrap{NetworkID: n.cfg.NetworkID, Name: n.cfg.Name, ChainID: n.cfg.ChainID, RPCURL: n.RPCURL(), FaucetURL: n.FaucetURL(),
 		Contracts: make(map[string]string, len(n.addresses))}
 	for name, addr := range n.addresses {
 		b.Contracts[name] = addr.Hex()

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -279,14 +280,10 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		servers = append(servers, yieldSrv)
 		// Balance webhooks of the dev chains (a change is final two blocks later: a dev chain seals a block per
 		// transaction, or per --chain-block-period), and the networks sends go to.
-		for i, c := range s.boot.Chains {
+		for _, c := range s.boot.Chains {
 			caip2 := "eip155:" + strconv.FormatInt(c.ChainID, 10)
 			networks = append(networks, coordinator.Network{CAIP2: caip2, RPCURL: c.RPCURL, Confirmations: 2})
-			name := "Sigil dev chain"
-			if i > 0 {
-				name = fmt.Sprintf("Sigil dev chain %d", i+1)
-			}
-			sendNetworks = append(sendNetworks, send.Network{CAIP2: caip2, Name: name, RPCURL: c.RPCURL,
+			sendNetworks = append(sendNetworks, send.Network{CAIP2: caip2, Name: c.Name, RPCURL: c.RPCURL,
 				BatchDelegate: common.HexToAddress(c.Contracts[contracts.Delegate7702]), GasStation: common.HexToAddress(c.Contracts[contracts.Station]),
 				NativeUSD: DevChainETHPriceUSD, PollInterval: 100 * time.Millisecond})
 		}
@@ -333,14 +330,11 @@ func dashboardChains(networks []coordinator.Network, boot *Bootstrap) []dashboar
 	var out []dashboard.Chain
 	for _, n := range networks {
 		c := dashboard.Chain{CAIP2: n.CAIP2, Name: n.CAIP2, RPCURL: n.RPCURL}
-		for i, dev := range boot.Chains {
+		for _, dev := range boot.Chains {
 			if n.RPCURL != dev.RPCURL {
 				continue
 			}
-			c.Name = "Sigil dev chain"
-			if i > 0 {
-				c.Name = fmt.Sprintf("Sigil dev chain %d", i+1)
-			}
+			c.Name = dev.Name
 			for _, name := range slices.Sorted(maps.Keys(dev.Contracts)) {
 				c.Tokens = append(c.Tokens, dev.Contracts[name])
 			}
@@ -358,18 +352,15 @@ func (s *Stack) startDevChain(ctx context.Context, cfg Config, st *store.Store, 
 		configs = append(configs, secondChainConfig(cfg, configs[0]))
 	}
 	s.boot.Chains = nil
-	for i, c := range configs {
+	for _, c := range configs {
 		node, err := chain.Start(ctx, c)
 		if err != nil {
 			return nil, fmt.Errorf("dev chain %s: %w", cmp.Or(c.NetworkID, chain.NetworkID), err)
 		}
 		s.onClose("dev chain", node.Close)
-		name := "dev chain"
-		if i > 0 {
-			name = fmt.Sprintf("dev chain %d", i+1)
-		}
-		s.extra = append(s.extra, Service{Name: name, URL: node.RPCURL()})
-		s.boot.Chains = append(s.boot.Chains, node.Bootstrap())
+		nb := node.Bootstrap()
+		s.extra = append(s.extra, Service{Name: strings.TrimPrefix(nb.Name, "Sigil "), URL: node.RPCURL()})
+		s.boot.Chains = append(s.boot.Chains, nb)
 	}
 	nb := s.boot.Chains[0]
 	s.boot.ChainRPCURL, s.boot.ChainID, s.boot.FaucetURL, s.boot.Network, s.boot.Contracts = nb.RPCURL, nb.ChainID, nb.FaucetURL, nb.NetworkID, nb.Contracts
@@ -433,7 +424,7 @@ const (
 // picks when the first's does), its data in DIR/chain-2.
 func secondChainConfig(cfg Config, first chain.Config) chain.Config {
 	c := first
-	c.RPCURL, c.ChainID, c.NetworkID = "", SecondChainID, SecondChainNetworkID
+	c.RPCURL, c.ChainID, c.NetworkID, c.Name = "", SecondChainID, SecondChainNetworkID, chain.NetworkName+" 2"
 	if host, port, err := net.SplitHostPort(first.ListenAddr); err == nil {
 		if n, err := strconv.Atoi(port); err == nil && n > 0 {
 			c.ListenAddr = net.JoinHostPort(host, strconv.Itoa(n+1))

@@ -1,6 +1,7 @@
 package yield
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,11 +31,7 @@ import (
 func DevCatalogue(ctx context.Context, chains ...chain.Bootstrap) (Catalogue, error) {
 	var all Catalogue
 	for i, b := range chains {
-		name := "Sigil dev chain"
-		if i > 0 {
-			name = fmt.Sprintf("Sigil dev chain %d", i+1)
-		}
-		c, err := devChainCatalogue(ctx, b, name)
+		c, err := devChainCatalogue(ctx, b)
 		if err != nil {
 			return Catalogue{}, err
 		}
@@ -54,7 +51,7 @@ func DevCatalogue(ctx context.Context, chains ...chain.Bootstrap) (Catalogue, er
 }
 
 // devChainCatalogue is one dev chain's part of DevCatalogue.
-func devChainCatalogue(ctx context.Context, b chain.Bootstrap, networkName string) (Catalogue, error) {
+func devChainCatalogue(ctx context.Context, b chain.Bootstrap) (Catalogue, error) {
 	addr := func(name string) (common.Address, error) {
 		s, ok := b.Contracts[name]
 		if !ok || !common.IsHexAddress(s) {
@@ -74,7 +71,7 @@ func devChainCatalogue(ctx context.Context, b chain.Bootstrap, networkName strin
 		}
 		a[n] = v
 	}
-	network := Network{ID: b.NetworkID, Name: networkName, ChainID: b.ChainID, RPCURL: b.RPCURL,
+	network := Network{ID: b.NetworkID, Name: cmp.Or(b.Name, chain.NetworkName), ChainID: b.ChainID, RPCURL: b.RPCURL,
 		NativeToken: Token{Symbol: "ETH", Name: "Ether", Decimals: 18}}
 	client, err := dialNetwork(ctx, &network, &http.Client{Timeout: 10 * time.Second})
 	if err != nil {
