@@ -229,7 +229,7 @@ func (n *Node) loadOrDeploy(ctx context.Context, rec *record) (contracts.Address
 	}
 	// Before the record is written, so a deployment on record always has its rates.
 	if err := publishRates(ctx, n.dev, addresses, n.cfg.Simulator); err != nil {
-		return nil, fmt.Errorf("chain: publish the lending and staking rates: %w", err)
+		return nil, fmt.Errorf("chain: publish the fixtures' rates: %w", err)
 	}
 	if err := writeRecord(n.cfg.DataDir, record{ChainID: n.cfg.ChainID, Deployer: n.dev.Address(), Artifacts: fingerprint,
 		Contracts: addresses}); err != nil {

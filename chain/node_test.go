@@ -216,8 +216,8 @@ func TestSimulatorStepPaysYield(t *testing.T) {
 	}
 }
 
-// The lending and staking rates are published on chain (the configured ones at deployment) and
-// the simulator pays what the contracts publish, also after the owner changes it.
+// The vault, lending and staking rates are published on chain (the configured ones at deployment)
+// and the simulator pays what the contracts publish, also after the owner changes it.
 func TestSimulatorPaysThePublishedRates(t *testing.T) {
 	n := sharedNode(t)
 	addr := n.Contracts()
@@ -236,14 +236,24 @@ func TestSimulatorPaysThePublishedRates(t *testing.T) {
 	for _, fixture := range []string{contracts.Staking, contracts.ProviderStake} {
 		wantEq(t, fixture+" reward rate", read(t, n, fixture, "rewardRateBps"), big.NewInt(350))
 	}
+	bpsWad := new(big.Int).Div(wad, bps)
+	for _, vault := range plainVaults {
+		wantEq(t, vault+" accrual rate", read(t, n, vault, "accrualRate"), new(big.Int).Mul(big.NewInt(500), bpsWad))
+	}
+	for _, vault := range allocatorVaults {
+		wantEq(t, vault+" incentive rate", read(t, n, vault, "incentiveRate"), new(big.Int).Mul(big.NewInt(200), bpsWad))
+	}
 
-	u := newUser(t, n, n.Client(), "50", map[string]string{"USDC": "8000"})
+	u := newUser(t, n, n.Client(), "50", map[string]string{"USDC": "10000", "DAI": "3000"})
 	u.call(t, n, contracts.USDC, nil, "approve", addr[contracts.Lending], maxUint256)
 	u.call(t, n, contracts.Lending, nil, "supply", addr[contracts.USDC], tokens(8_000, 6), u.Address(), uint16(0))
 	u.call(t, n, contracts.ProviderStake, tokens(20, 18), "stake")
+	u.call(t, n, contracts.DAI, nil, "approve", addr[contracts.VaultDAI], maxUint256)
+	u.call(t, n, contracts.VaultDAI, nil, "deposit", tokens(3_000, 18), u.Address())
 
 	sim := n.Simulator()
-	rate := new(big.Int).Mul(big.NewInt(987_654_321), big.NewInt(1e17)) // 9.87654321% a year
+	rate := new(big.Int).Mul(big.NewInt(987_654_321), big.NewInt(1e17))    // 9.87654321% a year
+	vaultRate := new(big.Int).Mul(big.NewInt(1_234_567), big.NewInt(1e11)) // 12.34567% a year
 	t.Cleanup(func() {
 		ctx := context.Background()
 		if err := sim.SetLendingRate(ctx, contracts.USDC, new(big.Int).Mul(big.NewInt(400), bpsRay)); err != nil {
@@ -252,7 +262,20 @@ func TestSimulatorPaysThePublishedRates(t *testing.T) {
 		if err := sim.SetStakingRate(ctx, contracts.ProviderStake, 350); err != nil {
 			t.Error(err)
 		}
+		if err := sim.SetVaultRate(ctx, contracts.VaultDAI, new(big.Int).Mul(big.NewInt(500), bpsWad)); err != nil {
+			t.Error(err)
+		}
 	})
+	if err := sim.SetVaultRate(t.Context(), contracts.VaultDAI, vaultRate); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.SetVaultRate(t.Context(), contracts.Staking, vaultRate); err == nil {
+		t.Fatal("SetVaultRate accepted a staking contract")
+	}
+	if err := sim.SetVaultRate(t.Context(), contracts.VaultDAI, big.NewInt(-1)); err == nil {
+		t.Fatal("SetVaultRate accepted a negative rate")
+	}
+	wantEq(t, "published accrual rate", read(t, n, contracts.VaultDAI, "accrualRate"), vaultRate)
 	if err := sim.SetLendingRate(t.Context(), contracts.USDC, rate); err != nil {
 		t.Fatal(err)
 	}
@@ -270,6 +293,7 @@ func TestSimulatorPaysThePublishedRates(t *testing.T) {
 	}
 	supplied := read(t, n, contracts.LendingAUSDC, "totalSupply")
 	pooled := read(t, n, contracts.ProviderStake, "totalPooledEther")
+	vaultAssets := read(t, n, contracts.VaultDAI, "totalAssets")
 	if err := n.AdvanceTime(10 * 24 * time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -284,6 +308,9 @@ func TestSimulatorPaysThePublishedRates(t *testing.T) {
 	rewards := new(big.Int).Mul(pooled, big.NewInt(725))
 	rewards.Mul(rewards, elapsed).Div(rewards, big.NewInt(10_000*secondsPerYear))
 	wantEq(t, "provider staking rewards paid", report.Paid[contracts.ProviderStake], rewards)
+	vaultInterest := new(big.Int).Mul(vaultAssets, vaultRate)
+	vaultInterest.Mul(vaultInterest, elapsed).Div(vaultInterest, new(big.Int).Mul(wad, big.NewInt(secondsPerYear)))
+	wantEq(t, "vault interest paid", report.Paid[contracts.VaultDAI], vaultInterest)
 }
 
 func TestRestartKeepsBalancesAndContracts(t *testing.T) {

@@ -17,11 +17,12 @@ import (
 // SimulatorConfig sets the yield the simulator pays, as annual rates in basis points, and how
 // often it runs. Zero rates take the defaults; a negative rate turns that source off.
 //
-// The lending and staking rates are published on chain when the fixtures are deployed: each
-// lending reserve's liquidity rate (getReserveData's currentLiquidityRate, a ray) and each staking
-// contract's rewardRateBps. From then on the simulator pays what the contracts publish, so
+// Every rate is published on chain when the fixtures are deployed: each plain vault's accrualRate
+// and each allocator vault's incentiveRate (annual, 10^18 = 100%), each lending reserve's
+// liquidity rate (getReserveData's currentLiquidityRate, a ray) and each staking contract's
+// rewardRateBps. From then on the simulator pays what the contracts publish, so SetVaultRate,
 // SetLendingRate and SetStakingRate (or the owner calling the contracts' setters) change what is
-// paid, and these two fields only matter for a new deployment.
+// paid, and the rate fields only matter for a new deployment.
 type SimulatorConfig struct {
 	// Period between automatic steps; 0 runs no automatic step (Step still works).
 	Period time.Duration
@@ -116,24 +117,15 @@ type step struct {
 	err     error
 }
 
-// accrual is base × rate × elapsed / (10000 × year), rounded down.
-func (st *step) accrual(base *big.Int, rateBps int64) *big.Int {
-	if rateBps <= 0 || base.Sign() <= 0 {
+// accrual is base × rate × elapsed / (scale × year), rounded down, for an annual rate given in
+// units of scale (10^4 for basis points, wad for 10^18, ray for 10^27).
+func (st *step) accrual(base, rate, scale *big.Int) *big.Int {
+	if rate.Sign() <= 0 || base.Sign() <= 0 {
 		return new(big.Int)
 	}
-	n := new(big.Int).Mul(base, big.NewInt(rateBps))
+	n := new(big.Int).Mul(base, rate)
 	n.Mul(n, st.elapsed)
-	return n.Div(n, big.NewInt(10_000*secondsPerYear))
-}
-
-// lendingAccrual is base × rate × elapsed / (10^27 × year) for a ray rate, rounded down.
-func (st *step) lendingAccrual(base, rateRay *big.Int) *big.Int {
-	if rateRay.Sign() <= 0 || base.Sign() <= 0 {
-		return new(big.Int)
-	}
-	n := new(big.Int).Mul(base, rateRay)
-	n.Mul(n, st.elapsed)
-	return n.Div(n, new(big.Int).Mul(ray, big.NewInt(secondsPerYear)))
+	return n.Div(n, new(big.Int).Mul(scale, big.NewInt(secondsPerYear)))
 }
 
 func (st *step) read(fixture, method string, args ...any) *big.Int {
@@ -179,8 +171,8 @@ func (st *step) giveToken(token string, holder common.Address, amount *big.Int) 
 }
 
 func (st *step) vaults() {
-	for _, vault := range []string{contracts.VaultUSDC, contracts.VaultDAI, contracts.VaultWETH} {
-		interest := st.accrual(st.read(vault, "totalAssets"), st.s.cfg.VaultAPRBps)
+	for _, vault := range plainVaults {
+		interest := st.accrual(st.read(vault, "totalAssets"), st.read(vault, "accrualRate"), wad)
 		if interest.Sign() == 0 {
 			continue
 		}
@@ -193,7 +185,7 @@ func (st *step) vaults() {
 func (st *step) lending() {
 	for _, receipt := range []string{contracts.LendingAUSDC, contracts.LendingAUSDT} {
 		f, _ := contracts.FixtureNamed(receipt)
-		interest := st.lendingAccrual(st.read(receipt, "totalSupply"), st.liquidityRate(f.Asset))
+		interest := st.accrual(st.read(receipt, "totalSupply"), st.liquidityRate(f.Asset), ray)
 		if interest.Sign() == 0 {
 			continue
 		}
@@ -208,12 +200,7 @@ func (st *step) staking() {
 		contracts.Staking:       "totalStaked",
 		contracts.ProviderStake: "totalPooledEther",
 	} {
-		rateBps := st.read(fixture, "rewardRateBps")
-		if !rateBps.IsInt64() {
-			st.err = fmt.Errorf("%s publishes a reward rate of %s bps", fixture, rateBps)
-			return
-		}
-		rewards := st.accrual(st.read(fixture, base), rateBps.Int64())
+		rewards := st.accrual(st.read(fixture, base), st.read(fixture, "rewardRateBps"), bps)
 		if rewards.Sign() == 0 {
 			continue
 		}
@@ -222,17 +209,17 @@ func (st *step) staking() {
 	}
 }
 
-// allocators gives each allocator vault incentive tokens worth its incentive APR at the pool's
-// price, then harvests it (sell, reinvest, accrue fees).
+// allocators gives each allocator vault incentive tokens worth the incentive rate it publishes at
+// the pool's price, then harvests it (sell, reinvest, accrue fees).
 func (st *step) allocators() {
 	incentiveReserve := st.read(contracts.Pool, "reserve0")
 	usdcReserve := st.read(contracts.Pool, "reserve1")
-	for _, vault := range []string{contracts.OAV10USDC, contracts.OAV20USDC} {
+	for _, vault := range allocatorVaults {
 		assets := st.read(vault, "totalAssets")
 		if assets.Sign() == 0 || usdcReserve.Sign() == 0 {
 			continue
 		}
-		worth := st.accrual(assets, st.s.cfg.IncentiveAPRBps)
+		worth := st.accrual(assets, st.read(vault, "incentiveRate"), wad)
 		incentives := new(big.Int).Div(new(big.Int).Mul(worth, incentiveReserve), usdcReserve)
 		minOut := new(big.Int)
 		if incentives.Sign() > 0 {
@@ -247,8 +234,20 @@ func (st *step) allocators() {
 	}
 }
 
-// ray is 10^27, the scale of Aave's rates and indexes.
-var ray = new(big.Int).Exp(big.NewInt(10), big.NewInt(27), nil)
+// The scales of annual rates: basis points (the staking contracts'), wad (10^18, the vaults') and
+// ray (10^27, Aave's rates and indexes).
+var (
+	bps = big.NewInt(10_000)
+	wad = new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
+	ray = new(big.Int).Exp(big.NewInt(10), big.NewInt(27), nil)
+)
+
+// plainVaults are the fixtures paid at the accrual rate they publish; allocatorVaults are paid
+// incentives at theirs.
+var (
+	plainVaults     = []string{contracts.VaultUSDC, contracts.VaultDAI, contracts.VaultWETH}
+	allocatorVaults = []string{contracts.OAV10USDC, contracts.OAV20USDC}
+)
 
 // lendingReserves are the lending pool's listed assets (fixture names).
 var lendingReserves = []string{contracts.USDC, contracts.USDT}
@@ -282,10 +281,43 @@ func (s *Simulator) SetStakingRate(ctx context.Context, fixture string, rateBps 
 	return sendTo(ctx, s.sender, s.addresses, fixture, nil, "setRewardRate", big.NewInt(rateBps))
 }
 
-// publishRates sets the configured lending and staking rates on freshly deployed fixtures (a
-// negative rate publishes 0: that source pays nothing).
+// SetVaultRate publishes rateWad (an annual rate, 10^18 = 100%) as a plain vault's accrual rate
+// or an allocator vault's incentive rate; later steps pay it.
+func (s *Simulator) SetVaultRate(ctx context.Context, fixture string, rateWad *big.Int) error {
+	if rateWad.Sign() < 0 {
+		return fmt.Errorf("chain: simulator: negative rate %s", rateWad)
+	}
+	var method string
+	switch {
+	case slices.Contains(allocatorVaults, fixture):
+		method = "setIncentiveRate"
+	case slices.Contains(plainVaults, fixture):
+		method = "setAccrualRate"
+	default:
+		return fmt.Errorf("chain: simulator: %s is not a vault the simulator pays", fixture)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return sendTo(ctx, s.sender, s.addresses, fixture, nil, method, rateWad)
+}
+
+// publishRates sets the configured rates on freshly deployed fixtures (a negative rate publishes
+// 0: that source pays nothing).
 func publishRates(ctx context.Context, sender *Account, addresses contracts.Addresses, cfg SimulatorConfig) error {
 	cfg = cfg.withDefaults()
+	bpsToWad := func(rateBps int64) *big.Int {
+		return new(big.Int).Mul(big.NewInt(max(rateBps, 0)), new(big.Int).Div(wad, bps))
+	}
+	for _, vault := range plainVaults {
+		if err := sendTo(ctx, sender, addresses, vault, nil, "setAccrualRate", bpsToWad(cfg.VaultAPRBps)); err != nil {
+			return err
+		}
+	}
+	for _, vault := range allocatorVaults {
+		if err := sendTo(ctx, sender, addresses, vault, nil, "setIncentiveRate", bpsToWad(cfg.IncentiveAPRBps)); err != nil {
+			return err
+		}
+	}
 	lending := new(big.Int).Mul(big.NewInt(max(cfg.LendingAPRBps, 0)), new(big.Int).Div(ray, big.NewInt(10_000)))
 	for _, asset := range lendingReserves {
 		if err := sendTo(ctx, sender, addresses, contracts.Lending, nil, "setLiquidityRate", addresses[asset], lending); err != nil {

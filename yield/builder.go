@@ -46,7 +46,8 @@ func settled(positions func() []position) balancePlan {
 type sampled struct {
 	shares, assets *big.Int // the value of shares (or of the reserve index): the stored price-per-share sample
 	// apr is the annual rate the contract publishes now, as a fraction, net of a provider's commission: the reward
-	// rate of lending and staking comes from it (see rates.go). Nil for vaults.
+	// rate of lending and staking comes from it, and a vault's until its samples give one (see rates.go). Nil for a
+	// vault that publishes no accrual rate.
 	apr *big.Rat
 }
 
@@ -91,6 +92,9 @@ type pendingAction struct {
 // ray is the scale of index samples: the value of 10^27 shares is sampled, so that share prices of tokens with few
 // decimals keep their precision.
 var ray = new(big.Int).Exp(big.NewInt(10), big.NewInt(27), nil)
+
+// wad is the scale of the accrual rate a vault publishes (accrualRate(): 10^18 = 100% a year).
+var wad = new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
 
 // mustPack packs calldata for a method the ABI certainly has; an error is a programming error.
 func mustPack(a *abi.ABI, method string, args ...any) []byte {

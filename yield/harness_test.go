@@ -59,6 +59,19 @@ func devChain(t testing.TB) *chain.Node {
 	return sharedChain
 }
 
+// freshChain starts a dev chain for one test, closed at its end.
+func freshChain(t testing.TB) *chain.Node {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	n, err := chain.Start(ctx, chain.Config{ListenAddr: "127.0.0.1:0", Logger: quietLog})
+	if err != nil {
+		t.Fatalf("start dev chain: %v", err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
 // fakeClock is the service's clock in tests: it only moves when a test moves it.
 type fakeClock struct{ ns atomic.Int64 }
 
@@ -91,11 +104,16 @@ type envOptions struct {
 	rateLimit int
 	shared    bool // count the rate limit in the database
 	edit      func(*Catalogue)
+	// fresh runs the service on a dev chain of its own, just deployed: nothing deposited, no block time passed.
+	fresh bool
 }
 
 func newEnv(t testing.TB, opts envOptions) *env {
 	t.Helper()
 	n := devChain(t)
+	if opts.fresh {
+		n = freshChain(t)
+	}
 	ctx := context.Background()
 	cat, err := DevCatalogue(ctx, n.Bootstrap())
 	if err != nil {

@@ -28,9 +28,15 @@ import (
 // (down to minRateSpan; the DTO's description names the span used). A service whose stored samples do not reach back
 // over the window (a fresh database) backfills once, at its first sampling, from the node's history: the share price
 // at the blocks head − 2^k (k = 0, 1, …) that are inside the window and at which the vault had shares (an empty vault's
-// price says nothing about what it pays). Until two samples at least minRateSpan apart exist, the rate is 0. An
-// allocator vault pays its performance and management fees by minting shares, so its share price, and the rate, are
-// already net of them.
+// price says nothing about what it pays). An allocator vault pays its performance and management fees by minting
+// shares, so its share price, and the rate, are already net of them.
+//
+// Until two samples at least minRateSpan apart exist (a fresh chain is idle: an empty vault's share price does not
+// move and no block time passes), a vault that publishes its current accrual rate — accrualRate(), an annual rate
+// scaled by 10^18, not compounded, as Sigil's vaults do: the plain vault's owner-set rate, the allocator vault's net
+// of its fees, the Morpho vault's market supply rate (borrow rate × utilisation × (1 − fee)) — is rated from it as a
+// lending pool is below (compounded per second; the DTO's description says so). A vault that publishes none is rated
+// 0 until its samples give a rate.
 //
 // Lending and staking: the contract's current rate, as of the last sampling (rate 0 until the first one).
 //
@@ -58,6 +64,7 @@ type rate struct {
 	sampled  bool
 	rateType string
 	span     time.Duration // vaults: the block time between the samples the rate is computed from
+	accrual  bool          // vaults: rated from the accrual rate the vault publishes, for want of samples
 }
 
 type rateBook struct {
@@ -65,8 +72,8 @@ type rateBook struct {
 	rates map[string]rate
 	// backfilled lists the vault yields whose history this process has already backfilled (or tried to).
 	backfilled map[string]bool
-	// published is the annual rate (a fraction) the contract of a lending or staking yield published at the last
-	// sampling, by yield id.
+	// published is the annual rate (a fraction) the contract of a lending or staking yield, or a vault's accrual
+	// rate, published at the last sampling, by yield id.
 	published map[string]float64
 }
 
@@ -74,10 +81,16 @@ func newRateBook() *rateBook {
 	return &rateBook{rates: map[string]rate{}, published: map[string]float64{}, backfilled: map[string]bool{}}
 }
 
-func (r *rateBook) setPublished(id string, apr float64) {
+// setPublished records the annual rate a yield's contract published at the last sampling; nil forgets it (a vault
+// that publishes none).
+func (r *rateBook) setPublished(id string, apr *big.Rat) {
 	r.mu.Lock()
-	r.published[id] = apr
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	if apr == nil {
+		delete(r.published, id)
+		return
+	}
+	r.published[id], _ = apr.Float64()
 }
 
 func (r *rateBook) getPublished(id string) (float64, bool) {
@@ -254,10 +267,7 @@ func (s *Service) SampleNow(ctx context.Context) error {
 			got := p.read()
 			samples = append(samples, store.YieldPriceSample{YieldID: p.e.cfg.ID, BlockNumber: int64(h.Number),
 				BlockTime: int64(h.Time), Shares: got.shares.String(), Assets: got.assets.String()})
-			if got.apr != nil {
-				apr, _ := got.apr.Float64()
-				s.rates.setPublished(p.e.cfg.ID, apr)
-			}
+			s.rates.setPublished(p.e.cfg.ID, got.apr)
 		}
 		keepFrom := int64(h.Time) - 2*int64(s.cfg.RateWindow/time.Second)
 		err := s.store.Write(ctx, func(tx *store.Tx) error {
@@ -363,6 +373,10 @@ func (s *Service) loadRates(ctx context.Context) error {
 			}
 		} else {
 			r.total, r.span, r.known = computeRate(samples, s.cfg.RateWindow, r.rateType, e.cfg.Fees.DepositBps)
+			if apr, ok := s.rates.getPublished(e.cfg.ID); ok && !r.known {
+				r.total, r.known = publishedRate(apr, r.rateType, e.cfg.Fees.DepositBps)
+				r.accrual = r.known
+			}
 		}
 		if n := len(samples); n > 0 {
 			r.price, r.sampled = sharePrice(samples[n-1], shareDecimals(e), e.cfg.Token.Decimals), true

@@ -98,6 +98,71 @@ func TestRewardRatesFromSamples(t *testing.T) {
 	}
 }
 
+// On a fresh chain no vault has a share price that moved, and no block time passes, so no rate can come from
+// samples: every vault is rated from the accrual rate it publishes, as documented, from the first sampling on — the
+// plain vaults' owner-set 5% (the DAI vault's less its fee wrapper's deposit fee), the allocator vaults' underlying rate
+// plus incentives net of their fees, and the Morpho vault's market supply rate. Once samples a day apart exist, they
+// rate the vault instead.
+func TestVaultRatesFromTheFirstSampling(t *testing.T) {
+	e := newEnv(t, envOptions{fresh: true})
+	ctx := context.Background()
+	rateOf := func(id string) rewardRateDTO {
+		t.Helper()
+		var y yieldDTO
+		key := e.key10
+		if strings.Contains(id, "oavusdc20") {
+			key = e.key20 // the 20% fee set is the second project's
+		}
+		e.mustCall(key, "GET", "/v1/yields/"+id, nil, 200, &y)
+		return y.RewardRate
+	}
+	perSecond := compoundPerSecond
+	wrapperFee := float64(e.read(e.addr(contracts.FeeWrapperName), contracts.FeeWrapper, "feeBps").Int64()) / 10_000
+	allocator := func(name string) float64 {
+		at := e.addr(name)
+		perf := float64(e.read(at, contracts.AllocatorVault, "performanceFeeBps").Int64()) / 10_000
+		mgmt := float64(e.read(at, contracts.AllocatorVault, "managementFeeBps").Int64()) / 10_000
+		deposit := float64(e.read(at, contracts.AllocatorVault, "depositFeeBps").Int64()) / 10_000
+		return (1+perSecond((0.05+0.02)*(1-perf)-mgmt))*(1-deposit) - 1
+	}
+	// Morpho's IRM mock borrows at the utilisation as an annual rate, so suppliers earn utilisation², no fee.
+	utilisation := float64(contracts.MorphoSeedBorrowPercent) / 100
+	for _, tc := range []struct {
+		id   string
+		want float64
+	}{
+		{e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC"), perSecond(0.05)},
+		{e.yieldID(KindERC4626, e.addr(contracts.VaultWETH).Hex(), "WETH"), perSecond(0.05)},
+		{e.yieldID(KindERC4626, e.addr(contracts.VaultDAI).Hex(), "DAI"), (1+perSecond(0.05))*(1-wrapperFee) - 1},
+		{e.yieldID(KindAllocatorVault, e.addr(contracts.OAV10USDC).Hex(), "USDC"), allocator(contracts.OAV10USDC)},
+		{e.yieldID(KindAllocatorVault, e.addr(contracts.OAV20USDC).Hex(), "USDC"), allocator(contracts.OAV20USDC)},
+		{e.yieldID(KindERC4626, e.addr(contracts.MorphoVaultUSDC).Hex(), "USDC"), perSecond(utilisation * utilisation)},
+	} {
+		got := rateOf(tc.id)
+		if math.Abs(got.Total-tc.want) > 1e-6 || got.Total <= 0 || !strings.Contains(got.Components[0].Description, "accrual rate") {
+			t.Errorf("%s: rewardRate %+v, want %.6f from the accrual rate", tc.id, got, tc.want)
+		}
+	}
+
+	// A deposit, a day of block time paid by the simulator, two samplings: the plain vault's rate now comes from its
+	// share price, and agrees with the rate it published.
+	vault := e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC")
+	w := e.newWallet("1", map[string]string{"USDC": "1000"})
+	w.execute(e.key10, w.act(e.key10, "enter", vault, map[string]any{"amount": "1000"}))
+	if err := e.svc.SampleNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.step(24 * time.Hour)
+	if err := e.svc.SampleNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := rateOf(vault)
+	if !strings.Contains(got.Components[0].Description, "From price-per-share samples over the last 1 day") ||
+		math.Abs(got.Total-perSecond(0.05)) > 0.001 {
+		t.Errorf("after a day: rewardRate %+v, want about %.5f from samples", got, perSecond(0.05))
+	}
+}
+
 // The lending and staking reward rates are the rates their contracts publish, read at the sampling (no window of
 // samples is needed): set specific rates on chain, sample, and the API shows them converted as documented.
 func TestLendingAndStakingRatesArePublishedRates(t *testing.T) {

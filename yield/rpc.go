@@ -158,6 +158,31 @@ func (b *batch) uintAt(to common.Address, a *abi.ABI, block any, method string, 
 	return out
 }
 
+// optionalUint queues a view call returning one unsigned integer that the contract need not implement (an optional
+// extension of a standard interface): when the call reverts or returns no number, the result is nil and the batch
+// does not fail. Only a node that cannot be reached fails it, as it fails every read.
+func (b *batch) optionalUint(to common.Address, a *abi.ABI, method string) func() *big.Int {
+	data, err := a.Pack(method)
+	if err != nil {
+		b.decoded = append(b.decoded, func() error { return fmt.Errorf("pack %s: %w", method, err) })
+		return func() *big.Int { return nil }
+	}
+	var ret hexutil.Bytes
+	i := len(b.elems)
+	b.add(&ret, "eth_call", callMsg{To: to, Data: data}, "latest")
+	return func() *big.Int {
+		if b.elems[i].Error != nil {
+			return nil
+		}
+		values, err := a.Unpack(method, ret)
+		if err != nil || len(values) == 0 {
+			return nil
+		}
+		v, _ := values[0].(*big.Int)
+		return v
+	}
+}
+
 // balance queues eth_getBalance at the latest block.
 func (b *batch) balance(addr common.Address) *big.Int {
 	out := new(big.Int)

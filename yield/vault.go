@@ -114,7 +114,14 @@ func (vaultBuilder) balances(r *request, b *batch) balancePlan {
 
 func (vaultBuilder) sample(y *yieldEntry, b *batch) samplePlan {
 	assets := b.uint(y.vault, &erc4626ABI, "convertToAssets", ray)
-	return func() sampled { return sampled{shares: ray, assets: assets} }
+	accrual := b.optionalUint(y.vault, &erc4626ABI, "accrualRate")
+	return func() sampled {
+		s := sampled{shares: ray, assets: assets}
+		if rate := accrual(); rate != nil {
+			s.apr = new(big.Rat).SetFrac(rate, wad)
+		}
+		return s
+	}
 }
 
 // bpsPercent writes basis points as a percentage with two decimals: 50 → "0.50".

@@ -142,6 +142,10 @@ func (s *Service) yieldDTO(e *yieldEntry) yieldDTO {
 // vaultRateDescription says which span of samples a vault's rate comes from: the RewardDto has no field for the
 // window, so its description names it.
 func (s *Service) vaultRateDescription(r rate) string {
+	if r.accrual {
+		return "The vault's current accrual rate (accrualRate), compounded per second, net of the yield's fees: " +
+			"no price-per-share samples a minute of block time apart yet"
+	}
 	if !r.known {
 		return "From price-per-share samples, net of the yield's fees: none a minute apart yet, so 0 until the next sampling"
 	}

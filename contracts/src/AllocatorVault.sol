@@ -55,6 +55,9 @@ contract AllocatorVault is ERC4626, Ownable {
     uint256 public lastAccrual;
     /// @notice Timestamp of the last harvest.
     uint256 public lastHarvest;
+    /// @notice The annual rate, in the asset, at which incentives are expected to come in, not compounded,
+    ///         scaled by 1e18 (1e18 = 100%). The owner publishes it; the dev chain's simulator pays it.
+    uint256 public incentiveRate;
 
     error PerformanceFeeBelowMinimum(uint256 performanceFeeBps, uint256 minimumBps);
     error FeeAboveMaximum(uint256 feeBps, uint256 maximumBps);
@@ -63,6 +66,7 @@ contract AllocatorVault is ERC4626, Ownable {
     event FeesUpdated(uint256 depositFeeBps, uint256 performanceFeeBps, uint256 managementFeeBps, address recipient);
     event DepositFeeCharged(address indexed payer, address indexed recipient, uint256 fee);
     event FeesAccrued(uint256 performanceFee, uint256 managementFee, uint256 feeShares, uint256 totalAssets);
+    event IncentiveRateSet(uint256 rate);
     event Harvested(uint256 incentivesSold, uint256 assetsReceived, uint256 totalAssets);
 
     constructor(
@@ -147,6 +151,27 @@ contract AllocatorVault is ERC4626, Ownable {
     }
 
     // ---- harvest and administration ----
+
+    function setIncentiveRate(uint256 rate) external onlyOwner {
+        incentiveRate = rate;
+        emit IncentiveRateSet(rate);
+    }
+
+    /// @notice The annual rate at which a share's value accrues now, not compounded, scaled by 1e18: the
+    ///         underlying vault's accrual rate (when it publishes one) plus the incentive rate, less the
+    ///         performance fee on that profit and the management fee.
+    function accrualRate() external view returns (uint256) {
+        uint256 gross = incentiveRate + _underlyingAccrualRate();
+        uint256 net = gross.mulDiv(BPS - performanceFeeBps, BPS);
+        uint256 management = managementFeeBps * (1e18 / BPS);
+        return net > management ? net - management : 0;
+    }
+
+    /// @dev The underlying vault's accrualRate(), or 0 for a vault that does not publish one.
+    function _underlyingAccrualRate() private view returns (uint256) {
+        (bool ok, bytes memory ret) = address(underlyingVault).staticcall(abi.encodeWithSignature("accrualRate()"));
+        return ok && ret.length >= 32 ? abi.decode(ret, (uint256)) : 0;
+    }
 
     /// @notice Sells the incentive tokens held for the asset (at least `minAssetsOut`), invests every
     ///         idle asset in the underlying vault and accrues the fees.

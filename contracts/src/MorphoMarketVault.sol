@@ -4,7 +4,9 @@ pragma solidity ^0.8.24;
 import {ERC4626, ERC20, IERC20} from "@openzeppelin/contracts/token/ERC20/extensions/ERC4626.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
-import {IMorpho, MarketParams, Id} from "@morpho-org/morpho-blue/src/interfaces/IMorpho.sol";
+import {IMorpho, MarketParams, Market, Id} from "@morpho-org/morpho-blue/src/interfaces/IMorpho.sol";
+import {IIrm} from "@morpho-org/morpho-blue/src/interfaces/IIrm.sol";
+import {MathLib, WAD} from "@morpho-org/morpho-blue/src/libraries/MathLib.sol";
 import {MarketParamsLib} from "@morpho-org/morpho-blue/src/libraries/MarketParamsLib.sol";
 import {MorphoBalancesLib} from "@morpho-org/morpho-blue/src/libraries/periphery/MorphoBalancesLib.sol";
 
@@ -17,6 +19,7 @@ contract MorphoMarketVault is ERC4626 {
     using SafeERC20 for IERC20;
     using MorphoBalancesLib for IMorpho;
     using MarketParamsLib for MarketParams;
+    using MathLib for uint256;
 
     IMorpho public immutable morpho;
     MarketParams private _market;
@@ -38,6 +41,17 @@ contract MorphoMarketVault is ERC4626 {
     /// @notice The market's id in Morpho Blue.
     function marketId() external view returns (Id) {
         return _market.id();
+    }
+
+    /// @notice The annual rate at which the vault's supply accrues now, not compounded, scaled by 1e18 (1e18 = 100%):
+    /// the market's borrow rate from its interest rate model, times its utilisation, less Morpho's fee. Morpho
+    /// compounds it at every accrual; the vault's share price follows.
+    function accrualRate() external view returns (uint256) {
+        Market memory m = morpho.market(_market.id());
+        if (m.totalSupplyAssets == 0) return 0;
+        uint256 borrowRate = IIrm(_market.irm).borrowRateView(_market, m); // per second, scaled by 1e18
+        uint256 utilization = uint256(m.totalBorrowAssets).wDivDown(m.totalSupplyAssets);
+        return (borrowRate * 365 days).wMulDown(utilization).wMulDown(WAD - m.fee);
     }
 
     function totalAssets() public view override returns (uint256) {

@@ -37,8 +37,9 @@ type Config struct {
 	Amount         string // USDC to deposit, in token units
 	// Protocol is where the USDC goes: "vault" (the plain ERC-4626 vault, the specification's), "morpho" (the
 	// ERC-4626 vault over a Morpho Blue market) or "aave" (Aave v3's own pool); "" (or "live") takes the first of them
-	// whose reward rate the yield service knows to be above 0, so that the journey never earns at a rate of 0 (a fresh
-	// dev chain's vaults have no price history yet), and the vault when none has one.
+	// whose reward rate the yield service knows to be above 0, so that the journey never earns at a rate of 0 (a vault
+	// on a real network that publishes no accrual rate and has no price history yet reads 0), and the vault when none
+	// has one.
 	Protocol string
 	// Cleanup deletes the agent user and its three policies at the end (the wallet stays: it holds funds).
 	Cleanup bool
