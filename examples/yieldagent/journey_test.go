@@ -57,7 +57,6 @@ func TestJourneyEarnsAndCleansUp(t *testing.T) {
 		t.Errorf("an unknown protocol: %v", err)
 	}
 
-
 	sum, err := yieldagent.Run(ctx, config("vault"), quiet{})
 	if err != nil {
 		t.Fatal(err)
