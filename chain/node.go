@@ -20,6 +20,8 @@ import (
 	"github.com/ethereum/go-ethereum/eth/catalyst"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/eth/filters"
+	"github.com/ethereum/go-ethereum/eth/tracers"
+	_ "github.com/ethereum/go-ethereum/eth/tracers/native" // registers callTracer
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/ethdb"
 	"github.com/ethereum/go-ethereum/node"
@@ -109,7 +111,7 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 		DataDir:          n.cfg.DataDir,
 		HTTPHost:         host,
 		HTTPPort:         port,
-		HTTPModules:      []string{"eth", "net", "web3", "txpool", "evm", "anvil"},
+		HTTPModules:      []string{"eth", "net", "web3", "txpool", "debug", "evm", "anvil"},
 		HTTPVirtualHosts: vhosts,
 		HTTPCors:         n.cfg.CORSOrigins,
 		HTTPTimeouts:     rpc.DefaultHTTPTimeouts,
@@ -150,6 +152,9 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
 	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)}, {Namespace: "evm", Service: &evmAPI{n: n}},
 		{Namespace: "anvil", Service: &anvilAPI{n: n}}})
+	// debug_traceCall and debug_traceTransaction, with the native tracers (callTracer), as a developer's node offers
+	// them: sending reads the chain of reverts of a failed call from them.
+	stack.RegisterAPIs(tracers.APIs(backend.APIBackend))
 
 	beacon, err := catalyst.NewSimulatedBeacon(0, devAddress, backend)
 	if err != nil {

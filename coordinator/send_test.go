@@ -252,6 +252,24 @@ func TestEthSendTransactionRefusals(t *testing.T) {
 		c.ParamsJSON != `{"balance":0,"needed":1,"sender":"`+common.HexToAddress(from).Hex()+`"}` {
 		t.Errorf("custom revert %+v", st.Error.RevertChain[0])
 	}
+	// The chain runs from the outermost call to the one that raised the error: in a batch, from the account (whose
+	// delegate bubbles the failing call's revert) to the token; through a vault, from the vault to the token.
+	st = failed("reverting call in a batch", "reverted with ERC20InsufficientBalance", api.EthCallParams{To: to}, overdraw)
+	if c := st.Error.RevertChain; len(c) != 2 || c[0].Address != strings.ToLower(from) || c[1].Address != strings.ToLower(usdc.Hex()) ||
+		c[1].Custom == nil || c[1].Custom.ErrorName != "ERC20InsufficientBalance" {
+		t.Errorf("batch revert chain %+v", c)
+	}
+	vault := node.Contracts()[contracts.VaultUSDC]
+	deposit, err := contracts.MustLoad(contracts.SimpleVault).ABI.Pack("deposit", big.NewInt(1), common.HexToAddress(from))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st = failed("deposit without an allowance", "reverted with ERC20InsufficientAllowance",
+		api.EthCallParams{To: vault.Hex(), Data: "0x" + hex.EncodeToString(deposit)})
+	if c := st.Error.RevertChain; len(c) != 2 || c[0].Address != strings.ToLower(vault.Hex()) || c[0].Unknown == nil ||
+		c[1].Address != strings.ToLower(usdc.Hex()) || c[1].Custom == nil || c[1].Custom.ErrorName != "ERC20InsufficientAllowance" {
+		t.Errorf("vault revert chain %+v", c)
+	}
 	unfunded := s.ethWallet("empty")
 	id, err := s.sendCalls(s.root, unfunded, caip2(node), api.EthCallParams{To: to, Value: "1"})
 	if err != nil {

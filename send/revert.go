@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -121,8 +122,66 @@ func panicReason(code *big.Int) string {
 	return "unknown panic code"
 }
 
-// revertFailure is a send's failure for a revert: the message and the revert chain.
-func revertFailure(when string, entry api.RevertChainEntry) *api.TxError {
-	chain := []api.RevertChainEntry{entry}
-	return &api.TxError{Message: when + ": " + entry.DisplayMessage, RevertChain: chain, Eth: &api.EthFailureDetails{RevertChain: chain}}
+// revertFailure is a send's failure for a revert: the message, which is the innermost revert's (the cause), and the
+// revert chain.
+func revertFailure(when string, chain []api.RevertChainEntry) *api.TxError {
+	cause := chain[len(chain)-1]
+	return &api.TxError{Message: when + ": " + cause.DisplayMessage, RevertChain: chain, Eth: &api.EthFailureDetails{RevertChain: chain}}
+}
+
+// traceFrame is one call of a callTracer trace (debug_traceCall with {"tracer": "callTracer"}).
+type traceFrame struct {
+	To     common.Address `json:"to"`
+	Output hexutil.Bytes  `json:"output"`
+	Error  string         `json:"error"`
+	Calls  []traceFrame   `json:"calls"`
+}
+
+// revertChain describes a revert from the outermost call to the innermost, as the reference orders it: msg run again
+// at block (a number, or "latest") under the node's call tracer, following from each reverted call the last of its
+// calls that reverted (the one that ended it: a contract bubbles its callee's revert, as the batch delegate and vaults
+// do, or raises its own). A node without debug_traceCall, or a trace that does not revert there (the revert was on
+// pending state), gives the one entry data describes, as raised at revertAt.
+func (w *Worker) revertChain(ctx context.Context, cl *chainClient, orgID string, msg ethereum.CallMsg, block string, revertAt common.Address, data []byte) []api.RevertChainEntry {
+	var root traceFrame
+	err := cl.Client.Client().CallContext(ctx, &root, "debug_traceCall", traceArgs(msg), block, map[string]string{"tracer": "callTracer"})
+	if err != nil || root.Error == "" {
+		return []api.RevertChainEntry{decodeRevert(ctx, orgID, revertAt, data, w.cfg.CustomErrors)}
+	}
+	var chain []api.RevertChainEntry
+	for f := &root; f != nil; f = lastReverted(f.Calls) {
+		e := decodeRevert(ctx, orgID, f.To, f.Output, w.cfg.CustomErrors)
+		if len(f.Output) == 0 && f.Error != "execution reverted" {
+			e.DisplayMessage = f.Error // out of gas, an invalid opcode: not a revert with data
+		}
+		chain = append(chain, e)
+	}
+	return chain
+}
+
+func lastReverted(calls []traceFrame) *traceFrame {
+	for i := len(calls) - 1; i >= 0; i-- {
+		if calls[i].Error != "" {
+			return &calls[i]
+		}
+	}
+	return nil
+}
+
+// traceArgs is msg as debug_traceCall's call object.
+func traceArgs(msg ethereum.CallMsg) map[string]any {
+	args := map[string]any{"from": msg.From, "input": hexutil.Bytes(msg.Data)}
+	if msg.To != nil {
+		args["to"] = msg.To
+	}
+	if msg.Gas != 0 {
+		args["gas"] = hexutil.Uint64(msg.Gas)
+	}
+	if msg.Value != nil {
+		args["value"] = (*hexutil.Big)(msg.Value)
+	}
+	if len(msg.AuthorizationList) > 0 {
+		args["authorizationList"] = msg.AuthorizationList
+	}
+	return args
 }

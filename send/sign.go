@@ -249,7 +249,7 @@ func (w *Worker) simulate(ctx context.Context, cl *chainClient, s store.Send, ms
 		return nil, nil
 	}
 	if data, reverted := revertData(err); reverted {
-		return revertFailure("the simulation reverts, so nothing was signed", decodeRevert(ctx, s.OrgID, revertAt, data, w.cfg.CustomErrors)), nil
+		return revertFailure("the simulation reverts, so nothing was signed", w.revertChain(ctx, cl, s.OrgID, msg, "latest", revertAt, data)), nil
 	}
 	if answered(err) {
 		return &api.TxError{Message: "the simulation fails, so nothing was signed: " + err.Error()}, nil
@@ -294,7 +294,7 @@ func (w *Worker) gas(ctx context.Context, cl *chainClient, s store.Send, req *Re
 	est, err := cl.EstimateGas(ctx, msg)
 	if err != nil {
 		if data, reverted := revertData(err); reverted {
-			return 0, revertFailure("the gas estimate reverts, so nothing was signed", decodeRevert(ctx, s.OrgID, *msg.To, data, w.cfg.CustomErrors)), nil
+			return 0, revertFailure("the gas estimate reverts, so nothing was signed", w.revertChain(ctx, cl, s.OrgID, msg, "latest", *msg.To, data)), nil
 		}
 		if answered(err) {
 			return 0, &api.TxError{Message: "the gas estimate fails, so nothing was signed: " + err.Error()}, nil

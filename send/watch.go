@@ -102,6 +102,7 @@ func (w *Worker) included(ctx context.Context, cl *chainClient, s store.Send, tx
 	data, _ := revertData(err)
 	// Mined, so its gas was paid: it fails at its cost, which stays counted against a sponsor's limit.
 	s.Status = store.SendFailed
-	s.Error = encodeError(revertFailure(fmt.Sprintf("the transaction reverted in block %s", r.BlockNumber), decodeRevert(ctx, s.OrgID, to, data, w.cfg.CustomErrors)))
+	s.Error = encodeError(revertFailure(fmt.Sprintf("the transaction reverted in block %s", r.BlockNumber),
+		w.revertChain(ctx, cl, s.OrgID, msg, hexutil.EncodeBig(parent), to, data)))
 	return w.save(ctx, s, nil)
 }
