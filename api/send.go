@@ -170,6 +170,9 @@ type GetGasUsageResponse struct {
 	WindowLimitUsd        string `json:"windowLimitUsd"`
 	UsageUsd              string `json:"usageUsd"`
 	UsageWei              string `json:"usageWei,omitempty"`
+	// SponsorAddress is Sigil's too: the gas sponsor that pays the organization's sponsored sends (its billing
+	// organization's), which must hold the gas on each network.
+	SponsorAddress string `json:"sponsorAddress,omitempty"`
 }
 
 // The activity types and queries of this file.

@@ -169,7 +169,8 @@ func (c *Coordinator) checkSponsor(ctx context.Context, orgID string) error {
 
 func usd(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// queryGetGasUsage reports the organization's sponsored spend in the window against its limit.
+// queryGetGasUsage reports the organization's sponsored spend in the window against its limit, and the gas sponsor
+// that pays it (created here when no sponsored send has created it yet, so that it can be funded first).
 func queryGetGasUsage(r *reader, _ *api.GetGasUsageRequest) (*api.GetGasUsageResponse, error) {
 	u, err := r.c.gasUsage(r.ctx, r.org)
 	if err != nil {
@@ -178,7 +179,16 @@ func queryGetGasUsage(r *reader, _ *api.GetGasUsageRequest) (*api.GetGasUsageRes
 	if u == nil {
 		return nil, apierr.NotFoundf("no gas usage configuration: the billing organization set no gas-spend limits (UPSERT_GAS_USAGE_CONFIG)")
 	}
-	return &api.GetGasUsageResponse{WindowDurationMinutes: u.cfg.WindowMinutes, WindowLimitUsd: usd(u.limitUSD), UsageUsd: usd(u.usd), UsageWei: u.wei.String()}, nil
+	billing, err := r.c.billingOrg(r.ctx, r.org)
+	if err != nil {
+		return nil, err
+	}
+	_, sponsor, err := r.c.gasSponsor(r.ctx, billing.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &api.GetGasUsageResponse{WindowDurationMinutes: u.cfg.WindowMinutes, WindowLimitUsd: usd(u.limitUSD), UsageUsd: usd(u.usd),
+		UsageWei: u.wei.String(), SponsorAddress: sponsor.Hex()}, nil
 }
 
 // gasSponsor is an organization's gas sponsor: a secp256k1 key sealed like every key (a secret row of the

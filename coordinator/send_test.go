@@ -861,8 +861,14 @@ func TestSponsoredGasLimits(t *testing.T) {
 		t.Fatalf("upsert: %+v %v", res, err)
 	}
 	usage, err := s.root.GetGasUsage(bg, org)
-	if err != nil || usage.UsageUsd != "0" || usage.WindowLimitUsd != "0.000001" || usage.WindowDurationMinutes != 60 {
+	if err != nil || usage.UsageUsd != "0" || usage.WindowLimitUsd != "0.000001" || usage.WindowDurationMinutes != 60 || !common.IsHexAddress(usage.SponsorAddress) {
 		t.Fatalf("usage before: %+v %v", usage, err)
+	}
+	// The sponsor exists before any sponsored send, so that it can be funded first; it is the one that pays.
+	sponsorAddress := common.HexToAddress(usage.SponsorAddress)
+	funded, err := node.Client().BalanceAt(bg, sponsorAddress, nil)
+	if err != nil || funded.Sign() == 0 {
+		t.Fatalf("the sponsor %s holds %v (%v)", sponsorAddress, funded, err)
 	}
 	yes := true
 	sponsored := func() (string, error) {
@@ -881,8 +887,11 @@ func TestSponsoredGasLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	usage, err = s.root.GetGasUsage(bg, org)
-	if err != nil || usage.UsageUsd == "0" || usage.UsageWei == "0" {
+	if err != nil || usage.UsageUsd == "0" || usage.UsageWei == "0" || usage.SponsorAddress != sponsorAddress.Hex() {
 		t.Fatalf("usage after one sponsored send: %+v %v", usage, err)
+	}
+	if left, err := node.Client().BalanceAt(bg, sponsorAddress, nil); err != nil || new(big.Int).Sub(funded, left).String() != usage.UsageWei {
+		t.Errorf("the sponsor paid %v, the usage says %s wei (%v)", new(big.Int).Sub(funded, left), usage.UsageWei, err)
 	}
 	_, err = sponsored()
 	expectErr(t, "a sponsored send past the limit", err, apierr.ResourceExhausted, "at or past its limit of 0.000001 USD")
@@ -1008,6 +1017,9 @@ func TestSponsoredGasLimitsOfSubOrganizations(t *testing.T) {
 	usage, err := alice.GetGasUsage(bg, sub)
 	if err != nil || usage.WindowLimitUsd != "0.000001" || usage.UsageUsd == "0" {
 		t.Errorf("the sub-organization's usage: %+v %v", usage, err)
+	}
+	if parent, err := s.root.GetGasUsage(bg, org); err != nil || usage.SponsorAddress == "" || usage.SponsorAddress != parent.SponsorAddress {
+		t.Errorf("the sub-organization's sponsor %q is not its billing organization's: %+v %v", usage.SponsorAddress, parent, err)
 	}
 	_, err = send(alice, sub, from)
 	expectErr(t, "the sub-organization past its limit", err, apierr.ResourceExhausted, "at or past its limit of 0.000001 USD")
