@@ -301,7 +301,12 @@ func (c *Coordinator) UseNetworks(n *send.Networks) { c.networks.Store(n) }
 
 // wakeSends tells this process's send worker that an activity recorded a send.
 func (c *Coordinator) wakeSends(rec *record) {
-	if rec.Status != api.StatusCompleted || (rec.Type != ethSendTransactionV2.Type && rec.Type != ethSendRawTransaction.Type && rec.Type != ethUndelegate7702.Type) {
+	switch rec.Type {
+	case ethSendTransactionV2.Type, ethSendRawTransaction.Type, ethUndelegate7702.Type, solSendTransactionV2.Type, solSendTransaction.Type:
+	default:
+		return
+	}
+	if rec.Status != api.StatusCompleted {
 		return
 	}
 	if w := c.sendWorker.Load(); w != nil {
