@@ -181,3 +181,17 @@ func (n *Node) save() error {
 	}
 	return os.Rename(tmp, n.cfg.StateFile)
 }
+
+// Bootstrap is what `sigil up` records of the node in bootstrap.json.
+type Bootstrap struct {
+	RPCURL      string `json:"rpcUrl"`
+	CAIP2       string `json:"caip2"`
+	GenesisHash string `json:"genesisHash"`
+	// Faucet is the account requestAirdrop pays from.
+	Faucet string `json:"faucet"`
+}
+
+// Bootstrap describes the running node.
+func (n *Node) Bootstrap() Bootstrap {
+	return Bootstrap{RPCURL: n.URL(), CAIP2: n.CAIP2(), GenesisHash: n.GenesisHash(), Faucet: n.Faucet()}
+}

@@ -62,6 +62,8 @@ type Config struct {
 	// Each service's listen address, host:port; empty is 127.0.0.1:0, a port the system picks. Bootstrap and
 	// Services tell where each one listens.
 	Listen, AuthProxyListen, YieldListen, DashboardListen, ChainListen string
+	// SolanaListen is the Solana dev node's JSON-RPC address (it runs with the dev chain; "" picks a port).
+	SolanaListen string
 
 	// AllowedOrigins are the browser origins allowed to call the coordinator ("*" allows any); the dashboard's own
 	// origins are always added.
@@ -287,6 +289,11 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 				BatchDelegate: common.HexToAddress(c.Contracts[contracts.Delegate7702]), GasStation: common.HexToAddress(c.Contracts[contracts.Station]),
 				NativeUSD: DevChainETHPriceUSD, PollInterval: 100 * time.Millisecond})
 		}
+		sol, err := s.startSolanaDev(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		sendNetworks = append(sendNetworks, sol)
 	}
 	if len(networks) > 0 {
 		s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, networks) })
@@ -381,7 +388,8 @@ func checkLoopback(cfg Config) error {
 		return nil
 	}
 	for _, l := range []struct{ flag, addr string }{{"listen", cfg.Listen}, {"authproxy-listen", cfg.AuthProxyListen},
-		{"yield-listen", cfg.YieldListen}, {"dashboard-listen", cfg.DashboardListen}, {"chain-listen", cfg.ChainListen}} {
+		{"yield-listen", cfg.YieldListen}, {"dashboard-listen", cfg.DashboardListen}, {"chain-listen", cfg.ChainListen},
+		{"solana-listen", cfg.SolanaListen}} {
 		if l.addr == "" || isLoopback(l.addr) {
 			continue
 		}
