@@ -126,14 +126,11 @@ func LoadNetworks(path string) ([]Network, error) {
 			ChainID     int64  `json:"chainId"`
 			RPCURL      string `json:"rpcUrl"`
 			ExplorerURL string `json:"explorerUrl"`
-			// BatchDelegate is Sigil's own key beside the catalogue's: the network's batch delegate.
-			BatchDelegate common.Address
-			// GasStation is what the organizations' gas sponsors call to run sponsored sends (contracts/src/GasStation.sol),
-			// the station BatchDelegate takes them from; zero when the network has none, and sponsored sends are refused.
-			GasStation common.Address
-			// NativeUSD is the price of the network's native coin in USD, at which sponsored gas is counted against the
-			// organizations' limits (0: it counts nothing).
-			NativeUSD float64 `json:"batchDelegate"`
+			// Sigil's own keys beside the catalogue's (see Network): the batch delegate, the gas station and the native
+			// coin's price in USD.
+			BatchDelegate common.Address `json:"batchDelegate"`
+			GasStation    common.Address `json:"gasStation"`
+			NativeUSD     float64        `json:"nativeTokenUsd"`
 		} `json:"networks"`
 	}
 	if err := json.Unmarshal(b, &file); err != nil {
@@ -142,7 +139,7 @@ func LoadNetworks(path string) ([]Network, error) {
 	out := make([]Network, 0, len(file.Networks))
 	for _, nw := range file.Networks {
 		if strings.HasPrefix(nw.CAIP2, "solana:") {
-			out = append(out, Network{CAIP2: nw.CAIP2, Name: nw.Name, RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL})
+			out = append(out, Network{CAIP2: nw.CAIP2, Name: nw.Name, RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, NativeUSD: nw.NativeUSD})
 			continue
 		}
 		out = append(out, Network{CAIP2: "eip155:" + strconv.FormatInt(nw.ChainID, 10), ChainID: nw.ChainID, Name: nw.Name,

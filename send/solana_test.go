@@ -24,8 +24,9 @@ func TestSolanaNetworks(t *testing.T) {
 		}
 	}
 	path := filepath.Join(t.TempDir(), "networks.json")
-	if err := os.WriteFile(path, []byte(`{"networks":[{"id":"base","name":"Base","chainId":8453,"rpcUrl":"https://base.example"},
-		{"id":"solana","name":"Solana","caip2":"solana:mainnet","rpcUrl":"https://api.mainnet-beta.solana.com"}]}`), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(`{"networks":[{"id":"base","name":"Base","chainId":8453,"rpcUrl":"https://base.example",
+		"batchDelegate":"0x00000000000000000000000000000000000000d1","gasStation":"0x00000000000000000000000000000000000000d2","nativeTokenUsd":3000},
+		{"id":"solana","name":"Solana","caip2":"solana:mainnet","rpcUrl":"https://api.mainnet-beta.solana.com","nativeTokenUsd":150}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	list, err := LoadNetworks(path)
@@ -37,10 +38,11 @@ func TestSolanaNetworks(t *testing.T) {
 		t.Fatal(err)
 	}
 	nw, err := nws.Get("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp")
-	if err != nil || !nw.Solana() || nw.RPCURL != "https://api.mainnet-beta.solana.com" {
+	if err != nil || !nw.Solana() || nw.RPCURL != "https://api.mainnet-beta.solana.com" || nw.NativeUSD != 150 {
 		t.Errorf("the Solana cluster: %+v %v", nw, err)
 	}
-	if nw, err := nws.Get("eip155:8453"); err != nil || nw.Solana() {
+	if nw, err := nws.Get("eip155:8453"); err != nil || nw.Solana() || nw.NativeUSD != 3000 ||
+		nw.BatchDelegate.Hex() != "0x00000000000000000000000000000000000000D1" || nw.GasStation.Hex() != "0x00000000000000000000000000000000000000D2" {
 		t.Errorf("the EVM network: %+v %v", nw, err)
 	}
 	if _, err := NewNetworks([]Network{{CAIP2: "solana:mainnet", RPCURL: "ws://x"}}); err == nil {
