@@ -13,6 +13,7 @@ import (
 	"sigil/api"
 	"sigil/apierr"
 	"sigil/keys"
+	"sigil/send"
 	"sigil/store"
 )
 
@@ -133,7 +134,7 @@ func (c *Coordinator) gasUsage(ctx context.Context, org *Org) (*gasUsage, error)
 			continue
 		}
 		if nw, err := networks.Get(cost.Network); err == nil {
-			native, _ := new(big.Float).Quo(new(big.Float).SetInt(v), big.NewFloat(1e18)).Float64()
+			native, _ := new(big.Float).Quo(new(big.Float).SetInt(v), big.NewFloat(nativeUnits(nw))).Float64()
 			u.usd += native * nw.NativeUSD
 		}
 	}
@@ -167,6 +168,14 @@ func (c *Coordinator) checkSponsor(ctx context.Context, orgID string) error {
 	return c.checkGasLimit(ctx, org)
 }
 
+// nativeUnits is how many of a network's smallest units (wei, lamports) make its native coin.
+func nativeUnits(nw send.Network) float64 {
+	if nw.Solana() {
+		return 1e9
+	}
+	return 1e18
+}
+
 func usd(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // queryGetGasUsage reports the organization's sponsored spend in the window against its limit.
@@ -189,7 +198,13 @@ func (c *Coordinator) gasSponsor(ctx context.Context, orgID string) (string, com
 	key, err := c.openSecret(ctx, id)
 	created := false
 	if errors.Is(err, store.ErrNotFound) {
-		key, created, err = c.createGasSponsor(ctx, orgID, id)
+		key, created, err = c.createSponsorKey(ctx, orgID, id, func() ([]byte, error) {
+			k, err := crypto.GenerateKey()
+			if err != nil {
+				return nil, err
+			}
+			return k.D.FillBytes(make([]byte, 32)), nil
+		})
 	}
 	if err != nil {
 		return "", common.Address{}, err
@@ -212,12 +227,12 @@ func (c *Coordinator) gasSponsor(ctx context.Context, orgID string) (string, com
 	return id, address, nil
 }
 
-func (c *Coordinator) createGasSponsor(ctx context.Context, orgID, id string) ([]byte, bool, error) {
-	k, err := crypto.GenerateKey()
+// createSponsorKey seals a new sponsor key under id, or, when another process created it first, opens theirs.
+func (c *Coordinator) createSponsorKey(ctx context.Context, orgID, id string, generate func() ([]byte, error)) ([]byte, bool, error) {
+	key, err := generate()
 	if err != nil {
 		return nil, false, err
 	}
-	key := k.D.FillBytes(make([]byte, 32))
 	blob, err := c.vault.seal(id, key)
 	if err != nil {
 		return nil, false, err

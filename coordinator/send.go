@@ -287,7 +287,7 @@ func (c *Coordinator) RunSends(ctx context.Context) error {
 	if networks == nil {
 		return nil
 	}
-	w := send.NewWorker(send.Config{Store: c.store, Networks: networks, OpenKey: c.openSecret, CustomErrors: c.customError, Sponsor: c.gasSponsor,
+	w := send.NewWorker(send.Config{Store: c.store, Networks: networks, OpenKey: c.openSecret, CustomErrors: c.customError, Sponsor: c.gasSponsor, SolanaSponsor: c.solanaSponsor,
 		CheckSponsor: c.checkSponsor, Changed: c.enqueueSendUpdate, Committed: c.notifyWebhooks, GiveUp: c.cfg.SendGiveUp, Lease: c.cfg.SendLease,
 		Now: c.cfg.Now, Logger: c.cfg.Logger})
 	c.sendWorker.Store(w)

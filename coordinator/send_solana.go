@@ -3,6 +3,7 @@ package coordinator
 import (
 	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"sigil/api"
 	"sigil/apierr"
@@ -15,8 +16,9 @@ import (
 // SOL_SEND_TRANSACTION(_V2): a Solana transaction signed by accounts of the organization, broadcast and watched. The
 // policy engine decides it as it decides SIGN_TRANSACTION_V2 of the same transaction (solana.tx), once per signer:
 // it is allowed only when it would be allowed to each of them. Execution records the send in the activity's
-// transaction; the send worker (package send, solana.go) fetches the blockhash when asked, signs, broadcasts and
-// watches it after the commit.
+// transaction; the send worker (package send, solana.go) fetches the blockhash when asked, adds the organization's
+// fee sponsor as fee payer when the send is sponsored (gas_solana.go), signs, broadcasts and watches it after the
+// commit.
 var (
 	solSendTransactionV2 = &Activity[api.SolSendTransactionIntentV2, *solanaSend, *solanaSendJob, api.SolSendTransactionResult]{
 		activityInfo: newInfo(api.SolSendTransactionV2.ActivitySpec, on(resPrivateKey, actSign)),
@@ -44,13 +46,30 @@ type solanaSend struct {
 	signWiths      []string
 	caip2          string
 	fetchBlockhash bool
+	sponsor        bool
+}
+
+// computeBudgetProgram sets a transaction's compute limit and priority fee.
+const computeBudgetProgram = "ComputeBudget111111111111111111111111111111"
+
+// checkSponsorable refuses a transaction the fee sponsor may not pay for: one signed already (the sponsor becomes its
+// first signer, which changes the message and voids every signature), and one that sets a priority fee (the sponsor
+// pays the base fee of each signature, which the gas-spend limits count, and nothing a caller chooses beyond it).
+func checkSponsorable(tx *solana.Transaction) error {
+	if presigned(tx) {
+		return apierr.New(apierr.InvalidArgument, "INVALID_TRANSACTION",
+			"parameters.sponsor: a sponsored transaction gets its fee payer, the organization's fee sponsor, as its first signer, which voids the signatures it holds: send it unsigned")
+	}
+	for i, in := range tx.Parsed.Instructions {
+		if in.ProgramKey == computeBudgetProgram && strings.HasPrefix(in.InstructionDataHex, "03") {
+			return apierr.New(apierr.InvalidArgument, "INVALID_TRANSACTION",
+				"parameters.unsignedTransaction: instruction %d sets a priority fee (SetComputeUnitPrice), which a sponsored transaction may not: the fee sponsor pays the base fee alone", i)
+		}
+	}
+	return nil
 }
 
 func checkSolSend(unsigned string, signWiths []string, path string, sponsor *bool, caip2, recentBlockhash string) (*solanaSend, error) {
-	if sponsor != nil && *sponsor {
-		return nil, apierr.New(apierr.FailedPrecondition, "SPONSORSHIP_NOT_SUPPORTED",
-			"parameters.sponsor: this server does not sponsor Solana fees; send with sponsor false, the first signer paying the fee")
-	}
 	id, err := send.NormalizeSolanaCAIP2(caip2)
 	if err != nil {
 		return nil, apierr.Invalid("parameters.caip2: %s", err.Error())
@@ -73,7 +92,12 @@ func checkSolSend(unsigned string, signWiths []string, path string, sponsor *boo
 	if err != nil {
 		return nil, apierr.New(apierr.InvalidArgument, "INVALID_TRANSACTION", "parameters.unsignedTransaction: %s", err.Error())
 	}
-	out := &solanaSend{tx: tx, signWiths: signWiths, caip2: id, fetchBlockhash: recentBlockhash == ""}
+	out := &solanaSend{tx: tx, signWiths: signWiths, caip2: id, fetchBlockhash: recentBlockhash == "", sponsor: sponsor != nil && *sponsor}
+	if out.sponsor {
+		if err := checkSponsorable(tx); err != nil {
+			return nil, err
+		}
+	}
 	if recentBlockhash != "" {
 		h, err := solana.ParseKey(recentBlockhash)
 		if err != nil {
@@ -109,6 +133,8 @@ type solanaSendJob struct {
 	network send.Network
 	signers []*signer
 	req     send.SolanaRequest
+	// sponsorOrg is the billing organization whose fee sponsor pays a sponsored send.
+	sponsorOrg string
 }
 
 // prepareSolSend resolves the network and each signer, gives the policy engine the transaction's solana.tx once per
@@ -119,7 +145,18 @@ func prepareSolSend[P any](x *execution, _ *P, p *solanaSend, d *decisionRequest
 	if err != nil {
 		return nil, err
 	}
-	j := &solanaSendJob{network: nw, req: send.SolanaRequest{Transaction: hex.EncodeToString(p.tx.Serialize()), FetchBlockhash: p.fetchBlockhash}}
+	j := &solanaSendJob{network: nw, req: send.SolanaRequest{Transaction: hex.EncodeToString(p.tx.Serialize()), FetchBlockhash: p.fetchBlockhash,
+		Sponsor: p.sponsor}}
+	if p.sponsor {
+		billing, err := x.c.billingOrg(x.ctx, x.org)
+		if err != nil {
+			return nil, err
+		}
+		if err := x.c.checkGasLimit(x.ctx, x.org); err != nil {
+			return nil, err
+		}
+		j.sponsorOrg = billing.ID
+	}
 	covered := make([]bool, len(p.tx.Signatures))
 	for i, sw := range p.signWiths {
 		s, err := x.org.signer(sw)
@@ -163,7 +200,7 @@ func execSolSend[P any](x *execution, _ *P, j *solanaSendJob) (*api.SolSendTrans
 	first := j.req.Signers[0]
 	err := x.tx.InsertSend(x.ctx, store.Send{ID: id, OrgID: x.org.ID, ActivityID: x.activityID, Network: j.network.CAIP2,
 		From: first.Address, KeySecret: first.KeySecret, Request: j.req.Encode(), Status: store.SendInitialized, Nonce: -1,
-		CreatedAt: x.now.UnixNano(), UpdatedAt: x.now.UnixNano()})
+		CreatedAt: x.now.UnixNano(), UpdatedAt: x.now.UnixNano(), SponsorOrg: j.sponsorOrg})
 	if err != nil {
 		return nil, fmt.Errorf("record the send: %w", err)
 	}

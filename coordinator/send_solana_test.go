@@ -40,12 +40,19 @@ func solanaNode(t testing.TB) *solanadev.Node {
 // solanaSendingStack is a stack whose coordinator sends on the Solana dev node.
 func solanaSendingStack(t testing.TB, b testdb.Backend, node *solanadev.Node, more ...func(*coordinator.Config)) *stack {
 	t.Helper()
-	nws, err := send.NewNetworks([]send.Network{{CAIP2: node.CAIP2(), Name: "Solana dev", RPCURL: node.URL(), PollInterval: 20 * time.Millisecond}})
+	nws, err := send.NewNetworks([]send.Network{{CAIP2: node.CAIP2(), Name: "Solana dev", RPCURL: node.URL(), NativeUSD: 150, PollInterval: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := newStackWith(t, b, nil, func(cfg *coordinator.Config) {
 		cfg.Networks = nws
+		cfg.FundSolanaSponsor = func(_ context.Context, address string) error {
+			k, err := solana.ParseKey(address)
+			if err == nil {
+				_, err = node.Airdrop(k, 10*lamportsPerSOL)
+			}
+			return err
+		}
 		for _, f := range more {
 			f(cfg)
 		}
@@ -246,7 +253,6 @@ func TestSolSendTransactionRefusals(t *testing.T) {
 			{"unknown cluster", func(p *api.SolSendTransactionIntentV2) { p.Caip2 = "solana:devnet" }, apierr.InvalidArgument,
 				`unknown network "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1": this server sends on ` + node.CAIP2()},
 			{"not solana", func(p *api.SolSendTransactionIntentV2) { p.Caip2 = "eip155:1" }, apierr.InvalidArgument, "is not a Solana CAIP-2 id"},
-			{"sponsored", func(p *api.SolSendTransactionIntentV2) { t := true; p.Sponsor = &t }, apierr.FailedPrecondition, "does not sponsor Solana fees"},
 			{"not a transaction", func(p *api.SolSendTransactionIntentV2) { p.UnsignedTransaction = "0102" }, apierr.InvalidArgument, "parameters.unsignedTransaction"},
 			{"no signer", func(p *api.SolSendTransactionIntentV2) { p.SignWiths = nil }, apierr.InvalidArgument, "parameters.signWiths"},
 			{"another signer", func(p *api.SolSendTransactionIntentV2) { p.SignWiths = []string{other} }, apierr.InvalidArgument, "is not one of the transaction's 1 signers"},
@@ -359,4 +365,86 @@ func TestSolSendTransactionWebhooks(t *testing.T) {
 			t.Errorf("%s: %v", status, body)
 		}
 	}
+}
+
+// A sponsored send: the organization's fee sponsor (created and funded on first use) is added as the fee payer and
+// signs first; the account moves exactly what it sends and pays no fee; the fee counts against the gas-spend limits,
+// past which, or with sponsorship disabled, a sponsored send is refused. A transaction signed already, or one that
+// sets a priority fee, is refused for sponsorship.
+func TestSolSendTransactionSponsored(t *testing.T) {
+	t.Parallel()
+	node := solanaNode(t)
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := solanaSendingStack(t, b, node)
+		org := s.boot.OrganizationID
+		payer, _ := s.solanaWallet("sponsored")
+		recipient, _ := s.solanaWallet("recipient")
+		if _, err := node.Airdrop(solKey(t, payer), lamportsPerSOL); err != nil {
+			t.Fatal(err)
+		}
+		yes := true
+		sponsored := func(ins ...solana.NewInstruction) (string, error) {
+			return s.solSend(s.root, api.SolSendTransactionIntentV2{UnsignedTransaction: unsignedSolana(t, payer, ins...),
+				SignWiths: []string{payer}, Caip2: node.CAIP2(), Sponsor: &yes})
+		}
+		transfer := solana.SystemTransfer(solKey(t, payer), solKey(t, recipient), lamportsPerSOL/2)
+		id, err := sponsored(transfer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.waitSend(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := solBalance(t, node, payer); got != lamportsPerSOL/2 {
+			t.Errorf("the sponsored account holds %d lamports, want exactly what it did not send", got)
+		}
+		if got := solBalance(t, node, recipient); got != lamportsPerSOL/2 {
+			t.Errorf("recipient holds %d lamports", got)
+		}
+		var landed struct {
+			Meta        struct{ Fee uint64 }
+			Transaction struct {
+				Message struct{ AccountKeys []string }
+			}
+		}
+		solanaRPC(t, node, &landed, "getTransaction", st.Solana.Signature, map[string]string{"commitment": "confirmed"})
+		sponsor := landed.Transaction.Message.AccountKeys[0]
+		if sponsor == payer || landed.Meta.Fee != 2*solanadev.LamportsPerSignature {
+			t.Fatalf("fee payer %s (the account is %s), fee %d", sponsor, payer, landed.Meta.Fee)
+		}
+		if got := solBalance(t, node, sponsor); got != 10*lamportsPerSOL-2*solanadev.LamportsPerSignature {
+			t.Errorf("the sponsor holds %d lamports after paying one fee", got)
+		}
+
+		// The limits count the fee: 10,000 lamports at 150 USD a SOL is 0.0015 USD.
+		if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "0.001", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
+			t.Fatal(err)
+		}
+		usage, err := s.root.GetGasUsage(bg, org)
+		if err != nil || usage.UsageWei != "10000" || usage.UsageUsd != "0.0015" {
+			t.Fatalf("usage after one sponsored send: %+v %v", usage, err)
+		}
+		small := solana.SystemTransfer(solKey(t, payer), solKey(t, recipient), 1)
+		_, err = sponsored(small)
+		expectErr(t, "past the limit", err, apierr.ResourceExhausted, "at or past its limit of 0.001 USD")
+		no := false
+		if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "100", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60", Enabled: &no}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = sponsored(small)
+		expectErr(t, "sponsorship disabled", err, apierr.FailedPrecondition, "gas sponsorship is disabled")
+
+		priority := solana.NewInstruction{Program: solKey(t, "ComputeBudget111111111111111111111111111111"), Data: []byte{3, 1, 0, 0, 0, 0, 0, 0, 0}}
+		_, err = sponsored(priority, small)
+		expectErr(t, "a priority fee", err, apierr.InvalidArgument, "sets a priority fee")
+		signed, err := solana.NewLegacyTransaction(solKey(t, payer), solana.Key{}, small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		signed = signed.Signed(0, [64]byte{1})
+		_, err = s.solSend(s.root, api.SolSendTransactionIntentV2{UnsignedTransaction: hex.EncodeToString(signed.Serialize()),
+			SignWiths: []string{payer}, Caip2: node.CAIP2(), Sponsor: &yes})
+		expectErr(t, "a signed transaction", err, apierr.InvalidArgument, "voids the signatures it holds")
+	})
 }

@@ -8,10 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"sigil/api"
+	"sigil/apierr"
 	"sigil/keys"
 	"sigil/solana"
 	"sigil/store"
@@ -57,12 +59,14 @@ func (n *Networks) addSolana(nw Network) error {
 }
 
 // SolanaRequest is a Solana send as its activity allowed it: the transaction (hex, its signers' slots empty or
-// signed by others), the accounts of the organization that sign it, with their sealed keys, and whether the
-// blockhash is fetched when it is signed.
+// signed by others), the accounts of the organization that sign it, with their sealed keys, whether the blockhash is
+// fetched when it is signed, and whether the organization's Solana fee sponsor pays its fee (added as its first
+// account when it is signed).
 type SolanaRequest struct {
 	Transaction    string         `json:"transaction"`
 	Signers        []SolanaSigner `json:"signers"`
 	FetchBlockhash bool           `json:"fetchBlockhash,omitempty"`
+	Sponsor        bool           `json:"sponsor,omitempty"`
 }
 
 // SolanaSigner is one signer of a Solana send: its address (base58) and its sealed key.
@@ -126,6 +130,17 @@ func (w *Worker) solanaSign(ctx context.Context, cl *solanaClient, s store.Send)
 	if err != nil {
 		return w.fail(ctx, s, &api.TxError{Message: "the stored transaction does not parse: " + err.Error()})
 	}
+	var signers []SolanaSigner
+	if req.Sponsor {
+		sponsor, paid, err := w.solanaSponsor(ctx, s, tx)
+		if err != nil {
+			return err
+		}
+		if sponsor == nil {
+			return nil // failed, or left for later
+		}
+		signers, tx = append(signers, *sponsor), paid
+	}
 	if req.FetchBlockhash {
 		h, err := cl.latestBlockhash(ctx)
 		if err != nil {
@@ -139,7 +154,7 @@ func (w *Worker) solanaSign(ctx context.Context, cl *solanaClient, s store.Send)
 			return w.retryIn(ctx, s, fmt.Errorf("the cluster's latest blockhash: %v", err))
 		}
 	}
-	for _, signer := range req.Signers {
+	for _, signer := range append(signers, req.Signers...) {
 		if tx, err = w.solanaSignWith(ctx, tx, signer); err != nil {
 			return w.fail(ctx, s, &api.TxError{Message: err.Error()})
 		}
@@ -150,7 +165,48 @@ func (w *Worker) solanaSign(ctx context.Context, cl *solanaClient, s store.Send)
 		}
 	}
 	s.Status, s.RawTx, s.TxHash = store.SendBroadcasting, hex.EncodeToString(tx.Serialize()), keys.Base58Encode(tx.Signatures[0][:])
+	s.Error, s.Attempts, s.NextAt = nil, 0, 0
+	if !req.Sponsor {
+		return w.save(ctx, s, nil)
+	}
+	// The limit check and the reservation of the fee are one step: sends signed at once cannot all pass one check.
+	w.sponsoring.Lock()
+	defer w.sponsoring.Unlock()
+	if w.cfg.CheckSponsor != nil {
+		if err := w.cfg.CheckSponsor(ctx, s.OrgID); err != nil {
+			var refusal *apierr.Error
+			if errors.As(err, &refusal) {
+				return w.fail(ctx, s, &api.TxError{Message: refusal.Message})
+			}
+			return w.retryIn(ctx, s, err)
+		}
+	}
+	// What the sponsor pays: the base fee of each signature (a sponsored transaction sets no priority fee).
+	s.GasCostWei = strconv.FormatUint(SolanaLamportsPerSignature*uint64(len(tx.Signatures)), 10)
 	return w.save(ctx, s, nil)
+}
+
+// SolanaLamportsPerSignature is Solana's base fee of a signature.
+const SolanaLamportsPerSignature = 5000
+
+// solanaSponsor is the send's fee sponsor and the transaction with the sponsor as its fee payer. A nil sponsor and
+// error means the send was failed (no sponsor configured, a transaction that names the sponsor) or left for later.
+func (w *Worker) solanaSponsor(ctx context.Context, s store.Send, tx *solana.Transaction) (*SolanaSigner, *solana.Transaction, error) {
+	if w.cfg.SolanaSponsor == nil {
+		return nil, nil, w.fail(ctx, s, &api.TxError{Message: "sponsored Solana sends need a fee sponsor, and this server has none configured"})
+	}
+	secret, address, err := w.cfg.SolanaSponsor(ctx, s.SponsorOrg)
+	if err != nil {
+		return nil, nil, w.retryIn(ctx, s, fmt.Errorf("the fee sponsor: %v", err))
+	}
+	payer, err := solana.ParseKey(address)
+	if err == nil {
+		tx, err = tx.WithFeePayer(payer)
+	}
+	if err != nil {
+		return nil, nil, w.fail(ctx, s, &api.TxError{Message: "nothing was sent: the fee sponsor " + address + " cannot pay for the transaction: " + err.Error()})
+	}
+	return &SolanaSigner{Address: address, KeySecret: secret}, tx, nil
 }
 
 // solanaSignWith fills a signer's slot, its key opened for this one signature.
@@ -210,8 +266,10 @@ func (w *Worker) solanaWatch(ctx context.Context, cl *solanaClient, s store.Send
 		return change(func() error { return w.retryIn(ctx, s, err) })
 	case st != nil && len(st.Err) > 0 && string(st.Err) != "null":
 		return change(func() error {
-			return w.fail(ctx, s, &api.TxError{Message: fmt.Sprintf("the transaction failed in slot %d: %s", st.Slot, st.Err),
+			// It landed, so its fee was paid: it fails at its cost, which stays counted against a sponsor's limit.
+			s.Status, s.Error = store.SendFailed, encodeError(&api.TxError{Message: fmt.Sprintf("the transaction failed in slot %d: %s", st.Slot, st.Err),
 				Solana: &api.SolanaFailureDetails{Source: "execution", TransactionErrorJSON: string(st.Err)}})
+			return w.save(ctx, s, nil)
 		})
 	case st != nil && (st.ConfirmationStatus == "confirmed" || st.ConfirmationStatus == "finalized"):
 		return change(func() error { s.Status, s.Error = store.SendIncluded, nil; return w.save(ctx, s, nil) })

@@ -27,6 +27,9 @@ type Config struct {
 	// Sponsor is an organization's gas sponsor, created on first use: its sealed key and its address. Nil refuses
 	// sponsored sends.
 	Sponsor func(ctx context.Context, orgID string) (keySecret string, address common.Address, err error)
+	// SolanaSponsor is an organization's Solana fee sponsor, created on first use: its sealed Ed25519 key and its
+	// address (base58). Nil refuses sponsored Solana sends.
+	SolanaSponsor func(ctx context.Context, orgID string) (keySecret, address string, err error)
 	// CheckSponsor refuses a sponsored send that its organization may not make now: sponsorship disabled, or its
 	// gas-spend limit reached, counting what the sponsored sends already signed may still cost. Nil checks nothing.
 	CheckSponsor func(ctx context.Context, orgID string) error

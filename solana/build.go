@@ -132,3 +132,47 @@ func (k *Key) UnmarshalText(b []byte) error {
 	*k = v
 	return err
 }
+
+// WithFeePayer is the transaction with payer added as its first account, a writable signer that pays its fee, every
+// account index shifted by one and every signature slot emptied (the message changed). No instruction of the
+// transaction can name the payer: each index it names is one of the accounts it had. A payer that is one of those
+// accounts already is refused (a message names each account once).
+func (t *Transaction) WithFeePayer(payer Key) (*Transaction, error) {
+	m := &t.Message
+	if len(m.AccountKeys)+m.NumLoaded() >= 256 {
+		return nil, fmt.Errorf("%w: %d accounts leave no room for a fee payer", ErrInvalid, len(m.AccountKeys)+m.NumLoaded())
+	}
+	var raw []byte
+	if m.Version >= 0 {
+		raw = append(raw, 0x80|byte(m.Version))
+	}
+	raw = append(raw, m.Header.NumRequiredSignatures+1, m.Header.NumReadonlySignedAccounts, m.Header.NumReadonlyUnsignedAccount)
+	raw = appendShortVec(raw, len(m.AccountKeys)+1)
+	raw = append(raw, payer[:]...)
+	for _, k := range m.AccountKeys {
+		raw = append(raw, k[:]...)
+	}
+	raw = append(raw, m.RecentBlockhash[:]...)
+	raw = appendShortVec(raw, len(m.Instructions))
+	for _, in := range m.Instructions {
+		raw = append(raw, in.ProgramIDIndex+1)
+		raw = appendShortVec(raw, len(in.Accounts))
+		for _, a := range in.Accounts {
+			raw = append(raw, a+1)
+		}
+		raw = appendShortVec(raw, len(in.Data))
+		raw = append(raw, in.Data...)
+	}
+	if m.Version >= 0 {
+		raw = appendShortVec(raw, len(m.AddressTableLookups))
+		for _, l := range m.AddressTableLookups {
+			raw = append(raw, l.AccountKey[:]...)
+			raw = appendShortVec(raw, len(l.WritableIndexes))
+			raw = append(raw, l.WritableIndexes...)
+			raw = appendShortVec(raw, len(l.ReadonlyIndexes))
+			raw = append(raw, l.ReadonlyIndexes...)
+		}
+	}
+	unsigned := Transaction{Signatures: make([][SignatureSize]byte, len(t.Signatures)+1), Message: Message{raw: raw}}
+	return ParseTransaction(unsigned.Serialize())
+}

@@ -28,5 +28,20 @@ func (s *Stack) startSolanaDev(ctx context.Context, cfg Config) (send.Network, e
 	s.extra = append(s.extra, Service{Name: "solana dev", URL: node.URL()})
 	b := node.Bootstrap()
 	s.boot.Solana = &b
-	return send.Network{CAIP2: node.CAIP2(), Name: "Sigil Solana dev", RPCURL: node.URL(), PollInterval: 100 * time.Millisecond}, nil
+	return send.Network{CAIP2: node.CAIP2(), Name: "Sigil Solana dev", RPCURL: node.URL(), NativeUSD: DevSolanaSOLPriceUSD,
+		PollInterval: 100 * time.Millisecond}, nil
+}
+
+// DevSolanaSOLPriceUSD is the price at which the Solana dev node's SOL counts against gas-spend limits of sponsored
+// sends.
+const DevSolanaSOLPriceUSD = 150
+
+// fundSolanaSponsor airdrops 10 SOL to an organization's new Solana fee sponsor from the Solana dev node, once it
+// runs (its URL is recorded before the send worker, which creates the sponsors, starts).
+func (s *Stack) fundSolanaSponsor(ctx context.Context, address string) error {
+	if s.boot.Solana == nil {
+		return nil
+	}
+	_, err := solanadev.RequestAirdrop(ctx, s.boot.Solana.RPCURL, address, 10*1_000_000_000)
+	return err
 }

@@ -249,7 +249,8 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 				}
 			}
 			return nil
-		}})
+		},
+		FundSolanaSponsor: s.fundSolanaSponsor})
 	if err := coord.Start(ctx); err != nil {
 		return nil, err
 	}

@@ -146,3 +146,19 @@ test("an unfunded account's send fails with the cluster's reason; an unknown clu
   await assert.rejects(api.solSendTransaction({ unsignedTransaction: unsignedTransfer(from, from, 1), signWiths: [from], caip2: "solana:mainnet" }),
     /unknown network "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"/);
 });
+
+test("a sponsored solSendTransaction: the organization's fee sponsor pays the fee, the account only what it sends", async () => {
+  const from = await solanaAccount("sdk solana sponsored");
+  await confirmed(await connection.requestAirdrop(new PublicKey(from), LAMPORTS_PER_SOL));
+  const to = Keypair.generate().publicKey.toBase58();
+  const sent = await api.solSendTransaction({ unsignedTransaction: unsignedTransfer(from, to, LAMPORTS_PER_SOL / 2), signWiths: [from],
+    caip2: solana.caip2, sponsor: true });
+  const status = await api.pollTransactionStatus({ sendTransactionStatusId: sent.sendTransactionStatusId, pollingIntervalMs: 100, timeoutMs: 30_000 });
+  assert.equal(status.txStatus, "INCLUDED");
+  const got = await connection.getTransaction(status.solana.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
+  const feePayer = got.transaction.message.staticAccountKeys[0].toBase58();
+  assert.notEqual(feePayer, from);
+  assert.equal(got.meta.fee, 10_000);
+  assert.equal(await connection.getBalance(new PublicKey(from)), LAMPORTS_PER_SOL / 2);
+  assert.equal(await connection.getBalance(new PublicKey(to)), LAMPORTS_PER_SOL / 2);
+});
