@@ -163,14 +163,21 @@ func prepareSolSend[P any](x *execution, _ *P, p *solanaSend, d *decisionRequest
 		if err != nil {
 			return nil, apierr.Invalid("parameters.signWiths[%d]: no wallet account or private key %s in this organization", i, sw)
 		}
-		facts, _, err := solanaTx{p.tx}.prepare(s)
+		pub, err := hexBytes(s.publicKey)
+		if s.curve != keys.CurveEd25519 || err != nil || len(pub) != solana.KeySize {
+			return nil, apierr.Invalid("parameters.signWiths[%d]: a Solana transaction needs a CURVE_ED25519 key, %s is %s", i, sw, s.curve)
+		}
+		address := keys.Base58Encode(pub)
+		slot, ok := p.tx.Message.SignerIndex(solana.Key(pub))
+		if !ok {
+			return nil, apierr.New(apierr.InvalidArgument, "INVALID_TRANSACTION", "parameters.signWiths[%d]: %s is not one of the transaction's %d signers",
+				i, address, p.tx.Message.Header.NumRequiredSignatures)
+		}
+		covered[slot] = true
+		facts, _, err := solanaTx{p.tx}.prepare(s) // the facts SIGN_TRANSACTION_V2 gives the policies
 		if err != nil {
 			return nil, err
 		}
-		pub, _ := hexBytes(s.publicKey) // prepare checked it is an Ed25519 key
-		address := keys.Base58Encode(pub)
-		slot, _ := p.tx.Message.SignerIndex(solana.Key(pub))
-		covered[slot] = true
 		if err := x.c.decodeInstructions(x.ctx, x.org, p.tx, facts.SolanaTx); err != nil {
 			return nil, err
 		}

@@ -242,6 +242,7 @@ func TestSolSendTransactionRefusals(t *testing.T) {
 		s := solanaSendingStack(t, b, node)
 		payer, _ := s.solanaWallet("payer")
 		other, _ := s.solanaWallet("other")
+		evmAccount := s.ethWallet("evm")
 		tx := unsignedSolana(t, payer, solana.SystemTransfer(solKey(t, payer), solKey(t, other), 1_000_000))
 		ok := api.SolSendTransactionIntentV2{UnsignedTransaction: tx, SignWiths: []string{payer}, Caip2: node.CAIP2()}
 		for _, c := range []struct {
@@ -255,7 +256,11 @@ func TestSolSendTransactionRefusals(t *testing.T) {
 			{"not solana", func(p *api.SolSendTransactionIntentV2) { p.Caip2 = "eip155:1" }, apierr.InvalidArgument, "is not a Solana CAIP-2 id"},
 			{"not a transaction", func(p *api.SolSendTransactionIntentV2) { p.UnsignedTransaction = "0102" }, apierr.InvalidArgument, "parameters.unsignedTransaction"},
 			{"no signer", func(p *api.SolSendTransactionIntentV2) { p.SignWiths = nil }, apierr.InvalidArgument, "parameters.signWiths"},
-			{"another signer", func(p *api.SolSendTransactionIntentV2) { p.SignWiths = []string{other} }, apierr.InvalidArgument, "is not one of the transaction's 1 signers"},
+			{"another signer", func(p *api.SolSendTransactionIntentV2) { p.SignWiths = []string{other} }, apierr.InvalidArgument, "parameters.signWiths[0]: " + other + " is not one of the transaction's 1 signers"},
+			{"an Ethereum key", func(p *api.SolSendTransactionIntentV2) { p.SignWiths = []string{evmAccount} }, apierr.InvalidArgument, "parameters.signWiths[0]: a Solana transaction needs a CURVE_ED25519 key"},
+			{"a stranger", func(p *api.SolSendTransactionIntentV2) {
+				p.SignWiths = []string{"9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM"}
+			}, apierr.InvalidArgument, "no wallet account or private key 9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM in this organization"},
 			{"bad blockhash", func(p *api.SolSendTransactionIntentV2) { p.RecentBlockhash = "nope" }, apierr.InvalidArgument, "parameters.recentBlockhash"},
 		} {
 			p := ok
