@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -327,4 +328,37 @@ func TestFeeAndRentQueries(t *testing.T) {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// Equal airdrops at once are as many transfers, none refused as a duplicate of another.
+func TestAirdropsAtOnce(t *testing.T) {
+	n := devNode(t, "")
+	k := newKeypair()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if _, err := n.Airdrop(k.pub, 1_000_000_000); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if got := balance(t, n, k.pub); got != 8_000_000_000 {
+		t.Errorf("eight airdrops of 1 SOL: %d lamports", got)
+	}
+}
+
+// The node forgets its oldest transactions past History, and only those.
+func TestHistoryPruned(t *testing.T) {
+	n := devNode(t, "")
+	n.mu.Lock()
+	for i := range History + History/5 + 1 {
+		n.st.Txs[string(rune(i))] = &TxRecord{Slot: uint64(i + 1)}
+	}
+	n.prune()
+	kept, oldest := len(n.st.Txs), n.st.Txs[string(rune(History/5+1))]
+	n.mu.Unlock()
+	if kept != History || oldest == nil {
+		t.Errorf("kept %d transactions (oldest kept %v), want the newest %d", kept, oldest, History)
+	}
 }

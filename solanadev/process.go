@@ -3,6 +3,7 @@ package solanadev
 import (
 	"crypto/ed25519"
 	"fmt"
+	"slices"
 
 	"sigil/solana"
 )
@@ -42,9 +43,14 @@ func (n *Node) Send(raw []byte, opt Options) (Result, error) {
 	if err := verify(tx); err != nil {
 		return Result{}, err
 	}
-	signature := signatureString(tx)
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	return n.send(tx, raw, opt)
+}
+
+// send is Send once the transaction is parsed and its signatures verified. The caller holds mu.
+func (n *Node) send(tx *solana.Transaction, raw []byte, opt Options) (Result, error) {
+	signature := signatureString(tx)
 	if _, dup := n.st.Txs[signature]; dup {
 		if opt.SkipPreflight {
 			return Result{Signature: signature}, nil
@@ -149,6 +155,30 @@ func (n *Node) commit(tx *solana.Transaction, raw []byte, signature string, fee 
 	n.st.Slot++
 	rec.Slot, rec.BlockTime = n.st.Slot, n.cfg.Now().Unix()
 	n.st.Txs[signature] = rec
+	n.prune()
+}
+
+// History is how many transactions the node remembers (getTransaction, getSignatureStatuses, duplicates): as an RPC
+// node without a long-term store, it forgets the oldest, in batches, once it holds a fifth more. A transaction it
+// forgot is far past its blockhash's life, so it can never be processed twice.
+const History = 10_000
+
+// prune forgets the oldest transactions past History. The caller holds mu.
+func (n *Node) prune() {
+	if len(n.st.Txs) <= History+History/5 {
+		return
+	}
+	slots := make([]uint64, 0, len(n.st.Txs))
+	for _, rec := range n.st.Txs {
+		slots = append(slots, rec.Slot)
+	}
+	slices.Sort(slots)
+	oldest := slots[len(slots)-History] // every transaction has a slot of its own
+	for sig, rec := range n.st.Txs {
+		if rec.Slot < oldest {
+			delete(n.st.Txs, sig)
+		}
+	}
 }
 
 // blockhashValid reports whether a blockhash is one of the last MaxProcessingAge blocks'. The caller holds mu.
@@ -166,19 +196,20 @@ func (n *Node) latest() (solana.Key, uint64) {
 	return blockhashOf(n.genesis, n.st.Slot), n.st.Slot + MaxProcessingAge
 }
 
-// Airdrop sends lamports from the faucet to an address, as a signed System transfer, and returns its signature.
+// Airdrop sends lamports from the faucet to an address, as a signed System transfer, and returns its signature. The
+// blockhash is read and the transfer processed in one step: two equal airdrops at once are two transfers, in two
+// blocks, never one transaction twice.
 func (n *Node) Airdrop(to solana.Key, lamports uint64) (string, error) {
-	n.mu.Lock()
 	faucet := solana.Key(n.faucet.Public().(ed25519.PublicKey))
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	blockhash, _ := n.latest()
-	n.mu.Unlock()
 	tx, err := solana.NewLegacyTransaction(faucet, blockhash, solana.SystemTransfer(faucet, to, lamports))
 	if err != nil {
 		return "", err
 	}
-	var sig [solana.SignatureSize]byte
-	copy(sig[:], ed25519.Sign(n.faucet, tx.Message.Bytes()))
-	res, err := n.Send(tx.Signed(0, sig).Serialize(), Options{})
+	tx = tx.Signed(0, [solana.SignatureSize]byte(ed25519.Sign(n.faucet, tx.Message.Bytes())))
+	res, err := n.send(tx, tx.Serialize(), Options{})
 	if err != nil {
 		return "", err
 	}
