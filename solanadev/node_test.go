@@ -18,7 +18,7 @@ import (
 )
 
 // devNode starts a node whose slots move only with transactions (and the test), over a state file.
-func devNode(t *testing.T, file string) *Node {
+func devNode(t testing.TB, file string) *Node {
 	t.Helper()
 	n, err := Start(context.Background(), Config{ListenAddr: "127.0.0.1:0", SlotPeriod: time.Hour, StateFile: file})
 	if err != nil {

@@ -106,8 +106,8 @@ type Config struct {
 	// WatchNetworks are the EVM networks whose balance changes the coordinator reports to webhooks, besides the dev
 	// chain's.
 	WatchNetworks []coordinator.Network
-	// SendNetworks are the EVM networks ETH_SEND_TRANSACTION sends on, besides the dev chain (send.LoadNetworks reads
-	// them from a file in the yield catalogue's format).
+	// SendNetworks are the EVM networks and Solana clusters the sending activities send on, besides the dev chain and
+	// the Solana dev node (send.LoadNetworks reads them from a file in the yield catalogue's format).
 	SendNetworks []send.Network
 	// NoDevChain leaves out the dev chain and the yield service that runs on it: a deployment runs the yield service
 	// alone (sigil yield) on real networks.

@@ -68,7 +68,7 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 			u.networks, u.networkSpecs = append(u.networks, n), append(u.networkSpecs, v)
 			return nil
 		})
-	u.sendNetworks = fs.String("networks", "", "file of the EVM networks ETH_SEND_TRANSACTION sends on, in the yield catalogue's format (its networks: chainId, rpcUrl, explorerUrl); the dev chain is added anyway")
+	u.sendNetworks = fs.String("networks", "", "file of the networks ETH_SEND_TRANSACTION and SOL_SEND_TRANSACTION send on, in the yield catalogue's format (its networks: chainId, or caip2 for a Solana cluster, rpcUrl, explorerUrl); the dev chain and the Solana dev node are added anyway")
 	u.devChain = fs.Bool("dev-chain", true, "run the dev chain and the yield service on it; false in a deployment, where the yield service runs alone (sigil yield) on real networks")
 	u.secondChain = fs.Bool("second-chain", true, "also run a second dev chain (chain id 1338, network sigil-dev-2, on the port after --chain-listen's) with the same contracts, so the yield service has two networks")
 	u.tlsCert = fs.String("tls-cert", "", "PEM certificate (chain) the services listen with; with --tls-key, TLS on every listener but the dev chain's, as --expose allows; reloaded on SIGHUP")
