@@ -172,6 +172,27 @@ func TestTransferChargesFeeAndConfirms(t *testing.T) {
 	if got.Meta.Fee != LamportsPerSignature || got.Meta.Err != nil || len(got.Meta.PostBalances) != 3 {
 		t.Errorf("getTransaction meta %+v", got.Meta)
 	}
+	var parsed struct {
+		Transaction struct {
+			Message struct {
+				Instructions []struct {
+					Program string
+					Parsed  struct {
+						Type string
+						Info struct {
+							Source, Destination string
+							Lamports            uint64
+						}
+					}
+				}
+			}
+		}
+	}
+	_ = json.Unmarshal(mustCall(t, n, "getTransaction", sig, map[string]any{"encoding": "jsonParsed"}), &parsed)
+	if in := parsed.Transaction.Message.Instructions; len(in) != 1 || in[0].Program != "system" || in[0].Parsed.Type != "transfer" ||
+		in[0].Parsed.Info.Source != alice.pub.String() || in[0].Parsed.Info.Destination != bob.pub.String() || in[0].Parsed.Info.Lamports != 1_000_000_000 {
+		t.Errorf("jsonParsed instructions %+v", in)
+	}
 }
 
 func TestRefusals(t *testing.T) {

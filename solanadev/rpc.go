@@ -2,6 +2,7 @@ package solanadev
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -477,8 +478,10 @@ func getTransaction(n *Node, params []json.RawMessage) (any, *rpcError) {
 		transaction = []string{base64.StdEncoding.EncodeToString(rec.Raw), "base64"}
 	case "base58":
 		transaction = []string{keys.Base58Encode(rec.Raw), "base58"}
-	case "", "json", "jsonParsed":
+	case "", "json":
 		transaction = jsonTransaction(tx)
+	case "jsonParsed":
+		transaction = parsedTransaction(tx)
 	default:
 		return nil, invalidParams("Invalid params: unknown encoding %q", opt.Encoding)
 	}
@@ -534,4 +537,53 @@ func ints(b []uint8) []int {
 		out[i] = int(v)
 	}
 	return out
+}
+
+// parsedTransaction is a transaction in the RPC's jsonParsed encoding: its accounts with their roles, the System
+// Program's Transfer and CreateAccount parsed, any other instruction partially decoded (program, accounts, data).
+func parsedTransaction(tx *solana.Transaction) map[string]any {
+	out := jsonTransaction(tx)
+	m := &tx.Message
+	msg := out["message"].(map[string]any)
+	accountKeys := make([]any, len(m.AccountKeys))
+	for i, k := range m.AccountKeys {
+		accountKeys[i] = map[string]any{"pubkey": k.String(), "signer": m.IsSigner(i), "writable": m.IsWritable(i), "source": "transaction"}
+	}
+	msg["accountKeys"] = accountKeys
+	ins := make([]any, len(m.Instructions))
+	for i, in := range m.Instructions {
+		program := m.AccountKeys[in.ProgramIDIndex]
+		accounts := make([]string, len(in.Accounts))
+		for j, a := range in.Accounts {
+			accounts[j] = m.AccountKeys[a].String()
+		}
+		if parsed := parseSystem(program, accounts, in.Data); parsed != nil {
+			ins[i] = map[string]any{"program": "system", "programId": program.String(), "parsed": parsed, "stackHeight": nil}
+			continue
+		}
+		ins[i] = map[string]any{"programId": program.String(), "accounts": accounts, "data": keys.Base58Encode(in.Data), "stackHeight": nil}
+	}
+	msg["instructions"] = ins
+	return out
+}
+
+// parseSystem is a System Program instruction as jsonParsed shows it, or nil for another.
+func parseSystem(program solana.Key, accounts []string, data []byte) map[string]any {
+	if program != solana.SystemProgram || len(data) < 4 || len(accounts) < 2 {
+		return nil
+	}
+	switch binary.LittleEndian.Uint32(data) {
+	case 2:
+		if len(data) == 12 {
+			return map[string]any{"type": "transfer", "info": map[string]any{"source": accounts[0], "destination": accounts[1],
+				"lamports": binary.LittleEndian.Uint64(data[4:])}}
+		}
+	case 0:
+		if len(data) == 52 {
+			return map[string]any{"type": "createAccount", "info": map[string]any{"source": accounts[0], "newAccount": accounts[1],
+				"lamports": binary.LittleEndian.Uint64(data[4:]), "space": binary.LittleEndian.Uint64(data[12:]),
+				"owner": solana.Key(data[20:52]).String()}}
+		}
+	}
+	return nil
 }

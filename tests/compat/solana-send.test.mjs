@@ -69,6 +69,9 @@ test("the Solana dev node answers @solana/web3.js as a cluster does", async () =
   assert.equal(got.meta.fee, 5000);
   assert.equal(got.meta.err, null);
   assert.equal(got.transaction.message.staticAccountKeys[0].toBase58(), alice.publicKey.toBase58());
+  const parsed = await connection.getParsedTransaction(signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 });
+  assert.deepEqual(parsed.transaction.message.instructions[0].parsed,
+    { type: "transfer", info: { source: alice.publicKey.toBase58(), destination: bob.toBase58(), lamports: LAMPORTS_PER_SOL } });
   const account = await connection.getAccountInfo(alice.publicKey);
   assert.equal(account.owner.toBase58(), SystemProgram.programId.toBase58());
 
