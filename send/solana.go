@@ -166,24 +166,36 @@ func (w *Worker) solanaSign(ctx context.Context, cl *solanaClient, s store.Send)
 	}
 	s.Status, s.RawTx, s.TxHash = store.SendBroadcasting, hex.EncodeToString(tx.Serialize()), keys.Base58Encode(tx.Signatures[0][:])
 	s.Error, s.Attempts, s.NextAt = nil, 0, 0
-	if !req.Sponsor {
-		return w.save(ctx, s, nil)
+	saved, err := w.saveSolanaSigned(ctx, s, tx, req.Sponsor)
+	if err != nil || !saved {
+		return err
 	}
-	// The limit check and the reservation of the fee are one step: sends signed at once cannot all pass one check.
+	// Broadcast at once, now that it is recorded; whatever the cluster answers, the watch that follows acts on it.
+	_ = cl.sendTransaction(ctx, base64.StdEncoding.EncodeToString(tx.Serialize()))
+	return nil
+}
+
+// saveSolanaSigned records a send signed; saved is false when a sponsored send was failed instead, or left for later,
+// by its sponsor's limits. The limit check and the reservation of the fee are one step: sends signed at once cannot
+// all pass one check.
+func (w *Worker) saveSolanaSigned(ctx context.Context, s store.Send, tx *solana.Transaction, sponsored bool) (saved bool, err error) {
+	if !sponsored {
+		return true, w.save(ctx, s, nil)
+	}
 	w.sponsoring.Lock()
 	defer w.sponsoring.Unlock()
 	if w.cfg.CheckSponsor != nil {
 		if err := w.cfg.CheckSponsor(ctx, s.OrgID); err != nil {
 			var refusal *apierr.Error
 			if errors.As(err, &refusal) {
-				return w.fail(ctx, s, &api.TxError{Message: refusal.Message})
+				return false, w.fail(ctx, s, &api.TxError{Message: refusal.Message})
 			}
-			return w.retryIn(ctx, s, err)
+			return false, w.retryIn(ctx, s, err)
 		}
 	}
 	// What the sponsor pays: the base fee of each signature (a sponsored transaction sets no priority fee).
 	s.GasCostWei = strconv.FormatUint(SolanaLamportsPerSignature*uint64(len(tx.Signatures)), 10)
-	return w.save(ctx, s, nil)
+	return true, w.save(ctx, s, nil)
 }
 
 // SolanaLamportsPerSignature is Solana's base fee of a signature.
