@@ -131,7 +131,6 @@ func presigned(tx *solana.Transaction) bool {
 // solanaSendJob is a Solana send with its signers and network resolved: what the execute step records.
 type solanaSendJob struct {
 	network send.Network
-	signers []*signer
 	req     send.SolanaRequest
 	// sponsorOrg is the billing organization whose fee sponsor pays a sponsored send.
 	sponsorOrg string
@@ -188,7 +187,6 @@ func prepareSolSend[P any](x *execution, _ *P, p *solanaSend, d *decisionRequest
 		} else {
 			d.moreFacts = append(d.moreFacts, facts)
 		}
-		j.signers = append(j.signers, s)
 		j.req.Signers = append(j.req.Signers, send.SolanaSigner{Address: address, KeySecret: s.keySecret})
 	}
 	for i, ok := range covered {

@@ -115,8 +115,9 @@ func (w *Worker) solanaStep(ctx context.Context, cl *solanaClient, s store.Send)
 	return w.solanaSign(ctx, cl, s)
 }
 
-// solanaSign signs the send's transaction with each of its signers' keys and saves it BROADCASTING, its first
-// signature as its hash: the next step broadcasts it.
+// solanaSign signs the send's transaction — its fee sponsor added first when it is sponsored, its blockhash fetched
+// when asked — with each of its signers' keys, saves it BROADCASTING with its first signature as its hash, and
+// broadcasts it. A cluster that does not answer leaves it for later; what cannot be signed fails it.
 func (w *Worker) solanaSign(ctx context.Context, cl *solanaClient, s store.Send) error {
 	var req SolanaRequest
 	if err := json.Unmarshal(s.Request, &req); err != nil {
