@@ -298,10 +298,17 @@ func (w *Worker) solanaWatch(ctx context.Context, cl *solanaClient, s store.Send
 	var rpcErr *SolanaRPCError
 	switch {
 	case errors.As(err, &rpcErr):
-		if refusal := preflightRefusal(rpcErr); refusal != nil {
+		refusal, lookAgain := solanaRefusal(rpcErr)
+		switch {
+		case refusal != nil:
 			return change(func() error { return w.fail(ctx, s, refusal) })
+		case lookAgain:
+			return nil // already processed, or a blockhash the node does not know yet: the next look decides
 		}
-		return nil // already processed, or a blockhash the node does not know yet: the next look decides
+		// A node unhealthy or behind says nothing of the transaction: it is sent again after a while.
+		return change(func() error {
+			return w.retryIn(ctx, s, fmt.Errorf("the cluster did not take the transaction: %v", rpcErr))
+		})
 	case err != nil:
 		return change(func() error { return w.retryIn(ctx, s, err) })
 	case len(s.Error) > 0: // a failure to reach the cluster before this broadcast is over
@@ -310,21 +317,36 @@ func (w *Worker) solanaWatch(ctx context.Context, cl *solanaClient, s store.Send
 	return nil
 }
 
-// preflightRefusal is the failure of a send the cluster refused, or nil when the refusal says to look again (the
-// transaction already processed, or its blockhash not yet known to the node).
-func preflightRefusal(e *SolanaRPCError) *api.TxError {
+// The JSON-RPC errors by which a cluster refuses a transaction for good: its preflight simulation failed, its
+// signatures do not verify, it does not parse. Any other (a node unhealthy or behind, an internal error) says nothing
+// of the transaction.
+const (
+	solanaPreflightFailure  = -32002
+	solanaSignatureFailure  = -32003
+	solanaInvalidParameters = -32602
+)
+
+// solanaRefusal is the failure of a send the cluster refused for good; lookAgain when the refusal says to look
+// again (the transaction already processed, or its blockhash not yet known to the node); neither for an error that
+// says nothing of the transaction.
+func solanaRefusal(e *SolanaRPCError) (refusal *api.TxError, lookAgain bool) {
 	var sim struct {
 		Err  json.RawMessage `json:"err"`
 		Logs []string        `json:"logs"`
 	}
 	_ = json.Unmarshal(e.Data, &sim)
 	txErr := strings.TrimSpace(string(sim.Err))
-	if txErr == `"AlreadyProcessed"` || txErr == `"BlockhashNotFound"` {
-		return nil
+	switch {
+	case txErr == `"AlreadyProcessed"` || txErr == `"BlockhashNotFound"`:
+		return nil, true
+	case e.Code == solanaPreflightFailure && (txErr == "" || txErr == "null"):
+		return nil, false // a preflight that failed without the runtime's error: the node's trouble, not the transaction's
+	case e.Code != solanaPreflightFailure && e.Code != solanaSignatureFailure && e.Code != solanaInvalidParameters:
+		return nil, false
 	}
 	if txErr == "null" {
 		txErr = ""
 	}
 	return &api.TxError{Message: "the cluster refused the transaction: " + e.Message,
-		Solana: &api.SolanaFailureDetails{Source: "preflight", RPCCode: int32(e.Code), RPCMessage: e.Message, TransactionErrorJSON: txErr, Logs: sim.Logs}}
+		Solana: &api.SolanaFailureDetails{Source: "preflight", RPCCode: int32(e.Code), RPCMessage: e.Message, TransactionErrorJSON: txErr, Logs: sim.Logs}}, false
 }

@@ -1,6 +1,7 @@
 package send
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -50,5 +51,36 @@ func TestSolanaNetworks(t *testing.T) {
 	}
 	if _, err := NewNetworks([]Network{{CAIP2: "solana:mainnet", RPCURL: "http://x"}, {CAIP2: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", RPCURL: "http://y"}}); err == nil {
 		t.Error("one cluster configured twice was accepted")
+	}
+}
+
+// A cluster's refusal fails a send only when it says the transaction is refused for good.
+func TestSolanaRefusal(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		err              SolanaRPCError
+		fails, lookAgain bool
+	}{
+		{"an overdraft", SolanaRPCError{Code: -32002, Message: "Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1",
+			Data: json.RawMessage(`{"err":{"InstructionError":[0,{"Custom":1}]},"logs":["Transfer: insufficient lamports 1, need 2"]}`)}, true, false},
+		{"a bad signature", SolanaRPCError{Code: -32003, Message: "Transaction signature verification failure"}, true, false},
+		{"already processed", SolanaRPCError{Code: -32002, Message: "Transaction simulation failed: This transaction has already been processed",
+			Data: json.RawMessage(`{"err":"AlreadyProcessed"}`)}, false, true},
+		{"an unknown blockhash", SolanaRPCError{Code: -32002, Message: "Transaction simulation failed: Blockhash not found",
+			Data: json.RawMessage(`{"err":"BlockhashNotFound"}`)}, false, true},
+		{"a node behind", SolanaRPCError{Code: -32005, Message: "Node is behind by 42 slots"}, false, false},
+		{"an internal error", SolanaRPCError{Code: -32603, Message: "Internal error"}, false, false},
+	} {
+		refusal, lookAgain := solanaRefusal(&c.err)
+		if (refusal != nil) != c.fails || lookAgain != c.lookAgain {
+			t.Errorf("%s: refusal %+v, look again %v", c.name, refusal, lookAgain)
+		}
+		if refusal != nil && (refusal.Solana.Source != "preflight" || refusal.Solana.RPCCode != int32(c.err.Code)) {
+			t.Errorf("%s: details %+v", c.name, refusal.Solana)
+		}
+	}
+	overdraft, _ := solanaRefusal(&SolanaRPCError{Code: -32002, Message: "m", Data: json.RawMessage(`{"err":{"InstructionError":[0,{"Custom":1}]},"logs":["a"]}`)})
+	if overdraft.Solana.TransactionErrorJSON != `{"InstructionError":[0,{"Custom":1}]}` || len(overdraft.Solana.Logs) != 1 {
+		t.Errorf("overdraft details %+v", overdraft.Solana)
 	}
 }
