@@ -87,8 +87,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wakes := map[string]chan struct{}{}
 	for _, nw := range w.cfg.Networks.List() {
-		wakes[nw.CAIP2] = make(chan struct{}, 1)
-		wg.Go(func() { w.loop(ctx, nw, wakes[nw.CAIP2]) })
+		wake := make(chan struct{}, 1)
+		wakes[nw.CAIP2] = wake // the loops start while the map is still filled: each takes its channel, not the map
+		wg.Go(func() { w.loop(ctx, nw, wake) })
 	}
 	wg.Go(func() { // one wake reaches every network's loop
 		for {
