@@ -6,9 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -452,4 +455,71 @@ func TestSolSendTransactionSponsored(t *testing.T) {
 			SignWiths: []string{payer}, Caip2: node.CAIP2(), Sponsor: &yes})
 		expectErr(t, "a signed transaction", err, apierr.InvalidArgument, "voids the signatures it holds")
 	})
+}
+
+// skipPreflight is a proxy to the dev node that sends every transaction with skipPreflight, as an RPC provider that
+// forwards straight to the leader does: a transaction whose instruction fails lands, failed, at its fee.
+func skipPreflight(t testing.TB, node *solanadev.Node) string {
+	target, _ := url.Parse(node.URL())
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if params, _ := req["params"].([]any); req["method"] == "sendTransaction" && len(params) == 2 {
+			params[1].(map[string]any)["skipPreflight"] = true
+		}
+		body, _ := json.Marshal(req)
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// A sponsored transfer that fails on chain (an overdraft a cluster without preflight lets land): FAILED with the
+// runtime's error, and its fee, which the sponsor paid, still counts against the gas-spend limits.
+func TestSolSendTransactionFailsOnChain(t *testing.T) {
+	t.Parallel()
+	node := solanaNode(t)
+	nws, err := send.NewNetworks([]send.Network{{CAIP2: node.CAIP2(), RPCURL: skipPreflight(t, node), NativeUSD: 150, PollInterval: 20 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newStackWith(t, testdb.SQLite(t), nil, func(cfg *coordinator.Config) {
+		cfg.Networks = nws
+		cfg.FundSolanaSponsor = func(_ context.Context, address string) error {
+			_, err := node.Airdrop(solKey(t, address), lamportsPerSOL)
+			return err
+		}
+	})
+	runSends(t, s.coord)
+	org := s.boot.OrganizationID
+	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "100", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
+		t.Fatal(err)
+	}
+	payer, _ := s.solanaWallet("overdrawn")
+	if _, err := node.Airdrop(solKey(t, payer), lamportsPerSOL); err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	id, err := s.solSend(s.root, api.SolSendTransactionIntentV2{UnsignedTransaction: unsignedSolana(t, payer,
+		solana.SystemTransfer(solKey(t, payer), solKey(t, payer), 2*lamportsPerSOL)), SignWiths: []string{payer}, Caip2: node.CAIP2(), Sponsor: &yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.waitSend(id)
+	if err == nil || st.Error.Solana == nil || st.Error.Solana.Source != "execution" ||
+		st.Error.Solana.TransactionErrorJSON != `{"InstructionError":[0,{"Custom":1}]}` || st.Solana == nil {
+		t.Fatalf("an overdraft landed: %+v %+v %v", st, st.Error, err)
+	}
+	usage, err := s.root.GetGasUsage(bg, org)
+	if err != nil || usage.UsageWei != "10000" {
+		t.Errorf("usage after a sponsored send failed on chain: %+v %v", usage, err)
+	}
+	if got := solBalance(t, node, payer); got != lamportsPerSOL {
+		t.Errorf("the account holds %d lamports: a failed transaction moves nothing, and the sponsor paid its fee", got)
+	}
 }
