@@ -73,10 +73,11 @@ type GetSendTransactionStatusRequest struct {
 
 // GetSendTransactionStatusResponse is a send's state, its transaction hash once signed, and why it failed.
 type GetSendTransactionStatusResponse struct {
-	TxStatus string           `json:"txStatus"`
-	Eth      *EthSendTxStatus `json:"eth,omitempty"`
-	TxError  string           `json:"txError,omitempty"`
-	Error    *TxError         `json:"error,omitempty"`
+	TxStatus string              `json:"txStatus"`
+	Eth      *EthSendTxStatus    `json:"eth,omitempty"`
+	Solana   *SolanaSendTxStatus `json:"solana,omitempty"`
+	TxError  string              `json:"txError,omitempty"`
+	Error    *TxError            `json:"error,omitempty"`
 }
 
 // EthSendTxStatus is the Ethereum side of a send's status.
@@ -86,9 +87,10 @@ type EthSendTxStatus struct {
 
 // TxError is why a send failed: a message, and for a revert the reasons decoded, outermost first.
 type TxError struct {
-	Message     string             `json:"message,omitempty"`
-	RevertChain []RevertChainEntry `json:"revertChain,omitempty"`
-	Eth         *EthFailureDetails `json:"eth,omitempty"`
+	Message     string                `json:"message,omitempty"`
+	RevertChain []RevertChainEntry    `json:"revertChain,omitempty"`
+	Eth         *EthFailureDetails    `json:"eth,omitempty"`
+	Solana      *SolanaFailureDetails `json:"solana,omitempty"`
 }
 
 // EthFailureDetails holds the revert chain of an EVM failure.
@@ -170,9 +172,13 @@ type GetGasUsageResponse struct {
 	WindowLimitUsd        string `json:"windowLimitUsd"`
 	UsageUsd              string `json:"usageUsd"`
 	UsageWei              string `json:"usageWei,omitempty"`
-	// SponsorAddress is Sigil's too: the gas sponsor that pays the organization's sponsored sends (its billing
-	// organization's), which must hold the gas on each network.
-	SponsorAddress string `json:"sponsorAddress,omitempty"`
+	// UsageLamports is Sigil's too: the Solana clusters' part, in lamports.
+	UsageLamports string `json:"usageLamports,omitempty"`
+	// SponsorAddress and SolanaSponsorAddress are Sigil's too: the gas sponsors that pay the organization's sponsored
+	// sends (its billing organization's), which must hold the gas on each EVM network and the fees on each Solana
+	// cluster; the Solana one only when a cluster is configured.
+	SponsorAddress       string `json:"sponsorAddress,omitempty"`
+	SolanaSponsorAddress string `json:"solanaSponsorAddress,omitempty"`
 }
 
 // The activity types and queries of this file.

@@ -96,7 +96,8 @@ type Config struct {
 	// Webhooks configures where and how webhook deliveries go (webhooks.go).
 	Webhooks WebhookConfig
 
-	// Networks are the EVM networks ETH_SEND_TRANSACTION sends on, by CAIP-2 id (send.go); nil for none. SendGiveUp
+	// Networks are the EVM networks ETH_SEND_TRANSACTION sends on and the Solana clusters SOL_SEND_TRANSACTION sends
+	// on, by CAIP-2 id (send.go, send_solana.go); nil for none. SendGiveUp
 	// is how long a send not yet signed waits for its network's node (default 10 minutes); SendLease how long a send
 	// worker holds a send (default 30 s): a step its node does not answer within two thirds of it is tried again.
 	Networks              *send.Networks
@@ -104,6 +105,9 @@ type Config struct {
 	// FundSponsor funds an organization's gas sponsor when it is created (sigil up: the dev chain's faucet); nil
 	// leaves funding it to its operator.
 	FundSponsor func(ctx context.Context, address common.Address) error
+	// FundSolanaSponsor funds an organization's Solana fee sponsor when it is created (sigil up: the Solana dev node's
+	// airdrop); nil leaves it to the operator.
+	FundSolanaSponsor func(ctx context.Context, address string) error
 }
 
 func (c Config) withDefaults() Config {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"slices"
 	"strconv"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"sigil/api"
 	"sigil/apierr"
 	"sigil/keys"
+	"sigil/send"
 	"sigil/store"
 )
 
@@ -88,7 +90,8 @@ func execUpsertGasUsageConfig(x *execution, p *api.UpsertGasUsageConfigIntent) (
 type gasUsage struct {
 	cfg      *GasUsageConfig
 	limitUSD float64
-	wei      *big.Int
+	wei      *big.Int // on EVM networks
+	lamports *big.Int // on Solana clusters
 	usd      float64
 }
 
@@ -112,7 +115,7 @@ func (c *Coordinator) gasUsage(ctx context.Context, org *Org) (*gasUsage, error)
 	if cfg == nil {
 		return nil, nil
 	}
-	u := &gasUsage{cfg: cfg, limitUSD: cfg.OrgLimitUSD, wei: new(big.Int)}
+	u := &gasUsage{cfg: cfg, limitUSD: cfg.OrgLimitUSD, wei: new(big.Int), lamports: new(big.Int)}
 	only := ""
 	if org.ID != billing.ID {
 		u.limitUSD, only = cfg.SubOrgLimitUSD, org.ID
@@ -128,12 +131,16 @@ func (c *Coordinator) gasUsage(ctx context.Context, org *Org) (*gasUsage, error)
 		if !ok {
 			continue
 		}
-		u.wei.Add(u.wei, v)
+		if (send.Network{CAIP2: cost.Network}).Solana() {
+			u.lamports.Add(u.lamports, v)
+		} else {
+			u.wei.Add(u.wei, v)
+		}
 		if networks == nil {
 			continue
 		}
 		if nw, err := networks.Get(cost.Network); err == nil {
-			native, _ := new(big.Float).Quo(new(big.Float).SetInt(v), big.NewFloat(1e18)).Float64()
+			native, _ := new(big.Float).Quo(new(big.Float).SetInt(v), big.NewFloat(nativeUnits(nw))).Float64()
 			u.usd += native * nw.NativeUSD
 		}
 	}
@@ -167,6 +174,14 @@ func (c *Coordinator) checkSponsor(ctx context.Context, orgID string) error {
 	return c.checkGasLimit(ctx, org)
 }
 
+// nativeUnits is how many of a network's smallest units (wei, lamports) make its native coin.
+func nativeUnits(nw send.Network) float64 {
+	if nw.Solana() {
+		return 1e9
+	}
+	return 1e18
+}
+
 func usd(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // queryGetGasUsage reports the organization's sponsored spend in the window against its limit, and the gas sponsor
@@ -187,8 +202,14 @@ func queryGetGasUsage(r *reader, _ *api.GetGasUsageRequest) (*api.GetGasUsageRes
 	if err != nil {
 		return nil, err
 	}
-	return &api.GetGasUsageResponse{WindowDurationMinutes: u.cfg.WindowMinutes, WindowLimitUsd: usd(u.limitUSD), UsageUsd: usd(u.usd),
-		UsageWei: u.wei.String(), SponsorAddress: sponsor.Hex()}, nil
+	res := &api.GetGasUsageResponse{WindowDurationMinutes: u.cfg.WindowMinutes, WindowLimitUsd: usd(u.limitUSD), UsageUsd: usd(u.usd),
+		UsageWei: u.wei.String(), UsageLamports: u.lamports.String(), SponsorAddress: sponsor.Hex()}
+	if networks := r.c.networks.Load(); networks != nil && slices.ContainsFunc(networks.List(), send.Network.Solana) {
+		if _, res.SolanaSponsorAddress, err = r.c.solanaSponsor(r.ctx, billing.ID); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 // gasSponsor is an organization's gas sponsor: a secp256k1 key sealed like every key (a secret row of the
@@ -199,7 +220,13 @@ func (c *Coordinator) gasSponsor(ctx context.Context, orgID string) (string, com
 	key, err := c.openSecret(ctx, id)
 	created := false
 	if errors.Is(err, store.ErrNotFound) {
-		key, created, err = c.createGasSponsor(ctx, orgID, id)
+		key, created, err = c.createSponsorKey(ctx, orgID, id, func() ([]byte, error) {
+			k, err := crypto.GenerateKey()
+			if err != nil {
+				return nil, err
+			}
+			return k.D.FillBytes(make([]byte, 32)), nil
+		})
 	}
 	if err != nil {
 		return "", common.Address{}, err
@@ -222,12 +249,12 @@ func (c *Coordinator) gasSponsor(ctx context.Context, orgID string) (string, com
 	return id, address, nil
 }
 
-func (c *Coordinator) createGasSponsor(ctx context.Context, orgID, id string) ([]byte, bool, error) {
-	k, err := crypto.GenerateKey()
+// createSponsorKey seals a new sponsor key under id, or, when another process created it first, opens theirs.
+func (c *Coordinator) createSponsorKey(ctx context.Context, orgID, id string, generate func() ([]byte, error)) ([]byte, bool, error) {
+	key, err := generate()
 	if err != nil {
 		return nil, false, err
 	}
-	key := k.D.FillBytes(make([]byte, 32))
 	blob, err := c.vault.seal(id, key)
 	if err != nil {
 		return nil, false, err

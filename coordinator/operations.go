@@ -31,6 +31,7 @@ func activities() []operation {
 		signTransactionV2, signRawPayloadV2, signRawPayloads,
 		// sending: signed, broadcast and watched by the send worker (send.go, send_raw.go, send_undelegate.go, gas.go)
 		ethSendTransactionV2, ethSendRawTransaction, ethUndelegate7702, upsertGasUsageConfig,
+		solSendTransactionV2, solSendTransaction, // send_solana.go
 		// OTP and logins (otp.go, login.go, oauth.go, oauth2.go)
 		initOtp, initOtpV2, initOtpV3, verifyOtp, verifyOtpV2, otpLogin, otpLoginV2, stampLogin,
 		createReadWriteSessionV2, createReadOnlySession, createSessionProfile,

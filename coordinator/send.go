@@ -287,7 +287,7 @@ func (c *Coordinator) RunSends(ctx context.Context) error {
 	if networks == nil {
 		return nil
 	}
-	w := send.NewWorker(send.Config{Store: c.store, Networks: networks, OpenKey: c.openSecret, CustomErrors: c.customError, Sponsor: c.gasSponsor,
+	w := send.NewWorker(send.Config{Store: c.store, Networks: networks, OpenKey: c.openSecret, CustomErrors: c.customError, Sponsor: c.gasSponsor, SolanaSponsor: c.solanaSponsor,
 		CheckSponsor: c.checkSponsor, Changed: c.enqueueSendUpdate, Committed: c.notifyWebhooks, GiveUp: c.cfg.SendGiveUp, Lease: c.cfg.SendLease,
 		Now: c.cfg.Now, Logger: c.cfg.Logger})
 	c.sendWorker.Store(w)
@@ -301,7 +301,12 @@ func (c *Coordinator) UseNetworks(n *send.Networks) { c.networks.Store(n) }
 
 // wakeSends tells this process's send worker that an activity recorded a send.
 func (c *Coordinator) wakeSends(rec *record) {
-	if rec.Status != api.StatusCompleted || (rec.Type != ethSendTransactionV2.Type && rec.Type != ethSendRawTransaction.Type && rec.Type != ethUndelegate7702.Type) {
+	switch rec.Type {
+	case ethSendTransactionV2.Type, ethSendRawTransaction.Type, ethUndelegate7702.Type, solSendTransactionV2.Type, solSendTransaction.Type:
+	default:
+		return
+	}
+	if rec.Status != api.StatusCompleted {
 		return
 	}
 	if w := c.sendWorker.Load(); w != nil {

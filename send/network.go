@@ -13,9 +13,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// Network is an EVM network sends go to.
+// Network is a network sends go to: an EVM network, or a Solana cluster (a CAIP-2 id solana:..., see solana.go).
 type Network struct {
-	CAIP2       string // eip155:<chain id>
+	CAIP2       string // eip155:<chain id>, or solana:<genesis hash, its first 32 characters>
 	ChainID     int64
 	Name        string
 	RPCURL      string
@@ -51,6 +51,12 @@ func NewNetworks(list []Network) (*Networks, error) {
 	n := &Networks{byID: map[string]Network{}}
 	var errs []error
 	for i, nw := range list {
+		if strings.HasPrefix(nw.CAIP2, "solana:") {
+			if err := n.addSolana(nw); err != nil {
+				errs = append(errs, fmt.Errorf("networks[%d]: %w", i, err))
+			}
+			continue
+		}
 		id, err := ParseCAIP2(nw.CAIP2)
 		switch {
 		case err != nil:
@@ -106,7 +112,8 @@ func (n *Networks) names() string {
 
 // LoadNetworks reads the networks of a file in the yield service's catalogue format ({"networks": [{"id", "name",
 // "chainId", "rpcUrl", "explorerUrl", ...}]}, the rest of the file ignored), so that one file configures a network for
-// both services.
+// both services. An entry with a Solana "caip2" (solana:<genesis hash>, or the aliases solana:mainnet and
+// solana:devnet) instead of a chainId is a Solana cluster, at its rpcUrl.
 func LoadNetworks(path string) ([]Network, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -114,18 +121,16 @@ func LoadNetworks(path string) ([]Network, error) {
 	}
 	var file struct {
 		Networks []struct {
+			CAIP2       string `json:"caip2"`
 			Name        string `json:"name"`
 			ChainID     int64  `json:"chainId"`
 			RPCURL      string `json:"rpcUrl"`
 			ExplorerURL string `json:"explorerUrl"`
-			// BatchDelegate is Sigil's own key beside the catalogue's: the network's batch delegate.
-			BatchDelegate common.Address
-			// GasStation is what the organizations' gas sponsors call to run sponsored sends (contracts/src/GasStation.sol),
-			// the station BatchDelegate takes them from; zero when the network has none, and sponsored sends are refused.
-			GasStation common.Address
-			// NativeUSD is the price of the network's native coin in USD, at which sponsored gas is counted against the
-			// organizations' limits (0: it counts nothing).
-			NativeUSD float64 `json:"batchDelegate"`
+			// Sigil's own keys beside the catalogue's (see Network): the batch delegate, the gas station and the native
+			// coin's price in USD.
+			BatchDelegate common.Address `json:"batchDelegate"`
+			GasStation    common.Address `json:"gasStation"`
+			NativeUSD     float64        `json:"nativeTokenUsd"`
 		} `json:"networks"`
 	}
 	if err := json.Unmarshal(b, &file); err != nil {
@@ -133,6 +138,10 @@ func LoadNetworks(path string) ([]Network, error) {
 	}
 	out := make([]Network, 0, len(file.Networks))
 	for _, nw := range file.Networks {
+		if strings.HasPrefix(nw.CAIP2, "solana:") {
+			out = append(out, Network{CAIP2: nw.CAIP2, Name: nw.Name, RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, NativeUSD: nw.NativeUSD})
+			continue
+		}
 		out = append(out, Network{CAIP2: "eip155:" + strconv.FormatInt(nw.ChainID, 10), ChainID: nw.ChainID, Name: nw.Name,
 			RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, BatchDelegate: nw.BatchDelegate, GasStation: nw.GasStation, NativeUSD: nw.NativeUSD})
 	}

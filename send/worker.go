@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +27,9 @@ type Config struct {
 	// Sponsor is an organization's gas sponsor, created on first use: its sealed key and its address. Nil refuses
 	// sponsored sends.
 	Sponsor func(ctx context.Context, orgID string) (keySecret string, address common.Address, err error)
+	// SolanaSponsor is an organization's Solana fee sponsor, created on first use: its sealed Ed25519 key and its
+	// address (base58). Nil refuses sponsored Solana sends.
+	SolanaSponsor func(ctx context.Context, orgID string) (keySecret, address string, err error)
 	// CheckSponsor refuses a sponsored send that its organization may not make now: sponsorship disabled, or its
 	// gas-spend limit reached, counting what the sponsored sends already signed may still cost. Nil checks nothing.
 	CheckSponsor func(ctx context.Context, orgID string) error
@@ -83,8 +87,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wakes := map[string]chan struct{}{}
 	for _, nw := range w.cfg.Networks.List() {
-		wakes[nw.CAIP2] = make(chan struct{}, 1)
-		wg.Go(func() { w.loop(ctx, nw, wakes[nw.CAIP2]) })
+		wake := make(chan struct{}, 1)
+		wakes[nw.CAIP2] = wake // the loops start while the map is still filled: each takes its channel, not the map
+		wg.Go(func() { w.loop(ctx, nw, wake) })
 	}
 	wg.Go(func() { // one wake reaches every network's loop
 		for {
@@ -106,6 +111,10 @@ func (w *Worker) Run(ctx context.Context) error {
 }
 
 func (w *Worker) loop(ctx context.Context, nw Network, wake <-chan struct{}) {
+	if nw.Solana() {
+		w.solanaLoop(ctx, nw, wake)
+		return
+	}
 	every := cmp.Or(nw.PollInterval, 500*time.Millisecond)
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -133,6 +142,11 @@ func (w *Worker) loop(ctx context.Context, nw Network, wake <-chan struct{}) {
 
 // poll moves on the sends of the network that are due, up to Parallel at once.
 func (w *Worker) poll(ctx context.Context, cl *chainClient, nw Network) error {
+	return w.pollEach(ctx, nw, func(ctx context.Context, s store.Send) error { return w.step(ctx, cl, nw, s) })
+}
+
+// pollEach runs step on each send of the network that is due, up to Parallel at once.
+func (w *Worker) pollEach(ctx context.Context, nw Network, step func(context.Context, store.Send) error) error {
 	due, err := w.cfg.Store.DueSends(ctx, nw.CAIP2, w.cfg.Now().UnixNano(), 500)
 	if err != nil {
 		return err
@@ -147,7 +161,7 @@ func (w *Worker) poll(ctx context.Context, cl *chainClient, nw Network) error {
 			// should it, the version check of save keeps the first write and drops the other).
 			ctx, cancel := context.WithTimeout(ctx, w.cfg.Lease*2/3)
 			defer cancel()
-			if err := w.step(ctx, cl, nw, s); err != nil && ctx.Err() == nil {
+			if err := step(ctx, s); err != nil && ctx.Err() == nil {
 				w.cfg.Logger.Warn("send worker", "send", s.ID, "err", err)
 			}
 		})
@@ -241,7 +255,11 @@ func encodeError(e *api.TxError) []byte {
 // Status is a send as get_send_transaction_status shows it.
 func Status(s store.Send) *api.GetSendTransactionStatusResponse {
 	out := &api.GetSendTransactionStatusResponse{TxStatus: s.Status}
-	if s.TxHash != "" {
+	switch {
+	case s.TxHash == "":
+	case strings.HasPrefix(s.Network, "solana:"):
+		out.Solana = &api.SolanaSendTxStatus{Signature: s.TxHash}
+	default:
 		out.Eth = &api.EthSendTxStatus{TxHash: s.TxHash}
 	}
 	if len(s.Error) > 0 {

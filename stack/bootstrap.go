@@ -14,6 +14,7 @@ import (
 	"sigil/chain"
 	"sigil/client"
 	"sigil/coordinator"
+	"sigil/solanadev"
 	"sigil/stamp"
 	"sigil/yield"
 )
@@ -41,6 +42,8 @@ type Bootstrap struct {
 	Contracts   map[string]string `json:"contracts,omitempty"`
 	// Chains lists every dev chain, the one above first.
 	Chains []chain.Bootstrap `json:"chains,omitempty"`
+	// Solana is the Solana dev node: its JSON-RPC URL, CAIP-2 id, genesis hash and faucet (requestAirdrop).
+	Solana *solanadev.Bootstrap `json:"solana,omitempty"`
 	// The yield service, and API keys of two projects: one on the 10% fee set, one on the 20% set.
 	YieldURL      string `json:"yieldUrl,omitempty"`
 	YieldAPIKey   string `json:"yieldApiKey,omitempty"`

@@ -62,6 +62,8 @@ type Config struct {
 	// Each service's listen address, host:port; empty is 127.0.0.1:0, a port the system picks. Bootstrap and
 	// Services tell where each one listens.
 	Listen, AuthProxyListen, YieldListen, DashboardListen, ChainListen string
+	// SolanaListen is the Solana dev node's JSON-RPC address (it runs with the dev chain; "" picks a port).
+	SolanaListen string
 
 	// AllowedOrigins are the browser origins allowed to call the coordinator ("*" allows any); the dashboard's own
 	// origins are always added.
@@ -104,8 +106,8 @@ type Config struct {
 	// WatchNetworks are the EVM networks whose balance changes the coordinator reports to webhooks, besides the dev
 	// chain's.
 	WatchNetworks []coordinator.Network
-	// SendNetworks are the EVM networks ETH_SEND_TRANSACTION sends on, besides the dev chain (send.LoadNetworks reads
-	// them from a file in the yield catalogue's format).
+	// SendNetworks are the EVM networks and Solana clusters the sending activities send on, besides the dev chain and
+	// the Solana dev node (send.LoadNetworks reads them from a file in the yield catalogue's format).
 	SendNetworks []send.Network
 	// NoDevChain leaves out the dev chain and the yield service that runs on it: a deployment runs the yield service
 	// alone (sigil yield) on real networks.
@@ -247,7 +249,8 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 				}
 			}
 			return nil
-		}})
+		},
+		FundSolanaSponsor: s.fundSolanaSponsor})
 	if err := coord.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -287,6 +290,11 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 				BatchDelegate: common.HexToAddress(c.Contracts[contracts.Delegate7702]), GasStation: common.HexToAddress(c.Contracts[contracts.Station]),
 				NativeUSD: DevChainETHPriceUSD, PollInterval: 100 * time.Millisecond})
 		}
+		sol, err := s.startSolanaDev(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		sendNetworks = append(sendNetworks, sol)
 	}
 	if len(networks) > 0 {
 		s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, networks) })
@@ -381,7 +389,8 @@ func checkLoopback(cfg Config) error {
 		return nil
 	}
 	for _, l := range []struct{ flag, addr string }{{"listen", cfg.Listen}, {"authproxy-listen", cfg.AuthProxyListen},
-		{"yield-listen", cfg.YieldListen}, {"dashboard-listen", cfg.DashboardListen}, {"chain-listen", cfg.ChainListen}} {
+		{"yield-listen", cfg.YieldListen}, {"dashboard-listen", cfg.DashboardListen}, {"chain-listen", cfg.ChainListen},
+		{"solana-listen", cfg.SolanaListen}} {
 		if l.addr == "" || isLoopback(l.addr) {
 			continue
 		}

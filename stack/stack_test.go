@@ -107,7 +107,7 @@ func checkServices(t *testing.T, s *stack.Stack) {
 			t.Errorf("%s listens at %s", svc.Name, svc.URL)
 		}
 	}
-	if want := []string{"coordinator", "yield service", "auth proxy", "dashboard", "dev chain"}; !slices.Equal(names, want) {
+	if want := []string{"coordinator", "yield service", "auth proxy", "dashboard", "dev chain", "solana dev"}; !slices.Equal(names, want) {
 		t.Errorf("services %v, want %v", names, want)
 	}
 }
@@ -220,7 +220,8 @@ func TestStackSQLite(t *testing.T) {
 		t.Fatalf("bootstrap.json %+v, %v; the stack says %+v", onDisk, err, first)
 	}
 	if first.APIPrivateKey == "" || first.YieldAPIKey == "" || first.YieldAPIKey20 == "" || first.YieldAPIKey == first.YieldAPIKey20 ||
-		first.AuthProxyConfigID == "" || first.Contracts["USDC"] == "" || first.Network == "" {
+		first.AuthProxyConfigID == "" || first.Contracts["USDC"] == "" || first.Network == "" || first.Solana == nil ||
+		first.Solana.CAIP2 != "solana:"+first.Solana.GenesisHash[:32] {
 		t.Fatalf("bootstrap record lacks a part: %+v", first)
 	}
 	// One yield key per fee set.
@@ -254,6 +255,9 @@ func TestStackSQLite(t *testing.T) {
 	}
 	if second.Contracts["USDC"] != first.Contracts["USDC"] {
 		t.Fatal("the dev chain in the data directory was deployed again")
+	}
+	if second.Solana == nil || second.Solana.GenesisHash != first.Solana.GenesisHash {
+		t.Fatalf("the Solana dev node's ledger in the data directory was not kept: %+v, was %+v", second.Solana, first.Solana)
 	}
 }
 

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"sigil/chain"
+	"sigil/solanadev"
 	"sigil/stack"
 )
 
@@ -45,6 +48,7 @@ func runFund(ctx context.Context, e *env, args []string) error {
 	faucet := fs.String("faucet", "", "faucet URL (default: from bootstrap.json)")
 	network := fs.String("network", "", "the dev chain to fund, by network id (sigil-dev-2 for the second; default: the first)")
 	eth := fs.String("eth", "", "ETH to send, in ether (for example 1 or 0.5)")
+	sol := fs.String("sol", "", "SOL to airdrop to a Solana ADDRESS from the Solana dev node's faucet (for example 1 or 0.5)")
 	tokens := map[string]string{}
 	fs.Func("token", "a token and an amount in its units, NAME=AMOUNT (repeatable)", func(v string) error {
 		name, amount, ok := strings.Cut(v, "=")
@@ -59,6 +63,9 @@ func runFund(ctx context.Context, e *env, args []string) error {
 	}
 	if address == "" {
 		return e.usageErrorf("ADDRESS is required")
+	}
+	if *sol != "" {
+		return fundSolana(ctx, e, *dir, address, *sol)
 	}
 	url := *faucet
 	if url == "" {
@@ -101,4 +108,25 @@ func positional(args []string) (string, []string) {
 		return args[0], args[1:]
 	}
 	return "", args
+}
+
+// fundSolana airdrops SOL from the Solana dev node's faucet, with its requestAirdrop.
+func fundSolana(ctx context.Context, e *env, dir, address, amount string) error {
+	sol, err := strconv.ParseFloat(amount, 64)
+	if err != nil || sol <= 0 || sol > 1e9 {
+		return e.usageErrorf("--sol must be an amount of SOL, got %q", amount)
+	}
+	b, err := stack.ReadBootstrap(dir)
+	if err != nil {
+		return err
+	}
+	if b.Solana == nil {
+		return fmt.Errorf("bootstrap.json names no Solana dev node: is the dev chain part of this stack?")
+	}
+	sig, err := solanadev.RequestAirdrop(ctx, b.Solana.RPCURL, address, uint64(math.Round(sol*1e9)))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%-8s %s\n", "SOL", sig)
+	return nil
 }

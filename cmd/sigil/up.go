@@ -20,6 +20,7 @@ import (
 	"sigil/coordinator"
 	"sigil/notify"
 	"sigil/send"
+	"sigil/solanadev"
 	"sigil/stack"
 )
 
@@ -27,6 +28,7 @@ import (
 type upFlags struct {
 	dir, listen, dbURL, masterKey, keyCommand *string
 	yieldListen, proxyListen, dashboardListen *string
+	solanaListen                              *string
 	origins, otlp, auditPath                  *string
 	tlsCert, tlsKey                           *string
 	expose, devChain, secondChain, prod       *bool
@@ -49,6 +51,7 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 	u.oidc.register(fs)
 	u.proxyListen = fs.String("authproxy-listen", "127.0.0.1:8082", "auth proxy listen address")
 	u.dashboardListen = fs.String("dashboard-listen", "127.0.0.1:8084", "organization dashboard listen address")
+	u.solanaListen = fs.String("solana-listen", solanadev.DefaultListenAddr, "Solana dev node JSON-RPC listen address (it runs with the dev chain)")
 	u.origins = fs.String("allowed-origins", "http://127.0.0.1:*,http://localhost:*",
 		"comma-separated browser origins allowed to call the coordinator (* for any; scheme://host:* for any port of a host)")
 	u.otlp = fs.String("otlp-endpoint", "", "OTLP/HTTP collector receiving the services' spans, e.g. http://127.0.0.1:4318 (default: none)")
@@ -65,7 +68,7 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 			u.networks, u.networkSpecs = append(u.networks, n), append(u.networkSpecs, v)
 			return nil
 		})
-	u.sendNetworks = fs.String("networks", "", "file of the EVM networks ETH_SEND_TRANSACTION sends on, in the yield catalogue's format (its networks: chainId, rpcUrl, explorerUrl); the dev chain is added anyway")
+	u.sendNetworks = fs.String("networks", "", "file of the networks ETH_SEND_TRANSACTION and SOL_SEND_TRANSACTION send on, in the yield catalogue's format (its networks: chainId, or caip2 for a Solana cluster, rpcUrl, explorerUrl); the dev chain and the Solana dev node are added anyway")
 	u.devChain = fs.Bool("dev-chain", true, "run the dev chain and the yield service on it; false in a deployment, where the yield service runs alone (sigil yield) on real networks")
 	u.secondChain = fs.Bool("second-chain", true, "also run a second dev chain (chain id 1338, network sigil-dev-2, on the port after --chain-listen's) with the same contracts, so the yield service has two networks")
 	u.tlsCert = fs.String("tls-cert", "", "PEM certificate (chain) the services listen with; with --tls-key, TLS on every listener but the dev chain's, as --expose allows; reloaded on SIGHUP")
@@ -107,7 +110,7 @@ func runUp(ctx context.Context, e *env, args []string) error {
 	s, err := stack.Start(ctx, stack.Config{Dir: *dir, DatabaseURL: *u.dbURL, MasterKeyFile: *u.masterKey,
 		MasterKey: []byte(masterKey), MasterKeyCommand: *u.keyCommand,
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
-		ChainListen: cf.listen, ChainRPC: cf.rpc, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
+		ChainListen: cf.listen, SolanaListen: *u.solanaListen, ChainRPC: cf.rpc, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
 		SecondChain: *u.secondChain, AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
 		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, SendNetworks: sendNetworks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
 	if err != nil {
@@ -148,6 +151,9 @@ func printWelcome(w io.Writer, s *stack.Stack, dir string, devMode bool) {
 		}
 		if b.YieldAPIKey != "" {
 			fmt.Fprintf(w, "  yield API key  %s\n", b.YieldAPIKey)
+		}
+		if b.Solana != nil {
+			fmt.Fprintf(w, "  solana         %s %s (sigil chain fund ADDRESS --sol 1)\n", b.Solana.CAIP2, b.Solana.RPCURL)
 		}
 	}
 	abs, err := filepath.Abs(dir)

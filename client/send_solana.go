@@ -1,0 +1,13 @@
+package client
+
+import (
+	"context"
+
+	"sigil/api"
+)
+
+// SolSendTransaction hands a Solana transaction to the coordinator to sign with each of signWiths, broadcast and
+// watch; WaitForSendTransaction follows its status.
+func (c *Client) SolSendTransaction(ctx context.Context, orgID string, p api.SolSendTransactionIntentV2) (*api.SolSendTransactionResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.SolSendTransactionV2, p)
+}
