@@ -47,6 +47,9 @@ var (
 		validateUpdateWebhookEndpoint, execUpdateWebhookEndpoint)
 	deleteWebhookEndpoint = activity(api.DeleteWebhookEndpoint, on(resWebhookEndpoint, actDelete),
 		validateDeleteWebhookEndpoint, execDeleteWebhookEndpoint)
+	// Sigil's own: Turnkey has no way to send a dead letter again.
+	replayWebhookDeliveries = activity(api.ReplayWebhookDeliveries, on(resWebhookEndpoint, actUpdate),
+		validateReplayWebhookDeliveries, execReplayWebhookDeliveries)
 )
 
 // The queries of this file.
@@ -238,6 +241,48 @@ func execDeleteWebhookEndpoint(x *execution, p *api.DeleteWebhookEndpointIntent)
 	}
 	x.org.Webhooks = slices.Delete(x.org.Webhooks, i, i+1)
 	return &api.DeleteWebhookEndpointResult{EndpointID: p.EndpointID}, nil
+}
+
+func validateReplayWebhookDeliveries(p *api.ReplayWebhookDeliveriesIntent) error {
+	if err := checkID("parameters.endpointId", p.EndpointID); err != nil {
+		return err
+	}
+	if len(p.DeliveryIDs) > api.MaxReplayDeliveries {
+		return apierr.Invalid("parameters.deliveryIds holds %d ids; at most %d at once", len(p.DeliveryIDs), api.MaxReplayDeliveries)
+	}
+	seen := make(map[string]bool, len(p.DeliveryIDs))
+	for i, id := range p.DeliveryIDs {
+		path := fmt.Sprintf("parameters.deliveryIds[%d]", i)
+		if err := checkID(path, id); err != nil {
+			return err
+		}
+		if seen[id] {
+			return apierr.Invalid("%s: %s is named twice", path, id)
+		}
+		seen[id] = true
+	}
+	return nil
+}
+
+// execReplayWebhookDeliveries queues dead deliveries of an active endpoint again, under their event ids (a receiver
+// deduplicates by them), to the endpoint's URL as it is now.
+func execReplayWebhookDeliveries(x *execution, p *api.ReplayWebhookDeliveriesIntent) (*api.ReplayWebhookDeliveriesResult, error) {
+	e := x.org.webhook(p.EndpointID)
+	if e == nil {
+		return nil, apierr.NotFoundf("no webhook endpoint %s in organization %s", p.EndpointID, x.org.ID)
+	}
+	if !e.Active {
+		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "webhook endpoint %s is not active: activate it before replaying its deliveries", e.ID)
+	}
+	ids, err := x.tx.ReplayWebhookDeliveries(x.ctx, e.ID, e.URL, p.DeliveryIDs, x.now.UnixNano(), api.MaxReplayDeliveries)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFoundf("parameters.deliveryIds: %v", strings.TrimPrefix(err.Error(), store.ErrNotFound.Error()+": "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	x.webhooks = x.webhooks || len(ids) > 0
+	return &api.ReplayWebhookDeliveriesResult{EndpointID: e.ID, DeliveryIDs: append([]string{}, ids...)}, nil
 }
 
 func queryListWebhookEndpoints(r *reader, _ *api.OrganizationRequest) (*api.ListWebhookEndpointsResponse, error) {

@@ -83,6 +83,43 @@ func (t *Tx) AbandonWebhookDeliveries(ctx context.Context, endpointID, reason st
 	return nil
 }
 
+// ReplayWebhookDeliveries queues an endpoint's dead deliveries again, due at once with a full set of attempts and
+// the endpoint's current URL, keeping their event ids and bodies: the named ones, or with none named its oldest dead
+// ones up to limit. It returns the ids it queued; a named id that is not a dead delivery of the endpoint is an error
+// wrapping ErrNotFound, naming it, and the caller's transaction must then be rolled back.
+func (t *Tx) ReplayWebhookDeliveries(ctx context.Context, endpointID, url string, ids []string, at int64, limit int) ([]string, error) {
+	if len(ids) == 0 {
+		rows, err := t.tx.QueryContext(ctx, t.d.rebind("SELECT id FROM webhook_deliveries WHERE endpoint_id = ? AND state = ? ORDER BY seq LIMIT ?"),
+			endpointID, DeliveryDead, limit)
+		if err != nil {
+			return nil, fmt.Errorf("store: dead webhook deliveries: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return nil, fmt.Errorf("store: dead webhook deliveries: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("store: dead webhook deliveries: %w", err)
+		}
+		rows.Close() // before the updates: SQLite's one write connection
+	}
+	for _, id := range ids {
+		res, err := t.exec(ctx, `UPDATE webhook_deliveries SET state = ?, attempts = 0, next_at = ?, lease_until = 0, done_at = 0, url = ?
+			WHERE id = ? AND endpoint_id = ? AND state = ?`, DeliveryPending, at, url, id, endpointID, DeliveryDead)
+		if err != nil {
+			return nil, fmt.Errorf("store: replay webhook delivery: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return nil, fmt.Errorf("%w: %s is not a dead delivery of endpoint %s", ErrNotFound, id, endpointID)
+		}
+	}
+	return ids, nil
+}
+
 const webhookDeliveryColumns = `id, event_id, endpoint_id, org_id, url, event_type, subject, sequence, body, state, attempts,
 	next_at, lease_until, last_status, last_error, created_at, done_at, scheme, secret, source`
 

@@ -58,7 +58,7 @@ type Queue interface {
 	Delivered(ctx context.Context, id string, at time.Time, status int) error
 	// Failed records a failed attempt: attempts made so far, why the last
 	// one failed, and either when the next is due or, if dead, that there
-	// will be none (the dead-letter state).
+	// will be none (the dead-letter state) and, in next, when it died.
 	Failed(ctx context.Context, id string, attempts int, next time.Time, lastErr string, dead bool) error
 	// Release gives a claimed delivery back without attempting it, due at
 	// next: it waited behind one of its subject that failed, or the worker
@@ -389,7 +389,11 @@ func (w *Worker) attempt(ctx context.Context, client *http.Client, d Delivery) r
 	} else {
 		log.Info("webhook: delivery failed; will retry", "next", res.next)
 	}
-	if err := w.Queue.Failed(ctx, d.ID, n, res.next, reason, res.dead); err != nil {
+	at := res.next
+	if res.dead {
+		at = w.now() // when it died
+	}
+	if err := w.Queue.Failed(ctx, d.ID, n, at, reason, res.dead); err != nil {
 		w.log().Error("webhook: recording a failed delivery", "delivery", d.ID, "err", err)
 	}
 	return res

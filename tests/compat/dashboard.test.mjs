@@ -150,14 +150,15 @@ test("the dashboard signs a root user in with a passkey (a virtual authenticator
   }
 });
 
-test("the dashboard creates a webhook endpoint, sends it a test event and shows the delivery", async () => {
+test("the dashboard creates a webhook endpoint, sends it a test event, shows the dead letter and replays it", async () => {
   const received = [];
+  let refuse = true; // 410 at first: a terminal answer, so the test event goes straight to the dead-letter state
   const receiver = createServer((req, res) => {
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
-      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks)) });
-      res.writeHead(204).end();
+      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks)), refused: refuse });
+      res.writeHead(refuse ? 410 : 204).end();
     });
   });
   await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
@@ -181,6 +182,16 @@ test("the dashboard creates a webhook endpoint, sends it a test event and shows 
     const test = received.find((d) => d.body.type === "ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT");
     assert.equal(test.headers["x-turnkey-event-type"], "ACTIVITY_UPDATES");
     assert.ok(test.headers["x-turnkey-signature"], "the delivery is signed");
+    await eventually(async () => {
+      await card.locator("button", { hasText: "Refresh" }).click();
+      return (await page.locator(".endpoint table.deliveries td", { hasText: "DEAD" }).count()) > 0;
+    }, "the dashboard lists the refused delivery as dead");
+    refuse = false;
+    await card.locator("table.deliveries button", { hasText: "Replay" }).click();
+    await page.waitForSelector("#status.show:has-text('Queued again')");
+    await eventually(async () => received.some((d) => !d.refused), "the replayed event arrives");
+    const replayed = received.find((d) => !d.refused);
+    assert.equal(replayed.headers["x-turnkey-event-id"], test.headers["x-turnkey-event-id"], "replayed under the same event id");
     await eventually(async () => {
       await card.locator("button", { hasText: "Refresh" }).click();
       return (await page.locator(".endpoint table.deliveries td", { hasText: "DELIVERED" }).count()) > 0;
