@@ -120,6 +120,29 @@ func (t *Tx) ReplayWebhookDeliveries(ctx context.Context, endpointID, url string
 	return ids, nil
 }
 
+// WebhookDeliveriesSince returns the deliveries of an event type whose subject begins with a prefix and whose sequence
+// is at least from, in the order they were written, but not dead ones nor those whose event id begins with skipPrefix:
+// e.g. a network's balance events of blocks a reorganisation replaced.
+func (t *Tx) WebhookDeliveriesSince(ctx context.Context, eventType, subjectPrefix string, from int64, skipPrefix string) ([]WebhookDelivery, error) {
+	rows, err := t.tx.QueryContext(ctx, t.d.rebind(`SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries
+		WHERE event_type = ? AND substr(subject, 1, ?) = ? AND sequence >= ? AND state <> ? AND substr(event_id, 1, ?) <> ? ORDER BY seq`),
+		eventType, len(subjectPrefix), subjectPrefix, from, DeliveryDead, len(skipPrefix), skipPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("store: webhook deliveries since: %w", err)
+	}
+	return collectDeliveries(rows)
+}
+
+// WebhookEventExists says whether an event was written for an endpoint already.
+func (t *Tx) WebhookEventExists(ctx context.Context, endpointID, eventID string) (bool, error) {
+	var n int
+	err := t.queryRow(ctx, "SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ?", endpointID, eventID).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("store: webhook event exists: %w", err)
+	}
+	return n > 0, nil
+}
+
 const webhookDeliveryColumns = `id, event_id, endpoint_id, org_id, url, event_type, subject, sequence, body, state, attempts,
 	next_at, lease_until, last_status, last_error, created_at, done_at, scheme, secret, source`
 
