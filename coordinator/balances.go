@@ -29,10 +29,12 @@ import (
 // is not replayed.
 //
 // A reorganisation shows as a cursor whose last block is no longer on the chain (another hash at its height, or a
-// head below it). The watcher then goes back Confirmations blocks and reads them again: the changes of the new blocks
-// are reported, and those that stayed are reported again under the same event id, which a receiver already
-// deduplicates. A confirmed change whose block was dropped is not withdrawn (there is no such event): it is the
-// finalized event, read at the confirmation depth from the chain as it is then, that says a change stayed.
+// head below it). The watcher then walks back to the common ancestor, comparing the hashes of the blocks it read
+// (kept reorgWindow back) with the node's, and reads again from there: the changes of the new blocks are reported,
+// and those that stayed are reported again under the same event id, which a receiver already deduplicates. A
+// confirmed change whose block was dropped is not withdrawn (there is no such event). A finalized one is: a
+// reorganisation deeper than the confirmation depth withdraws each finalized event of a replaced block by an event
+// with "removed": true (withdrawFinalized).
 
 // Network is an EVM network whose balance changes the coordinator reports.
 type Network struct {
