@@ -36,6 +36,9 @@ type record struct {
 	// webhooks: this transaction wrote webhook deliveries (this activity's update, or a voted one's), which the
 	// worker is told of once it commits.
 	webhooks bool
+	// offered: the webhook deliveries of its first update, leased to this process's worker, handed to it once the
+	// transaction that wrote them commits.
+	offered []store.WebhookDelivery
 	// evaluations is the JSON list of the policy engine's verdicts on the votes ([]evaluation), stored beside the
 	// record and decoded only by the queries that show them.
 	evaluations json.RawMessage

@@ -351,6 +351,53 @@ func (c *Coordinator) enqueueActivityUpdate(ctx context.Context, tx *store.Tx, o
 	return true, tx.EnqueueWebhookDeliveries(ctx, ds)
 }
 
+// newActivityDeliveries are the outbox rows of a new activity's first update (activityDeliveries), leased to this
+// process's worker when one runs: nothing of the activity's can wait before them, so the worker is handed them after
+// the commit (webhooksCommitted) instead of claiming them. If this process dies first, they are claimed when the
+// lease ends.
+func (c *Coordinator) newActivityDeliveries(ctx context.Context, org *Org, rec *record) ([]store.WebhookDelivery, error) {
+	ds, err := c.activityDeliveries(ctx, org, rec, rec.UpdatedAt)
+	if err != nil || len(ds) == 0 || c.webhookWorker.Load() == nil {
+		return ds, err
+	}
+	until := c.now().Add(cmp.Or(c.cfg.Webhooks.OfferLease, webhook.DefaultOfferLease)).UnixNano()
+	for i := range ds {
+		ds[i].LeaseUntil = until
+	}
+	return ds, nil
+}
+
+// enqueueNewActivity writes a new activity's first update into the outbox (newActivityDeliveries), in the
+// transaction that records it, and returns the rows to hand to the worker once it commits.
+func (c *Coordinator) enqueueNewActivity(ctx context.Context, tx *store.Tx, org *Org, rec *record) ([]store.WebhookDelivery, error) {
+	ds, err := c.newActivityDeliveries(ctx, org, rec)
+	if err != nil || len(ds) == 0 {
+		return nil, err
+	}
+	return ds, tx.EnqueueWebhookDeliveries(ctx, ds)
+}
+
+// webhooksCommitted tells this process's worker, once a transaction has committed, of the deliveries it wrote: those
+// leased to it are offered, and a claim is asked for the others (notify: the transaction wrote deliveries not listed).
+func (c *Coordinator) webhooksCommitted(ds []store.WebhookDelivery, notify bool) {
+	w := c.webhookWorker.Load()
+	if w == nil {
+		return
+	}
+	offered := make([]webhook.Delivery, 0, len(ds))
+	for _, d := range ds {
+		if d.LeaseUntil != 0 {
+			offered = append(offered, d.Delivery())
+		}
+	}
+	if len(offered) < len(ds) || notify {
+		w.Notify()
+	}
+	if len(offered) > 0 {
+		w.Offer(offered) // refused by a worker that has stopped: claimed when the lease ends
+	}
+}
+
 // activityDeliveries are the outbox rows that report the activity's update to the endpoints that want it. The event
 // id is the activity and its status, so an update written twice is the same event; the subject is the activity, so
 // its updates arrive in order.
@@ -402,6 +449,10 @@ type WebhookConfig struct {
 	// Gather is how long a woken worker waits for more deliveries before it claims (default 20 ms): events written
 	// close together then cost the store one claim and one commit of outcomes for many (webhook.Worker.Gather).
 	Gather time.Duration
+	// OfferLease is how long a new activity's deliveries stay leased to the worker of the process that wrote them,
+	// which is handed them without a claim (default webhook.DefaultOfferLease, 2 minutes): if that process dies,
+	// another worker (or the same after a restart) claims them once it ends.
+	OfferLease time.Duration
 }
 
 // defaultWebhookGather trades 20 ms of a delivery's latency for batches under load.
@@ -461,7 +512,7 @@ func (c *Coordinator) RunWebhooks(ctx context.Context) error {
 	defer func() { _ = queue.Flush(context.WithoutCancel(ctx)) }() // the outcomes of the last attempts
 	w := &webhook.Worker{Queue: queue, Signer: signer, Guard: c.webhookGuard(), Backoff: c.cfg.Webhooks.Backoff,
 		PollInterval: c.cfg.Webhooks.PollInterval, Gather: cmp.Or(c.cfg.Webhooks.Gather, defaultWebhookGather),
-		Concurrency: webhookConcurrency, Log: c.cfg.Logger, Now: c.cfg.Now}
+		Concurrency: webhookConcurrency, OfferLease: c.cfg.Webhooks.OfferLease, Log: c.cfg.Logger, Now: c.cfg.Now}
 	c.webhookWorker.Store(w)
 	defer c.webhookWorker.Store(nil)
 	return w.Run(ctx)

@@ -41,7 +41,8 @@ type WebhookDelivery struct {
 }
 
 // EnqueueWebhookDeliveries adds deliveries to the outbox, due at once, in the transaction of the change they report:
-// they exist exactly when it does.
+// they exist exactly when it does. A delivery with LeaseUntil set is leased from the start to the writing process's
+// worker, which is handed it after the commit (webhook.Worker.Offer): no worker claims it before the lease ends.
 func (t *Tx) EnqueueWebhookDeliveries(ctx context.Context, ds []WebhookDelivery) error {
 	for _, d := range ds {
 		scheme, source := d.Scheme, d.Source
@@ -53,9 +54,9 @@ func (t *Tx) EnqueueWebhookDeliveries(ctx context.Context, ds []WebhookDelivery)
 		}
 		_, err := t.exec(ctx, `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, org_id, url, event_type, subject,
 			sequence, body, state, attempts, next_at, lease_until, last_status, last_error, created_at, done_at, scheme, secret, source)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, 0, '', ?, 0, ?, ?, ?)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, '', ?, 0, ?, ?, ?)`,
 			d.ID, d.EventID, d.EndpointID, d.OrgID, d.URL, d.EventType, d.Subject, d.Sequence, string(d.Body), DeliveryPending,
-			d.CreatedAt, d.CreatedAt, scheme, base64.StdEncoding.EncodeToString(d.Secret), source)
+			d.CreatedAt, d.LeaseUntil, d.CreatedAt, scheme, base64.StdEncoding.EncodeToString(d.Secret), source)
 		if err != nil {
 			return fmt.Errorf("store: enqueue webhook delivery: %w", err)
 		}
@@ -271,8 +272,7 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 	}
 	out := make([]webhook.Delivery, 0, len(claimed))
 	for _, d := range claimed {
-		wd := webhook.Delivery{ID: d.ID, EventID: d.EventID, EndpointID: d.EndpointID, URL: d.URL, EventType: d.EventType,
-			OrgID: d.OrgID, Subject: d.Subject, Sequence: d.Sequence, Body: d.Body, Attempts: d.Attempts, Scheme: d.Scheme}
+		wd := d.Delivery()
 		if len(d.Secret) > 0 {
 			secret, openErr := q.openSecret(d)
 			if openErr != nil {
@@ -285,6 +285,12 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 		out = append(out, wd)
 	}
 	return out, err
+}
+
+// Delivery is the row as a webhook.Worker posts it, without its secret (sealed).
+func (d WebhookDelivery) Delivery() webhook.Delivery {
+	return webhook.Delivery{ID: d.ID, EventID: d.EventID, EndpointID: d.EndpointID, URL: d.URL, EventType: d.EventType,
+		OrgID: d.OrgID, Subject: d.Subject, Sequence: d.Sequence, Body: d.Body, Attempts: d.Attempts, Scheme: d.Scheme}
 }
 
 func (q *WebhookQueue) openSecret(d WebhookDelivery) ([]byte, error) {

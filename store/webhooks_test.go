@@ -254,3 +254,28 @@ func TestChainBlocks(t *testing.T) {
 		}
 	})
 }
+
+// A delivery written leased (to the writing process's worker, which is handed it) is claimed by no worker until its
+// lease ends, and then by one: if that process died, nothing is lost.
+func TestWebhookDeliveryLeasedAtBirth(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := open(t, b)
+		now := time.Unix(1000, 0)
+		d := store.WebhookDelivery{ID: "born-leased", EventID: "ev", EndpointID: "e", OrgID: "o", URL: "https://x.example",
+			EventType: "ACTIVITY_UPDATES", Subject: "a", Sequence: 1, Body: []byte(`{}`), CreatedAt: now.UnixNano(),
+			LeaseUntil: now.Add(time.Minute).UnixNano()}
+		if err := s.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueWebhookDeliveries(ctx, []store.WebhookDelivery{d}) }); err != nil {
+			t.Fatal(err)
+		}
+		other := s.WebhookQueue(store.WebhookSourceCoordinator)
+		if got, err := other.Claim(ctx, now.Add(59*time.Second), 10, time.Minute); err != nil || len(got) != 0 {
+			t.Fatalf("claimed %+v %v while leased", got, err)
+		}
+		got, err := other.Claim(ctx, now.Add(time.Minute), 10, time.Minute)
+		if err != nil || len(got) != 1 || got[0].ID != d.ID || got[0].EventID != "ev" {
+			t.Fatalf("after the lease: %+v %v", got, err)
+		}
+	})
+}

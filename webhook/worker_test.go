@@ -679,3 +679,50 @@ func TestWorkerGathers(t *testing.T) {
 		return true
 	})
 }
+
+// Offered deliveries (leased to the worker by the process that wrote them) are posted without being claimed, and
+// their ends call for no claim; a worker that is not running takes none, and one that stops releases those it had
+// not started.
+func TestWorkerOffer(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	claims := make(chan int, 100)
+	h.q.OnClaim = func(_ time.Time, ds []webhook.Delivery) { claims <- len(ds) }
+	rc := newReceiver(h, nil)
+	offer := func(subject string) (webhook.Delivery, bool) {
+		body, _ := json.Marshal(payload{subject, 1})
+		d := webhook.Delivery{ID: "dlv-" + subject, EventID: "evt-" + subject, EndpointID: "ep", URL: rc.URL,
+			EventType: "ACTIVITY_UPDATES", OrgID: "org-1", Subject: subject, Sequence: 1, Body: body}
+		h.q.Add(d, start.Add(time.Hour)) // leased: no claim returns it
+		return d, h.w.Offer([]webhook.Delivery{d})
+	}
+	if _, taken := offer("before"); taken {
+		t.Fatal("a worker that is not running took an offer")
+	}
+	stop := h.run()
+	if n := <-claims; n != 0 {
+		t.Fatalf("the first claim took %d", n)
+	}
+	for _, subject := range []string{"A", "B", "C"} {
+		if _, taken := offer(subject); !taken {
+			t.Fatalf("the running worker refused %s", subject)
+		}
+	}
+	h.wait("offered deliveries", func() bool {
+		for _, id := range []string{"dlv-A", "dlv-B", "dlv-C"} {
+			if r, _ := h.q.Get(id); r.State != webhooktest.Delivered {
+				return false
+			}
+		}
+		return true
+	})
+	if r, _ := h.q.Get("dlv-before"); r.State != webhooktest.Pending {
+		t.Errorf("the refused offer: %+v", r)
+	}
+	stop()
+	select {
+	case n := <-claims:
+		t.Errorf("offered deliveries called for a claim (of %d)", n)
+	default:
+	}
+}
