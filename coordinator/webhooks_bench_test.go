@@ -154,9 +154,9 @@ func signingStack(b *testing.B, hooked bool) (*stack, func(i int), *benchReceive
 }
 
 // The cost of a webhook to a signing activity: the process's CPU per signing activity without an endpoint and with
-// one (the delivery's whole cost to the coordinator included: the outbox row, the claim, the signed POST, the record of
-// success; the receiver runs in a process of its own), side by side in one run; with -count the two alternate. The
-// process also runs the signing client, the same in both. The goal: under 5% more.
+// one (the delivery's whole cost to the coordinator included: the outbox row, the signed POST, the record of success;
+// the receiver runs in a process of its own), side by side in one run. The process also runs the signing client, the
+// same in both. The goal: under 5% more.
 func BenchmarkSigningWithWebhook(b *testing.B) {
 	for _, hooked := range []bool{false, true} {
 		name := "without"

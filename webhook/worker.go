@@ -317,8 +317,8 @@ func (w *Worker) log() *slog.Logger {
 // Run claims and posts deliveries until ctx is done: at once when notified
 // (after Gather), PollInterval after its last claim otherwise, and whenever
 // an attempt ends while more may be due. It posts what its process Offers
-// without claiming it. Deliveries of different subjects are posted concurrently, up to
-// Concurrency at once. When ctx is done it claims no more, lets the attempts
+// without claiming it. Deliveries of different subjects are posted
+// concurrently, up to Concurrency at once. When ctx is done it claims no more, lets the attempts
 // in flight end (each within Timeout), releases what it had claimed but not
 // attempted, and returns nil.
 func (w *Worker) Run(ctx context.Context) error {
