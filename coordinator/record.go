@@ -33,7 +33,7 @@ type record struct {
 	spec api.ActivitySpec
 	// fresh: this request recorded it (not found recorded by an earlier one with the same body).
 	fresh bool
-	// webhooks: this transaction wrote webhook deliveries (this activity's update, or a voted one's), which the
+	// webhooks: this transaction wrote webhook deliveries a claim is to find (a voted activity's update), which the
 	// worker is told of once it commits.
 	webhooks bool
 	// offered: the webhook deliveries of its first update, leased to this process's worker, handed to it once the
