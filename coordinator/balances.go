@@ -34,7 +34,7 @@ import (
 // and those that stayed are reported again under the same event id, which a receiver already deduplicates. A
 // confirmed change whose block was dropped is not withdrawn (there is no such event). A finalized one is: a
 // reorganisation deeper than the confirmation depth withdraws each finalized event of a replaced block by an event
-// with "removed": true (withdrawFinalized).
+// with "removed": true (withdrawals).
 
 // Network is an EVM network whose balance changes the coordinator reports.
 type Network struct {
@@ -162,7 +162,7 @@ func (c *Coordinator) pollNetwork(ctx context.Context, client *ethclient.Client,
 // the last block it read is no longer on the chain. The ancestor is the latest block whose hash the watcher kept
 // (store.ChainBlocks, reorgWindow of them) that the node still has at its height; without one, the watcher reads again
 // from the oldest block it kept, or, having kept none (a cursor older than the kept hashes), from the confirmation
-// depth back. The finalized events of the blocks read again are withdrawn (withdrawFinalized), in the transaction that
+// depth back. The finalized events of the blocks read again are withdrawn (withdrawals), in the transaction that
 // moves the cursor back.
 func (c *Coordinator) rewindOnReorg(ctx context.Context, client *ethclient.Client, n Network, eventType, watcher string, head uint64, cursor store.ChainCursor) (uint64, error) {
 	if cursor.LastHash == "" || cursor.Next == 0 {
@@ -188,14 +188,17 @@ func (c *Coordinator) rewindOnReorg(ctx context.Context, client *ethclient.Clien
 	}
 	c.cfg.Logger.Warn("balance watcher: the chain was reorganised; reading its blocks again from the common ancestor", "network", n.CAIP2,
 		"watcher", watcher, "lastBlock", last, "lastHash", cursor.LastHash, "head", head, "from", from, "ancestorFound", found)
+	var withdrawals []store.WebhookDelivery
+	if eventType == api.WebhookBalanceFinalizedUpdates {
+		if withdrawals, err = c.withdrawals(ctx, n, from); err != nil {
+			return 0, err
+		}
+	}
 	var withdrawn bool
 	err = c.store.Write(ctx, func(tx *store.Tx) error {
-		withdrawn = false
-		if eventType == api.WebhookBalanceFinalizedUpdates {
-			var err error
-			if withdrawn, err = c.withdrawFinalized(ctx, tx, n, from); err != nil {
-				return err
-			}
+		var err error
+		if withdrawn, err = enqueueNewEvents(ctx, tx, withdrawals); err != nil {
+			return err
 		}
 		if err := tx.ForgetChainBlocks(ctx, n.CAIP2, watcher, from); err != nil {
 			return err
@@ -249,37 +252,71 @@ func (c *Coordinator) commonAncestor(ctx context.Context, client *ethclient.Clie
 // withdrawnPrefix begins the event id of a withdrawal: "withdrawn:" and the id of the finalized event it withdraws.
 const withdrawnPrefix = "withdrawn:"
 
-// withdrawFinalized writes, for every finalized balance event of the network's blocks from a height on (blocks a
+// withdrawals are, for every finalized balance event of the network's blocks from a height on (blocks a
 // reorganisation replaced), an event that withdraws it: the same body with "removed": true, under the event id
-// withdrawnPrefix + its own, to the same endpoint and subject, after it. Turnkey has no such event; without it a
-// receiver would keep a finalized change the chain no longer has. It says whether it wrote any.
-func (c *Coordinator) withdrawFinalized(ctx context.Context, tx *store.Tx, n Network, from uint64) (bool, error) {
-	sent, err := tx.WebhookDeliveriesSince(ctx, api.WebhookBalanceFinalizedUpdates, n.CAIP2+":", int64(from), withdrawnPrefix)
+// withdrawnPrefix + its own, to the same endpoint (at its URL as it is now; none if it was deleted or deactivated)
+// and subject, after it. Turnkey has no such event; without it a receiver would keep a finalized change the chain no
+// longer has.
+func (c *Coordinator) withdrawals(ctx context.Context, n Network, from uint64) ([]store.WebhookDelivery, error) {
+	sent, err := c.store.WebhookDeliveriesSince(ctx, api.WebhookBalanceFinalizedUpdates, n.CAIP2+":", int64(from), withdrawnPrefix)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
+	endpoints := map[string]*WebhookEndpoint{} // by id, nil when gone or inactive
 	var ds []store.WebhookDelivery
 	for _, d := range sent {
-		id := withdrawnPrefix + d.EventID
-		if done, err := tx.WebhookEventExists(ctx, d.EndpointID, id); err != nil || done {
-			if err != nil {
-				return false, err
-			}
+		e, seen := endpoints[d.EndpointID]
+		if !seen {
+			e = c.billingEndpoint(ctx, d.OrgID, d.EndpointID)
+			endpoints[d.EndpointID] = e
+		}
+		if e == nil {
 			continue
 		}
 		var ev balanceEvent
 		if err := json.Unmarshal(d.Body, &ev); err != nil {
-			return false, fmt.Errorf("withdrawing balance event %s: %w", d.EventID, err)
+			return nil, fmt.Errorf("withdrawing balance event %s: %w", d.EventID, err)
 		}
 		ev.Removed = true
 		body, err := json.Marshal(ev)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
-		ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: id, EndpointID: d.EndpointID, OrgID: d.OrgID, URL: d.URL,
+		ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: withdrawnPrefix + d.EventID, EndpointID: e.ID, OrgID: d.OrgID, URL: e.URL,
 			EventType: d.EventType, Subject: d.Subject, Sequence: d.Sequence, Body: body, CreatedAt: c.now().UnixNano()})
 	}
-	return len(ds) > 0, tx.EnqueueWebhookDeliveries(ctx, ds)
+	return ds, nil
+}
+
+// billingEndpoint is an active endpoint of the organization's billing organization (its parent, or itself), which
+// balance events go to; nil when there is none by that id.
+func (c *Coordinator) billingEndpoint(ctx context.Context, orgID, endpointID string) *WebhookEndpoint {
+	org, err := c.loadOrg(ctx, orgID)
+	if err == nil && org.ParentID != "" {
+		org, err = c.loadOrg(ctx, org.ParentID)
+	}
+	if err != nil {
+		return nil
+	}
+	if e := org.webhook(endpointID); e != nil && e.Active {
+		return e
+	}
+	return nil
+}
+
+// enqueueNewEvents writes the deliveries whose event its endpoint has not had yet, and says whether it wrote any.
+func enqueueNewEvents(ctx context.Context, tx *store.Tx, ds []store.WebhookDelivery) (bool, error) {
+	var fresh []store.WebhookDelivery
+	for _, d := range ds {
+		done, err := tx.WebhookEventExists(ctx, d.EndpointID, d.EventID)
+		if err != nil {
+			return false, err
+		}
+		if !done {
+			fresh = append(fresh, d)
+		}
+	}
+	return len(fresh) > 0, tx.EnqueueWebhookDeliveries(ctx, fresh)
 }
 
 // readBlock writes the block's balance events for the watcher's type and moves its cursor past it, in one transaction.

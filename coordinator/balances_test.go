@@ -191,8 +191,9 @@ func TestBalanceWebhooksAcrossADeepReorganisation(t *testing.T) {
 		}
 		defer rpcClient.Close()
 		s := webhookStack(t, b)
-		rc := newReceiver(t, s, 0)
+		rc, off := newReceiver(t, s, 0), newReceiver(t, s, 0)
 		s.subscribe(rc.srv.URL, "", api.WebhookBalanceFinalizedUpdates)
+		offID := s.subscribe(off.srv.URL, "", api.WebhookBalanceFinalizedUpdates) // deactivated before the reorganisation
 		w, _, err := s.root.CreateWallet(ctx, s.boot.OrganizationID, api.CreateWalletIntent{WalletName: "deep", Accounts: []api.WalletAccountParams{ethAccount()}})
 		if err != nil {
 			t.Fatal(err)
@@ -229,6 +230,11 @@ func TestBalanceWebhooksAcrossADeepReorganisation(t *testing.T) {
 		}
 		mine(2)
 		first := rc.awaitBody("the finalized 1 ETH", finalized(eth(1), false))
+		off.awaitBody("the finalized 1 ETH at the other endpoint", finalized(eth(1), false))
+		inactive := false
+		if _, _, err := s.root.UpdateWebhookEndpoint(ctx, s.boot.OrganizationID, api.UpdateWebhookEndpointIntent{EndpointID: offID, IsActive: &inactive}); err != nil {
+			t.Fatal(err)
+		}
 		var reverted bool // three blocks back: deeper than the two confirmations
 		if err := rpcClient.CallContext(ctx, &reverted, "evm_revert", snapshot); err != nil || !reverted {
 			t.Fatalf("evm_revert: %v %v", reverted, err)
@@ -240,6 +246,16 @@ func TestBalanceWebhooksAcrossADeepReorganisation(t *testing.T) {
 		withdrawn := rc.awaitBody("the withdrawal of the finalized 1 ETH", finalized(eth(1), true))
 		if withdrawn["blockHash"] != first["blockHash"] || withdrawn["transactionHash"] != first["transactionHash"] {
 			t.Errorf("withdrew %v, finalized %v", withdrawn, first)
+		}
+		// The withdrawals were written together, in one transaction: none went to the deactivated endpoint.
+		list, err := s.root.ListWebhookDeliveries(ctx, api.ListWebhookDeliveriesRequest{OrganizationID: s.boot.OrganizationID, EndpointID: offID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range list.Deliveries {
+			if strings.HasPrefix(d.EventID, "withdrawn:") {
+				t.Errorf("a deactivated endpoint was sent %s", d.EventID)
+			}
 		}
 		second := rc.awaitBody("the finalized 2 ETH of the new chain", finalized(eth(2), false))
 		if second["blockNumber"] != first["blockNumber"] || second["blockHash"] == first["blockHash"] {

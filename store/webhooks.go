@@ -124,9 +124,9 @@ func (t *Tx) ReplayWebhookDeliveries(ctx context.Context, endpointID, url string
 // WebhookDeliveriesSince returns the deliveries of an event type whose subject begins with a prefix and whose sequence
 // is at least from, in the order they were written, but not dead ones nor those whose event id begins with skipPrefix:
 // e.g. a network's balance events of blocks a reorganisation replaced.
-func (t *Tx) WebhookDeliveriesSince(ctx context.Context, eventType, subjectPrefix string, from int64, skipPrefix string) ([]WebhookDelivery, error) {
-	rows, err := t.tx.QueryContext(ctx, t.d.rebind(`SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries
-		WHERE event_type = ? AND substr(subject, 1, ?) = ? AND sequence >= ? AND state <> ? AND substr(event_id, 1, ?) <> ? ORDER BY seq`),
+func (s *Store) WebhookDeliveriesSince(ctx context.Context, eventType, subjectPrefix string, from int64, skipPrefix string) ([]WebhookDelivery, error) {
+	rows, err := s.query(ctx, `SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries
+		WHERE event_type = ? AND substr(subject, 1, ?) = ? AND sequence >= ? AND state <> ? AND substr(event_id, 1, ?) <> ? ORDER BY seq`,
 		eventType, len(subjectPrefix), subjectPrefix, from, DeliveryDead, len(skipPrefix), skipPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("store: webhook deliveries since: %w", err)
