@@ -106,6 +106,23 @@ type ListWebhookDeliveriesResponse struct {
 	Deliveries []WebhookDelivery `json:"deliveries"`
 }
 
+// ReplayWebhookDeliveriesIntent is ACTIVITY_TYPE_REPLAY_WEBHOOK_DELIVERIES, a Sigil activity (Turnkey has none like
+// it): dead-lettered deliveries of an endpoint are queued again, under the same event id. DeliveryIDs names them;
+// left out or empty, every dead delivery of the endpoint is, up to MaxReplayDeliveries at once.
+type ReplayWebhookDeliveriesIntent struct {
+	EndpointID  string   `json:"endpointId"`
+	DeliveryIDs []string `json:"deliveryIds,omitempty"`
+}
+
+// MaxReplayDeliveries is the most deliveries one replay queues again.
+const MaxReplayDeliveries = 1000
+
+// ReplayWebhookDeliveriesResult names the deliveries queued again.
+type ReplayWebhookDeliveriesResult struct {
+	EndpointID  string   `json:"endpointId"`
+	DeliveryIDs []string `json:"deliveryIds"`
+}
+
 // The activity types of this file.
 var (
 	CreateWebhookEndpoint = activity[CreateWebhookEndpointIntent, CreateWebhookEndpointResult](
@@ -114,6 +131,8 @@ var (
 		"UPDATE_WEBHOOK_ENDPOINT", "update_webhook_endpoint", "updateWebhookEndpointIntent", "updateWebhookEndpointResult")
 	DeleteWebhookEndpoint = activity[DeleteWebhookEndpointIntent, DeleteWebhookEndpointResult](
 		"DELETE_WEBHOOK_ENDPOINT", "delete_webhook_endpoint", "deleteWebhookEndpointIntent", "deleteWebhookEndpointResult")
+	ReplayWebhookDeliveries = activity[ReplayWebhookDeliveriesIntent, ReplayWebhookDeliveriesResult](
+		"REPLAY_WEBHOOK_DELIVERIES", "replay_webhook_deliveries", "replayWebhookDeliveriesIntent", "replayWebhookDeliveriesResult")
 )
 
 // The queries of this file.

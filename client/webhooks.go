@@ -21,6 +21,12 @@ func (c *Client) DeleteWebhookEndpoint(ctx context.Context, orgID, endpointID st
 	return submit(ctx, c, orgID, api.DeleteWebhookEndpoint, api.DeleteWebhookEndpointIntent{EndpointID: endpointID})
 }
 
+// ReplayWebhookDeliveries queues an endpoint's dead deliveries again, the named ones or (none named) all of them, under
+// their event ids (a Sigil activity).
+func (c *Client) ReplayWebhookDeliveries(ctx context.Context, orgID string, p api.ReplayWebhookDeliveriesIntent) (*api.ReplayWebhookDeliveriesResult, *api.Activity, error) {
+	return submit(ctx, c, orgID, api.ReplayWebhookDeliveries, p)
+}
+
 // ListWebhookEndpoints lists the organization's endpoints.
 func (c *Client) ListWebhookEndpoints(ctx context.Context, orgID string) (*api.ListWebhookEndpointsResponse, error) {
 	return query(ctx, c, api.ListWebhookEndpoints, api.OrganizationRequest{OrganizationID: orgID})

@@ -29,10 +29,12 @@ import (
 // is not replayed.
 //
 // A reorganisation shows as a cursor whose last block is no longer on the chain (another hash at its height, or a
-// head below it). The watcher then goes back Confirmations blocks and reads them again: the changes of the new blocks
-// are reported, and those that stayed are reported again under the same event id, which a receiver already
-// deduplicates. A confirmed change whose block was dropped is not withdrawn (there is no such event): it is the
-// finalized event, read at the confirmation depth from the chain as it is then, that says a change stayed.
+// head below it). The watcher then walks back to the common ancestor, comparing the hashes of the blocks it read
+// (kept reorgWindow back) with the node's, and reads again from there: the changes of the new blocks are reported,
+// and those that stayed are reported again under the same event id, which a receiver already deduplicates. A
+// confirmed change whose block was dropped is not withdrawn (there is no such event). A finalized one is: a
+// reorganisation deeper than the confirmation depth withdraws each finalized event of a replaced block by an event
+// with "removed": true (withdrawals).
 
 // Network is an EVM network whose balance changes the coordinator reports.
 type Network struct {
@@ -72,6 +74,9 @@ type balanceEvent struct {
 	BlockNumber string `json:"blockNumber"`
 	BlockHash   string `json:"blockHash"`
 	Timestamp   string `json:"timestamp"` // the block's, unix seconds
+	// Removed withdraws a finalized event whose block a reorganisation deeper than the confirmation depth replaced
+	// (Sigil's; Turnkey has no such event): the change did not happen after all.
+	Removed bool `json:"removed,omitempty"`
 }
 
 // WatchBalances watches the networks until ctx ends, each on its own; an unreachable node is retried at the next poll.
@@ -140,7 +145,7 @@ func (c *Coordinator) pollNetwork(ctx context.Context, client *ethclient.Client,
 				return err
 			}
 		}
-		next, err := c.rewindOnReorg(ctx, client, n, watcher, head, cursor)
+		next, err := c.rewindOnReorg(ctx, client, n, eventType, watcher, head, cursor)
 		if err != nil {
 			return err
 		}
@@ -153,9 +158,13 @@ func (c *Coordinator) pollNetwork(ctx context.Context, client *ethclient.Client,
 	return nil
 }
 
-// rewindOnReorg returns the block the watcher reads next: its cursor's, or Confirmations blocks earlier when the last
-// block it read is no longer on the chain.
-func (c *Coordinator) rewindOnReorg(ctx context.Context, client *ethclient.Client, n Network, watcher string, head uint64, cursor store.ChainCursor) (uint64, error) {
+// rewindOnReorg returns the block the watcher reads next: its cursor's, or the block after the common ancestor when
+// the last block it read is no longer on the chain. The ancestor is the latest block whose hash the watcher kept
+// (store.ChainBlocks, reorgWindow of them) that the node still has at its height; without one, the watcher reads again
+// from the oldest block it kept, or, having kept none (a cursor older than the kept hashes), from the confirmation
+// depth back. The finalized events of the blocks read again are withdrawn (withdrawals), in the transaction that
+// moves the cursor back.
+func (c *Coordinator) rewindOnReorg(ctx context.Context, client *ethclient.Client, n Network, eventType, watcher string, head uint64, cursor store.ChainCursor) (uint64, error) {
 	if cursor.LastHash == "" || cursor.Next == 0 {
 		return cursor.Next, nil
 	}
@@ -169,15 +178,145 @@ func (c *Coordinator) rewindOnReorg(ctx context.Context, client *ethclient.Clien
 			return cursor.Next, nil
 		}
 	}
-	from := min(cursor.Next, head+1)
-	from -= min(from, n.Confirmations)
-	c.cfg.Logger.Warn("balance watcher: the chain was reorganised; reading its last blocks again", "network", n.CAIP2,
-		"watcher", watcher, "lastBlock", last, "lastHash", cursor.LastHash, "head", head, "from", from)
-	rewound := store.ChainCursor{Next: from}
-	if err := c.store.Write(ctx, func(tx *store.Tx) error { return tx.SetChainCursor(ctx, n.CAIP2, watcher, rewound) }); err != nil {
+	from, found, err := c.commonAncestor(ctx, client, n, watcher, head, last)
+	if err != nil {
 		return 0, err
 	}
+	if !found && from == last { // no hashes kept (a cursor older than them): the confirmation depth back
+		from = min(cursor.Next, head+1)
+		from -= min(from, n.Confirmations)
+	}
+	c.cfg.Logger.Warn("balance watcher: the chain was reorganised; reading its blocks again from the common ancestor", "network", n.CAIP2,
+		"watcher", watcher, "lastBlock", last, "lastHash", cursor.LastHash, "head", head, "from", from, "ancestorFound", found)
+	var withdrawals []store.WebhookDelivery
+	if eventType == api.WebhookBalanceFinalizedUpdates {
+		if withdrawals, err = c.withdrawals(ctx, n, from); err != nil {
+			return 0, err
+		}
+	}
+	var withdrawn bool
+	err = c.store.Write(ctx, func(tx *store.Tx) error {
+		var err error
+		if withdrawn, err = enqueueNewEvents(ctx, tx, withdrawals); err != nil {
+			return err
+		}
+		if err := tx.ForgetChainBlocks(ctx, n.CAIP2, watcher, from); err != nil {
+			return err
+		}
+		return tx.SetChainCursor(ctx, n.CAIP2, watcher, store.ChainCursor{Next: from})
+	})
+	if err != nil {
+		return 0, err
+	}
+	if withdrawn {
+		c.notifyWebhooks()
+	}
 	return from, nil
+}
+
+// reorgWindow is how many blocks behind its cursor a watcher keeps the hashes of: the deepest reorganisation it
+// follows back to the common ancestor.
+const reorgWindow = 256
+
+// commonAncestor walks back from the block before last, comparing the hashes the watcher kept with the node's, and
+// returns the block after the latest that matches (found). When none matches it returns the lowest block it found
+// replaced: the watcher read nothing before it, or forgot it (a fork deeper than reorgWindow), so it knows no better
+// place to read again from; last when it had nothing to compare.
+func (c *Coordinator) commonAncestor(ctx context.Context, client *ethclient.Client, n Network, watcher string, head, last uint64) (next uint64, found bool, err error) {
+	lowest := last - min(last, reorgWindow)
+	kept, err := c.store.ChainBlocks(ctx, n.CAIP2, watcher, lowest, last)
+	if err != nil {
+		return 0, false, err
+	}
+	next = last
+	for b := last; b > lowest; {
+		b--
+		hash, ok := kept[b]
+		if !ok {
+			break
+		}
+		if b <= head {
+			h, err := client.HeaderByNumber(ctx, new(big.Int).SetUint64(b))
+			if err != nil {
+				return 0, false, fmt.Errorf("block %d: %w", b, err)
+			}
+			if h.Hash().Hex() == hash {
+				return b + 1, true, nil
+			}
+		}
+		next = b
+	}
+	return next, false, nil
+}
+
+// withdrawnPrefix begins the event id of a withdrawal: "withdrawn:" and the id of the finalized event it withdraws.
+const withdrawnPrefix = "withdrawn:"
+
+// withdrawals are, for every finalized balance event of the network's blocks from a height on (blocks a
+// reorganisation replaced), an event that withdraws it: the same body with "removed": true, under the event id
+// withdrawnPrefix + its own, to the same endpoint (at its URL as it is now; none if it was deleted or deactivated)
+// and subject, after it. Turnkey has no such event; without it a receiver would keep a finalized change the chain no
+// longer has.
+func (c *Coordinator) withdrawals(ctx context.Context, n Network, from uint64) ([]store.WebhookDelivery, error) {
+	sent, err := c.store.WebhookDeliveriesSince(ctx, api.WebhookBalanceFinalizedUpdates, n.CAIP2+":", int64(from), withdrawnPrefix)
+	if err != nil {
+		return nil, err
+	}
+	endpoints := map[string]*WebhookEndpoint{} // by id, nil when gone or inactive
+	var ds []store.WebhookDelivery
+	for _, d := range sent {
+		e, seen := endpoints[d.EndpointID]
+		if !seen {
+			e = c.billingEndpoint(ctx, d.OrgID, d.EndpointID)
+			endpoints[d.EndpointID] = e
+		}
+		if e == nil {
+			continue
+		}
+		var ev balanceEvent
+		if err := json.Unmarshal(d.Body, &ev); err != nil {
+			return nil, fmt.Errorf("withdrawing balance event %s: %w", d.EventID, err)
+		}
+		ev.Removed = true
+		body, err := json.Marshal(ev)
+		if err != nil {
+			return nil, err
+		}
+		ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: withdrawnPrefix + d.EventID, EndpointID: e.ID, OrgID: d.OrgID, URL: e.URL,
+			EventType: d.EventType, Subject: d.Subject, Sequence: d.Sequence, Body: body, CreatedAt: c.now().UnixNano()})
+	}
+	return ds, nil
+}
+
+// billingEndpoint is an active endpoint of the organization's billing organization (its parent, or itself), which
+// balance events go to; nil when there is none by that id.
+func (c *Coordinator) billingEndpoint(ctx context.Context, orgID, endpointID string) *WebhookEndpoint {
+	org, err := c.loadOrg(ctx, orgID)
+	if err == nil && org.ParentID != "" {
+		org, err = c.loadOrg(ctx, org.ParentID)
+	}
+	if err != nil {
+		return nil
+	}
+	if e := org.webhook(endpointID); e != nil && e.Active {
+		return e
+	}
+	return nil
+}
+
+// enqueueNewEvents writes the deliveries whose event its endpoint has not had yet, and says whether it wrote any.
+func enqueueNewEvents(ctx context.Context, tx *store.Tx, ds []store.WebhookDelivery) (bool, error) {
+	var fresh []store.WebhookDelivery
+	for _, d := range ds {
+		done, err := tx.WebhookEventExists(ctx, d.EndpointID, d.EventID)
+		if err != nil {
+			return false, err
+		}
+		if !done {
+			fresh = append(fresh, d)
+		}
+	}
+	return len(fresh) > 0, tx.EnqueueWebhookDeliveries(ctx, fresh)
 }
 
 // readBlock writes the block's balance events for the watcher's type and moves its cursor past it, in one transaction.
@@ -196,6 +335,9 @@ func (c *Coordinator) readBlock(ctx context.Context, client *ethclient.Client, n
 	}
 	err = c.store.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.EnqueueWebhookDeliveries(ctx, ds); err != nil {
+			return err
+		}
+		if err := tx.RecordChainBlock(ctx, n.CAIP2, watcher, number, block.Hash().Hex(), reorgWindow); err != nil {
 			return err
 		}
 		return tx.SetChainCursor(ctx, n.CAIP2, watcher, store.ChainCursor{Next: number + 1, LastHash: block.Hash().Hex()})
@@ -284,7 +426,7 @@ func (c *Coordinator) balanceDeliveries(ctx context.Context, n Network, eventTyp
 						return nil, err
 					}
 				}
-				ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: balanceEventID(eventType, n.CAIP2, ch),
+				ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: balanceEventID(eventType, n.CAIP2, ch, block.Hash().Hex()),
 					EndpointID: e.ID, OrgID: hit.OrgID, URL: e.URL, EventType: eventType, Subject: n.CAIP2 + ":" + key,
 					Sequence: int64(block.NumberU64()), Body: body, CreatedAt: c.now().UnixNano()})
 			}
@@ -294,17 +436,21 @@ func (c *Coordinator) balanceDeliveries(ctx context.Context, n Network, eventTyp
 }
 
 // balanceEventID names a change the same way on every attempt and every read of its block: the event type, the
-// network, the transaction (and log), the address and the side.
-func balanceEventID(eventType, network string, ch balanceChange) string {
-	kind := "confirmed"
+// network, the transaction (and log), the address and the side; a finalized change also its block, so that a change
+// finalized again in another block after a reorganisation withdrew it is a new event, not a duplicate.
+func balanceEventID(eventType, network string, ch balanceChange, blockHash string) string {
+	parts := []string{"confirmed", network, ch.TxHash}
 	if eventType == api.WebhookBalanceFinalizedUpdates {
-		kind = "finalized"
+		parts[0] = "finalized"
 	}
-	where := ch.TxHash
 	if ch.LogIndex != nil {
-		where += ":" + strconv.FormatUint(uint64(*ch.LogIndex), 10)
+		parts[2] += ":" + strconv.FormatUint(uint64(*ch.LogIndex), 10)
 	}
-	return strings.Join([]string{kind, network, where, addressKey(ch.Address), ch.Direction}, ":")
+	parts = append(parts, addressKey(ch.Address), ch.Direction)
+	if eventType == api.WebhookBalanceFinalizedUpdates {
+		parts = append(parts, blockHash)
+	}
+	return strings.Join(parts, ":")
 }
 
 // wantsBalance reports whether the endpoint receives the balance event: subscribed to its type, and its filters

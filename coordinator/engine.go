@@ -192,7 +192,7 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 			ahead.rec.fresh = true
 			c.cfg.Metrics.Activity(ahead.rec.Type, ahead.rec.Status)
 			if len(ahead.deliveries) > 0 && err == nil {
-				c.notifyWebhooks()
+				c.webhooksCommitted(ahead.deliveries, false)
 			}
 		}
 		if err != nil || recorded {
@@ -255,8 +255,7 @@ func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool)
 			return err
 		}
 		if inserted {
-			queued, err := c.enqueueActivityUpdate(ctx, tx, org, rec, rec.UpdatedAt)
-			rec.webhooks = rec.webhooks || queued
+			rec.offered, err = c.enqueueNewActivity(ctx, tx, org, rec)
 			return err
 		}
 		// Only a read-only activity gets here: it holds its organization shared, so another transaction may have
@@ -273,8 +272,8 @@ func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool)
 		// coming here. (A document read exclusively is the transaction's own copy to change, and is not kept.)
 		c.orgs.put(read)
 	}
-	if err == nil && rec.webhooks {
-		c.notifyWebhooks()
+	if err == nil && (rec.webhooks || len(rec.offered) > 0) {
+		c.webhooksCommitted(rec.offered, rec.webhooks)
 	}
 	return rec, err
 }
@@ -324,7 +323,7 @@ func (c *Coordinator) decideAhead(ctx context.Context, sub *submission) *outcome
 	if err != nil {
 		return nil
 	}
-	deliveries, err := c.activityDeliveries(ctx, sub.org, rec, rec.UpdatedAt)
+	deliveries, err := c.newActivityDeliveries(ctx, sub.org, rec)
 	if err != nil {
 		return nil
 	}

@@ -45,7 +45,7 @@ func activities() []operation {
 		// the auth proxy's configuration (authproxy.go)
 		enableAuthProxy, updateAuthProxyConfig, rotateAuthProxyKey, disableAuthProxy,
 		// webhook endpoints (webhooks.go)
-		createWebhookEndpoint, updateWebhookEndpoint, deleteWebhookEndpoint,
+		createWebhookEndpoint, updateWebhookEndpoint, deleteWebhookEndpoint, replayWebhookDeliveries,
 	}
 }
 

@@ -33,9 +33,12 @@ type record struct {
 	spec api.ActivitySpec
 	// fresh: this request recorded it (not found recorded by an earlier one with the same body).
 	fresh bool
-	// webhooks: this transaction wrote webhook deliveries (this activity's update, or a voted one's), which the
+	// webhooks: this transaction wrote webhook deliveries a claim is to find (a voted activity's update), which the
 	// worker is told of once it commits.
 	webhooks bool
+	// offered: the webhook deliveries of its first update, leased to this process's worker, handed to it once the
+	// transaction that wrote them commits.
+	offered []store.WebhookDelivery
 	// evaluations is the JSON list of the policy engine's verdicts on the votes ([]evaluation), stored beside the
 	// record and decoded only by the queries that show them.
 	evaluations json.RawMessage

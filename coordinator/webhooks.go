@@ -47,6 +47,9 @@ var (
 		validateUpdateWebhookEndpoint, execUpdateWebhookEndpoint)
 	deleteWebhookEndpoint = activity(api.DeleteWebhookEndpoint, on(resWebhookEndpoint, actDelete),
 		validateDeleteWebhookEndpoint, execDeleteWebhookEndpoint)
+	// Sigil's own: Turnkey has no way to send a dead letter again.
+	replayWebhookDeliveries = activity(api.ReplayWebhookDeliveries, on(resWebhookEndpoint, actUpdate),
+		validateReplayWebhookDeliveries, execReplayWebhookDeliveries)
 )
 
 // The queries of this file.
@@ -240,6 +243,48 @@ func execDeleteWebhookEndpoint(x *execution, p *api.DeleteWebhookEndpointIntent)
 	return &api.DeleteWebhookEndpointResult{EndpointID: p.EndpointID}, nil
 }
 
+func validateReplayWebhookDeliveries(p *api.ReplayWebhookDeliveriesIntent) error {
+	if err := checkID("parameters.endpointId", p.EndpointID); err != nil {
+		return err
+	}
+	if len(p.DeliveryIDs) > api.MaxReplayDeliveries {
+		return apierr.Invalid("parameters.deliveryIds holds %d ids; at most %d at once", len(p.DeliveryIDs), api.MaxReplayDeliveries)
+	}
+	seen := make(map[string]bool, len(p.DeliveryIDs))
+	for i, id := range p.DeliveryIDs {
+		path := fmt.Sprintf("parameters.deliveryIds[%d]", i)
+		if err := checkID(path, id); err != nil {
+			return err
+		}
+		if seen[id] {
+			return apierr.Invalid("%s: %s is named twice", path, id)
+		}
+		seen[id] = true
+	}
+	return nil
+}
+
+// execReplayWebhookDeliveries queues dead deliveries of an active endpoint again, under their event ids (a receiver
+// deduplicates by them), to the endpoint's URL as it is now.
+func execReplayWebhookDeliveries(x *execution, p *api.ReplayWebhookDeliveriesIntent) (*api.ReplayWebhookDeliveriesResult, error) {
+	e := x.org.webhook(p.EndpointID)
+	if e == nil {
+		return nil, apierr.NotFoundf("no webhook endpoint %s in organization %s", p.EndpointID, x.org.ID)
+	}
+	if !e.Active {
+		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "webhook endpoint %s is not active: activate it before replaying its deliveries", e.ID)
+	}
+	ids, err := x.tx.ReplayWebhookDeliveries(x.ctx, e.ID, e.URL, p.DeliveryIDs, x.now.UnixNano(), api.MaxReplayDeliveries)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFoundf("parameters.deliveryIds: %v", strings.TrimPrefix(err.Error(), store.ErrNotFound.Error()+": "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	x.webhooks = x.webhooks || len(ids) > 0
+	return &api.ReplayWebhookDeliveriesResult{EndpointID: e.ID, DeliveryIDs: append([]string{}, ids...)}, nil
+}
+
 func queryListWebhookEndpoints(r *reader, _ *api.OrganizationRequest) (*api.ListWebhookEndpointsResponse, error) {
 	out := &api.ListWebhookEndpointsResponse{WebhookEndpoints: []api.WebhookEndpointData{}}
 	for _, e := range r.org.Webhooks {
@@ -306,6 +351,53 @@ func (c *Coordinator) enqueueActivityUpdate(ctx context.Context, tx *store.Tx, o
 	return true, tx.EnqueueWebhookDeliveries(ctx, ds)
 }
 
+// newActivityDeliveries are the outbox rows of a new activity's first update (activityDeliveries), leased to this
+// process's worker when one runs: nothing of the activity's can wait before them, so the worker is handed them after
+// the commit (webhooksCommitted) instead of claiming them. If this process dies first, they are claimed when the
+// lease ends.
+func (c *Coordinator) newActivityDeliveries(ctx context.Context, org *Org, rec *record) ([]store.WebhookDelivery, error) {
+	ds, err := c.activityDeliveries(ctx, org, rec, rec.UpdatedAt)
+	if err != nil || len(ds) == 0 || c.webhookWorker.Load() == nil {
+		return ds, err
+	}
+	until := c.now().Add(cmp.Or(c.cfg.Webhooks.OfferLease, webhook.DefaultOfferLease)).UnixNano()
+	for i := range ds {
+		ds[i].LeaseUntil = until
+	}
+	return ds, nil
+}
+
+// enqueueNewActivity writes a new activity's first update into the outbox (newActivityDeliveries), in the
+// transaction that records it, and returns the rows to hand to the worker once it commits.
+func (c *Coordinator) enqueueNewActivity(ctx context.Context, tx *store.Tx, org *Org, rec *record) ([]store.WebhookDelivery, error) {
+	ds, err := c.newActivityDeliveries(ctx, org, rec)
+	if err != nil || len(ds) == 0 {
+		return nil, err
+	}
+	return ds, tx.EnqueueWebhookDeliveries(ctx, ds)
+}
+
+// webhooksCommitted tells this process's worker, once a transaction has committed, of the deliveries it wrote: those
+// leased to it are offered, and a claim is asked for the others (notify: the transaction wrote deliveries not listed).
+func (c *Coordinator) webhooksCommitted(ds []store.WebhookDelivery, notify bool) {
+	w := c.webhookWorker.Load()
+	if w == nil {
+		return
+	}
+	offered := make([]webhook.Delivery, 0, len(ds))
+	for _, d := range ds {
+		if d.LeaseUntil != 0 {
+			offered = append(offered, d.Delivery())
+		}
+	}
+	if len(offered) < len(ds) || notify {
+		w.Notify()
+	}
+	if len(offered) > 0 {
+		w.Offer(offered) // refused by a worker that has stopped: claimed when the lease ends
+	}
+}
+
 // activityDeliveries are the outbox rows that report the activity's update to the endpoints that want it. The event
 // id is the activity and its status, so an update written twice is the same event; the subject is the activity, so
 // its updates arrive in order.
@@ -357,6 +449,10 @@ type WebhookConfig struct {
 	// Gather is how long a woken worker waits for more deliveries before it claims (default 20 ms): events written
 	// close together then cost the store one claim and one commit of outcomes for many (webhook.Worker.Gather).
 	Gather time.Duration
+	// OfferLease is how long a new activity's deliveries stay leased to the worker of the process that wrote them,
+	// which is handed them without a claim (default webhook.DefaultOfferLease, 2 minutes): if that process dies,
+	// another worker (or the same after a restart) claims them once it ends.
+	OfferLease time.Duration
 }
 
 // defaultWebhookGather trades 20 ms of a delivery's latency for batches under load.
@@ -416,7 +512,7 @@ func (c *Coordinator) RunWebhooks(ctx context.Context) error {
 	defer func() { _ = queue.Flush(context.WithoutCancel(ctx)) }() // the outcomes of the last attempts
 	w := &webhook.Worker{Queue: queue, Signer: signer, Guard: c.webhookGuard(), Backoff: c.cfg.Webhooks.Backoff,
 		PollInterval: c.cfg.Webhooks.PollInterval, Gather: cmp.Or(c.cfg.Webhooks.Gather, defaultWebhookGather),
-		Concurrency: webhookConcurrency, Log: c.cfg.Logger, Now: c.cfg.Now}
+		Concurrency: webhookConcurrency, OfferLease: c.cfg.Webhooks.OfferLease, Log: c.cfg.Logger, Now: c.cfg.Now}
 	c.webhookWorker.Store(w)
 	defer c.webhookWorker.Store(nil)
 	return w.Run(ctx)

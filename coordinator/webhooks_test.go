@@ -440,3 +440,104 @@ func (r *receiver) awaitBody(what string, match func(eventType string, body map[
 		}
 	}
 }
+
+// deliveriesIn waits until the endpoint lists n deliveries in the state, and returns them.
+func (s *stack) deliveriesIn(endpointID, state string, n int) []api.WebhookDelivery {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ds, err := s.root.ListWebhookDeliveries(context.Background(), api.ListWebhookDeliveriesRequest{OrganizationID: s.boot.OrganizationID,
+			EndpointID: endpointID, State: state})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if len(ds.Deliveries) == n {
+			return ds.Deliveries
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%d deliveries %s, want %d: %+v", len(ds.Deliveries), state, n, ds.Deliveries)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Dead letters are queued again by REPLAY_WEBHOOK_DELIVERIES, the named ones or all, and delivered under the same
+// event id; a delivery that is not dead, or an inactive endpoint, is refused and nothing is queued.
+func TestWebhookDeadLetterReplay(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := webhookStack(t, b) // 5 attempts
+		org := s.boot.OrganizationID
+		rc := newReceiver(t, s, 5) // refuses each event's first 5 attempts: every event dies once
+		endpointID := s.subscribe(rc.srv.URL, `{"activityTypes":["ACTIVITY_TYPE_CREATE_WALLET"]}`, api.WebhookActivityUpdates)
+		var acts []string
+		for _, name := range []string{"a", "b", "c"} {
+			_, act, err := s.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: name, Accounts: []api.WalletAccountParams{ethAccount()}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			acts = append(acts, act.ID)
+		}
+		dead := s.deliveriesIn(endpointID, api.WebhookDeliveryDead, 3)
+		byActivity := map[string]api.WebhookDelivery{}
+		for _, d := range dead {
+			if d.Attempts != 5 || !strings.HasPrefix(d.LastError, "HTTP 503") || d.CompletedMs < d.CreatedMs {
+				t.Errorf("dead letter %+v", d)
+			}
+			byActivity[d.Subject] = d
+		}
+		first := byActivity[acts[0]]
+
+		replay := func(ids ...string) (*api.ReplayWebhookDeliveriesResult, error) {
+			res, _, err := s.root.ReplayWebhookDeliveries(ctx, org, api.ReplayWebhookDeliveriesIntent{EndpointID: endpointID, DeliveryIDs: ids})
+			return res, err
+		}
+		// A name that is not a dead delivery of the endpoint refuses the whole replay.
+		_, err := replay(first.DeliveryID, "6f3c7a52-2d8e-4b8a-9d55-111111111111")
+		expectErr(t, "unknown delivery", err, apierr.NotFound, "6f3c7a52-2d8e-4b8a-9d55-111111111111 is not a dead delivery")
+		_, err = replay(first.DeliveryID, first.DeliveryID)
+		expectErr(t, "named twice", err, apierr.InvalidArgument, "is named twice")
+		_, _, err = s.root.ReplayWebhookDeliveries(ctx, org, api.ReplayWebhookDeliveriesIntent{EndpointID: "6f3c7a52-2d8e-4b8a-9d55-111111111111"})
+		expectErr(t, "unknown endpoint", err, apierr.NotFound, "no webhook endpoint")
+		s.deliveriesIn(endpointID, api.WebhookDeliveryDead, 3)
+
+		// One by name: delivered (the receiver now accepts), under the event id it died with.
+		res, err := replay(first.DeliveryID)
+		if err != nil || len(res.DeliveryIDs) != 1 || res.DeliveryIDs[0] != first.DeliveryID {
+			t.Fatalf("replay: %+v %v", res, err)
+		}
+		got := rc.await(acts[0], api.StatusCompleted)
+		if got.eventID != first.EventID {
+			t.Errorf("replayed as event %s, died as %s", got.eventID, first.EventID)
+		}
+		delivered := s.deliveriesIn(endpointID, api.WebhookDeliveryDelivered, 1)[0]
+		if delivered.DeliveryID != first.DeliveryID || delivered.Attempts != 1 {
+			t.Errorf("after the replay: %+v", delivered)
+		}
+		_, err = replay(first.DeliveryID)
+		expectErr(t, "a delivered one", err, apierr.NotFound, "is not a dead delivery")
+
+		// An inactive endpoint replays nothing.
+		off, on := false, true
+		if _, _, err := s.root.UpdateWebhookEndpoint(ctx, org, api.UpdateWebhookEndpointIntent{EndpointID: endpointID, IsActive: &off}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = replay()
+		expectErr(t, "inactive endpoint", err, apierr.FailedPrecondition, "is not active")
+		if _, _, err := s.root.UpdateWebhookEndpoint(ctx, org, api.UpdateWebhookEndpointIntent{EndpointID: endpointID, IsActive: &on}); err != nil {
+			t.Fatal(err)
+		}
+
+		// None named: every dead one.
+		if res, err = replay(); err != nil || len(res.DeliveryIDs) != 2 {
+			t.Fatalf("replay all: %+v %v", res, err)
+		}
+		rc.await(acts[1], api.StatusCompleted)
+		rc.await(acts[2], api.StatusCompleted)
+		s.deliveriesIn(endpointID, api.WebhookDeliveryDelivered, 3)
+		if res, err = replay(); err != nil || len(res.DeliveryIDs) != 0 {
+			t.Errorf("replay with no dead letters: %+v %v", res, err)
+		}
+	})
+}

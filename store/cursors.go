@@ -38,3 +38,45 @@ func (t *Tx) SetChainCursor(ctx context.Context, network, watcher string, c Chai
 	}
 	return nil
 }
+
+// RecordChainBlock keeps the hash of a block a watcher read, in the transaction that moves its cursor past it, and
+// forgets those keep blocks or more behind it.
+func (t *Tx) RecordChainBlock(ctx context.Context, network, watcher string, number uint64, hash string, keep uint64) error {
+	_, err := t.exec(ctx, `INSERT INTO chain_blocks (network, watcher, number, hash) VALUES (?, ?, ?, ?)
+		ON CONFLICT (network, watcher, number) DO UPDATE SET hash = excluded.hash`, network, watcher, int64(number), hash)
+	if err == nil && number >= keep {
+		_, err = t.exec(ctx, "DELETE FROM chain_blocks WHERE network = ? AND watcher = ? AND number <= ?", network, watcher, int64(number-keep))
+	}
+	if err != nil {
+		return fmt.Errorf("store: record chain block: %w", err)
+	}
+	return nil
+}
+
+// ForgetChainBlocks drops the hashes a watcher kept of blocks from a height on: the chain replaced them.
+func (t *Tx) ForgetChainBlocks(ctx context.Context, network, watcher string, from uint64) error {
+	if _, err := t.exec(ctx, "DELETE FROM chain_blocks WHERE network = ? AND watcher = ? AND number >= ?", network, watcher, int64(from)); err != nil {
+		return fmt.Errorf("store: forget chain blocks: %w", err)
+	}
+	return nil
+}
+
+// ChainBlocks returns the hashes a watcher kept of the blocks from..to, by number.
+func (s *Store) ChainBlocks(ctx context.Context, network, watcher string, from, to uint64) (map[uint64]string, error) {
+	rows, err := s.query(ctx, "SELECT number, hash FROM chain_blocks WHERE network = ? AND watcher = ? AND number >= ? AND number <= ?",
+		network, watcher, int64(from), int64(to))
+	if err != nil {
+		return nil, fmt.Errorf("store: chain blocks: %w", err)
+	}
+	defer rows.Close()
+	out := map[uint64]string{}
+	for rows.Next() {
+		var n int64
+		var h string
+		if err := rows.Scan(&n, &h); err != nil {
+			return nil, fmt.Errorf("store: chain blocks: %w", err)
+		}
+		out[uint64(n)] = h
+	}
+	return out, rows.Err()
+}

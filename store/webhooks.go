@@ -41,7 +41,8 @@ type WebhookDelivery struct {
 }
 
 // EnqueueWebhookDeliveries adds deliveries to the outbox, due at once, in the transaction of the change they report:
-// they exist exactly when it does.
+// they exist exactly when it does. A delivery with LeaseUntil set is leased from the start to the writing process's
+// worker, which is handed it after the commit (webhook.Worker.Offer): no worker claims it before the lease ends.
 func (t *Tx) EnqueueWebhookDeliveries(ctx context.Context, ds []WebhookDelivery) error {
 	for _, d := range ds {
 		scheme, source := d.Scheme, d.Source
@@ -53,9 +54,9 @@ func (t *Tx) EnqueueWebhookDeliveries(ctx context.Context, ds []WebhookDelivery)
 		}
 		_, err := t.exec(ctx, `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, org_id, url, event_type, subject,
 			sequence, body, state, attempts, next_at, lease_until, last_status, last_error, created_at, done_at, scheme, secret, source)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, 0, '', ?, 0, ?, ?, ?)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, '', ?, 0, ?, ?, ?)`,
 			d.ID, d.EventID, d.EndpointID, d.OrgID, d.URL, d.EventType, d.Subject, d.Sequence, string(d.Body), DeliveryPending,
-			d.CreatedAt, d.CreatedAt, scheme, base64.StdEncoding.EncodeToString(d.Secret), source)
+			d.CreatedAt, d.LeaseUntil, d.CreatedAt, scheme, base64.StdEncoding.EncodeToString(d.Secret), source)
 		if err != nil {
 			return fmt.Errorf("store: enqueue webhook delivery: %w", err)
 		}
@@ -81,6 +82,66 @@ func (t *Tx) AbandonWebhookDeliveries(ctx context.Context, endpointID, reason st
 		return fmt.Errorf("store: abandon webhook deliveries: %w", err)
 	}
 	return nil
+}
+
+// ReplayWebhookDeliveries queues an endpoint's dead deliveries again, due at once with a full set of attempts and
+// the endpoint's current URL, keeping their event ids and bodies: the named ones, or with none named its oldest dead
+// ones up to limit. It returns the ids it queued; a named id that is not a dead delivery of the endpoint is an error
+// wrapping ErrNotFound, naming it, and the caller's transaction must then be rolled back.
+func (t *Tx) ReplayWebhookDeliveries(ctx context.Context, endpointID, url string, ids []string, at int64, limit int) ([]string, error) {
+	if len(ids) == 0 {
+		rows, err := t.tx.QueryContext(ctx, t.d.rebind("SELECT id FROM webhook_deliveries WHERE endpoint_id = ? AND state = ? ORDER BY seq LIMIT ?"),
+			endpointID, DeliveryDead, limit)
+		if err != nil {
+			return nil, fmt.Errorf("store: dead webhook deliveries: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return nil, fmt.Errorf("store: dead webhook deliveries: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("store: dead webhook deliveries: %w", err)
+		}
+		rows.Close() // before the updates: SQLite's one write connection
+	}
+	for _, id := range ids {
+		res, err := t.exec(ctx, `UPDATE webhook_deliveries SET state = ?, attempts = 0, next_at = ?, lease_until = 0, done_at = 0, url = ?
+			WHERE id = ? AND endpoint_id = ? AND state = ?`, DeliveryPending, at, url, id, endpointID, DeliveryDead)
+		if err != nil {
+			return nil, fmt.Errorf("store: replay webhook delivery: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return nil, fmt.Errorf("%w: %s is not a dead delivery of endpoint %s", ErrNotFound, id, endpointID)
+		}
+	}
+	return ids, nil
+}
+
+// WebhookDeliveriesSince returns the deliveries of an event type whose subject begins with a prefix and whose sequence
+// is at least from, in the order they were written, but not dead ones nor those whose event id begins with skipPrefix:
+// e.g. a network's balance events of blocks a reorganisation replaced.
+func (s *Store) WebhookDeliveriesSince(ctx context.Context, eventType, subjectPrefix string, from int64, skipPrefix string) ([]WebhookDelivery, error) {
+	rows, err := s.query(ctx, `SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries
+		WHERE event_type = ? AND substr(subject, 1, ?) = ? AND sequence >= ? AND state <> ? AND substr(event_id, 1, ?) <> ? ORDER BY seq`,
+		eventType, len(subjectPrefix), subjectPrefix, from, DeliveryDead, len(skipPrefix), skipPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("store: webhook deliveries since: %w", err)
+	}
+	return collectDeliveries(rows)
+}
+
+// WebhookEventExists says whether an event was written for an endpoint already.
+func (t *Tx) WebhookEventExists(ctx context.Context, endpointID, eventID string) (bool, error) {
+	var n int
+	err := t.queryRow(ctx, "SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ?", endpointID, eventID).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("store: webhook event exists: %w", err)
+	}
+	return n > 0, nil
 }
 
 const webhookDeliveryColumns = `id, event_id, endpoint_id, org_id, url, event_type, subject, sequence, body, state, attempts,
@@ -211,8 +272,7 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 	}
 	out := make([]webhook.Delivery, 0, len(claimed))
 	for _, d := range claimed {
-		wd := webhook.Delivery{ID: d.ID, EventID: d.EventID, EndpointID: d.EndpointID, URL: d.URL, EventType: d.EventType,
-			OrgID: d.OrgID, Subject: d.Subject, Sequence: d.Sequence, Body: d.Body, Attempts: d.Attempts, Scheme: d.Scheme}
+		wd := d.Delivery()
 		if len(d.Secret) > 0 {
 			secret, openErr := q.openSecret(d)
 			if openErr != nil {
@@ -225,6 +285,12 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 		out = append(out, wd)
 	}
 	return out, err
+}
+
+// Delivery is the row as a webhook.Worker posts it, without its secret (sealed).
+func (d WebhookDelivery) Delivery() webhook.Delivery {
+	return webhook.Delivery{ID: d.ID, EventID: d.EventID, EndpointID: d.EndpointID, URL: d.URL, EventType: d.EventType,
+		OrgID: d.OrgID, Subject: d.Subject, Sequence: d.Sequence, Body: d.Body, Attempts: d.Attempts, Scheme: d.Scheme}
 }
 
 func (q *WebhookQueue) openSecret(d WebhookDelivery) ([]byte, error) {

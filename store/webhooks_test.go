@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -168,4 +169,113 @@ func TestWebhookQueueMetrics(t *testing.T) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
+}
+
+// A dead delivery is queued again with a full set of attempts, its event id and body, and the URL given; naming one that
+// is not dead, or not of the endpoint, is an error that names it.
+func TestReplayWebhookDeliveries(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := open(t, b)
+		q := s.WebhookQueue(store.WebhookSourceCoordinator)
+		now := time.Unix(1000, 0)
+		var ds []store.WebhookDelivery
+		for _, id := range []string{"d1", "d2", "ok"} {
+			ds = append(ds, store.WebhookDelivery{ID: id, EventID: "ev-" + id, EndpointID: "e", OrgID: "o", URL: "https://old.example",
+				EventType: "ACTIVITY_UPDATES", Subject: id, Sequence: 1, Body: []byte(`{"id":"` + id + `"}`), CreatedAt: now.UnixNano()})
+		}
+		if err := s.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueWebhookDeliveries(ctx, ds) }); err != nil {
+			t.Fatal(err)
+		}
+		claimed, err := q.Claim(ctx, now, 10, time.Minute)
+		if err != nil || len(claimed) != 3 {
+			t.Fatalf("claim: %v %v", claimed, err)
+		}
+		_ = q.Failed(ctx, "d1", 10, now, "HTTP 500", true)
+		_ = q.Failed(ctx, "d2", 10, now, "HTTP 500", true)
+		_ = q.Delivered(ctx, "ok", now, 200)
+		if err := q.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		replay := func(ids ...string) ([]string, error) {
+			var got []string
+			err := s.Write(ctx, func(tx *store.Tx) (err error) {
+				got, err = tx.ReplayWebhookDeliveries(ctx, "e", "https://new.example", ids, now.Add(time.Second).UnixNano(), 100)
+				return err
+			})
+			return got, err
+		}
+		for _, bad := range [][]string{{"d1", "ok"}, {"d1", "missing"}} {
+			if _, err := replay(bad...); err == nil || !strings.Contains(err.Error(), bad[1]+" is not a dead delivery of endpoint e") {
+				t.Errorf("replay %v: %v", bad, err)
+			}
+		}
+		if got, err := replay(); err != nil || strings.Join(got, " ") != "d1 d2" {
+			t.Fatalf("replay all: %v %v", got, err)
+		}
+		claimed, err = q.Claim(ctx, now.Add(2*time.Second), 10, time.Minute)
+		if err != nil || len(claimed) != 2 {
+			t.Fatalf("claim after the replay: %+v %v", claimed, err)
+		}
+		for _, d := range claimed {
+			if d.Attempts != 0 || d.URL != "https://new.example" || d.EventID != "ev-"+d.ID || string(d.Body) != `{"id":"`+d.ID+`"}` {
+				t.Errorf("replayed %+v", d)
+			}
+		}
+	})
+}
+
+// A watcher's block hashes are kept for a window, and forgotten from a height on.
+func TestChainBlocks(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := open(t, b)
+		for n := uint64(1); n <= 10; n++ {
+			if err := s.Write(ctx, func(tx *store.Tx) error {
+				return tx.RecordChainBlock(ctx, "eip155:1", "w", n, "h"+strconv.FormatUint(n, 10), 4)
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.ChainBlocks(ctx, "eip155:1", "w", 0, 100)
+		if err != nil || len(got) != 4 || got[7] != "h7" || got[10] != "h10" {
+			t.Fatalf("kept %v %v, want blocks 7 to 10", got, err)
+		}
+		if err := s.Write(ctx, func(tx *store.Tx) error { return tx.ForgetChainBlocks(ctx, "eip155:1", "w", 9) }); err != nil {
+			t.Fatal(err)
+		}
+		if got, err = s.ChainBlocks(ctx, "eip155:1", "w", 0, 100); err != nil || len(got) != 2 || got[8] != "h8" {
+			t.Fatalf("after forgetting from 9: %v %v", got, err)
+		}
+		if other, _ := s.ChainBlocks(ctx, "eip155:1", "other", 0, 100); len(other) != 0 {
+			t.Errorf("another watcher sees %v", other)
+		}
+	})
+}
+
+// A delivery written leased (to the writing process's worker, which is handed it) is claimed by no worker until its
+// lease ends, and then by one: if that process died, nothing is lost.
+func TestWebhookDeliveryLeasedAtBirth(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := open(t, b)
+		now := time.Unix(1000, 0)
+		d := store.WebhookDelivery{ID: "born-leased", EventID: "ev", EndpointID: "e", OrgID: "o", URL: "https://x.example",
+			EventType: "ACTIVITY_UPDATES", Subject: "a", Sequence: 1, Body: []byte(`{}`), CreatedAt: now.UnixNano(),
+			LeaseUntil: now.Add(time.Minute).UnixNano()}
+		if err := s.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueWebhookDeliveries(ctx, []store.WebhookDelivery{d}) }); err != nil {
+			t.Fatal(err)
+		}
+		other := s.WebhookQueue(store.WebhookSourceCoordinator)
+		if got, err := other.Claim(ctx, now.Add(59*time.Second), 10, time.Minute); err != nil || len(got) != 0 {
+			t.Fatalf("claimed %+v %v while leased", got, err)
+		}
+		got, err := other.Claim(ctx, now.Add(time.Minute), 10, time.Minute)
+		if err != nil || len(got) != 1 || got[0].ID != d.ID || got[0].EventID != "ev" {
+			t.Fatalf("after the lease: %+v %v", got, err)
+		}
+	})
 }

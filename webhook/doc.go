@@ -27,7 +27,9 @@
 //     deliveries, retries failures with exponential backoff and full jitter,
 //     and moves a delivery that runs out of attempts, or gets an answer not
 //     worth retrying (DefaultRetry: a 3xx or 4xx for Turnkey-style
-//     deliveries, as Turnkey documents), to the dead-letter state.
+//     deliveries, as Turnkey documents), to the dead-letter state. Its process
+//     can also hand it deliveries it has just written and leased to it (Offer),
+//     which it posts without a claim.
 //     webhooktest.Queue is an in-memory Queue for tests.
 //
 // What it does not do: it knows no SQL and no event payloads. The outbox

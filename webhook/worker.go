@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -58,7 +59,7 @@ type Queue interface {
 	Delivered(ctx context.Context, id string, at time.Time, status int) error
 	// Failed records a failed attempt: attempts made so far, why the last
 	// one failed, and either when the next is due or, if dead, that there
-	// will be none (the dead-letter state).
+	// will be none (the dead-letter state) and, in next, when it died.
 	Failed(ctx context.Context, id string, attempts int, next time.Time, lastErr string, dead bool) error
 	// Release gives a claimed delivery back without attempting it, due at
 	// next: it waited behind one of its subject that failed, or the worker
@@ -160,12 +161,98 @@ type Worker struct {
 	After  func(time.Duration) <-chan time.Time
 	Jitter func(max time.Duration) time.Duration
 
-	once sync.Once
-	wake chan struct{}
+	once   sync.Once
+	wake   chan struct{}
+	offers chan struct{} // something was offered
+
+	// OfferLease is how long the deliveries its process Offers are leased to it (default 2 minutes). One still
+	// waiting for a free slot when too little of its lease is left for an attempt is dropped, to be claimed
+	// when the lease ends, rather than posted while another worker may claim it too.
+	OfferLease time.Duration
+
+	mu      sync.Mutex
+	running bool    // Run is taking offers
+	offered []offer // handed over by Offer, not started yet
 }
 
+// offer is a delivery handed over by Offer, and when.
+type offer struct {
+	d  Delivery
+	at time.Time
+}
+
+// DefaultOfferLease is OfferLease's default: a wait for a free slot and an attempt, with room to spare.
+const DefaultOfferLease = 2 * time.Minute
+
 func (w *Worker) init() {
-	w.once.Do(func() { w.wake = make(chan struct{}, 1) })
+	w.once.Do(func() { w.wake, w.offers = make(chan struct{}, 1), make(chan struct{}, 1) })
+}
+
+// Offer hands a running worker deliveries its process has just written and leased to itself (lease_until set in the
+// transaction that wrote them): it posts them as if it had claimed them, without a claim. The caller must offer only
+// deliveries no earlier one of their subject waits for (e.g. a new activity's first update). It reports whether the
+// worker took them; when it did not (it is not running), they are claimed when their lease ends. A worker that stops
+// releases what it was offered and had not started.
+func (w *Worker) Offer(ds []Delivery) bool {
+	w.init()
+	now := w.now()
+	w.mu.Lock()
+	taken := w.running
+	if taken {
+		for _, d := range ds {
+			w.offered = append(w.offered, offer{d, now})
+		}
+	}
+	w.mu.Unlock()
+	if taken {
+		select {
+		case w.offers <- struct{}{}:
+		default:
+		}
+	}
+	return taken
+}
+
+// takeOffered returns up to n offered deliveries, in the order offered, dropping those whose lease may end before
+// their attempt does.
+func (w *Worker) takeOffered(n int) []Delivery {
+	lease := w.OfferLease
+	if lease <= 0 {
+		lease = DefaultOfferLease
+	}
+	margin := lease - w.timeout() - 5*time.Second // the longest an offer may wait (none is dropped if it is not positive)
+	oldest := w.now().Add(-margin)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var ds []Delivery
+	taken := 0
+	for _, o := range w.offered {
+		if len(ds) == n {
+			break
+		}
+		taken++
+		if margin > 0 && o.at.Before(oldest) {
+			w.log().Warn("webhook: an offered delivery waited too long for a free slot; it is claimed when its lease ends",
+				"delivery", o.d.ID, "event", o.d.EventID)
+			continue
+		}
+		ds = append(ds, o.d)
+	}
+	w.offered = slices.Delete(w.offered, 0, taken)
+	return ds
+}
+
+// setRunning opens or closes the worker to offers; closing returns what was offered and not started.
+func (w *Worker) setRunning(running bool) []Delivery {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.running = running
+	left := make([]Delivery, len(w.offered))
+	for i, o := range w.offered {
+		left[i] = o.d
+	}
+	w.offered = nil
+	return left
 }
 
 // Notify wakes a running worker to claim at once, e.g. after an event was
@@ -227,10 +314,11 @@ func (w *Worker) log() *slog.Logger {
 	return slog.Default()
 }
 
-// Run claims and posts deliveries until ctx is done: at once when notified,
-// every PollInterval otherwise, and whenever an attempt ends while more may
-// be due. Deliveries of different subjects are posted concurrently, up to
-// Concurrency at once. When ctx is done it claims no more, lets the attempts
+// Run claims and posts deliveries until ctx is done: at once when notified
+// (after Gather), PollInterval after its last claim otherwise, and whenever
+// an attempt ends while more may be due. It posts what its process Offers
+// without claiming it. Deliveries of different subjects are posted
+// concurrently, up to Concurrency at once. When ctx is done it claims no more, lets the attempts
 // in flight end (each within Timeout), releases what it had claimed but not
 // attempted, and returns nil.
 func (w *Worker) Run(ctx context.Context) error {
@@ -243,16 +331,40 @@ func (w *Worker) Run(ctx context.Context) error {
 		client = w.Guard.Client(w.timeout())
 	}
 	slots := w.concurrency()
-	done := make(chan struct{}, slots)
-	inflight := 0
+	done := make(chan ended, slots)
+	inflight, claims := 0, 0
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	w.setRunning(true)
+	defer func() { w.release(context.WithoutCancel(ctx), w.setRunning(false), w.now()) }()
+	start := func(ds []Delivery, claim int) {
+		for _, g := range groupBySubject(ds) {
+			inflight++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w.deliverGroup(ctx, client, g)
+				done <- ended{claim}
+			}()
+		}
+	}
+	// A claim is wanted at the start, when notified, when the poll interval has passed since the last, and when
+	// attempts end (a delivery that waited behind one of its subject may now be due) — but not when offered
+	// deliveries end with no claim since they were offered: nothing can have waited behind them, and a claim
+	// would cost the queue a write for nothing.
+	wanted := true
+	var poll <-chan time.Time
+	settle := func(e ended) {
+		inflight--
+		wanted = wanted || e.claim != claims
+	}
 	for {
 		if ctx.Err() != nil {
 			return nil
 		}
-		more := false // whether a claim may find more due right now
-		if free := slots - inflight; free > 0 {
+		// Offered deliveries first: they are due, and already leased to this worker.
+		start(w.takeOffered(slots-inflight), claims)
+		if free := slots - inflight; wanted && free > 0 {
 			ds, err := w.Queue.Claim(ctx, w.now(), free, w.lease())
 			if err != nil {
 				if ctx.Err() != nil {
@@ -265,31 +377,29 @@ func (w *Worker) Run(ctx context.Context) error {
 				w.release(context.WithoutCancel(ctx), ds[free:], w.now())
 				ds = ds[:free]
 			}
-			groups := groupBySubject(ds)
-			for _, g := range groups {
-				inflight++
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					w.deliverGroup(ctx, client, g)
-					done <- struct{}{}
-				}()
+			claims++
+			start(ds, claimed)
+			poll, wanted = nil, false
+			// A full claim that fitted in fewer slots may leave some free, and more may be due.
+			if err == nil && len(ds) == free && inflight < slots {
+				wanted = true
+				continue
 			}
-			// A full claim that fitted in fewer slots may leave some free.
-			more = err == nil && len(ds) == free && inflight < slots
 		}
-		if more {
-			continue
+		if poll == nil {
+			poll = w.after(w.pollInterval())
 		}
 		woken := false
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-done:
-			inflight--
+		case e := <-done:
+			settle(e)
 		case <-w.wake:
-			woken = true
-		case <-w.after(w.pollInterval()):
+			woken, wanted = true, true
+		case <-w.offers:
+		case <-poll:
+			poll, wanted = nil, true
 		}
 		if woken && w.Gather > 0 {
 			select {
@@ -301,14 +411,20 @@ func (w *Worker) Run(ctx context.Context) error {
 		// Count every attempt that ended meanwhile.
 		for drained := false; !drained; {
 			select {
-			case <-done:
-				inflight--
+			case e := <-done:
+				settle(e)
 			default:
 				drained = true
 			}
 		}
 	}
 }
+
+// ended is a run of deliveries that ended: claimed, or offered when the worker had made claim claims.
+type ended struct{ claim int }
+
+// claimed marks a run that came from a claim.
+const claimed = -1
 
 // groupBySubject splits a claim into runs posted one after the other: one
 // per endpoint and subject, in claim order, and one per subject-less
@@ -389,7 +505,11 @@ func (w *Worker) attempt(ctx context.Context, client *http.Client, d Delivery) r
 	} else {
 		log.Info("webhook: delivery failed; will retry", "next", res.next)
 	}
-	if err := w.Queue.Failed(ctx, d.ID, n, res.next, reason, res.dead); err != nil {
+	at := res.next
+	if res.dead {
+		at = w.now() // when it died
+	}
+	if err := w.Queue.Failed(ctx, d.ID, n, at, reason, res.dead); err != nil {
 		w.log().Error("webhook: recording a failed delivery", "delivery", d.ID, "err", err)
 	}
 	return res

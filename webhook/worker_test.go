@@ -679,3 +679,108 @@ func TestWorkerGathers(t *testing.T) {
 		return true
 	})
 }
+
+// Offered deliveries (leased to the worker by the process that wrote them) are posted without being claimed, and
+// their ends call for no claim; a worker that is not running takes none, and one that stops releases those it had
+// not started.
+func TestWorkerOffer(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	claims := make(chan int, 100)
+	h.q.OnClaim = func(_ time.Time, ds []webhook.Delivery) { claims <- len(ds) }
+	rc := newReceiver(h, nil)
+	offer := func(subject string) (webhook.Delivery, bool) {
+		body, _ := json.Marshal(payload{subject, 1})
+		d := webhook.Delivery{ID: "dlv-" + subject, EventID: "evt-" + subject, EndpointID: "ep", URL: rc.URL,
+			EventType: "ACTIVITY_UPDATES", OrgID: "org-1", Subject: subject, Sequence: 1, Body: body}
+		h.q.Add(d, start.Add(time.Hour)) // leased: no claim returns it
+		return d, h.w.Offer([]webhook.Delivery{d})
+	}
+	if _, taken := offer("before"); taken {
+		t.Fatal("a worker that is not running took an offer")
+	}
+	stop := h.run()
+	if n := <-claims; n != 0 {
+		t.Fatalf("the first claim took %d", n)
+	}
+	for _, subject := range []string{"A", "B", "C"} {
+		if _, taken := offer(subject); !taken {
+			t.Fatalf("the running worker refused %s", subject)
+		}
+	}
+	h.wait("offered deliveries", func() bool {
+		for _, id := range []string{"dlv-A", "dlv-B", "dlv-C"} {
+			if r, _ := h.q.Get(id); r.State != webhooktest.Delivered {
+				return false
+			}
+		}
+		return true
+	})
+	if r, _ := h.q.Get("dlv-before"); r.State != webhooktest.Pending {
+		t.Errorf("the refused offer: %+v", r)
+	}
+	stop()
+	select {
+	case n := <-claims:
+		t.Errorf("offered deliveries called for a claim (of %d)", n)
+	default:
+	}
+}
+
+// An offer that waited for a free slot until too little of its lease is left for an attempt is dropped (claimed when
+// the lease ends, not posted while another worker may claim it), and a worker that stops releases the offers it had
+// not started.
+func TestWorkerOfferWaitsNoLongerThanItsLease(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.w.Concurrency = 1
+	h.w.OfferLease = 8 * time.Second // 2 s attempts: an offer may wait 1 s for a slot
+	entered := make(chan struct{}, 1)
+	releases := map[string]chan struct{}{"evt-busy": make(chan struct{}), "evt-busy2": make(chan struct{})}
+	var posted sync.Map
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Turnkey-Event-Id")
+		posted.Store(id, true)
+		if release, ok := releases[id]; ok {
+			entered <- struct{}{}
+			<-release
+		}
+	}))
+	t.Cleanup(srv.Close)
+	offer := func(id string) {
+		d := webhook.Delivery{ID: id, EventID: "evt-" + id, EndpointID: "ep", URL: srv.URL, EventType: "ACTIVITY_UPDATES",
+			Subject: id, Sequence: 1, Body: []byte("{}")}
+		h.q.Add(d, start.Add(time.Hour))
+		if !h.w.Offer([]webhook.Delivery{d}) {
+			t.Fatalf("offer %s refused", id)
+		}
+	}
+	claimed := make(chan struct{}, 100)
+	h.q.OnClaim = func(time.Time, []webhook.Delivery) { claimed <- struct{}{} }
+	stop := h.run()
+	<-claimed // running
+	offer("busy")
+	<-entered // the one slot is taken
+	offer("late")
+	h.clk.AdvanceTo(start.Add(2 * time.Second))
+	offer("left")
+	close(releases["evt-busy"])
+	h.wait("the busy one", func() bool { r, _ := h.q.Get("busy"); return r.State == webhooktest.Delivered })
+	h.wait("the one offered last", func() bool { r, _ := h.q.Get("left"); return r.State == webhooktest.Delivered })
+	if _, ok := posted.Load("evt-late"); ok {
+		t.Error("an offer whose lease was running out was posted")
+	}
+	if r, _ := h.q.Get("late"); r.State != webhooktest.Pending || r.Releases != 0 {
+		t.Errorf("the dropped offer: %+v", r)
+	}
+
+	// Stopping with an offer not started releases it.
+	offer("busy2")
+	<-entered
+	offer("queued")
+	go func() { time.Sleep(50 * time.Millisecond); close(releases["evt-busy2"]) }()
+	stop()
+	if r, _ := h.q.Get("queued"); r.Releases != 1 {
+		t.Errorf("an offer not started when the worker stopped: %+v", r)
+	}
+}

@@ -16,7 +16,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"keys", "n"}, "new\nnew-master\n"},
 		{[]string{"keys", "new", "--cu"}, "--curve\n"},
 		{[]string{"api", "--li"}, "--list\n"},
-		{[]string{"webhooks", ""}, "listen\n"},
+		{[]string{"webhooks", ""}, "listen\ndeliveries\nreplay\n"},
 		{[]string{"zz"}, ""},
 	} {
 		out, errs, code := sigil(t, append([]string{"__complete"}, tc.words...)...)

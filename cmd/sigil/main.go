@@ -56,12 +56,18 @@ func commands() *command {
 					summary: "delete an endpoint of a project; its deliveries not made yet are abandoned"},
 			}},
 		}},
-		{name: "webhooks", summary: "receive the coordinator's webhooks locally", subs: []*command{
+		{name: "webhooks", summary: "receive the coordinator's webhooks locally, see their deliveries, replay dead letters", subs: []*command{
 			{name: "listen", args: "[flags]", run: runWebhooksListen,
 				summary: "register a local endpoint, verify and print every delivery, and delete the endpoint on exit",
 				doc: "For development against a dev stack (sigil up without --exposed), which allows http endpoints on loopback.\n" +
 					"Each delivery's Ed25519 signature is checked against the coordinator's webhook JWKS, as a production\n" +
 					"receiver must; a delivery that does not verify is answered 401 and printed as refused."},
+			{name: "deliveries", args: "--endpoint ID [flags]", run: runWebhooksDeliveries,
+				summary: "list an endpoint's latest deliveries: state, attempts, last error"},
+			{name: "replay", args: "--endpoint ID [--delivery ID]... [flags]", run: runWebhooksReplay,
+				summary: "queue an endpoint's dead deliveries again under the same event ids (all, or those named)",
+				doc: "Submits REPLAY_WEBHOOK_DELIVERIES, a Sigil activity that the organization's policies decide\n" +
+					"(resource WEBHOOK_ENDPOINT, action UPDATE). The endpoint must be active."},
 		}},
 		{name: "authproxy", args: "[flags]", run: runAuthProxy,
 			summary: "run the auth proxy alone in front of a running coordinator (the --dir of sigil up)"},

@@ -153,3 +153,64 @@ func (l *listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		v.Timestamp.UTC().Format(time.RFC3339), v.EventType, v.EventID, v.KeyID, v.OrganizationID, a.ID, a.Type, a.Status, pretty.String())
 	w.WriteHeader(http.StatusNoContent)
 }
+
+// deliveryStates are the --state values of sigil webhooks deliveries, by their wire names' last word.
+var deliveryStates = map[string]string{"": "", "pending": api.WebhookDeliveryPending, "delivered": api.WebhookDeliveryDelivered,
+	"dead": api.WebhookDeliveryDead}
+
+// runWebhooksDeliveries is sigil webhooks deliveries: an endpoint's latest deliveries, as list_webhook_deliveries
+// gives them.
+func runWebhooksDeliveries(ctx context.Context, e *env, args []string) error {
+	fs := e.flags()
+	coord := registerCoordinatorFlags(fs)
+	endpoint := fs.String("endpoint", "", "the endpoint's id (required)")
+	state := fs.String("state", "", "only deliveries in this state: pending, delivered or dead")
+	limit := fs.Int("limit", 0, "at most this many, newest first (default and most 100)")
+	if err := e.parse(fs, args); err != nil {
+		return err
+	}
+	wire, ok := deliveryStates[*state]
+	if !ok {
+		return e.usageErrorf("--state %q is not pending, delivered or dead", *state)
+	}
+	if *endpoint == "" {
+		return e.usageErrorf("--endpoint is required")
+	}
+	c, orgID, err := coord.client(e)
+	if err != nil {
+		return err
+	}
+	res, err := c.ListWebhookDeliveries(ctx, api.ListWebhookDeliveriesRequest{OrganizationID: orgID, EndpointID: *endpoint, State: wire, Limit: *limit})
+	if err != nil {
+		return err
+	}
+	return printJSON(e, res.Deliveries)
+}
+
+// runWebhooksReplay is sigil webhooks replay: an endpoint's dead deliveries, the named ones or all, are queued again
+// under their event ids (the REPLAY_WEBHOOK_DELIVERIES activity, decided by the organization's policies).
+func runWebhooksReplay(ctx context.Context, e *env, args []string) error {
+	fs := e.flags()
+	coord := registerCoordinatorFlags(fs)
+	endpoint := fs.String("endpoint", "", "the endpoint's id (required)")
+	var ids []string
+	fs.Func("delivery", "a dead delivery's id (repeatable; default every dead delivery of the endpoint)", func(v string) error {
+		ids = append(ids, v)
+		return nil
+	})
+	if err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *endpoint == "" {
+		return e.usageErrorf("--endpoint is required")
+	}
+	c, orgID, err := coord.client(e)
+	if err != nil {
+		return err
+	}
+	res, _, err := c.ReplayWebhookDeliveries(ctx, orgID, api.ReplayWebhookDeliveriesIntent{EndpointID: *endpoint, DeliveryIDs: ids})
+	if err != nil {
+		return err
+	}
+	return printJSON(e, res)
+}

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,5 +90,71 @@ func TestWebhooksListen(t *testing.T) {
 	}
 	if list, err := c.ListWebhookEndpoints(ctx, boot.OrganizationID); err != nil || len(list.WebhookEndpoints) != 0 {
 		t.Fatalf("after listen stopped: %+v %v", list, err)
+	}
+}
+
+// sigil webhooks deliveries lists an endpoint's dead letters and sigil webhooks replay sends them again, under the
+// same event id.
+func TestWebhooksReplayCommand(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir, boot, url := coordinatorStack(t, stack.CoordinatorConfig{
+		Webhooks: coordinator.WebhookConfig{AllowPrivateNetworks: true, PollInterval: 50 * time.Millisecond}})
+	var accept atomic.Bool
+	received := make(chan string, 10)
+	rx := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !accept.Load() {
+			http.Error(w, "gone", http.StatusGone) // terminal: dead at the first attempt
+			return
+		}
+		received <- r.Header.Get("X-Turnkey-Event-Id")
+	}))
+	t.Cleanup(rx.Close)
+	c := client.New(url, boot.APIKey)
+	ep, _, err := c.CreateWebhookEndpoint(ctx, boot.OrganizationID, api.CreateWebhookEndpointIntent{URL: rx.URL, Name: "replayed",
+		Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates, FiltersJSON: `{"activityTypes":["ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME"]}`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, act, err := c.UpdateOrganizationName(ctx, boot.OrganizationID, api.UpdateOrganizationNameIntent{OrganizationName: "Renamed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigil := func(args ...string) string {
+		t.Helper()
+		var out, errs bytes.Buffer
+		if code := run(ctx, append(args, "--dir", dir), &out, &errs, nil); code != 0 {
+			t.Fatalf("sigil %v: exit %d\n%s%s", args, code, out.String(), errs.String())
+		}
+		return out.String()
+	}
+	var dead []api.WebhookDelivery
+	for deadline := time.Now().Add(10 * time.Second); len(dead) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the delivery never died")
+		}
+		if err := json.Unmarshal([]byte(sigil("webhooks", "deliveries", "--endpoint", ep.EndpointID, "--state", "dead")), &dead); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if dead[0].EventID != act.ID+":"+api.StatusCompleted || !strings.Contains(dead[0].LastError, "HTTP 410") {
+		t.Fatalf("dead letter %+v", dead[0])
+	}
+	accept.Store(true)
+	out := sigil("webhooks", "replay", "--endpoint", ep.EndpointID, "--delivery", dead[0].DeliveryID)
+	if !strings.Contains(out, dead[0].DeliveryID) {
+		t.Errorf("replay printed %s", out)
+	}
+	select {
+	case id := <-received:
+		if id != dead[0].EventID {
+			t.Errorf("replayed as event %s, died as %s", id, dead[0].EventID)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the replayed delivery never arrived")
+	}
+	var errs bytes.Buffer
+	if code := run(ctx, []string{"webhooks", "replay", "--dir", dir}, &bytes.Buffer{}, &errs, nil); code == 0 || !strings.Contains(errs.String(), "--endpoint is required") {
+		t.Errorf("replay without --endpoint: exit %d, %s", code, errs.String())
 	}
 }

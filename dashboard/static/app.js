@@ -572,9 +572,16 @@ async function loadWebhooks() {
 async function endpointCard(e) {
   const { deliveries } = await query("list_webhook_deliveries", { endpointId: e.endpointId, limit: 10 });
   const list = el("table", { className: "deliveries" });
-  table(list, ["Created", "Event", "State", "Attempts", "Last answer"], deliveries.map((d) => [
+  // A dead letter is sent again by REPLAY_WEBHOOK_DELIVERIES (Sigil's activity), under the same event id.
+  const replay = (deliveryIds) => async () => {
+    await submit("REPLAY_WEBHOOK_DELIVERIES", "replay_webhook_deliveries", { endpointId: e.endpointId, deliveryIds });
+    say("Queued again");
+    setTimeout(() => loadWebhooks().catch((err) => showError($("tab-webhooks"), err)), 1500);
+  };
+  table(list, ["Created", "Event", "State", "Attempts", "Last answer", ""], deliveries.map((d) => [
     ms(d.createdMs), d.eventId, d.state.replace("WEBHOOK_DELIVERY_STATE_", ""), String(d.attempts),
     d.lastError || (d.lastStatusCode ? String(d.lastStatusCode) : ""),
+    d.state === "WEBHOOK_DELIVERY_STATE_DEAD" && e.isActive ? button("Replay", replay([d.deliveryId])) : "",
   ]));
   const row = el("div", { className: "row" },
     // A test event, the way Turnkey's quickstart makes one: an update of the endpoint that changes nothing, whose
@@ -589,6 +596,7 @@ async function endpointCard(e) {
       await loadWebhooks();
     }),
     button("Refresh", loadWebhooks, { mutates: false }),
+    ...(e.isActive && deliveries.some((d) => d.state === "WEBHOOK_DELIVERY_STATE_DEAD") ? [button("Replay dead letters", replay([]))] : []),
     button("Delete", async () => {
       await submit("DELETE_WEBHOOK_ENDPOINT", "delete_webhook_endpoint", { endpointId: e.endpointId });
       await loadWebhooks();

@@ -150,14 +150,15 @@ test("the dashboard signs a root user in with a passkey (a virtual authenticator
   }
 });
 
-test("the dashboard creates a webhook endpoint, sends it a test event and shows the delivery", async () => {
+test("the dashboard creates a webhook endpoint, sends it a test event, shows the dead letter and replays it", async () => {
   const received = [];
+  let refuse = true; // 410 at first: a terminal answer, so the test event goes straight to the dead-letter state
   const receiver = createServer((req, res) => {
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
-      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks)) });
-      res.writeHead(204).end();
+      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks)), refused: refuse });
+      res.writeHead(refuse ? 410 : 204).end();
     });
   });
   await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
@@ -183,8 +184,20 @@ test("the dashboard creates a webhook endpoint, sends it a test event and shows 
     assert.ok(test.headers["x-turnkey-signature"], "the delivery is signed");
     await eventually(async () => {
       await card.locator("button", { hasText: "Refresh" }).click();
-      return (await page.locator(".endpoint table.deliveries td", { hasText: "DELIVERED" }).count()) > 0;
-    }, "the dashboard lists the delivery as delivered");
+      return (await card.locator("table.deliveries tr", { hasText: test.headers["x-turnkey-event-id"] })
+        .locator("td", { hasText: "DEAD" }).count()) > 0;
+    }, "the dashboard lists the refused delivery as dead");
+    refuse = false;
+    // Other activities of the organization (other tests') may have died at this endpoint too: replay the test event's.
+    const eventId = test.headers["x-turnkey-event-id"];
+    await card.locator("table.deliveries tr", { hasText: eventId }).locator("button", { hasText: "Replay" }).click();
+    await page.waitForSelector("#status.show:has-text('Queued again')");
+    await eventually(async () => received.some((d) => !d.refused && d.headers["x-turnkey-event-id"] === eventId),
+      "the replayed event arrives under the same event id");
+    await eventually(async () => {
+      await card.locator("button", { hasText: "Refresh" }).click();
+      return (await card.locator("table.deliveries tr", { hasText: eventId }).locator("td", { hasText: "DELIVERED" }).count()) > 0;
+    }, "the dashboard lists the replayed delivery as delivered");
     await page.screenshot({ path: join(artifacts, "dashboard-webhooks.png"), fullPage: true });
     await twice(page.locator(".endpoint", { hasText: url }).locator("button", { hasText: "Delete" }));
     await page.waitForSelector("#status.show:has-text('Endpoint deleted')");
