@@ -192,7 +192,7 @@ func parseMessage(r *reader, m *Message) error {
 	m.Version = -1
 	if first&0x80 != 0 {
 		if v := first & 0x7f; v != 0 {
-			return r.fail("message version %d is not supported: only legacy and version 0 messages exist", v)
+			return r.fail("message version %d is not supported: Sigil parses legacy and version 0 messages", v)
 		}
 		m.Version = 0
 	} else {
