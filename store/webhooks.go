@@ -277,7 +277,8 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 			secret, openErr := q.openSecret(d)
 			if openErr != nil {
 				// No attempt can be signed: dead at once, with why (never the secret), rather than retried for hours.
-				_ = q.Failed(ctx, d.ID, d.Attempts, now, "the endpoint's secret could not be opened: "+openErr.Error(), true)
+				_ = q.Failed(ctx, d.ID, webhook.Failure{Attempts: d.Attempts, Next: now, Dead: true,
+					Reason: "the endpoint's secret could not be opened: " + openErr.Error()})
 				continue
 			}
 			wd.Secret = secret
@@ -340,14 +341,14 @@ func (q *WebhookQueue) Delivered(_ context.Context, id string, at time.Time, sta
 }
 
 // Failed records a failed attempt, and the dead-letter state after the last.
-func (q *WebhookQueue) Failed(_ context.Context, id string, attempts int, next time.Time, lastErr string, dead bool) error {
+func (q *WebhookQueue) Failed(_ context.Context, id string, f webhook.Failure) error {
 	state, doneAt, result := DeliveryPending, int64(0), "failed"
-	if dead {
-		state, doneAt, result = DeliveryDead, next.UnixNano(), "dead"
+	if f.Dead {
+		state, doneAt, result = DeliveryDead, f.Next.UnixNano(), "dead"
 	}
 	q.s.metrics.Delivery(result)
-	q.record("UPDATE webhook_deliveries SET state = ?, attempts = ?, next_at = ?, last_error = ?, done_at = ?, lease_until = 0 WHERE id = ?",
-		state, attempts, next.UnixNano(), lastErr, doneAt, id)
+	q.record("UPDATE webhook_deliveries SET state = ?, attempts = ?, next_at = ?, last_status = ?, last_error = ?, done_at = ?, lease_until = 0 WHERE id = ?",
+		state, f.Attempts, f.Next.UnixNano(), f.Status, f.Reason, doneAt, id)
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"sigil/internal/testdb"
 	"sigil/metrics"
 	"sigil/store"
+	"sigil/webhook"
 )
 
 // The outbox hands out one subject's deliveries in order, one at a time, and none twice while leased; a failed one
@@ -60,7 +61,7 @@ func TestWebhookQueueOrderAndLeases(t *testing.T) {
 		if got := claim(now); got != "" {
 			t.Fatalf("claimed %q again while leased", got)
 		}
-		if err := q.Failed(ctx, "a1", 1, now.Add(time.Second), "503", false); err != nil {
+		if err := q.Failed(ctx, "a1", webhook.Failure{Attempts: 1, Status: 503, Next: now.Add(time.Second), Reason: "503"}); err != nil {
 			t.Fatal(err)
 		}
 		if err := q.Delivered(ctx, "b1", now, 200); err != nil {
@@ -72,7 +73,7 @@ func TestWebhookQueueOrderAndLeases(t *testing.T) {
 		if got := claim(now.Add(time.Second)); got != "a1 " {
 			t.Fatalf("claim at the retry %q", got)
 		}
-		if err := q.Failed(ctx, "a1", 2, now, "gone", true); err != nil {
+		if err := q.Failed(ctx, "a1", webhook.Failure{Attempts: 2, Status: 410, Next: now, Reason: "HTTP 410", Dead: true}); err != nil {
 			t.Fatal(err)
 		}
 		if got := claim(now.Add(time.Second)); got != "a2 " {
@@ -85,6 +86,9 @@ func TestWebhookQueueOrderAndLeases(t *testing.T) {
 		states := map[string]string{}
 		for _, d := range ds {
 			states[d.ID] = d.State
+			if d.ID == "a1" && (d.LastStatus != 410 || d.LastError != "HTTP 410" || d.Attempts != 2) {
+				t.Errorf("the dead delivery's last attempt: status %d, error %q, %d attempts", d.LastStatus, d.LastError, d.Attempts)
+			}
 		}
 		if states["a1"] != store.DeliveryDead || states["b1"] != store.DeliveryDelivered || states["a2"] != store.DeliveryPending {
 			t.Fatalf("states %v", states)
@@ -192,8 +196,8 @@ func TestReplayWebhookDeliveries(t *testing.T) {
 		if err != nil || len(claimed) != 3 {
 			t.Fatalf("claim: %v %v", claimed, err)
 		}
-		_ = q.Failed(ctx, "d1", 10, now, "HTTP 500", true)
-		_ = q.Failed(ctx, "d2", 10, now, "HTTP 500", true)
+		_ = q.Failed(ctx, "d1", webhook.Failure{Attempts: 10, Status: 500, Next: now, Reason: "HTTP 500", Dead: true})
+		_ = q.Failed(ctx, "d2", webhook.Failure{Attempts: 10, Status: 500, Next: now, Reason: "HTTP 500", Dead: true})
 		_ = q.Delivered(ctx, "ok", now, 200)
 		if err := q.Flush(ctx); err != nil {
 			t.Fatal(err)

@@ -57,14 +57,21 @@ type Queue interface {
 	Claim(ctx context.Context, now time.Time, n int, lease time.Duration) ([]Delivery, error)
 	// Delivered records a 2xx answer.
 	Delivered(ctx context.Context, id string, at time.Time, status int) error
-	// Failed records a failed attempt: attempts made so far, why the last
-	// one failed, and either when the next is due or, if dead, that there
-	// will be none (the dead-letter state) and, in next, when it died.
-	Failed(ctx context.Context, id string, attempts int, next time.Time, lastErr string, dead bool) error
+	// Failed records a failed attempt.
+	Failed(ctx context.Context, id string, f Failure) error
 	// Release gives a claimed delivery back without attempting it, due at
 	// next: it waited behind one of its subject that failed, or the worker
 	// is stopping.
 	Release(ctx context.Context, id string, next time.Time) error
+}
+
+// Failure is a failed attempt as the Queue records it.
+type Failure struct {
+	Attempts int       // attempts made so far, this one included
+	Status   int       // the HTTP status the endpoint answered, 0 if it did not answer
+	Reason   string    // why the attempt failed
+	Dead     bool      // no attempt follows: the dead-letter state
+	Next     time.Time // when the next attempt is due or, if Dead, when it died
 }
 
 // Backoff is the retry schedule: after the nth failed attempt the next is
@@ -509,7 +516,7 @@ func (w *Worker) attempt(ctx context.Context, client *http.Client, d Delivery) r
 	if res.dead {
 		at = w.now() // when it died
 	}
-	if err := w.Queue.Failed(ctx, d.ID, n, at, reason, res.dead); err != nil {
+	if err := w.Queue.Failed(ctx, d.ID, Failure{Attempts: n, Status: status, Reason: reason, Dead: res.dead, Next: at}); err != nil {
 		w.log().Error("webhook: recording a failed delivery", "delivery", d.ID, "err", err)
 	}
 	return res

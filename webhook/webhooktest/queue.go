@@ -26,7 +26,7 @@ type Record struct {
 	Due         time.Time
 	LeasedUntil time.Time
 	LastErr     string
-	Status      int // of the 2xx answer, once delivered
+	Status      int // of the last answer: the 2xx once delivered; 0 when the endpoint did not answer
 	DeliveredAt time.Time
 	Releases    int
 }
@@ -132,15 +132,15 @@ func (q *Queue) Delivered(_ context.Context, id string, at time.Time, status int
 }
 
 // Failed implements webhook.Queue.
-func (q *Queue) Failed(_ context.Context, id string, attempts int, next time.Time, lastErr string, dead bool) error {
+func (q *Queue) Failed(_ context.Context, id string, f webhook.Failure) error {
 	q.mu.Lock()
 	r, err := q.get(id)
 	if err != nil {
 		q.mu.Unlock()
 		return err
 	}
-	r.Delivery.Attempts, r.Due, r.LastErr, r.LeasedUntil = attempts, next, lastErr, time.Time{}
-	if dead {
+	r.Delivery.Attempts, r.Due, r.Status, r.LastErr, r.LeasedUntil = f.Attempts, f.Next, f.Status, f.Reason, time.Time{}
+	if f.Dead {
 		r.State = Dead
 	}
 	d := r.Delivery
@@ -148,7 +148,7 @@ func (q *Queue) Failed(_ context.Context, id string, attempts int, next time.Tim
 	hook := q.OnFailed
 	q.mu.Unlock()
 	if hook != nil {
-		hook(d, next, dead)
+		hook(d, f.Next, f.Dead)
 	}
 	return nil
 }

@@ -44,7 +44,7 @@ func TestClaimKeepsSubjectsInOrder(t *testing.T) {
 		}
 	}
 	// a1 fails and will be retried later: a2, given back, waits behind it.
-	if err := q.Failed(ctx, "a1", 1, t0.Add(30*time.Second), "HTTP 503", false); err != nil {
+	if err := q.Failed(ctx, "a1", webhook.Failure{Attempts: 1, Status: 503, Next: t0.Add(30 * time.Second), Reason: "HTTP 503"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Release(ctx, "a2", t0.Add(30*time.Second)); err != nil {
@@ -59,7 +59,7 @@ func TestClaimKeepsSubjectsInOrder(t *testing.T) {
 		t.Fatalf("claimed %s", ids(got))
 	}
 	// A dead delivery does not block its subject.
-	if err := q.Failed(ctx, "b1", 5, time.Time{}, "HTTP 500", true); err != nil {
+	if err := q.Failed(ctx, "b1", webhook.Failure{Attempts: 5, Status: 500, Reason: "HTTP 500", Dead: true}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = q.Claim(ctx, t0.Add(time.Minute), 10, time.Minute)
