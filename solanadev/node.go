@@ -10,7 +10,8 @@
 // program fails with UnsupportedProgramId, as the runtime answers a program it cannot run. Commitment is by slot
 // depth: a transaction is processed in its slot, confirmed ConfirmedDepth slots later, finalized FinalizedDepth slots
 // later; balances and account reads are always at the processed state. There is no WebSocket endpoint
-// (signatureSubscribe): confirm by polling getSignatureStatuses.
+// (signatureSubscribe): confirm by polling getSignatureStatuses. Blocks are read with getBlock, getBlocks and
+// getBlocksWithLimit (see blocks.go for the skipped slots and the blocks kept).
 package solanadev
 
 import (
@@ -55,6 +56,9 @@ type state struct {
 	Slot     uint64                  `json:"slot"`
 	Accounts map[solana.Key]*Account `json:"accounts"`
 	Txs      map[string]*TxRecord    `json:"transactions"` // by first signature, base58
+	// Skipped are the slots without a block (see blocks.go); FirstBlock the oldest block the node still keeps.
+	Skipped    []uint64 `json:"skipped,omitempty"`
+	FirstBlock uint64   `json:"firstBlock,omitempty"`
 }
 
 // Node is a running dev node.
@@ -64,6 +68,8 @@ type Node struct {
 	st      state
 	genesis solana.Key
 	faucet  ed25519.PrivateKey
+	bySlot  map[uint64]string // the remembered transactions' signatures by slot
+	skipped map[uint64]bool
 	srv     *http.Server
 	url     string
 	stop    context.CancelFunc
@@ -159,11 +165,13 @@ func (n *Node) load() error {
 	n.genesis = sha256.Sum256(append([]byte("sigil-solana-dev genesis"), n.st.Seed...))
 	faucetSeed := sha256.Sum256(append([]byte("sigil-solana-dev faucet"), n.st.Seed...))
 	n.faucet = ed25519.NewKeyFromSeed(faucetSeed[:])
+	n.indexBlocks()
 	if fresh {
 		n.st.Accounts[solana.Key(n.faucet.Public().(ed25519.PublicKey))] = &Account{Lamports: faucetLamports}
-		return n.save()
+	} else {
+		n.skip() // the slot the node was down for
 	}
-	return nil
+	return n.save()
 }
 
 // save writes the ledger to its state file (none: nothing), replacing it whole. The caller holds mu.
