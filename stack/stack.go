@@ -103,8 +103,8 @@ type Config struct {
 	// Production is the production mode: no dev chain, no dev outbox (a channel without a sender refuses OTPs), quiet
 	// as Exposed, and a refusal to start on dev defaults (checkProduction).
 	Production bool
-	// WatchNetworks are the EVM networks whose balance changes the coordinator reports to webhooks, besides the dev
-	// chain's.
+	// WatchNetworks are the EVM networks and Solana clusters whose balance changes the coordinator reports to webhooks,
+	// besides the dev chains' and the Solana dev node's.
 	WatchNetworks []coordinator.Network
 	// SendNetworks are the EVM networks and Solana clusters the sending activities send on, besides the dev chain and
 	// the Solana dev node (send.LoadNetworks reads them from a file in the yield catalogue's format).
@@ -295,6 +295,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 			return nil, err
 		}
 		sendNetworks = append(sendNetworks, sol)
+		networks = append(networks, coordinator.Network{CAIP2: sol.CAIP2, RPCURL: sol.RPCURL}) // its balance webhooks too
 	}
 	if len(networks) > 0 {
 		s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, networks) })

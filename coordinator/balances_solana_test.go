@@ -1,0 +1,118 @@
+package coordinator_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"strconv"
+	"testing"
+	"time"
+
+	"sigil/api"
+	"sigil/coordinator"
+	"sigil/internal/testdb"
+	"sigil/solana"
+	"sigil/webhook"
+)
+
+// Balance webhooks of a Solana cluster, against the dev node: an airdrop to an organization's address is reported
+// confirmed, then finalized, with the airdrop's signature, slot and blockhash; a transfer from it, made while the
+// watcher is stopped, is reported once the watcher starts again from its cursors, its amount the transfer and the fee
+// (named) that the address paid. Each event arrives once; the faucet and the recipient, no organization's, have none.
+func TestSolanaBalanceWebhooks(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		node := solanaNode(t)
+		network := node.CAIP2()
+		s := solanaSendingStack(t, b, node, func(c *coordinator.Config) {
+			c.Webhooks = coordinator.WebhookConfig{AllowPrivateNetworks: true, PollInterval: 50 * time.Millisecond,
+				Backoff: webhook.Backoff{Base: time.Millisecond, Cap: 5 * time.Millisecond, MaxAttempts: 5}}
+		})
+		runWebhooks(t, s.coord)
+		rc := newReceiver(t, s, 0)
+		s.subscribe(rc.srv.URL, "", api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates)
+		payer, _ := s.solanaWallet("watched")
+		strangerPub, _, _ := ed25519.GenerateKey(nil)
+		stranger := solana.Key(strangerPub).String()
+
+		watch := func() (stop func()) {
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				done <- s.coord.WatchBalances(ctx, []coordinator.Network{{CAIP2: network, RPCURL: node.URL(), PollInterval: 20 * time.Millisecond}})
+			}()
+			return func() { cancel(); <-done }
+		}
+		stop := watch()
+		t.Cleanup(func() { stop() })
+		for _, watcher := range []string{"balance-confirmed", "balance-finalized"} { // the first poll starts the cursors
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				if _, found, err := s.store.ChainCursor(bg, network, watcher); err != nil || found {
+					break
+				} else if time.Now().After(deadline) {
+					t.Fatalf("no %s cursor", watcher)
+				}
+			}
+		}
+
+		in, err := node.Airdrop(solKey(t, payer), lamportsPerSOL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		of := func(eventType, signature string) func(string, map[string]any) bool {
+			return func(got string, body map[string]any) bool {
+				return got == eventType && body["transactionHash"] == signature
+			}
+		}
+		var landed struct{ Slot uint64 }
+		var block struct{ Blockhash string }
+		for _, eventType := range []string{api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates} {
+			body := rc.awaitBody(eventType+" of the airdrop", of(eventType, in))
+			if landed.Slot == 0 { // confirmed now: the cluster tells where it landed
+				solanaRPC(t, node, &landed, "getTransaction", in, map[string]string{"commitment": "confirmed"})
+				solanaRPC(t, node, &block, "getBlock", landed.Slot, map[string]any{"commitment": "confirmed", "transactionDetails": "none"})
+			}
+			asset, _ := body["asset"].(map[string]any)
+			if body["address"] != payer || body["direction"] != "in" || body["amount"] != strconv.Itoa(lamportsPerSOL) || asset["type"] != "native" ||
+				body["network"] != network || body["organizationId"] != s.boot.OrganizationID || body["fee"] != nil ||
+				body["blockNumber"] != strconv.FormatUint(landed.Slot, 10) || body["blockHash"] != block.Blockhash || body["timestamp"] == "" {
+				t.Errorf("%s: %v", eventType, body)
+			}
+		}
+
+		stop()
+		tx := unsignedSolana(t, payer, solana.SystemTransfer(solKey(t, payer), solKey(t, stranger), lamportsPerSOL/4))
+		id, err := s.solSend(s.root, api.SolSendTransactionIntentV2{UnsignedTransaction: tx, SignWiths: []string{payer}, Caip2: network})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.waitSend(id)
+		if err != nil || st.Solana == nil {
+			t.Fatalf("send: %+v %v", st, err)
+		}
+		out := st.Solana.Signature
+		stop = watch()
+		for _, eventType := range []string{api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates} {
+			body := rc.awaitBody(eventType+" of the transfer", of(eventType, out))
+			if body["address"] != payer || body["direction"] != "out" || body["fee"] != "5000" ||
+				body["amount"] != strconv.Itoa(lamportsPerSOL/4+5000) {
+				t.Errorf("%s: %v", eventType, body)
+			}
+		}
+		time.Sleep(200 * time.Millisecond) // ten more polls: anything read twice would arrive
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		ids := map[string]int{}
+		for _, e := range rc.events {
+			ids[e.eventID]++
+		}
+		want := []string{"confirmed:" + network + ":" + in + ":" + payer + ":in", "confirmed:" + network + ":" + out + ":" + payer + ":out"}
+		for _, id := range want {
+			if ids[id] != 1 {
+				t.Errorf("event %s arrived %d times", id, ids[id])
+			}
+		}
+		if len(rc.events) != 4 || len(ids) != 4 {
+			t.Errorf("%d events, %d ids, want 4 (the faucet's and the recipient's are no organization's): %v", len(rc.events), len(ids), ids)
+		}
+	})
+}
