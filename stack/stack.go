@@ -333,11 +333,15 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	return s, nil
 }
 
-// dashboardChains are the watched networks, whose balances the dashboard shows: the dev chains' with their contracts
-// (the page shows those that are ERC-20 tokens: the test tokens, vault shares and lending receipts).
+// dashboardChains are the watched EVM networks, whose balances the dashboard shows: the dev chains' with their
+// contracts (the page shows those that are ERC-20 tokens: the test tokens, vault shares and lending receipts). The
+// watched Solana clusters are left out: the page and its relay read EVM balances only.
 func dashboardChains(networks []coordinator.Network, boot *Bootstrap) []dashboard.Chain {
 	var out []dashboard.Chain
 	for _, n := range networks {
+		if !strings.HasPrefix(n.CAIP2, "eip155:") {
+			continue
+		}
 		c := dashboard.Chain{CAIP2: n.CAIP2, Name: n.CAIP2, RPCURL: n.RPCURL}
 		for _, dev := range boot.Chains {
 			if n.RPCURL != dev.RPCURL {
