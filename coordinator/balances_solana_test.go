@@ -13,6 +13,7 @@ import (
 	"sigil/api"
 	"sigil/coordinator"
 	"sigil/internal/testdb"
+	"sigil/send"
 	"sigil/solana"
 	"sigil/solanadev"
 	"sigil/webhook"
@@ -177,5 +178,73 @@ func TestSolanaBalanceWebhooksAcrossASkippedSlot(t *testing.T) {
 	solanaRPC(t, node, &slot, "getSlot", map[string]string{"commitment": "finalized"})
 	if len(blocks) != int(slot) { // slots 0..slot, one skipped
 		t.Errorf("%d blocks up to slot %d: want one slot skipped", len(blocks), slot)
+	}
+}
+
+// A transaction that fails on chain (an overdraft, let through without preflight) still costs its fee payer the fee:
+// the payer's confirmed event says so (amount and fee 5,000 lamports), and the recipient, whose balance did not move,
+// has none. An endpoint filtered to another address, or another network, receives nothing of the payer's.
+func TestSolanaBalanceWebhooksOfAFailedTransaction(t *testing.T) {
+	t.Parallel()
+	node := solanaNode(t)
+	network := node.CAIP2()
+	nws, err := send.NewNetworks([]send.Network{{CAIP2: network, RPCURL: skipPreflight(t, node), NativeUSD: 150, PollInterval: 20 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newStackWith(t, testdb.SQLite(t), nil, func(c *coordinator.Config) {
+		c.Networks = nws
+		c.Webhooks = coordinator.WebhookConfig{AllowPrivateNetworks: true, PollInterval: 50 * time.Millisecond,
+			Backoff: webhook.Backoff{Base: time.Millisecond, Cap: 5 * time.Millisecond, MaxAttempts: 5}}
+	})
+	runSends(t, s.coord)
+	runWebhooks(t, s.coord)
+	payer, _ := s.solanaWallet("overdrawn")
+	recipient, _ := s.solanaWallet("recipient")
+	rc, elsewhere := newReceiver(t, s, 0), newReceiver(t, s, 0)
+	s.subscribe(rc.srv.URL, `{"networks":["`+network+`"],"addresses":["`+payer+`","`+recipient+`"]}`, api.WebhookBalanceConfirmedUpdates)
+	s.subscribe(elsewhere.srv.URL, `{"addresses":["`+recipient+`"]}`, api.WebhookBalanceConfirmedUpdates)
+	s.subscribe(elsewhere.srv.URL, `{"networks":["solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"]}`, api.WebhookBalanceConfirmedUpdates)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- s.coord.WatchBalances(ctx, []coordinator.Network{{CAIP2: network, RPCURL: node.URL(), PollInterval: 20 * time.Millisecond}})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) { // the first poll starts the cursor
+		if _, found, err := s.store.ChainCursor(bg, network, "balance-confirmed"); err != nil || found {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatal("no cursor")
+		}
+	}
+	if _, err := node.Airdrop(solKey(t, payer), lamportsPerSOL); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.solSend(s.root, api.SolSendTransactionIntentV2{UnsignedTransaction: unsignedSolana(t, payer,
+		solana.SystemTransfer(solKey(t, payer), solKey(t, recipient), 2*lamportsPerSOL)), SignWiths: []string{payer}, Caip2: network})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := s.waitSend(id)
+	if st == nil || st.Solana == nil || st.TxStatus != api.TxStatusFailed {
+		t.Fatalf("the overdraft did not land failed: %+v", st)
+	}
+	body := rc.awaitBody("the fee of the failed transaction", func(_ string, b map[string]any) bool {
+		return b["transactionHash"] == st.Solana.Signature
+	})
+	if body["address"] != payer || body["direction"] != "out" || body["amount"] != "5000" || body["fee"] != "5000" {
+		t.Errorf("the failed transaction's event: %v", body)
+	}
+	time.Sleep(200 * time.Millisecond) // ten more polls
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for _, e := range rc.events {
+		if strings.Contains(string(e.body), recipient) {
+			t.Errorf("an event of the recipient, whose balance did not move: %s", e.body)
+		}
+	}
+	if len(rc.events) != 2 || elsewhere.count() != 0 {
+		t.Errorf("%d events (want the airdrop's and the fee's), %d to the endpoint filtered elsewhere", len(rc.events), elsewhere.count())
 	}
 }
