@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"sigil/api"
-	"sigil/solana"
+	"sigil/solanarpc"
 )
 
 // Balance webhooks of a Solana cluster: the watcher reads every block the cluster lists (getBlocks; a skipped slot
@@ -26,13 +26,13 @@ const solanaNamespace = "solana:"
 var solanaCommitments = map[string]string{api.WebhookBalanceConfirmedUpdates: "confirmed", api.WebhookBalanceFinalizedUpdates: "finalized"}
 
 func (c *Coordinator) watchSolana(ctx context.Context, n Network) {
-	rpc := solana.NewRPC(n.RPCURL)
+	rpc := solanarpc.New(n.RPCURL)
 	c.everyPoll(ctx, n, func(ctx context.Context) error { return c.pollSolana(ctx, rpc, n) })
 }
 
 // pollSolana reads, for each event type, the blocks up to the cluster's latest at its commitment, maxBlocksPerPoll
 // slots at most.
-func (c *Coordinator) pollSolana(ctx context.Context, rpc *solana.RPC, n Network) error {
+func (c *Coordinator) pollSolana(ctx context.Context, rpc *solanarpc.Client, n Network) error {
 	for eventType, watcher := range balanceWatchers {
 		commitment := map[string]string{"commitment": solanaCommitments[eventType]}
 		var last uint64
@@ -88,7 +88,7 @@ type solanaBlock struct {
 
 // readSolanaBlock writes the block's balance events for the watcher's type, moving its cursor past it, when it has
 // any; the caller moves the cursor past blocks without.
-func (c *Coordinator) readSolanaBlock(ctx context.Context, rpc *solana.RPC, n Network, eventType, watcher string, slot uint64) error {
+func (c *Coordinator) readSolanaBlock(ctx context.Context, rpc *solanarpc.Client, n Network, eventType, watcher string, slot uint64) error {
 	var block solanaBlock
 	err := rpc.Call(ctx, "getBlock", &block, slot, map[string]any{"encoding": "json", "transactionDetails": "full", "rewards": false,
 		"commitment": solanaCommitments[eventType], "maxSupportedTransactionVersion": 0})

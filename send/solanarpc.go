@@ -6,21 +6,21 @@ import (
 	"errors"
 	"fmt"
 
-	"sigil/solana"
+	"sigil/solanarpc"
 )
 
 // solanaClient calls a Solana cluster's JSON-RPC API: the few methods a send needs.
-type solanaClient struct{ rpc *solana.RPC }
+type solanaClient struct{ rpc *solanarpc.Client }
 
-func newSolanaClient(url string) *solanaClient { return &solanaClient{rpc: solana.NewRPC(url)} }
+func newSolanaClient(url string) *solanaClient { return &solanaClient{rpc: solanarpc.New(url)} }
 
 // SolanaRPCError is an error the cluster answered: its JSON-RPC code, message and data.
-type SolanaRPCError = solana.RPCError
+type SolanaRPCError = solanarpc.Error
 
 // call makes one call. An error the cluster answered is a *SolanaRPCError; one it did not answer wraps errNoAnswer.
 func (c *solanaClient) call(ctx context.Context, method string, out any, params ...any) error {
 	err := c.rpc.Call(ctx, method, out, params...)
-	if errors.Is(err, solana.ErrNoAnswer) {
+	if errors.Is(err, solanarpc.ErrNoAnswer) {
 		return fmt.Errorf("%w: %v", errNoAnswer, err)
 	}
 	return err

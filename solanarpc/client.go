@@ -1,4 +1,6 @@
-package solana
+// Package solanarpc is a client of a Solana cluster's JSON-RPC API: one call at a time, the cluster's errors kept
+// apart from its silence. The send worker and the balance watcher call it.
+package solanarpc
 
 import (
 	"bytes"
@@ -10,32 +12,32 @@ import (
 	"time"
 )
 
-// RPC calls a Solana cluster's JSON-RPC API.
-type RPC struct {
+// Client calls a Solana cluster's JSON-RPC API.
+type Client struct {
 	URL  string
 	HTTP *http.Client
 }
 
-// NewRPC is a client of the cluster at url, each call bounded by 15 seconds.
-func NewRPC(url string) *RPC {
-	return &RPC{URL: url, HTTP: &http.Client{Timeout: 15 * time.Second}}
+// New is a client of the cluster at url, each call bounded by 15 seconds.
+func New(url string) *Client {
+	return &Client{URL: url, HTTP: &http.Client{Timeout: 15 * time.Second}}
 }
 
-// RPCError is an error the cluster answered: its JSON-RPC code, message and data.
-type RPCError struct {
+// Error is an error the cluster answered: its JSON-RPC code, message and data.
+type Error struct {
 	Code    int             `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data"`
 }
 
-func (e *RPCError) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
+func (e *Error) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
 
 // ErrNoAnswer marks a call the cluster did not answer (unreachable, a timeout, not JSON-RPC), as opposed to an
-// *RPCError, which it did.
+// *Error, which it did.
 var ErrNoAnswer = errors.New("the cluster did not answer")
 
 // Call makes one call and decodes its result into out.
-func (c *RPC) Call(ctx context.Context, method string, out any, params ...any) error {
+func (c *Client) Call(ctx context.Context, method string, out any, params ...any) error {
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	if err != nil {
 		return err
@@ -52,7 +54,7 @@ func (c *RPC) Call(ctx context.Context, method string, out any, params ...any) e
 	defer resp.Body.Close()
 	var r struct {
 		Result json.RawMessage `json:"result"`
-		Error  *RPCError       `json:"error"`
+		Error  *Error          `json:"error"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
 		return fmt.Errorf("%w: %s answered %s, not JSON-RPC: %v", ErrNoAnswer, method, resp.Status, err)
