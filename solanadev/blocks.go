@@ -6,9 +6,11 @@ import (
 )
 
 // Blocks. Each slot has a block (empty, or holding the one transaction committed in it) except the slots the node
-// skipped: one each time it starts again over a state file, the slot it was down for, as a cluster skips the slots
-// of a leader that produced nothing. A block's height is its slot less the slots skipped before it. The node keeps
-// the blocks of the transactions it remembers (History): older ones are cleaned up, from FirstBlock down.
+// skipped, as a cluster skips the slots of a leader that produced nothing: each time it starts again over a state
+// file, the slot it was down for — and, when its last run ended without saving the ledger (killed), every slot that
+// run may have produced since its last save, by the time that passed, so that no slot a client saw is produced
+// again. A block's height is its slot less the slots skipped before it. The node keeps the blocks of the
+// transactions it remembers (History): older ones are cleaned up, from FirstBlock down.
 
 // JSON-RPC error codes of Solana's block methods.
 const (
@@ -19,34 +21,55 @@ const (
 	maxSlotRange = 500_000
 )
 
-// skip marks the slot after the current one skipped and moves to the next: a restart. The caller holds mu.
-func (n *Node) skip() {
-	n.st.Slot++
-	n.st.Skipped = append(n.st.Skipped, n.st.Slot)
-	n.skipped[n.st.Slot] = true
-	n.st.Slot++
+// slotRange is a run of slots, From to To included.
+type slotRange struct {
+	From uint64 `json:"from"`
+	To   uint64 `json:"to"`
+}
+
+// skip skips the count slots after the current one and moves to the next: a restart. The caller holds mu.
+func (n *Node) skip(count uint64) {
+	r := slotRange{From: n.st.Slot + 1, To: n.st.Slot + count}
+	n.st.Skipped = append(n.st.Skipped, r)
+	n.st.Slot = r.To + 1
+}
+
+// skippedRange is the run of skipped slots holding slot, if any. The caller holds mu.
+func (n *Node) skippedRange(slot uint64) (slotRange, bool) {
+	for _, r := range n.st.Skipped {
+		if r.From <= slot && slot <= r.To {
+			return r, true
+		}
+	}
+	return slotRange{}, false
 }
 
 // height is the block height of a slot: the blocks up to it, less the genesis block. The caller holds mu.
 func (n *Node) height(slot uint64) uint64 {
 	h := slot
-	for _, s := range n.st.Skipped {
-		if s <= slot {
-			h--
+	for _, r := range n.st.Skipped {
+		if r.From <= slot {
+			h -= min(r.To, slot) - r.From + 1
 		}
 	}
 	return h
 }
 
+// blockAtOrBefore is the latest slot up to slot that has a block. Skipped runs are never adjacent (a block follows
+// each), so one step back past a run finds one. The caller holds mu.
+func (n *Node) blockAtOrBefore(slot uint64) uint64 {
+	if r, skipped := n.skippedRange(slot); skipped {
+		return r.From - 1
+	}
+	return slot
+}
+
 // parent is the slot of the block before a slot's (the genesis block is its own parent). The caller holds mu.
 func (n *Node) parent(slot uint64) uint64 {
-	for p := slot; p > 0; {
-		p--
-		if !n.skipped[p] {
-			return p
-		}
+	if slot == 0 {
+		return 0
 	}
-	return 0
+	return n.blockAtOrBefore(slot - 1)
 }
 
 // head is the latest slot with a block at a commitment (the RPC's default: finalized). The caller holds mu.
@@ -58,11 +81,7 @@ func (n *Node) head(commitment string) uint64 {
 	case "confirmed":
 		depth = ConfirmedDepth
 	}
-	s := n.st.Slot - min(n.st.Slot, depth)
-	if n.skipped[s] {
-		s = n.parent(s)
-	}
-	return s
+	return n.blockAtOrBefore(n.st.Slot - min(n.st.Slot, depth))
 }
 
 // commitmentParam reads the commitment of a config object parameter.
@@ -113,9 +132,11 @@ func getFirstAvailableBlock(n *Node, _ []json.RawMessage) (any, *rpcError) {
 func (n *Node) blocks(start, end uint64, limit int) []uint64 {
 	out := []uint64{}
 	for s := max(start, n.st.FirstBlock); s <= end && len(out) < limit; s++ {
-		if !n.skipped[s] {
-			out = append(out, s)
+		if r, skipped := n.skippedRange(s); skipped {
+			s = r.To
+			continue
 		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -210,7 +231,7 @@ func getBlock(n *Node, params []json.RawMessage) (any, *rpcError) {
 		return nil, &rpcError{Code: codeBlockCleanedUp, Message: fmt.Sprintf("Block %d cleaned up, does not exist on node. First available block: %d", slot, n.st.FirstBlock)}
 	case slot > n.head(opt.Commitment):
 		return nil, &rpcError{Code: codeBlockNotAvailable, Message: fmt.Sprintf("Block not available for slot %d", slot)}
-	case n.skipped[slot]:
+	case n.isSkipped(slot):
 		return nil, &rpcError{Code: codeSlotSkipped, Message: fmt.Sprintf("Slot %d was skipped, or missing due to ledger jump to recent snapshot", slot)}
 	}
 	parent := n.parent(slot)
@@ -244,14 +265,15 @@ func getBlock(n *Node, params []json.RawMessage) (any, *rpcError) {
 	return block, nil
 }
 
-// indexBlocks indexes the remembered transactions by slot and the skipped slots. The caller holds mu.
+func (n *Node) isSkipped(slot uint64) bool {
+	_, skipped := n.skippedRange(slot)
+	return skipped
+}
+
+// indexBlocks indexes the remembered transactions by slot. The caller holds mu.
 func (n *Node) indexBlocks() {
 	n.bySlot = make(map[uint64]string, len(n.st.Txs))
 	for sig, rec := range n.st.Txs {
 		n.bySlot[rec.Slot] = sig
-	}
-	n.skipped = make(map[uint64]bool, len(n.st.Skipped))
-	for _, s := range n.st.Skipped {
-		n.skipped[s] = true
 	}
 }

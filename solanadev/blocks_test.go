@@ -1,10 +1,12 @@
 package solanadev
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"sigil/solana"
 )
@@ -81,24 +83,24 @@ func TestBlocks(t *testing.T) {
 	n.st.Slot += FinalizedDepth
 	skipped := n.st.Skipped[0]
 	n.mu.Unlock()
-	if skipped != slot+2 {
-		t.Fatalf("skipped slot %d, want %d", skipped, slot+2)
+	if skipped != (slotRange{slot + 2, slot + 2}) {
+		t.Fatalf("skipped %+v, want the slot %d alone", skipped, slot+2)
 	}
-	if _, err := call(t, n, "getBlock", skipped, opts); err == nil || err.Code != codeSlotSkipped {
+	if _, err := call(t, n, "getBlock", skipped.From, opts); err == nil || err.Code != codeSlotSkipped {
 		t.Fatalf("the skipped slot: %+v", err)
 	}
 	var after rpcBlock
-	_ = json.Unmarshal(mustCall(t, n, "getBlock", skipped+1, opts), &after)
-	if after.ParentSlot != slot+1 || after.BlockHeight != skipped || len(after.Transactions) != 0 || after.BlockTime != nil {
+	_ = json.Unmarshal(mustCall(t, n, "getBlock", skipped.From+1, opts), &after)
+	if after.ParentSlot != slot+1 || after.BlockHeight != skipped.From || len(after.Transactions) != 0 || after.BlockTime != nil {
 		t.Fatalf("the block after the skipped slot %+v", after)
 	}
 	var blocks []uint64
-	_ = json.Unmarshal(mustCall(t, n, "getBlocks", slot-1, skipped+1, map[string]string{"commitment": "finalized"}), &blocks)
-	if !slices.Equal(blocks, []uint64{slot - 1, slot, slot + 1, skipped + 1}) {
+	_ = json.Unmarshal(mustCall(t, n, "getBlocks", slot-1, skipped.From+1, map[string]string{"commitment": "finalized"}), &blocks)
+	if !slices.Equal(blocks, []uint64{slot - 1, slot, slot + 1, skipped.From + 1}) {
 		t.Fatalf("getBlocks %v", blocks)
 	}
 	_ = json.Unmarshal(mustCall(t, n, "getBlocksWithLimit", slot, 3, map[string]string{"commitment": "confirmed"}), &blocks)
-	if !slices.Equal(blocks, []uint64{slot, slot + 1, skipped + 1}) {
+	if !slices.Equal(blocks, []uint64{slot, slot + 1, skipped.From + 1}) {
 		t.Fatalf("getBlocksWithLimit %v", blocks)
 	}
 	var height uint64
@@ -110,6 +112,58 @@ func TestBlocks(t *testing.T) {
 		t.Fatalf("a range too large: %+v", err)
 	}
 }
+
+// A node killed (its ledger not saved at the end) produced slots its state file does not know: started again, it
+// skips every slot that run may have produced, by the time since its last save, rather than produce one again.
+func TestKilledNodeSkipsTheSlotsItMayHaveProduced(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "ledger.json")
+	clock := time.Unix(1_800_000_000, 0)
+	start := func() *Node {
+		n, err := Start(context.Background(), Config{ListenAddr: "127.0.0.1:0", SlotPeriod: time.Hour, StateFile: file, Now: func() time.Time { return clock }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	n := start()
+	funded(t, n, lamportsPerSOL) // saved
+	n.mu.Lock()
+	n.st.Slot += 5 // five slots unsaved, seen by a client
+	n.mu.Unlock()
+	seen := slotAt(t, n, "processed")
+	n.stop() // killed: no save
+	<-n.done
+	_ = n.srv.Close()
+	clock = clock.Add(5*time.Hour + time.Minute) // the five slots' time, and some
+
+	n = start()
+	n.mu.Lock()
+	skipped := n.st.Skipped
+	n.st.Slot++ // a block on top: the slots before are confirmed
+	n.mu.Unlock()
+	if len(skipped) != 1 || skipped[0].From > seen-4 || skipped[0].To < seen {
+		t.Fatalf("skipped %+v after a kill; the killed run had shown slot %d", skipped, seen)
+	}
+	if got := slotAt(t, n, "processed"); got <= seen {
+		t.Fatalf("slot %d after the kill, not past %d", got, seen)
+	}
+	if _, err := call(t, n, "getBlock", seen, map[string]string{"commitment": "confirmed"}); err == nil || err.Code != codeSlotSkipped {
+		t.Fatalf("a slot the killed run showed: %+v", err)
+	}
+	if err := n.Close(); err != nil { // a clean stop: the next start skips one slot
+		t.Fatal(err)
+	}
+	n = start()
+	t.Cleanup(func() { _ = n.Close() })
+	n.mu.Lock()
+	last := n.st.Skipped[len(n.st.Skipped)-1]
+	n.mu.Unlock()
+	if len(n.st.Skipped) != 2 || last.From != last.To {
+		t.Fatalf("after a clean stop: skipped %+v", n.st.Skipped)
+	}
+}
+
+const lamportsPerSOL = 1_000_000_000
 
 func TestBlocksCleanedUp(t *testing.T) {
 	n := devNode(t, "")

@@ -57,8 +57,11 @@ type state struct {
 	Accounts map[solana.Key]*Account `json:"accounts"`
 	Txs      map[string]*TxRecord    `json:"transactions"` // by first signature, base58
 	// Skipped are the slots without a block (see blocks.go); FirstBlock the oldest block the node still keeps.
-	Skipped    []uint64 `json:"skipped,omitempty"`
-	FirstBlock uint64   `json:"firstBlock,omitempty"`
+	Skipped    []slotRange `json:"skipped,omitempty"`
+	FirstBlock uint64      `json:"firstBlock,omitempty"`
+	// Running is set while a node runs over the file: found set at a start, the last run ended without saving.
+	Running bool  `json:"running,omitempty"`
+	SavedAt int64 `json:"savedAt"` // unix milliseconds
 }
 
 // Node is a running dev node.
@@ -69,7 +72,6 @@ type Node struct {
 	genesis solana.Key
 	faucet  ed25519.PrivateKey
 	bySlot  map[uint64]string // the remembered transactions' signatures by slot
-	skipped map[uint64]bool
 	srv     *http.Server
 	url     string
 	stop    context.CancelFunc
@@ -123,6 +125,7 @@ func (n *Node) Close() error {
 	err := n.srv.Shutdown(ctx)
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.st.Running = false
 	return errors.Join(err, n.save())
 }
 
@@ -169,9 +172,21 @@ func (n *Node) load() error {
 	if fresh {
 		n.st.Accounts[solana.Key(n.faucet.Public().(ed25519.PublicKey))] = &Account{Lamports: faucetLamports}
 	} else {
-		n.skip() // the slot the node was down for
+		n.skip(n.downSlots())
 	}
+	n.st.Running = true
 	return n.save()
+}
+
+// downSlots are the slots a start skips: the one the node was down for, and after a run that ended without saving
+// (killed), as many more as that run may have produced since its last save — slots come each SlotPeriod, and it can
+// have run no later than now, at this run's period — so that no slot a client saw is produced again.
+func (n *Node) downSlots() uint64 {
+	if !n.st.Running {
+		return 1
+	}
+	since := n.cfg.Now().Sub(time.UnixMilli(n.st.SavedAt))
+	return 1 + uint64(max(since, 0)/n.cfg.SlotPeriod) + 1
 }
 
 // save writes the ledger to its state file (none: nothing), replacing it whole. The caller holds mu.
@@ -179,6 +194,7 @@ func (n *Node) save() error {
 	if n.cfg.StateFile == "" {
 		return nil
 	}
+	n.st.SavedAt = n.cfg.Now().UnixMilli()
 	b, err := json.Marshal(&n.st)
 	if err != nil {
 		return err

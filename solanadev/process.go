@@ -182,7 +182,7 @@ func (n *Node) prune() {
 		}
 	}
 	n.st.FirstBlock = oldest // the blocks before it are cleaned up
-	n.st.Skipped = slices.DeleteFunc(n.st.Skipped, func(s uint64) bool { return s < oldest })
+	n.st.Skipped = slices.DeleteFunc(n.st.Skipped, func(r slotRange) bool { return r.To < oldest })
 }
 
 // blockhashValid reports whether a blockhash is one of the last MaxProcessingAge blocks' (skipped slots have none).
