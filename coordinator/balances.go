@@ -36,11 +36,13 @@ import (
 // reorganisation deeper than the confirmation depth withdraws each finalized event of a replaced block by an event
 // with "removed": true (withdrawals).
 
-// Network is an EVM network whose balance changes the coordinator reports.
+// Network is an EVM network or a Solana cluster whose balance changes the coordinator reports.
 type Network struct {
-	CAIP2         string // eip155:<chain id>
-	RPCURL        string
-	Confirmations uint64        // blocks on top of a block before its changes are final (default 12)
+	CAIP2  string // eip155:<chain id>, or solana:<genesis hash prefix>
+	RPCURL string
+	// Confirmations are the blocks on top of a block before its changes are final (EVM; default 12). A Solana
+	// cluster says itself which slots are confirmed and finalized.
+	Confirmations uint64
 	PollInterval  time.Duration // default 1 s
 }
 
@@ -57,7 +59,9 @@ type balanceChange struct {
 	Amount    string `json:"amount"` // in the asset's smallest unit
 	TxHash    string `json:"transactionHash"`
 	LogIndex  *uint  `json:"logIndex,omitempty"` // ERC-20 transfers only
-	Block     uint64 `json:"-"`
+	// Fee is the transaction's fee, in the amount, for the fee payer of a Solana transaction (lamports).
+	Fee   string `json:"fee,omitempty"`
+	Block uint64 `json:"-"`
 }
 
 type asset struct {
@@ -79,11 +83,16 @@ type balanceEvent struct {
 	Removed bool `json:"removed,omitempty"`
 }
 
-// WatchBalances watches the networks until ctx ends, each on its own; an unreachable node is retried at the next poll.
+// WatchBalances watches the networks until ctx ends, each on its own: an EVM network (eip155:) by the watcher of this
+// file, a Solana cluster (solana:) by that of balances_solana.go. An unreachable node is retried at the next poll.
 func (c *Coordinator) WatchBalances(ctx context.Context, networks []Network) error {
 	var wg sync.WaitGroup
 	for _, n := range networks {
-		wg.Go(func() { c.watchNetwork(ctx, n) })
+		if strings.HasPrefix(n.CAIP2, solanaNamespace) {
+			wg.Go(func() { c.watchSolana(ctx, n) })
+		} else {
+			wg.Go(func() { c.watchNetwork(ctx, n) })
+		}
 	}
 	wg.Wait()
 	return nil
@@ -93,26 +102,38 @@ func (c *Coordinator) watchNetwork(ctx context.Context, n Network) {
 	if n.Confirmations == 0 {
 		n.Confirmations = 12
 	}
-	if n.PollInterval <= 0 {
-		n.PollInterval = time.Second
-	}
 	var client *ethclient.Client
-	for {
-		if client == nil {
-			if cl, err := ethclient.DialContext(ctx, n.RPCURL); err == nil {
-				client = cl
-				defer client.Close()
-			}
-		}
+	defer func() {
 		if client != nil {
-			if err := c.pollNetwork(ctx, client, n); err != nil && ctx.Err() == nil {
-				c.cfg.Logger.Warn("balance watcher", "network", n.CAIP2, "err", err)
+			client.Close()
+		}
+	}()
+	c.everyPoll(ctx, n, func(ctx context.Context) error {
+		if client == nil {
+			cl, err := ethclient.DialContext(ctx, n.RPCURL)
+			if err != nil {
+				return err
 			}
+			client = cl
+		}
+		return c.pollNetwork(ctx, client, n)
+	})
+}
+
+// everyPoll calls poll each PollInterval (default 1 s) until ctx ends; an error is logged and the next poll tries again.
+func (c *Coordinator) everyPoll(ctx context.Context, n Network, poll func(context.Context) error) {
+	interval := n.PollInterval
+	if interval <= 0 {
+		interval = time.Second
+	}
+	for {
+		if err := poll(ctx); err != nil && ctx.Err() == nil {
+			c.cfg.Logger.Warn("balance watcher", "network", n.CAIP2, "err", err)
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(n.PollInterval):
+		case <-time.After(interval):
 		}
 	}
 }
@@ -135,15 +156,9 @@ func (c *Coordinator) pollNetwork(ctx context.Context, client *ethclient.Client,
 			}
 			last = head - n.Confirmations
 		}
-		cursor, found, err := c.store.ChainCursor(ctx, n.CAIP2, watcher)
+		cursor, err := c.balanceCursor(ctx, n.CAIP2, watcher, last)
 		if err != nil {
 			return err
-		}
-		if !found { // a first start: from here on
-			cursor.Next = last + 1
-			if err := c.store.Write(ctx, func(tx *store.Tx) error { return tx.SetChainCursor(ctx, n.CAIP2, watcher, cursor) }); err != nil {
-				return err
-			}
 		}
 		next, err := c.rewindOnReorg(ctx, client, n, eventType, watcher, head, cursor)
 		if err != nil {
@@ -156,6 +171,17 @@ func (c *Coordinator) pollNetwork(ctx context.Context, client *ethclient.Client,
 		}
 	}
 	return nil
+}
+
+// balanceCursor is the watcher's cursor. On a first start it is written at the block after last: history is not
+// replayed.
+func (c *Coordinator) balanceCursor(ctx context.Context, network, watcher string, last uint64) (store.ChainCursor, error) {
+	cursor, found, err := c.store.ChainCursor(ctx, network, watcher)
+	if err != nil || found {
+		return cursor, err
+	}
+	cursor.Next = last + 1
+	return cursor, c.store.Write(ctx, func(tx *store.Tx) error { return tx.SetChainCursor(ctx, network, watcher, cursor) })
 }
 
 // rewindOnReorg returns the block the watcher reads next: its cursor's, or the block after the common ancestor when
@@ -329,18 +355,34 @@ func (c *Coordinator) readBlock(ctx context.Context, client *ethclient.Client, n
 	if err != nil {
 		return err
 	}
-	ds, err := c.balanceDeliveries(ctx, n, eventType, block, changes)
+	ref := blockRef{Number: number, Hash: block.Hash().Hex(), Time: strconv.FormatUint(block.Time(), 10)}
+	ds, err := c.balanceDeliveries(ctx, n, eventType, ref, changes)
 	if err != nil {
 		return err
 	}
-	err = c.store.Write(ctx, func(tx *store.Tx) error {
+	return c.commitBalances(ctx, n.CAIP2, watcher, ds, ref, true)
+}
+
+// blockRef is what a balance event says of its block: its number (a Solana cluster's slot), hash (blockhash) and
+// time (unix seconds; "" when the node does not know it).
+type blockRef struct {
+	Number     uint64
+	Hash, Time string
+}
+
+// commitBalances writes a block's deliveries and moves the watcher's cursor past it, in one transaction; keepHash
+// also keeps the block's hash, to find the common ancestor after a reorganisation (EVM).
+func (c *Coordinator) commitBalances(ctx context.Context, network, watcher string, ds []store.WebhookDelivery, block blockRef, keepHash bool) error {
+	err := c.store.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.EnqueueWebhookDeliveries(ctx, ds); err != nil {
 			return err
 		}
-		if err := tx.RecordChainBlock(ctx, n.CAIP2, watcher, number, block.Hash().Hex(), reorgWindow); err != nil {
-			return err
+		if keepHash {
+			if err := tx.RecordChainBlock(ctx, network, watcher, block.Number, block.Hash, reorgWindow); err != nil {
+				return err
+			}
 		}
-		return tx.SetChainCursor(ctx, n.CAIP2, watcher, store.ChainCursor{Next: number + 1, LastHash: block.Hash().Hex()})
+		return tx.SetChainCursor(ctx, network, watcher, store.ChainCursor{Next: block.Number + 1, LastHash: block.Hash})
 	})
 	if err == nil && len(ds) > 0 {
 		c.notifyWebhooks()
@@ -389,7 +431,7 @@ func blockChanges(ctx context.Context, client *ethclient.Client, block *types.Bl
 
 // balanceDeliveries are the outbox rows of the changes that touch an organization's address: one per endpoint of the
 // organization's billing organization (itself, or its parent) subscribed to the event type.
-func (c *Coordinator) balanceDeliveries(ctx context.Context, n Network, eventType string, block *types.Block, changes []balanceChange) ([]store.WebhookDelivery, error) {
+func (c *Coordinator) balanceDeliveries(ctx context.Context, n Network, eventType string, block blockRef, changes []balanceChange) ([]store.WebhookDelivery, error) {
 	hitsOf := map[string][]store.IndexHit{} // by address: an address is on both ends of its transfers, and in several
 	orgs := map[string]*Org{}               // billing organizations by id, each read once a block (nil: gone)
 	var ds []store.WebhookDelivery
@@ -421,14 +463,14 @@ func (c *Coordinator) balanceDeliveries(ctx context.Context, n Network, eventTyp
 				if body == nil {
 					var err error
 					body, err = json.Marshal(balanceEvent{Type: eventType, Network: n.CAIP2, OrganizationID: hit.OrgID, balanceChange: ch,
-						BlockNumber: strconv.FormatUint(block.NumberU64(), 10), BlockHash: block.Hash().Hex(), Timestamp: strconv.FormatUint(block.Time(), 10)})
+						BlockNumber: strconv.FormatUint(block.Number, 10), BlockHash: block.Hash, Timestamp: block.Time})
 					if err != nil {
 						return nil, err
 					}
 				}
-				ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: balanceEventID(eventType, n.CAIP2, ch, block.Hash().Hex()),
+				ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: balanceEventID(eventType, n.CAIP2, ch, block.Hash),
 					EndpointID: e.ID, OrgID: hit.OrgID, URL: e.URL, EventType: eventType, Subject: n.CAIP2 + ":" + key,
-					Sequence: int64(block.NumberU64()), Body: body, CreatedAt: c.now().UnixNano()})
+					Sequence: int64(block.Number), Body: body, CreatedAt: c.now().UnixNano()})
 			}
 		}
 	}

@@ -1,60 +1,29 @@
 package send
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"net/http"
-	"time"
+
+	"sigil/solanarpc"
 )
 
 // solanaClient calls a Solana cluster's JSON-RPC API: the few methods a send needs.
-type solanaClient struct {
-	url  string
-	http *http.Client
-}
+type solanaClient struct{ rpc *solanarpc.Client }
 
-func newSolanaClient(url string) *solanaClient {
-	return &solanaClient{url: url, http: &http.Client{Timeout: 15 * time.Second}}
-}
+func newSolanaClient(url string) *solanaClient { return &solanaClient{rpc: solanarpc.New(url)} }
 
 // SolanaRPCError is an error the cluster answered: its JSON-RPC code, message and data.
-type SolanaRPCError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
-}
+type SolanaRPCError = solanarpc.Error
 
-func (e *SolanaRPCError) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
-
-// call makes one call. An error the cluster answered is a *SolanaRPCError; any other wraps errNoAnswer.
+// call makes one call. An error the cluster answered is a *SolanaRPCError; one it did not answer wraps errNoAnswer.
 func (c *solanaClient) call(ctx context.Context, method string, out any, params ...any) error {
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
+	err := c.rpc.Call(ctx, method, out, params...)
+	if errors.Is(err, solanarpc.ErrNoAnswer) {
 		return fmt.Errorf("%w: %v", errNoAnswer, err)
 	}
-	defer resp.Body.Close()
-	var r struct {
-		Result json.RawMessage `json:"result"`
-		Error  *SolanaRPCError `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		return fmt.Errorf("%w: %s answered %s, not JSON-RPC: %v", errNoAnswer, method, resp.Status, err)
-	}
-	if r.Error != nil {
-		return r.Error
-	}
-	return json.Unmarshal(r.Result, out)
+	return err
 }
 
 // latestBlockhash is the cluster's latest blockhash (base58), at confirmed commitment.

@@ -10,7 +10,8 @@
 // program fails with UnsupportedProgramId, as the runtime answers a program it cannot run. Commitment is by slot
 // depth: a transaction is processed in its slot, confirmed ConfirmedDepth slots later, finalized FinalizedDepth slots
 // later; balances and account reads are always at the processed state. There is no WebSocket endpoint
-// (signatureSubscribe): confirm by polling getSignatureStatuses.
+// (signatureSubscribe): confirm by polling getSignatureStatuses. Blocks are read with getBlock, getBlocks and
+// getBlocksWithLimit (see blocks.go for the skipped slots and the blocks kept).
 package solanadev
 
 import (
@@ -55,6 +56,12 @@ type state struct {
 	Slot     uint64                  `json:"slot"`
 	Accounts map[solana.Key]*Account `json:"accounts"`
 	Txs      map[string]*TxRecord    `json:"transactions"` // by first signature, base58
+	// Skipped are the slots without a block (see blocks.go); FirstBlock the oldest block the node still keeps.
+	Skipped    []slotRange `json:"skipped,omitempty"`
+	FirstBlock uint64      `json:"firstBlock,omitempty"`
+	// Running is set while a node runs over the file: found set at a start, the last run ended without saving.
+	Running bool  `json:"running,omitempty"`
+	SavedAt int64 `json:"savedAt"` // unix milliseconds
 }
 
 // Node is a running dev node.
@@ -64,6 +71,7 @@ type Node struct {
 	st      state
 	genesis solana.Key
 	faucet  ed25519.PrivateKey
+	bySlot  map[uint64]string // the remembered transactions' signatures by slot
 	srv     *http.Server
 	url     string
 	stop    context.CancelFunc
@@ -117,6 +125,7 @@ func (n *Node) Close() error {
 	err := n.srv.Shutdown(ctx)
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.st.Running = false
 	return errors.Join(err, n.save())
 }
 
@@ -159,11 +168,25 @@ func (n *Node) load() error {
 	n.genesis = sha256.Sum256(append([]byte("sigil-solana-dev genesis"), n.st.Seed...))
 	faucetSeed := sha256.Sum256(append([]byte("sigil-solana-dev faucet"), n.st.Seed...))
 	n.faucet = ed25519.NewKeyFromSeed(faucetSeed[:])
+	n.indexBlocks()
 	if fresh {
 		n.st.Accounts[solana.Key(n.faucet.Public().(ed25519.PublicKey))] = &Account{Lamports: faucetLamports}
-		return n.save()
+	} else {
+		n.skip(n.downSlots())
 	}
-	return nil
+	n.st.Running = true
+	return n.save()
+}
+
+// downSlots are the slots a start skips: the one the node was down for, and after a run that ended without saving
+// (killed), as many more as that run may have produced since its last save — slots come each SlotPeriod, and it can
+// have run no later than now, at this run's period — so that no slot a client saw is produced again.
+func (n *Node) downSlots() uint64 {
+	if !n.st.Running {
+		return 1
+	}
+	since := n.cfg.Now().Sub(time.UnixMilli(n.st.SavedAt))
+	return 1 + uint64(max(since, 0)/n.cfg.SlotPeriod) + 1
 }
 
 // save writes the ledger to its state file (none: nothing), replacing it whole. The caller holds mu.
@@ -171,6 +194,7 @@ func (n *Node) save() error {
 	if n.cfg.StateFile == "" {
 		return nil
 	}
+	n.st.SavedAt = n.cfg.Now().UnixMilli()
 	b, err := json.Marshal(&n.st)
 	if err != nil {
 		return err

@@ -155,6 +155,7 @@ func (n *Node) commit(tx *solana.Transaction, raw []byte, signature string, fee 
 	n.st.Slot++
 	rec.Slot, rec.BlockTime = n.st.Slot, n.cfg.Now().Unix()
 	n.st.Txs[signature] = rec
+	n.bySlot[rec.Slot] = signature
 	n.prune()
 }
 
@@ -177,23 +178,31 @@ func (n *Node) prune() {
 	for sig, rec := range n.st.Txs {
 		if rec.Slot < oldest {
 			delete(n.st.Txs, sig)
+			delete(n.bySlot, rec.Slot)
 		}
 	}
+	n.st.FirstBlock = oldest // the blocks before it are cleaned up
+	n.st.Skipped = slices.DeleteFunc(n.st.Skipped, func(r slotRange) bool { return r.To < oldest })
 }
 
-// blockhashValid reports whether a blockhash is one of the last MaxProcessingAge blocks'. The caller holds mu.
+// blockhashValid reports whether a blockhash is one of the last MaxProcessingAge blocks' (skipped slots have none).
+// The caller holds mu.
 func (n *Node) blockhashValid(h solana.Key) bool {
-	for age := uint64(0); age <= MaxProcessingAge && age <= n.st.Slot; age++ {
-		if blockhashOf(n.genesis, n.st.Slot-age) == h {
+	for slot, age := n.st.Slot, 0; age <= MaxProcessingAge; age++ {
+		if blockhashOf(n.genesis, slot) == h {
 			return true
 		}
+		if slot == 0 {
+			break
+		}
+		slot = n.parent(slot)
 	}
 	return false
 }
 
 // latest is the latest blockhash and the last block height it is valid at. The caller holds mu.
 func (n *Node) latest() (solana.Key, uint64) {
-	return blockhashOf(n.genesis, n.st.Slot), n.st.Slot + MaxProcessingAge
+	return blockhashOf(n.genesis, n.st.Slot), n.height(n.st.Slot) + MaxProcessingAge
 }
 
 // Airdrop sends lamports from the faucet to an address, as a signed System transfer, and returns its signature. The

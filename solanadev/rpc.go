@@ -117,10 +117,13 @@ var methods = map[string]func(n *Node, params []json.RawMessage) (any, *rpcError
 	"getVersion": func(*Node, []json.RawMessage) (any, *rpcError) {
 		return map[string]any{"solana-core": Version, "feature-set": 0}, nil
 	},
-	"getGenesisHash": func(n *Node, _ []json.RawMessage) (any, *rpcError) { return n.GenesisHash(), nil },
-	"getSlot":        func(n *Node, _ []json.RawMessage) (any, *rpcError) { return n.slot(), nil },
-	// Every slot has its block: the block height is the slot.
-	"getBlockHeight":                    func(n *Node, _ []json.RawMessage) (any, *rpcError) { return n.slot(), nil },
+	"getGenesisHash":                    func(n *Node, _ []json.RawMessage) (any, *rpcError) { return n.GenesisHash(), nil },
+	"getSlot":                           getSlot,
+	"getBlockHeight":                    getBlockHeight,
+	"getBlock":                          getBlock,
+	"getBlocks":                         getBlocks,
+	"getBlocksWithLimit":                getBlocksWithLimit,
+	"getFirstAvailableBlock":            getFirstAvailableBlock,
 	"getLatestBlockhash":                getLatestBlockhash,
 	"isBlockhashValid":                  isBlockhashValid,
 	"getBalance":                        getBalance,
@@ -463,17 +466,29 @@ func getTransaction(n *Node, params []json.RawMessage) (any, *rpcError) {
 	if level, _ := status(rec.Slot, current); !reached(level, opt.Commitment) {
 		return nil, nil
 	}
+	out, err := encodedTransaction(rec, opt.Encoding, opt.MaxSupportedTransactionVersion)
+	if err != nil {
+		return nil, err
+	}
+	out["slot"], out["blockTime"] = rec.Slot, rec.BlockTime
+	return out, nil
+}
+
+// encodedTransaction is a recorded transaction as getTransaction and getBlock show it: the transaction in the
+// encoding asked for, its meta, and its version when the client says which it supports (a version 0 transaction
+// is refused to a client that does not).
+func encodedTransaction(rec *TxRecord, encoding string, maxVersion *int) (map[string]any, *rpcError) {
 	tx, err := solana.ParseTransaction(rec.Raw)
 	if err != nil {
 		return nil, &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
 	}
 	m := &tx.Message
-	if m.Version >= 0 && (opt.MaxSupportedTransactionVersion == nil || *opt.MaxSupportedTransactionVersion < m.Version) {
+	if m.Version >= 0 && (maxVersion == nil || *maxVersion < m.Version) {
 		return nil, &rpcError{Code: codeUnsupportedTxVersion, Message: fmt.Sprintf("Transaction version (%d) is not supported by the requesting client. "+
 			"Please try the request again with the following configuration parameter: \"maxSupportedTransactionVersion\": %d", m.Version, m.Version)}
 	}
 	var transaction any
-	switch opt.Encoding {
+	switch encoding {
 	case "base64":
 		transaction = []string{base64.StdEncoding.EncodeToString(rec.Raw), "base64"}
 	case "base58":
@@ -483,14 +498,14 @@ func getTransaction(n *Node, params []json.RawMessage) (any, *rpcError) {
 	case "jsonParsed":
 		transaction = parsedTransaction(tx)
 	default:
-		return nil, invalidParams("Invalid params: unknown encoding %q", opt.Encoding)
+		return nil, invalidParams("Invalid params: unknown encoding %q", encoding)
 	}
 	meta := map[string]any{"err": errValue(rec.Err), "status": statusValue(rec.Err), "fee": rec.Fee,
 		"preBalances": rec.PreBalances, "postBalances": rec.PostBalances, "innerInstructions": []any{}, "logMessages": rec.Logs,
 		"preTokenBalances": []any{}, "postTokenBalances": []any{}, "rewards": []any{},
 		"loadedAddresses": map[string]any{"writable": []string{}, "readonly": []string{}}, "computeUnitsConsumed": 150 * len(m.Instructions)}
-	out := map[string]any{"slot": rec.Slot, "blockTime": rec.BlockTime, "transaction": transaction, "meta": meta}
-	if opt.MaxSupportedTransactionVersion != nil {
+	out := map[string]any{"transaction": transaction, "meta": meta}
+	if maxVersion != nil {
 		out["version"] = "legacy"
 		if m.Version >= 0 {
 			out["version"] = m.Version

@@ -103,8 +103,8 @@ type Config struct {
 	// Production is the production mode: no dev chain, no dev outbox (a channel without a sender refuses OTPs), quiet
 	// as Exposed, and a refusal to start on dev defaults (checkProduction).
 	Production bool
-	// WatchNetworks are the EVM networks whose balance changes the coordinator reports to webhooks, besides the dev
-	// chain's.
+	// WatchNetworks are the EVM networks and Solana clusters whose balance changes the coordinator reports to webhooks,
+	// besides the dev chains' and the Solana dev node's.
 	WatchNetworks []coordinator.Network
 	// SendNetworks are the EVM networks and Solana clusters the sending activities send on, besides the dev chain and
 	// the Solana dev node (send.LoadNetworks reads them from a file in the yield catalogue's format).
@@ -295,6 +295,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 			return nil, err
 		}
 		sendNetworks = append(sendNetworks, sol)
+		networks = append(networks, coordinator.Network{CAIP2: sol.CAIP2, RPCURL: sol.RPCURL}) // its balance webhooks too
 	}
 	if len(networks) > 0 {
 		s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, networks) })
@@ -332,11 +333,15 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	return s, nil
 }
 
-// dashboardChains are the watched networks, whose balances the dashboard shows: the dev chains' with their contracts
-// (the page shows those that are ERC-20 tokens: the test tokens, vault shares and lending receipts).
+// dashboardChains are the watched EVM networks, whose balances the dashboard shows: the dev chains' with their
+// contracts (the page shows those that are ERC-20 tokens: the test tokens, vault shares and lending receipts). The
+// watched Solana clusters are left out: the page and its relay read EVM balances only.
 func dashboardChains(networks []coordinator.Network, boot *Bootstrap) []dashboard.Chain {
 	var out []dashboard.Chain
 	for _, n := range networks {
+		if !strings.HasPrefix(n.CAIP2, "eip155:") {
+			continue
+		}
 		c := dashboard.Chain{CAIP2: n.CAIP2, Name: n.CAIP2, RPCURL: n.RPCURL}
 		for _, dev := range boot.Chains {
 			if n.RPCURL != dev.RPCURL {

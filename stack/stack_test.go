@@ -210,6 +210,8 @@ func TestStackSQLite(t *testing.T) {
 	var audit lockedBuffer
 	s := start(t, stack.Config{Dir: dir, Audit: &audit})
 	checkServices(t, s)
+	checkSolanaBalances(t, s)
+	checkDashboardChains(t, s)
 	checkTelemetry(t, s, &audit)
 	first := s.Bootstrap()
 	fi, err := os.Stat(stack.BootstrapPath(dir))

@@ -18,6 +18,7 @@ import (
 
 	"sigil/chain"
 	"sigil/coordinator"
+	"sigil/keys"
 	"sigil/notify"
 	"sigil/send"
 	"sigil/solanadev"
@@ -59,7 +60,7 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 	u.expose = fs.Bool("expose", false, "allow listen addresses beyond loopback; the dev outbox is then neither served nor logs OTP codes (plain HTTP: put a TLS proxy in front)")
 	u.prod = fs.Bool("prod", false, "production mode: no dev chain, no dev outbox, quiet as --expose; refuses to start without a master key you keep and an OTP sender (docs/DEPLOY.md)")
 	u.delivery.register(fs)
-	fs.Func("watch-network", "an EVM network whose balance changes go to webhooks, CAIP2=RPC_URL[,confirmations=N] (repeatable; the dev chain is watched anyway)",
+	fs.Func("watch-network", "an EVM network or Solana cluster whose balance changes go to webhooks, eip155:ID=RPC_URL[,confirmations=N] or solana:GENESIS_PREFIX=RPC_URL (repeatable; the dev chains and the Solana dev node are watched anyway)",
 		func(v string) error {
 			n, err := parseNetwork(v)
 			if err != nil {
@@ -270,16 +271,24 @@ func (d *deliveryFlags) config() (stack.Delivery, error) {
 	return out, nil
 }
 
-// parseNetwork reads --watch-network: eip155:CHAIN_ID=RPC_URL, optionally followed by ,confirmations=N.
+// parseNetwork reads --watch-network: eip155:CHAIN_ID=RPC_URL, optionally followed by ,confirmations=N, or
+// solana:GENESIS_HASH_PREFIX=RPC_URL (a Solana cluster says itself what is confirmed and finalized).
 func parseNetwork(v string) (coordinator.Network, error) {
 	caip2, rest, ok := strings.Cut(v, "=")
-	if !ok || !strings.HasPrefix(caip2, "eip155:") {
-		return coordinator.Network{}, fmt.Errorf("want eip155:CHAIN_ID=RPC_URL[,confirmations=N], got %q", v)
+	evm := strings.HasPrefix(caip2, "eip155:")
+	if !ok || !evm && !strings.HasPrefix(caip2, "solana:") {
+		return coordinator.Network{}, fmt.Errorf("want eip155:CHAIN_ID=RPC_URL[,confirmations=N] or solana:GENESIS_HASH_PREFIX=RPC_URL, got %q", v)
 	}
-	if _, err := strconv.ParseUint(strings.TrimPrefix(caip2, "eip155:"), 10, 64); err != nil {
+	if _, err := strconv.ParseUint(strings.TrimPrefix(caip2, "eip155:"), 10, 64); evm && err != nil {
 		return coordinator.Network{}, fmt.Errorf("%q: the chain id is not a number", caip2)
 	}
+	if ref := strings.TrimPrefix(caip2, "solana:"); !evm && !validSolanaReference(ref) {
+		return coordinator.Network{}, fmt.Errorf("%q: want solana: and the first 32 characters (base58) of the cluster's genesis hash", caip2)
+	}
 	rpc, opts, _ := strings.Cut(rest, ",")
+	if opts != "" && !evm {
+		return coordinator.Network{}, fmt.Errorf("%q: a Solana cluster takes no options", opts)
+	}
 	if u, err := url.Parse(rpc); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return coordinator.Network{}, fmt.Errorf("%q: the RPC URL must be http(s)://host...", rpc)
 	}
@@ -293,4 +302,13 @@ func parseNetwork(v string) (coordinator.Network, error) {
 		n.Confirmations = c
 	}
 	return n, nil
+}
+
+// validSolanaReference reports whether ref is a CAIP-2 reference of a Solana cluster: 1 to 32 base58 characters.
+func validSolanaReference(ref string) bool {
+	if ref == "" || len(ref) > 32 {
+		return false
+	}
+	_, err := keys.Base58Decode(ref)
+	return err == nil
 }

@@ -42,7 +42,11 @@ func TestParseNetwork(t *testing.T) {
 	if n, err := parseNetwork("eip155:8453=http://127.0.0.1:8545"); err != nil || n.Confirmations != 0 {
 		t.Fatalf("without confirmations: %+v %v", n, err)
 	}
-	for _, bad := range []string{"solana:mainnet=https://x", "eip155:one=https://x", "eip155:1=ftp://x", "eip155:1=https://x,depth=3", "eip155:1"} {
+	mainnet := "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"
+	if n, err := parseNetwork(mainnet + "=https://api.mainnet-beta.solana.com"); err != nil || n.CAIP2 != mainnet {
+		t.Fatalf("a Solana cluster: %+v %v", n, err)
+	}
+	for _, bad := range []string{"solana:main-net=https://x", "solana:=https://x", mainnet + "=https://x,confirmations=3", mainnet + "x=https://x", "bip122:1=https://x", "eip155:one=https://x", "eip155:1=ftp://x", "eip155:1=https://x,depth=3", "eip155:1"} {
 		if _, err := parseNetwork(bad); err == nil {
 			t.Errorf("%s accepted", bad)
 		}

@@ -46,8 +46,12 @@ test("the Solana dev node answers @solana/web3.js as a cluster does", async () =
   assert.equal(solana.caip2, `solana:${solana.genesisHash.slice(0, 32)}`);
   assert.ok((await connection.getVersion())["solana-core"]);
   assert.equal(await connection.getMinimumBalanceForRentExemption(0), 890880);
+  // A block's height is its slot less the slots skipped before it (the dev node skips one each time it restarts).
   const slot = await connection.getSlot();
-  assert.ok(slot >= 0 && (await connection.getBlockHeight()) >= slot);
+  const block = await connection.getBlock(slot, { maxSupportedTransactionVersion: 0, transactionDetails: "full", rewards: false });
+  assert.ok(slot >= 0 && block.blockHeight <= slot && (await connection.getBlockHeight()) >= block.blockHeight);
+  assert.equal(block.parentSlot < slot || slot === 0, true);
+  assert.deepEqual(await connection.getBlocks(slot, slot), [slot]);
 
   const alice = await airdropped(2 * LAMPORTS_PER_SOL);
   assert.equal(await connection.getBalance(alice.publicKey), 2 * LAMPORTS_PER_SOL);
