@@ -413,7 +413,8 @@ func (c *Coordinator) activityDeliveries(ctx context.Context, org *Org, rec *rec
 			continue
 		}
 		if body == nil {
-			if body, err = json.Marshal(rec.render("")); err != nil {
+			act := rec.render("")
+			if body, err = marshalActivity(&act); err != nil {
 				return nil, err
 			}
 		}

@@ -38,10 +38,18 @@ type recordHead struct {
 
 // marshalActivityResponse is json.Marshal of r, without re-scanning what it embeds.
 func marshalActivityResponse(r *api.ActivityResponse) ([]byte, error) {
-	a := &r.Activity
 	b := append(make([]byte, 0, 6<<10), `{"activity":`...)
-	b, err := appendSpliced(b, activityHead{Activity: a}, rawObject("intent", a.Intent), rawObject("result", a.Result))
+	b, err := appendActivity(b, &r.Activity)
 	return append(b, '}'), err
+}
+
+// marshalActivity is json.Marshal of a, without re-scanning what it embeds: a webhook's body.
+func marshalActivity(a *api.Activity) ([]byte, error) {
+	return appendActivity(make([]byte, 0, 6<<10), a)
+}
+
+func appendActivity(b []byte, a *api.Activity) ([]byte, error) {
+	return appendSpliced(b, activityHead{Activity: a}, rawObject("intent", a.Intent), rawObject("result", a.Result))
 }
 
 // marshalNested is json.Marshal of n, without re-scanning what it embeds.

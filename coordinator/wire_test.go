@@ -46,6 +46,7 @@ func TestActivityResponseMarshalsAsEncodingJSON(t *testing.T) {
 			sameJSON(t, name+", nested", nested, func() ([]byte, error) { return marshalNested(&nested) })
 			res := &api.ActivityResponse{Activity: rec.render(viewer)}
 			sameJSON(t, name+", viewer "+viewer, res, func() ([]byte, error) { return marshalActivityResponse(res) })
+			sameJSON(t, name+", activity, viewer "+viewer, res.Activity, func() ([]byte, error) { return marshalActivity(&res.Activity) })
 		}
 	}
 }
