@@ -53,6 +53,10 @@ type Config struct {
 	Dir string
 	// DatabaseURL is a PostgreSQL URL (postgres://...); empty is SQLite in Dir.
 	DatabaseURL string
+	// NoWebhookDeliveries keeps this process from posting webhook deliveries (the coordinator's and the yield
+	// service's): it still writes them to the outbox, and another process sharing the PostgreSQL database posts them,
+	// so that signing servers spend nothing on deliveries. Refused on SQLite, where no other process could.
+	NoWebhookDeliveries bool
 	// MasterKeyFile seals key material at rest (default Dir/master.key, created on the first start). MasterKey (a key
 	// file's content) or MasterKeyCommand (a command printing it) replace it: see MasterKeySource.
 	MasterKeyFile    string
@@ -151,6 +155,8 @@ type Stack struct {
 	coord *coordinator.Coordinator
 	boot  Bootstrap
 	tls   *certReloader // the listeners' certificate; nil serves plain HTTP
+	// noWebhookDeliveries: this process writes webhook deliveries but another posts them (Config.NoWebhookDeliveries).
+	noWebhookDeliveries bool
 }
 
 type closer struct {
@@ -193,7 +199,11 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if err := checkLoopback(cfg); err != nil {
 		return nil, err
 	}
+	if cfg.NoWebhookDeliveries && cfg.DatabaseURL == "" {
+		return nil, errors.New("stack: posting no webhook deliveries needs a PostgreSQL database (--database-url) that another process posting them shares; with SQLite nothing would deliver them")
+	}
 	s := newStack(cfg.Logger)
+	s.noWebhookDeliveries = cfg.NoWebhookDeliveries
 	defer s.closeOnError(&err)
 	if err := s.lockDir(cfg.Dir); err != nil {
 		return nil, err
@@ -254,7 +264,9 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if err := coord.Start(ctx); err != nil {
 		return nil, err
 	}
-	s.runWebhooks("webhook deliveries", coord.RunWebhooks)
+	if !s.noWebhookDeliveries {
+		s.runWebhooks("webhook deliveries", coord.RunWebhooks)
+	}
 	s.coord = coord
 	api := coord.Handler()
 	coordSrv.handler = api
@@ -486,7 +498,9 @@ func (s *Stack) startYield(ctx context.Context, cfg yield.Config, listen string)
 	if err != nil {
 		return nil, nil, err
 	}
-	s.runWebhooks("yield webhook deliveries", svc.RunWebhooks)
+	if !s.noWebhookDeliveries {
+		s.runWebhooks("yield webhook deliveries", svc.RunWebhooks)
+	}
 	srv.handler = svc.Handler()
 	return srv, svc, nil
 }
