@@ -165,6 +165,19 @@ func (c *Coordinator) checkGasLimit(ctx context.Context, org *Org) error {
 	return nil
 }
 
+// sponsoringOrg is the organization whose sponsor pays a sponsored send of x's organization (its billing
+// organization), once the gas-spend limits allow one more.
+func (x *execution) sponsoringOrg() (string, error) {
+	billing, err := x.c.billingOrg(x.ctx, x.org)
+	if err != nil {
+		return "", err
+	}
+	if err := x.c.checkGasLimit(x.ctx, x.org); err != nil {
+		return "", err
+	}
+	return billing.ID, nil
+}
+
 // checkSponsor is checkGasLimit for the send worker, which holds only the organization's id.
 func (c *Coordinator) checkSponsor(ctx context.Context, orgID string) error {
 	org, err := c.loadOrg(ctx, orgID)
@@ -212,38 +225,61 @@ func queryGetGasUsage(r *reader, _ *api.GetGasUsageRequest) (*api.GetGasUsageRes
 	return res, nil
 }
 
-// gasSponsor is an organization's gas sponsor: a secp256k1 key sealed like every key (a secret row of the
-// organization, named after it, so every process finds the same one), created on first use and then funded by
+// gasSponsor is an organization's gas sponsor on EVM networks: a secp256k1 key (sponsorKey), funded on creation by
 // Config.FundSponsor when there is one (the dev chain's faucet).
 func (c *Coordinator) gasSponsor(ctx context.Context, orgID string) (string, common.Address, error) {
-	id := "gas-sponsor/" + orgID
-	key, err := c.openSecret(ctx, id)
-	created := false
-	if errors.Is(err, store.ErrNotFound) {
-		key, created, err = c.createSponsorKey(ctx, orgID, id, func() ([]byte, error) {
+	id, address, err := c.sponsorKey(ctx, orgID, sponsorKind{name: "gas sponsor", secretPrefix: "gas-sponsor/",
+		curve: keys.CurveSecp256k1, format: keys.AddressFormatEthereum,
+		generate: func() ([]byte, error) {
 			k, err := crypto.GenerateKey()
 			if err != nil {
 				return nil, err
 			}
 			return k.D.FillBytes(make([]byte, 32)), nil
-		})
+		},
+		fund: func(ctx context.Context, address string) error {
+			if c.cfg.FundSponsor == nil {
+				return nil
+			}
+			return c.cfg.FundSponsor(ctx, common.HexToAddress(address))
+		}})
+	return id, common.HexToAddress(address), err
+}
+
+// sponsorKind is what differs between the chains' sponsor keys.
+type sponsorKind struct {
+	name, secretPrefix string
+	curve              keys.Curve
+	format             keys.AddressFormat
+	generate           func() ([]byte, error)
+	fund               func(ctx context.Context, address string) error // once, when the key is created
+}
+
+// sponsorKey is an organization's sponsor key of a kind: sealed like every key, a secret row of the organization
+// named after it (so every process finds the same one), created on first use and then funded. It returns the key's
+// secret id and its address.
+func (c *Coordinator) sponsorKey(ctx context.Context, orgID string, kind sponsorKind) (string, string, error) {
+	id := kind.secretPrefix + orgID
+	key, err := c.openSecret(ctx, id)
+	created := false
+	if errors.Is(err, store.ErrNotFound) {
+		key, created, err = c.createSponsorKey(ctx, orgID, id, kind.generate)
 	}
 	if err != nil {
-		return "", common.Address{}, err
+		return "", "", err
 	}
 	defer keys.Zero(key)
-	pub, err := keys.PublicKey(keys.CurveSecp256k1, key)
+	pub, err := keys.PublicKey(kind.curve, key)
 	if err != nil {
-		return "", common.Address{}, err
+		return "", "", err
 	}
-	hexAddress, err := keys.Address(keys.CurveSecp256k1, keys.AddressFormatEthereum, pub)
+	address, err := keys.Address(kind.curve, kind.format, pub)
 	if err != nil {
-		return "", common.Address{}, err
+		return "", "", err
 	}
-	address := common.HexToAddress(hexAddress)
-	if created && c.cfg.FundSponsor != nil {
-		if err := c.cfg.FundSponsor(ctx, address); err != nil {
-			c.cfg.Logger.Warn("fund the gas sponsor", "organization", orgID, "address", address.Hex(), "err", err)
+	if created {
+		if err := kind.fund(ctx, address); err != nil {
+			c.cfg.Logger.Warn("fund the "+kind.name, "organization", orgID, "address", address, "err", err)
 		}
 	}
 	return id, address, nil

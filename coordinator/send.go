@@ -185,14 +185,10 @@ func prepareEthSend(x *execution, p *api.EthSendTransactionIntentV2, req *send.R
 	d.walletID = s.groupID()
 	j := &sendJob{signer: s, from: strings.ToLower(from), network: nw, req: req}
 	if req.Sponsor {
-		billing, err := x.c.billingOrg(x.ctx, x.org)
-		if err != nil {
+		var err error
+		if j.sponsorOrg, err = x.sponsoringOrg(); err != nil {
 			return nil, err
 		}
-		if err := x.c.checkGasLimit(x.ctx, x.org); err != nil {
-			return nil, err
-		}
-		j.sponsorOrg = billing.ID
 	}
 	return j, nil
 }

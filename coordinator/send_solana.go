@@ -147,14 +147,9 @@ func prepareSolSend[P any](x *execution, _ *P, p *solanaSend, d *decisionRequest
 	j := &solanaSendJob{network: nw, req: send.SolanaRequest{Transaction: hex.EncodeToString(p.tx.Serialize()), FetchBlockhash: p.fetchBlockhash,
 		Sponsor: p.sponsor}}
 	if p.sponsor {
-		billing, err := x.c.billingOrg(x.ctx, x.org)
-		if err != nil {
+		if j.sponsorOrg, err = x.sponsoringOrg(); err != nil {
 			return nil, err
 		}
-		if err := x.c.checkGasLimit(x.ctx, x.org); err != nil {
-			return nil, err
-		}
-		j.sponsorOrg = billing.ID
 	}
 	covered := make([]bool, len(p.tx.Signatures))
 	for i, sw := range p.signWiths {

@@ -1,7 +1,6 @@
 package send
 
 import (
-	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/hex"
@@ -10,10 +9,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"sigil/api"
-	"sigil/apierr"
 	"sigil/keys"
 	"sigil/solana"
 	"sigil/store"
@@ -86,21 +83,10 @@ func (r *SolanaRequest) Encode() []byte {
 
 // solanaLoop moves the sends of a Solana cluster, as loop does for an EVM network.
 func (w *Worker) solanaLoop(ctx context.Context, nw Network, wake <-chan struct{}) {
-	t := time.NewTicker(cmp.Or(nw.PollInterval, 500*time.Millisecond))
-	defer t.Stop()
 	cl := newSolanaClient(nw.RPCURL)
-	for {
-		err := w.pollEach(ctx, nw, func(ctx context.Context, s store.Send) error { return w.solanaStep(ctx, cl, s) })
-		if err != nil && ctx.Err() == nil {
-			w.cfg.Logger.Warn("send worker", "network", nw.CAIP2, "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-wake:
-		}
-	}
+	w.every(ctx, nw, wake, func(ctx context.Context) error {
+		return w.pollEach(ctx, nw, func(ctx context.Context, s store.Send) error { return w.solanaStep(ctx, cl, s) })
+	})
 }
 
 // solanaStep moves one Solana send on: one not yet signed is signed (its blockhash fetched first, when asked); a
@@ -185,14 +171,8 @@ func (w *Worker) saveSolanaSigned(ctx context.Context, s store.Send, tx *solana.
 	}
 	w.sponsoring.Lock()
 	defer w.sponsoring.Unlock()
-	if w.cfg.CheckSponsor != nil {
-		if err := w.cfg.CheckSponsor(ctx, s.OrgID); err != nil {
-			var refusal *apierr.Error
-			if errors.As(err, &refusal) {
-				return false, w.fail(ctx, s, &api.TxError{Message: refusal.Message})
-			}
-			return false, w.retryIn(ctx, s, err)
-		}
+	if ok, err := w.recheckSponsor(ctx, s); !ok {
+		return false, err
 	}
 	// What the sponsor pays: the base fee of each signature (a sponsored transaction sets no priority fee).
 	s.GasCostWei = strconv.FormatUint(SolanaLamportsPerSignature*uint64(len(tx.Signatures)), 10)

@@ -76,6 +76,24 @@ func signBatch(key []byte, digest common.Hash) ([]byte, error) {
 // defaultDeadline is how long a sponsored batch whose caller gave no deadline stays valid.
 const defaultDeadline = time.Hour
 
+// recheckSponsor checks the sponsor's gas-spend limits again as a sponsored send is signed: sends accepted together
+// were each checked before any of them was signed. A refusal fails the send and an error retries it later; ok is
+// whether to go on. The caller holds w.sponsoring, so that the sends it signs are checked one after another.
+func (w *Worker) recheckSponsor(ctx context.Context, s store.Send) (ok bool, err error) {
+	if w.cfg.CheckSponsor == nil {
+		return true, nil
+	}
+	err = w.cfg.CheckSponsor(ctx, s.OrgID)
+	if err == nil {
+		return true, nil
+	}
+	var refusal *apierr.Error
+	if errors.As(err, &refusal) {
+		return false, w.fail(ctx, s, &api.TxError{Message: refusal.Message})
+	}
+	return false, w.retryIn(ctx, s, err)
+}
+
 // signSponsored signs a sponsored send: the account signs its calls (EIP-712) and, when it does not delegate to the
 // batch delegate yet, the authorization to; the organization's gas sponsor signs and pays for the transaction that
 // submits them through the gas station, numbered from the sponsor's nonces.
@@ -85,15 +103,8 @@ func (w *Worker) signSponsored(ctx context.Context, cl *chainClient, nw Network,
 	}
 	w.sponsoring.Lock()
 	defer w.sponsoring.Unlock()
-	if w.cfg.CheckSponsor != nil {
-		// Checked again now: sends accepted together were each checked before any of them was signed.
-		if err := w.cfg.CheckSponsor(ctx, s.OrgID); err != nil {
-			var refusal *apierr.Error
-			if errors.As(err, &refusal) {
-				return w.fail(ctx, s, &api.TxError{Message: refusal.Message})
-			}
-			return w.retryIn(ctx, s, err)
-		}
+	if ok, err := w.recheckSponsor(ctx, s); !ok {
+		return err
 	}
 	sponsorSecret, sponsor, err := w.cfg.Sponsor(ctx, s.SponsorOrg)
 	if err != nil {

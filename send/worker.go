@@ -115,21 +115,32 @@ func (w *Worker) loop(ctx context.Context, nw Network, wake <-chan struct{}) {
 		w.solanaLoop(ctx, nw, wake)
 		return
 	}
-	every := cmp.Or(nw.PollInterval, 500*time.Millisecond)
-	t := time.NewTicker(every)
-	defer t.Stop()
 	var client *ethclient.Client
-	for {
-		if client == nil {
-			if cl, err := ethclient.DialContext(ctx, nw.RPCURL); err == nil {
-				client = cl
-				defer cl.Close()
-			}
-		}
+	defer func() {
 		if client != nil {
-			if err := w.poll(ctx, &chainClient{client}, nw); err != nil && ctx.Err() == nil {
-				w.cfg.Logger.Warn("send worker", "network", nw.CAIP2, "err", err)
+			client.Close()
+		}
+	}()
+	w.every(ctx, nw, wake, func(ctx context.Context) error {
+		if client == nil {
+			cl, err := ethclient.DialContext(ctx, nw.RPCURL)
+			if err != nil {
+				return nil // dialled again at the next poll
 			}
+			client = cl
+		}
+		return w.poll(ctx, &chainClient{client}, nw)
+	})
+}
+
+// every runs poll at once, then at each tick of the network's poll interval and at each wake, until ctx ends; its
+// errors are logged.
+func (w *Worker) every(ctx context.Context, nw Network, wake <-chan struct{}, poll func(context.Context) error) {
+	t := time.NewTicker(cmp.Or(nw.PollInterval, 500*time.Millisecond))
+	defer t.Stop()
+	for {
+		if err := poll(ctx); err != nil && ctx.Err() == nil {
+			w.cfg.Logger.Warn("send worker", "network", nw.CAIP2, "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -84,6 +84,14 @@ func (n *Node) head(commitment string) uint64 {
 	return n.blockAtOrBefore(n.st.Slot - min(n.st.Slot, depth))
 }
 
+// atLeastConfirmed refuses the processed commitment, which reads of blocks and transactions do not take.
+func atLeastConfirmed(commitment string) *rpcError {
+	if commitment == "processed" {
+		return invalidParams("Method does not support commitment below `confirmed`")
+	}
+	return nil
+}
+
 // commitmentParam reads the commitment of a config object parameter.
 func commitmentParam(params []json.RawMessage, i int) (string, *rpcError) {
 	var opt struct {
@@ -158,8 +166,8 @@ func getBlocks(n *Node, params []json.RawMessage) (any, *rpcError) {
 	if err != nil {
 		return nil, err
 	}
-	if c == "processed" {
-		return nil, invalidParams("Method does not support commitment below `confirmed`")
+	if err := atLeastConfirmed(c); err != nil {
+		return nil, err
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -189,8 +197,8 @@ func getBlocksWithLimit(n *Node, params []json.RawMessage) (any, *rpcError) {
 	if err != nil {
 		return nil, err
 	}
-	if c == "processed" {
-		return nil, invalidParams("Method does not support commitment below `confirmed`")
+	if err := atLeastConfirmed(c); err != nil {
+		return nil, err
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -216,8 +224,8 @@ func getBlock(n *Node, params []json.RawMessage) (any, *rpcError) {
 	} else if err := param(params, 1, &opt, false); err != nil {
 		return nil, err
 	}
-	if opt.Commitment == "processed" {
-		return nil, invalidParams("Method does not support commitment below `confirmed`")
+	if err := atLeastConfirmed(opt.Commitment); err != nil {
+		return nil, err
 	}
 	switch opt.TransactionDetails {
 	case "full", "signatures", "none":

@@ -282,12 +282,7 @@ func requestAirdrop(n *Node, params []json.RawMessage) (any, *rpcError) {
 }
 
 // txParam decodes a transaction parameter in the encoding the options name (base58 by default, as the RPC's).
-func txParam(params []json.RawMessage, opt *struct {
-	Encoding               string `json:"encoding"`
-	SkipPreflight          bool   `json:"skipPreflight"`
-	SigVerify              bool   `json:"sigVerify"`
-	ReplaceRecentBlockhash bool   `json:"replaceRecentBlockhash"`
-}) ([]byte, *rpcError) {
+func txParam(params []json.RawMessage, opt *txOptions) ([]byte, *rpcError) {
 	var s string
 	if err := param(params, 0, &s, true); err != nil {
 		return nil, err
@@ -344,13 +339,16 @@ func runErr(err error) *rpcError {
 	return &rpcError{Code: -32603, Message: "Internal error: " + err.Error()}
 }
 
+// txOptions are the config of sendTransaction and simulateTransaction.
+type txOptions struct {
+	Encoding               string `json:"encoding"`
+	SkipPreflight          bool   `json:"skipPreflight"`
+	SigVerify              bool   `json:"sigVerify"`
+	ReplaceRecentBlockhash bool   `json:"replaceRecentBlockhash"`
+}
+
 func sendTransaction(n *Node, params []json.RawMessage) (any, *rpcError) {
-	var opt struct {
-		Encoding               string `json:"encoding"`
-		SkipPreflight          bool   `json:"skipPreflight"`
-		SigVerify              bool   `json:"sigVerify"`
-		ReplaceRecentBlockhash bool   `json:"replaceRecentBlockhash"`
-	}
+	var opt txOptions
 	raw, perr := txParam(params, &opt)
 	if perr != nil {
 		return nil, perr
@@ -366,12 +364,7 @@ func sendTransaction(n *Node, params []json.RawMessage) (any, *rpcError) {
 }
 
 func simulateTransaction(n *Node, params []json.RawMessage) (any, *rpcError) {
-	var opt struct {
-		Encoding               string `json:"encoding"`
-		SkipPreflight          bool   `json:"skipPreflight"`
-		SigVerify              bool   `json:"sigVerify"`
-		ReplaceRecentBlockhash bool   `json:"replaceRecentBlockhash"`
-	}
+	var opt txOptions
 	raw, perr := txParam(params, &opt)
 	if perr != nil {
 		return nil, perr
@@ -454,8 +447,8 @@ func getTransaction(n *Node, params []json.RawMessage) (any, *rpcError) {
 	if err := param(params, 1, &opt, false); err != nil {
 		return nil, err
 	}
-	if opt.Commitment == "processed" {
-		return nil, invalidParams("Method does not support commitment below `confirmed`")
+	if err := atLeastConfirmed(opt.Commitment); err != nil {
+		return nil, err
 	}
 	n.mu.Lock()
 	rec, current := n.st.Txs[sig], n.st.Slot
