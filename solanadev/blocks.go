@@ -92,6 +92,15 @@ func atLeastConfirmed(commitment string) *rpcError {
 	return nil
 }
 
+// blockCommitmentParam is commitmentParam for the reads of blocks, which refuse the processed commitment.
+func blockCommitmentParam(params []json.RawMessage, i int) (string, *rpcError) {
+	c, err := commitmentParam(params, i)
+	if err == nil {
+		err = atLeastConfirmed(c)
+	}
+	return c, err
+}
+
 // commitmentParam reads the commitment of a config object parameter.
 func commitmentParam(params []json.RawMessage, i int) (string, *rpcError) {
 	var opt struct {
@@ -162,11 +171,8 @@ func getBlocks(n *Node, params []json.RawMessage) (any, *rpcError) {
 		}
 		config = 2
 	}
-	c, err := commitmentParam(params, config)
+	c, err := blockCommitmentParam(params, config)
 	if err != nil {
-		return nil, err
-	}
-	if err := atLeastConfirmed(c); err != nil {
 		return nil, err
 	}
 	n.mu.Lock()
@@ -193,11 +199,8 @@ func getBlocksWithLimit(n *Node, params []json.RawMessage) (any, *rpcError) {
 	if limit < 0 || limit > maxSlotRange {
 		return nil, invalidParams("Limit too large; max %d", maxSlotRange)
 	}
-	c, err := commitmentParam(params, 2)
+	c, err := blockCommitmentParam(params, 2)
 	if err != nil {
-		return nil, err
-	}
-	if err := atLeastConfirmed(c); err != nil {
 		return nil, err
 	}
 	n.mu.Lock()
