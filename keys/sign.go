@@ -66,6 +66,12 @@ func SignSecp256k1(privateKey, digest []byte) (Signature, error) {
 	if err := checkSecp256k1Key(privateKey); err != nil {
 		return Signature{}, err
 	}
+	return signSecp256k1(privateKey, digest)
+}
+
+// signSecp256k1Pure is SignSecp256k1 in Go: what builds without cgo use (secp256k1_nocgo.go), and what the cgo
+// build's signatures are checked against.
+func signSecp256k1Pure(privateKey, digest []byte) (Signature, error) {
 	k := secp256k1.PrivKeyFromBytes(privateKey)
 	defer k.Zero()
 	// Compact layout: [27 + recovery id] || R || S.
