@@ -344,7 +344,7 @@ func (c *Coordinator) listeners(ctx context.Context, org *Org) ([]*WebhookEndpoi
 // enqueueActivityUpdate writes the activity's update into the outbox for every endpoint that wants it, in the
 // transaction that records the update, and says whether it wrote any.
 func (c *Coordinator) enqueueActivityUpdate(ctx context.Context, tx *store.Tx, org *Org, rec *record, now time.Time) (bool, error) {
-	ds, err := c.activityDeliveries(ctx, org, rec, now)
+	ds, err := c.activityDeliveries(ctx, org, rec, now, false)
 	if err != nil || len(ds) == 0 {
 		return false, err
 	}
@@ -356,8 +356,9 @@ func (c *Coordinator) enqueueActivityUpdate(ctx context.Context, tx *store.Tx, o
 // the commit (webhooksCommitted) instead of claiming them. If this process dies first, they are claimed when the
 // lease ends.
 func (c *Coordinator) newActivityDeliveries(ctx context.Context, org *Org, rec *record) ([]store.WebhookDelivery, error) {
-	ds, err := c.activityDeliveries(ctx, org, rec, rec.UpdatedAt)
-	if err != nil || len(ds) == 0 || c.webhookWorker.Load() == nil {
+	offered := c.webhookWorker.Load() != nil
+	ds, err := c.activityDeliveries(ctx, org, rec, rec.UpdatedAt, offered)
+	if err != nil || len(ds) == 0 || !offered {
 		return ds, err
 	}
 	until := c.now().Add(cmp.Or(c.cfg.Webhooks.OfferLease, webhook.DefaultOfferLease)).UnixNano()
@@ -401,28 +402,67 @@ func (c *Coordinator) webhooksCommitted(ds []store.WebhookDelivery, notify bool)
 // activityDeliveries are the outbox rows that report the activity's update to the endpoints that want it. The event
 // id is the activity and its status, so an update written twice is the same event; the subject is the activity, so
 // its updates arrive in order.
-func (c *Coordinator) activityDeliveries(ctx context.Context, org *Org, rec *record, now time.Time) ([]store.WebhookDelivery, error) {
+func (c *Coordinator) activityDeliveries(ctx context.Context, org *Org, rec *record, now time.Time, offered bool) ([]store.WebhookDelivery, error) {
 	endpoints, err := c.listeners(ctx, org)
 	if err != nil || len(endpoints) == 0 {
 		return nil, err
 	}
+	// An update to a final status is written by reference: the record never changes again, so the outbox keeps no
+	// copy of it and a claim renders it again (renderActivityEvent). Its body is rendered now only to be offered.
+	byReference := finalStatus(rec.Status)
 	var body []byte
 	var ds []store.WebhookDelivery
 	for _, e := range endpoints {
 		if !e.wants(rec) {
 			continue
 		}
-		if body == nil {
-			act := rec.render("")
-			if body, err = marshalActivity(&act); err != nil {
+		if body == nil && (offered || !byReference) {
+			if body, err = activityEventBody(rec); err != nil {
 				return nil, err
 			}
 		}
-		ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: rec.ID + ":" + rec.Status, EndpointID: e.ID, OrgID: rec.OrganizationID,
+		ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: activityEventID(rec), EndpointID: e.ID, OrgID: rec.OrganizationID,
 			URL: e.URL, EventType: api.WebhookActivityUpdates, Subject: rec.ID, Sequence: activityStatusOrder(rec.Status), Body: body,
-			CreatedAt: now.UnixNano()})
+			ByReference: byReference, CreatedAt: now.UnixNano()})
 	}
 	return ds, nil
+}
+
+// activityEventID is the event id of an activity's update to its current status, the same on every attempt.
+func activityEventID(rec *record) string { return rec.ID + ":" + rec.Status }
+
+// activityEventBody is the body of an activity's update: the activity as the API shows it, to no one in particular.
+func activityEventBody(rec *record) ([]byte, error) {
+	act := rec.render("")
+	return marshalActivity(&act)
+}
+
+// finalStatus reports whether an activity in the status can change no more.
+func finalStatus(status string) bool {
+	return status == api.StatusCompleted || status == api.StatusFailed || status == api.StatusRejected
+}
+
+// renderActivityEvent renders again the body of an activity update written by reference: the stored activity, which
+// has not left the final status the event reports. Other events carry their body.
+func (c *Coordinator) renderActivityEvent(ctx context.Context, d store.WebhookDelivery) ([]byte, error) {
+	if d.EventType != api.WebhookActivityUpdates {
+		return d.Body, nil
+	}
+	row, err := c.store.ActivityByID(ctx, d.Subject)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, store.Undeliverable("activity %s is gone", d.Subject)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rec, err := c.decodeRecord(row)
+	if err != nil {
+		return nil, store.Undeliverable("activity %s: %v", d.Subject, err)
+	}
+	if activityEventID(rec) != d.EventID {
+		return nil, store.Undeliverable("activity %s is %s, not what event %s reports", rec.ID, rec.Status, d.EventID)
+	}
+	return activityEventBody(rec)
 }
 
 // activityStatusOrder numbers an activity's statuses in the order it can pass through them.
@@ -508,7 +548,7 @@ func (c *Coordinator) RunWebhooks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	queue := c.store.WebhookQueue(store.WebhookSourceCoordinator)
+	queue := c.store.WebhookQueue(store.WebhookSourceCoordinator).RenderBodies(c.renderActivityEvent)
 	c.webhookQueue.Store(queue)
 	defer func() { _ = queue.Flush(context.WithoutCancel(ctx)) }() // the outcomes of the last attempts
 	w := &webhook.Worker{Queue: queue, Signer: signer, Guard: c.webhookGuard(), Backoff: c.cfg.Webhooks.Backoff,

@@ -1,6 +1,7 @@
 package coordinator_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -31,7 +32,8 @@ type receiver struct {
 	failFirst int
 
 	mu       sync.Mutex
-	attempts map[string]int // by event id
+	attempts map[string]int      // by event id
+	bodies   map[string][][]byte // every attempt's body, by event id
 	events   []delivered
 	arrived  chan struct{}
 }
@@ -53,7 +55,7 @@ func newReceiver(t *testing.T, s *stack, failFirst int) *receiver {
 	if err != nil || len(keys) != 1 {
 		t.Fatalf("webhook JWKS %s: %v", raw, err)
 	}
-	r := &receiver{t: t, keys: keys, failFirst: failFirst, attempts: map[string]int{}, arrived: make(chan struct{}, 100)}
+	r := &receiver{t: t, keys: keys, failFirst: failFirst, attempts: map[string]int{}, bodies: map[string][][]byte{}, arrived: make(chan struct{}, 100)}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.srv.Close)
 	return r
@@ -74,6 +76,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.attempts[v.EventID]++
+	r.bodies[v.EventID] = append(r.bodies[v.EventID], body)
 	if r.attempts[v.EventID] <= r.failFirst {
 		http.Error(w, "not yet", http.StatusServiceUnavailable)
 		return
@@ -246,6 +249,20 @@ func TestWebhookActivityUpdates(t *testing.T) {
 
 		all.mu.Lock()
 		attempts := all.attempts[act.ID+":"+api.StatusCompleted]
+		// An update to a final status is offered to the worker with its body and, once refused, claimed again from the
+		// outbox, which keeps no copy of it: every attempt must send the same bytes, or a receiver could not tell the
+		// retries of one event apart from different events.
+		for _, id := range []string{act.ID, sig.ID} {
+			bodies := all.bodies[id+":"+api.StatusCompleted]
+			if len(bodies) != 3 {
+				t.Errorf("activity %s: %d attempts, want 3", id, len(bodies))
+			}
+			for i := 1; i < len(bodies); i++ {
+				if !bytes.Equal(bodies[i], bodies[0]) {
+					t.Errorf("activity %s: attempt %d sent\n%s\nthe first sent\n%s", id, i+1, bodies[i], bodies[0])
+				}
+			}
+		}
 		all.mu.Unlock()
 		if attempts != 3 {
 			t.Errorf("%d attempts, want 2 refused and 1 delivered", attempts)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -38,6 +39,10 @@ type WebhookDelivery struct {
 	// Secret is the endpoint's secret as sealed by its service (HMAC only); the store never sees it in plain form.
 	Secret []byte
 	Source string // WebhookSourceCoordinator ("" too) or WebhookSourceYield
+	// ByReference says the outbox keeps no copy of Body: what the delivery reports cannot change any more, and the
+	// queue's RenderBodies renders it again from the store when the delivery is claimed. Body is still what the
+	// writing process's worker is offered.
+	ByReference bool
 }
 
 // EnqueueWebhookDeliveries adds deliveries to the outbox, due at once, in the transaction of the change they report:
@@ -52,16 +57,32 @@ func (t *Tx) EnqueueWebhookDeliveries(ctx context.Context, ds []WebhookDelivery)
 		if source == "" {
 			source = WebhookSourceCoordinator
 		}
+		if d.ByReference {
+			source = byReference(source)
+		}
 		_, err := t.exec(ctx, `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, org_id, url, event_type, subject,
 			sequence, body, state, attempts, next_at, lease_until, last_status, last_error, created_at, done_at, scheme, secret, source)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, '', ?, 0, ?, ?, ?)`,
-			d.ID, d.EventID, d.EndpointID, d.OrgID, d.URL, d.EventType, d.Subject, d.Sequence, string(d.Body), DeliveryPending,
+			d.ID, d.EventID, d.EndpointID, d.OrgID, d.URL, d.EventType, d.Subject, d.Sequence, d.storedBody(), DeliveryPending,
 			d.CreatedAt, d.LeaseUntil, d.CreatedAt, scheme, base64.StdEncoding.EncodeToString(d.Secret), source)
 		if err != nil {
 			return fmt.Errorf("store: enqueue webhook delivery: %w", err)
 		}
 	}
 	return nil
+}
+
+// byReference is the source of a service's deliveries written by reference. Only a worker that renders their bodies
+// claims them (WebhookQueue.RenderBodies): a coordinator of an earlier release, sharing the database during an
+// upgrade, claims its own source alone and would post them empty.
+func byReference(source string) string { return source + ":by-reference" }
+
+// storedBody is the body column: empty for a delivery by reference.
+func (d WebhookDelivery) storedBody() string {
+	if d.ByReference {
+		return ""
+	}
+	return string(d.Body)
 }
 
 // RetargetWebhookDeliveries sends an endpoint's pending deliveries to its new URL.
@@ -156,6 +177,9 @@ func scanWebhookDelivery(row interface{ Scan(...any) error }) (WebhookDelivery, 
 		return d, err
 	}
 	d.Body = []byte(body)
+	if source, ok := strings.CutSuffix(d.Source, byReference("")); ok {
+		d.Source, d.ByReference = source, true
+	}
 	if secret != "" {
 		if d.Secret, err = base64.StdEncoding.DecodeString(secret); err != nil {
 			return d, fmt.Errorf("delivery %s: secret: %w", d.ID, err)
@@ -202,6 +226,7 @@ type WebhookQueue struct {
 	s      *Store
 	source string
 	open   func(endpointID string, sealed []byte) ([]byte, error)
+	render func(ctx context.Context, d WebhookDelivery) ([]byte, error)
 
 	mu       sync.Mutex
 	outcomes []outcome
@@ -230,6 +255,21 @@ func (q *WebhookQueue) OpenSecrets(open func(endpointID string, sealed []byte) (
 	return q
 }
 
+// RenderBodies sets how a claim renders the body of a delivery written by reference (WebhookDelivery.ByReference),
+// from what its subject names. A delivery whose body cannot be rendered is dead, not claimed. It returns q.
+func (q *WebhookQueue) RenderBodies(render func(ctx context.Context, d WebhookDelivery) ([]byte, error)) *WebhookQueue {
+	q.render = render
+	return q
+}
+
+// referenceSource is the source of this queue's deliveries written by reference: claimed only if it renders bodies.
+func (q *WebhookQueue) referenceSource() string {
+	if q.render == nil {
+		return q.source
+	}
+	return byReference(q.source)
+}
+
 var _ webhook.Queue = (*WebhookQueue)(nil)
 
 // Claim takes the due deliveries that head their endpoint's and subject's line: a delivery waits while an earlier one
@@ -246,10 +286,10 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 			lock = " FOR UPDATE OF d SKIP LOCKED"
 		}
 		rows, err := t.tx.QueryContext(ctx, t.d.rebind(`SELECT `+claimColumns+` FROM webhook_deliveries d
-			WHERE d.source = ? AND d.state = ? AND d.next_at <= ? AND d.lease_until <= ?
+			WHERE d.source IN (?, ?) AND d.state = ? AND d.next_at <= ? AND d.lease_until <= ?
 			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.endpoint_id = d.endpoint_id AND e.subject = d.subject
 				AND d.subject <> '' AND e.state = ? AND e.seq < d.seq)
-			ORDER BY d.seq LIMIT ?`+lock), q.source, DeliveryPending, now.UnixNano(), now.UnixNano(), DeliveryPending, n)
+			ORDER BY d.seq LIMIT ?`+lock), q.source, q.referenceSource(), DeliveryPending, now.UnixNano(), now.UnixNano(), DeliveryPending, n)
 		if err != nil {
 			return fmt.Errorf("store: claim webhook deliveries: %w", err)
 		}
@@ -272,20 +312,61 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 	}
 	out := make([]webhook.Delivery, 0, len(claimed))
 	for _, d := range claimed {
-		wd := d.Delivery()
-		if len(d.Secret) > 0 {
-			secret, openErr := q.openSecret(d)
-			if openErr != nil {
-				// No attempt can be signed: dead at once, with why (never the secret), rather than retried for hours.
-				_ = q.Failed(ctx, d.ID, webhook.Failure{Attempts: d.Attempts, Next: now, Dead: true,
-					Reason: "the endpoint's secret could not be opened: " + openErr.Error()})
-				continue
-			}
-			wd.Secret = secret
+		wd, why := q.complete(ctx, d)
+		switch {
+		case errors.Is(why, ErrUndeliverable):
+			// No attempt can be made: dead at once, with why (never a secret), rather than retried for hours.
+			_ = q.Failed(ctx, d.ID, webhook.Failure{Attempts: d.Attempts, Next: now, Dead: true, Reason: why.Error()})
+		case why != nil: // e.g. the store could not be read: claimed again later
+			_ = q.Release(ctx, d.ID, now.Add(renderRetry))
+		default:
+			out = append(out, wd)
 		}
-		out = append(out, wd)
 	}
 	return out, err
+}
+
+// ErrUndeliverable marks why a claimed delivery can never be posted: its secret does not open, or its body, written
+// by reference, cannot be rendered again (what it refers to is gone or has changed). Undeliverable makes such errors.
+var ErrUndeliverable = errors.New("undeliverable")
+
+// Undeliverable is an error that says why a delivery can never be posted, and is ErrUndeliverable.
+func Undeliverable(format string, args ...any) error {
+	return undeliverable(fmt.Sprintf(format, args...))
+}
+
+type undeliverable string
+
+func (u undeliverable) Error() string        { return string(u) }
+func (u undeliverable) Is(target error) bool { return target == ErrUndeliverable }
+
+// renderRetry is how long a delivery whose body could not be rendered for now waits before it is claimed again.
+const renderRetry = 5 * time.Second
+
+// complete is a claimed row as the worker posts it: its secret opened and, written by reference, its body rendered.
+func (q *WebhookQueue) complete(ctx context.Context, d WebhookDelivery) (webhook.Delivery, error) {
+	wd := d.Delivery()
+	if len(d.Secret) > 0 {
+		secret, err := q.openSecret(d)
+		if err != nil {
+			return wd, Undeliverable("the endpoint's secret could not be opened: %v", err)
+		}
+		wd.Secret = secret
+	}
+	if d.ByReference {
+		if q.render == nil {
+			return wd, Undeliverable("the %s queue renders no bodies", q.source)
+		}
+		body, err := q.render(ctx, d)
+		if errors.Is(err, ErrUndeliverable) {
+			return wd, Undeliverable("the event's body could not be rendered: %v", err)
+		}
+		if err != nil {
+			return wd, fmt.Errorf("the event's body could not be rendered: %w", err)
+		}
+		wd.Body = body
+	}
+	return wd, nil
 }
 
 // Delivery is the row as a webhook.Worker posts it, without its secret (sealed).
@@ -314,7 +395,7 @@ func (q *WebhookQueue) countPending(ctx context.Context, t *Tx, now time.Time) e
 		return nil
 	}
 	var pending int
-	if err := t.queryRow(ctx, "SELECT COUNT(*) FROM webhook_deliveries WHERE source = ? AND state = ?", q.source, DeliveryPending).Scan(&pending); err != nil {
+	if err := t.queryRow(ctx, "SELECT COUNT(*) FROM webhook_deliveries WHERE source IN (?, ?) AND state = ?", q.source, q.referenceSource(), DeliveryPending).Scan(&pending); err != nil {
 		return fmt.Errorf("store: count webhook deliveries: %w", err)
 	}
 	q.s.metrics.Pending("webhooks_"+q.source, pending)

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -280,6 +281,71 @@ func TestWebhookDeliveryLeasedAtBirth(t *testing.T) {
 		got, err := other.Claim(ctx, now.Add(time.Minute), 10, time.Minute)
 		if err != nil || len(got) != 1 || got[0].ID != d.ID || got[0].EventID != "ev" {
 			t.Fatalf("after the lease: %+v %v", got, err)
+		}
+	})
+}
+
+// A delivery written by reference keeps no body in the outbox; a claim renders it. One whose body can never be
+// rendered is dead with why; one whose rendering failed for now is claimed again later.
+func TestWebhookDeliveriesByReference(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := open(t, b)
+		now := time.Unix(1000, 0)
+		delivery := func(id string) store.WebhookDelivery {
+			return store.WebhookDelivery{ID: id, EventID: "ev-" + id, EndpointID: "e", OrgID: "o", URL: "https://x.example",
+				EventType: "ACTIVITY_UPDATES", Subject: id, Sequence: 2, Body: []byte(`{"offered":true}`), ByReference: true,
+				CreatedAt: now.UnixNano()}
+		}
+		err := s.Write(ctx, func(tx *store.Tx) error {
+			return tx.EnqueueWebhookDeliveries(ctx, []store.WebhookDelivery{delivery("ok"), delivery("gone"), delivery("later")})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := s.ListWebhookDeliveries(ctx, "e", store.DeliveryPending, 10)
+		if err != nil || len(rows) != 3 {
+			t.Fatalf("pending %+v, %v", rows, err)
+		}
+		for _, r := range rows {
+			if len(r.Body) != 0 || !r.ByReference || r.Source != store.WebhookSourceCoordinator {
+				t.Fatalf("the outbox kept %s as %+v", r.ID, r)
+			}
+		}
+		// A queue that renders no bodies, as a coordinator of an earlier release, leaves them to one that does.
+		if got, err := s.WebhookQueue(store.WebhookSourceCoordinator).Claim(ctx, now, 10, time.Hour); err != nil || len(got) != 0 {
+			t.Fatalf("a queue without a renderer claimed %+v, %v", got, err)
+		}
+		q := s.WebhookQueue(store.WebhookSourceCoordinator).RenderBodies(func(_ context.Context, d store.WebhookDelivery) ([]byte, error) {
+			switch d.ID {
+			case "gone":
+				return nil, store.Undeliverable("activity %s is gone", d.Subject)
+			case "later":
+				return nil, errors.New("database is locked")
+			}
+			return []byte(`{"rendered":"` + d.Subject + `"}`), nil
+		})
+		got, err := q.Claim(ctx, now, 10, time.Hour)
+		if err != nil || len(got) != 1 || got[0].ID != "ok" || string(got[0].Body) != `{"rendered":"ok"}` {
+			t.Fatalf("claimed %+v, %v", got, err)
+		}
+		if err := q.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		dead, err := s.ListWebhookDeliveries(ctx, "e", store.DeliveryDead, 10)
+		if err != nil || len(dead) != 1 || dead[0].ID != "gone" ||
+			dead[0].LastError != "the event's body could not be rendered: activity gone is gone" {
+			t.Fatalf("dead %+v, %v", dead, err)
+		}
+		// The one that failed for now is released, not dead: not due at once, claimed again once due.
+		if got, err := q.Claim(ctx, now, 10, time.Hour); err != nil || len(got) != 0 {
+			t.Fatalf("claimed again at once: %+v, %v", got, err)
+		}
+		q.RenderBodies(func(_ context.Context, d store.WebhookDelivery) ([]byte, error) { return []byte(`{}`), nil })
+		got, err = q.Claim(ctx, now.Add(10*time.Second), 10, time.Hour)
+		if err != nil || len(got) != 1 || got[0].ID != "later" || string(got[0].Body) != `{}` {
+			t.Fatalf("claimed later %+v, %v", got, err)
 		}
 	})
 }
