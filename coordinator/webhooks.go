@@ -443,10 +443,10 @@ func finalStatus(status string) bool {
 }
 
 // renderActivityEvent renders again the body of an activity update written by reference: the stored activity, which
-// has not left the final status the event reports. Other events carry their body.
+// has not left the final status the event reports. No other event is written by reference.
 func (c *Coordinator) renderActivityEvent(ctx context.Context, d store.WebhookDelivery) ([]byte, error) {
 	if d.EventType != api.WebhookActivityUpdates {
-		return d.Body, nil
+		return nil, store.Undeliverable("%s events carry their body", d.EventType)
 	}
 	row, err := c.store.ActivityByID(ctx, d.Subject)
 	if errors.Is(err, store.ErrNotFound) {

@@ -256,7 +256,8 @@ func (q *WebhookQueue) OpenSecrets(open func(endpointID string, sealed []byte) (
 }
 
 // RenderBodies sets how a claim renders the body of a delivery written by reference (WebhookDelivery.ByReference),
-// from what its subject names. A delivery whose body cannot be rendered is dead, not claimed. It returns q.
+// from what its subject names; only a queue that renders claims such deliveries. One whose body can never be rendered
+// (the error is ErrUndeliverable) is dead; one whose rendering failed for now is claimed again later. It returns q.
 func (q *WebhookQueue) RenderBodies(render func(ctx context.Context, d WebhookDelivery) ([]byte, error)) *WebhookQueue {
 	q.render = render
 	return q
