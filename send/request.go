@@ -34,7 +34,10 @@ type Request struct {
 }
 
 // Encode is the request as the store keeps it.
-func (r *Request) Encode() []byte {
+func (r *Request) Encode() []byte { return encode(r) }
+
+// encode is a request's JSON, as the store keeps it.
+func encode(r any) []byte {
 	b, err := json.Marshal(r)
 	if err != nil {
 		panic(err) // plain data always marshals

@@ -73,13 +73,7 @@ type SolanaSigner struct {
 }
 
 // Encode is the request as the store keeps it.
-func (r *SolanaRequest) Encode() []byte {
-	b, err := json.Marshal(r)
-	if err != nil {
-		panic(err) // plain data always marshals
-	}
-	return b
-}
+func (r *SolanaRequest) Encode() []byte { return encode(r) }
 
 // solanaLoop moves the sends of a Solana cluster, as loop does for an EVM network.
 func (w *Worker) solanaLoop(ctx context.Context, nw Network, wake <-chan struct{}) {
@@ -231,12 +225,7 @@ func (w *Worker) solanaSignWith(ctx context.Context, tx *solana.Transaction, sig
 // the preflight refused it, or when its blockhash expired before it landed (it never can, and cost nothing); sent
 // again, the same signed bytes, while the cluster has not seen it. It claims the send only to write a change.
 func (w *Worker) solanaWatch(ctx context.Context, cl *solanaClient, s store.Send) error {
-	change := func(write func() error) error {
-		if claimed, err := w.claim(ctx, s); !claimed || err != nil {
-			return err
-		}
-		return write()
-	}
+	change := w.changer(ctx, s)
 	raw, err := hex.DecodeString(s.RawTx)
 	var tx *solana.Transaction
 	if err == nil {

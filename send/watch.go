@@ -21,12 +21,7 @@ import (
 // (not yet sent, or dropped): a nonce the coordinator gave is never left as a gap. It reads the chain first and claims
 // the send only to write a change: a send waiting for its block costs no write.
 func (w *Worker) watch(ctx context.Context, cl *chainClient, s store.Send) error {
-	change := func(write func() error) error {
-		if claimed, err := w.claim(ctx, s); !claimed || err != nil {
-			return err
-		}
-		return write()
-	}
+	change := w.changer(ctx, s)
 	raw, err := hexutil.Decode(s.RawTx)
 	if err != nil {
 		return change(func() error {

@@ -181,6 +181,17 @@ func (w *Worker) pollEach(ctx context.Context, nw Network, step func(context.Con
 	return nil
 }
 
+// changer is how a watch writes a change to a send it has read: it claims the send first and writes nothing when
+// another worker holds it, so that a send waiting on the chain costs no write.
+func (w *Worker) changer(ctx context.Context, s store.Send) func(write func() error) error {
+	return func(write func() error) error {
+		if claimed, err := w.claim(ctx, s); !claimed || err != nil {
+			return err
+		}
+		return write()
+	}
+}
+
 // claim takes the send for this worker until its lease ends, as it was read: false when another worker has it, or
 // moved it on since.
 func (w *Worker) claim(ctx context.Context, s store.Send) (bool, error) {

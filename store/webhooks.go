@@ -354,10 +354,7 @@ func (q *WebhookQueue) complete(ctx context.Context, d WebhookDelivery) (webhook
 		}
 		wd.Secret = secret
 	}
-	if d.ByReference {
-		if q.render == nil {
-			return wd, Undeliverable("the %s queue renders no bodies", q.source)
-		}
+	if d.ByReference { // claimed only by a queue that renders (referenceSource)
 		body, err := q.render(ctx, d)
 		if errors.Is(err, ErrUndeliverable) {
 			return wd, Undeliverable("the event's body could not be rendered: %v", err)
