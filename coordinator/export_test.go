@@ -1,6 +1,10 @@
 package coordinator
 
-import "context"
+import (
+	"context"
+
+	"sigil/store"
+)
 
 // OpenSecret lets tests read sealed key material, to prove it appears nowhere in clear.
 func (c *Coordinator) OpenSecret(ctx context.Context, id string) ([]byte, error) {
@@ -33,4 +37,9 @@ func (c *Coordinator) CachedOrgVersion(orgID string) int64 {
 		return o.version
 	}
 	return -1
+}
+
+// RenderActivityEvent renders a delivery written by reference, as a claim does, for tests.
+func (c *Coordinator) RenderActivityEvent(ctx context.Context, d store.WebhookDelivery) ([]byte, error) {
+	return c.renderActivityEvent(ctx, d)
 }

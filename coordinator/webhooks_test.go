@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -557,4 +558,33 @@ func TestWebhookDeadLetterReplay(t *testing.T) {
 			t.Errorf("replay with no dead letters: %+v %v", res, err)
 		}
 	})
+}
+
+// A delivery written by reference renders as the API shows the activity at the status its event reports; one whose
+// activity is gone, has another status or is not an activity update can never be posted, and says why.
+func TestWebhookRenderByReference(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newStack(t, testdb.SQLite(t))
+	org := s.boot.OrganizationID
+	_, act, err := s.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := store.WebhookDelivery{EventType: api.WebhookActivityUpdates, Subject: act.ID, EventID: act.ID + ":" + api.StatusCompleted}
+	body, err := s.coord.RenderActivityEvent(ctx, d)
+	var got api.Activity
+	if err != nil || json.Unmarshal(body, &got) != nil || got.ID != act.ID || got.Status != api.StatusCompleted ||
+		got.Type != "ACTIVITY_TYPE_CREATE_WALLET" || got.Result["createWalletResult"] == nil {
+		t.Fatalf("rendered %s, %v", body, err)
+	}
+	for name, bad := range map[string]store.WebhookDelivery{
+		"gone":         {EventType: api.WebhookActivityUpdates, Subject: "01a2193c-74b6-7c49-ade4-197b8f139881", EventID: "01a2193c-74b6-7c49-ade4-197b8f139881:" + api.StatusCompleted},
+		"other status": {EventType: api.WebhookActivityUpdates, Subject: act.ID, EventID: act.ID + ":" + api.StatusConsensusNeeded},
+		"other event":  {EventType: api.WebhookBalanceConfirmedUpdates, Subject: act.ID, EventID: "x"},
+	} {
+		if body, err := s.coord.RenderActivityEvent(ctx, bad); !errors.Is(err, store.ErrUndeliverable) {
+			t.Errorf("%s: rendered %s, %v; want an undeliverable error", name, body, err)
+		}
+	}
 }
