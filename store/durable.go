@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// A sync is made without handing the goroutine's P back to the scheduler (see fdatasync) unless a sync made so has
-// lately taken longer than slowSync: then, for scheduledSyncs, syncs go through the scheduler as any system call does.
+// A sync is made without handing the goroutine's P back to the scheduler (fdatasyncOnce) unless such syncs have lately
+// taken longer than slowSync on average: then, for scheduledSyncs, syncs go through the scheduler as any system call
+// does.
 const (
 	slowSync       = 2 * time.Millisecond
 	scheduledSyncs = 10 * time.Second
@@ -37,6 +38,7 @@ type durability struct {
 	wal     *os.File // opened on the first sync: the log exists once the first transaction has committed
 
 	slowSync       time.Duration // slowSync; tests change it
+	rawSyncTime    time.Duration // the recent syncs' mean time, weighted towards the latest; only the syncer touches it
 	scheduledUntil time.Time     // syncs go through the scheduler until then; only the syncer touches it
 
 	begun  atomic.Int64 // commits begun: counted before COMMIT, so before any reader can see the commit
@@ -113,16 +115,18 @@ func (d *durability) fdatasync() error {
 // machine, docs/BENCHMARKS.md). Every write waits for this goroutine, so it should not queue.
 //
 // Holding the P has a cost: a stop-the-world of the collector waits for the sync to end. That is nothing next to a
-// sync of a fraction of a millisecond, but not on a slow disk, so a sync slower than slowSync sends the next ones
-// through the scheduler for a while.
+// sync of a fraction of a millisecond, but not on a slow disk: when syncs take longer than slowSync on average (one
+// slow sync now and then is not enough), the next ones go through the scheduler for a while, then are tried again.
 func (d *durability) fdatasyncOnce(fd uintptr) error {
 	if time.Now().Before(d.scheduledUntil) {
 		return syscall.Fdatasync(int(fd))
 	}
 	start := time.Now()
 	_, _, errno := syscall.RawSyscall(syscall.SYS_FDATASYNC, fd, 0, 0)
-	if time.Since(start) > d.slowSync {
+	d.rawSyncTime += (time.Since(start) - d.rawSyncTime) / 8
+	if d.rawSyncTime > d.slowSync {
 		d.scheduledUntil = time.Now().Add(scheduledSyncs)
+		d.rawSyncTime = 0
 	}
 	if errno != 0 {
 		return errno
