@@ -358,6 +358,10 @@ func (b bench) report(name string, m measurement, floor time.Duration) {
 		fmt.Fprintf(w, " = %.1f× floor", m.ratio(floor))
 	}
 	fmt.Fprintln(w)
+	if m.PreparedLate > 0 {
+		fmt.Fprintf(w, "%20s %d requests were prepared during the window, on the server's cores: the prepared ones ran out\n",
+			"", m.PreparedLate)
+	}
 	if m.FirstError != "" {
 		fmt.Fprintf(w, "%20s first error: %s\n", "", m.FirstError)
 	}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -55,7 +56,14 @@ type loadResult struct {
 	P50        time.Duration `json:"p50"`
 	P99        time.Duration `json:"p99"`
 	Max        time.Duration `json:"max"`
+	// PreparedLate counts the requests prepared during the window, once those prepared before it had run out.
+	PreparedLate int `json:"preparedLate,omitempty"`
 }
+
+// preparedPerSecond is how many requests for each second of an unpaced window the load process prepares before the
+// window starts: more than either system serves on the benchmark's machine. A faster server finds the prepared
+// requests run out; the rest are then prepared during the window, on the CPU the server shares, and counted.
+const preparedPerSecond = 8000
 
 // loadReady is the line the child prints once it is about to send its first request, so the parent can read its
 // own CPU time just then and not charge the child's start-up to the server.
@@ -71,8 +79,66 @@ func Load(ctx context.Context, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ahead, err := prepareAhead(p, op)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintln(out, loadReady)
-	return json.NewEncoder(out).Encode(runPlan(ctx, p, op))
+	return json.NewEncoder(out).Encode(runPlan(ctx, p, ahead))
+}
+
+// prepared are a window's requests, built and stamped before it starts, so that the load process spends the window
+// sending requests and reading answers, not signing stamps on the cores the server shares: a Sigil request carries a
+// P-256 stamp over its body, which the peer's requests do not, and stamping it during the window would take from
+// Sigil's share of the machine alone.
+type prepared struct {
+	op   loadOp
+	reqs []*http.Request
+	next atomic.Int64
+	late atomic.Int64
+}
+
+// prepareAhead prepares the requests a window is expected to send, on every core.
+func prepareAhead(p loadPlan, op loadOp) (*prepared, error) {
+	n := int(p.Duration.Seconds() * preparedPerSecond)
+	if p.Rate > 0 {
+		n = int(p.Duration.Seconds()*p.Rate) + p.Clients
+	}
+	q := &prepared{op: op, reqs: make([]*http.Request, n)}
+	var (
+		wg       sync.WaitGroup
+		failed   atomic.Pointer[error]
+		workers  = runtime.NumCPU()
+		perShare = (n + workers - 1) / workers
+	)
+	for w := range workers {
+		wg.Go(func() {
+			for i := w * perShare; i < min(n, (w+1)*perShare) && failed.Load() == nil; i++ {
+				req, err := op.prepare()
+				if err != nil {
+					failed.Store(&err)
+					return
+				}
+				q.reqs[i] = req
+			}
+		})
+	}
+	wg.Wait()
+	if errp := failed.Load(); errp != nil {
+		return nil, *errp
+	}
+	return q, nil
+}
+
+// take is the next request to send: a prepared one while they last, then one prepared now.
+func (q *prepared) take() (*http.Request, error) {
+	if i := int(q.next.Add(1) - 1); i < len(q.reqs) {
+		req := q.reqs[i]
+		q.reqs[i] = nil // sent once; let it go
+		return req, nil
+	}
+	q.late.Add(1)
+	return q.op.prepare()
 }
 
 // loadOp is one operation of a plan: prepare builds its next request, stamped and ready to send, and send sends one
@@ -225,8 +291,8 @@ func unsignedApproval(to string, nonce uint64) string {
 	return hex.EncodeToString(append([]byte{2}, enc...))
 }
 
-// runPlan runs op from p.Clients goroutines for p.Duration and summarises the latencies.
-func runPlan(ctx context.Context, p loadPlan, op loadOp) loadResult {
+// runPlan sends the prepared requests from p.Clients goroutines for p.Duration and summarises the latencies.
+func runPlan(ctx context.Context, p loadPlan, q *prepared) loadResult {
 	var (
 		mu  sync.Mutex
 		lat []time.Duration
@@ -237,7 +303,7 @@ func runPlan(ctx context.Context, p loadPlan, op loadOp) loadResult {
 	deadline := start.Add(p.Duration)
 	for i := range p.Clients {
 		wg.Go(func() {
-			runClient(ctx, p, start.Add(stagger(p, i)), deadline, op, func(d time.Duration, err error) {
+			runClient(ctx, p, start.Add(stagger(p, i)), deadline, q, func(d time.Duration, err error) {
 				mu.Lock()
 				defer mu.Unlock()
 				lat = append(lat, d)
@@ -251,6 +317,7 @@ func runPlan(ctx context.Context, p loadPlan, op loadOp) loadResult {
 	}
 	wg.Wait()
 	res.Elapsed = time.Since(start)
+	res.PreparedLate = int(q.late.Load())
 	if res.Count = len(lat); res.Count > 0 {
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 		res.P50, res.P99, res.Max = lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1]
@@ -274,28 +341,31 @@ func stagger(p loadPlan, client int) time.Duration {
 
 // runClient is one client: unpaced it sends the next request as soon as the last one returns; paced it keeps an
 // absolute schedule (first, first+interval, ...) that does not slip when the server is slow (open loop). Each request
-// is prepared (built and stamped) before its start.
-func runClient(ctx context.Context, p loadPlan, first, deadline time.Time, op loadOp, record func(time.Duration, error)) {
+// is prepared (built and stamped) before its start, most before the window.
+func runClient(ctx context.Context, p loadPlan, first, deadline time.Time, q *prepared, record func(time.Duration, error)) {
 	every := interval(p)
 	for n := 0; ctx.Err() == nil; n++ {
-		req, err := op.prepare()
+		due := first.Add(time.Duration(n) * every)
+		if every == 0 {
+			due = time.Now()
+		}
+		if !due.Before(deadline) {
+			return
+		}
+		req, err := q.take()
 		if err != nil {
 			record(0, err)
 			return
 		}
-		due := time.Now()
-		if every > 0 {
-			due = first.Add(time.Duration(n) * every)
-		}
-		if !due.Before(deadline) {
-			return
+		if every == 0 {
+			due = time.Now() // a request prepared late: its preparation is not the server's time
 		}
 		from := due // late: the wait since the scheduled start is part of the latency
 		if wait := time.Until(due); wait > 0 {
 			time.Sleep(wait)
 			from = time.Now() // on time: the timer's own lateness is not the server's
 		}
-		err = op.send(req)
+		err = q.op.send(req)
 		record(time.Since(from), err)
 	}
 }

@@ -55,9 +55,19 @@ func TestTransitSignLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := runPlan(context.Background(), plan, op)
+	ahead, err := prepareAhead(plan, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ahead.reqs) != preparedPerSecond/10 {
+		t.Fatalf("%d requests prepared for a window of %v, want %d", len(ahead.reqs), plan.Duration, preparedPerSecond/10)
+	}
+	res := runPlan(context.Background(), plan, ahead)
 	if res.Count == 0 || res.Errors != 0 {
 		t.Fatalf("count %d, errors %d: %s", res.Count, res.Errors, res.FirstError)
+	}
+	if res.PreparedLate != max(res.Count-len(ahead.reqs), 0) {
+		t.Errorf("%d requests sent from %d prepared, %d counted as prepared late", res.Count, len(ahead.reqs), res.PreparedLate)
 	}
 	if len(fake.inputs) != res.Count {
 		t.Errorf("%d requests signed %d distinct inputs: a request repeated an earlier one", res.Count, len(fake.inputs))
@@ -66,11 +76,24 @@ func TestTransitSignLoad(t *testing.T) {
 		t.Errorf("latencies out of order: p50 %v p99 %v max %v", res.P50, res.P99, res.Max)
 	}
 
+	// With none prepared ahead, every request is prepared during the window, and counted.
+	sent := len(fake.inputs)
+	res = runPlan(context.Background(), plan, &prepared{op: op})
+	if res.Count == 0 || res.Errors != 0 || res.PreparedLate != res.Count {
+		t.Errorf("none prepared ahead: count %d, errors %d, prepared late %d", res.Count, res.Errors, res.PreparedLate)
+	}
+	if len(fake.inputs) != sent+res.Count {
+		t.Errorf("%d more requests signed %d more distinct inputs", res.Count, len(fake.inputs)-sent)
+	}
+
 	plan.Token = "wrong"
 	if op, err = newLoadOp(context.Background(), plan); err != nil {
 		t.Fatal(err)
 	}
-	res = runPlan(context.Background(), plan, op)
+	if ahead, err = prepareAhead(plan, op); err != nil {
+		t.Fatal(err)
+	}
+	res = runPlan(context.Background(), plan, ahead)
 	if res.Errors == 0 || res.Errors != res.Count || !strings.Contains(res.FirstError, "403") {
 		t.Errorf("refused requests: count %d, errors %d, first %q", res.Count, res.Errors, res.FirstError)
 	}
