@@ -149,8 +149,8 @@ type loadOp struct {
 }
 
 // newLoadOp makes the plan's operation with the plan's API key. Its requests are built by the SDK without being sent
-// (client.NewSubmitRequest, NewQueryRequest), so that a client builds and stamps its next request before the
-// request's start, and the latency measured is the server's round trip.
+// (client.NewSubmitRequest, NewQueryRequest), so that they are built and stamped before the window (prepareAhead), and
+// the latency measured is the server's round trip.
 func newLoadOp(ctx context.Context, p loadPlan) (loadOp, error) {
 	// Every operation, against Sigil or its peer, sends over the same kind of client: one kept-alive connection a client.
 	httpClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: p.Clients}}
