@@ -79,33 +79,39 @@ func (d *durability) sync(upTo int64) error {
 	return err
 }
 
-// fdatasync syncs the log file, as SQLite would in COMMIT under synchronous=FULL. It reopens the file when SQLite has
-// replaced it (deleted when its last connection closed, then created again): each commit wrote to the file at the path
-// when it was made, and a file deleted since was checkpointed and the database synced first.
+// fdatasync syncs the log file, as SQLite would in COMMIT under synchronous=FULL. It opens the file at the path again
+// when SQLite has deleted the one it has open (when its last connection closed; a new one is created on the next
+// write): each commit wrote to the file at the path when it was made, and a file deleted since was checkpointed and
+// the database synced first. While the open file is still linked, no path is looked up: one fstat a sync.
 func (d *durability) fdatasync() error {
-	current, err := os.Stat(d.walPath)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil // checkpointed into the database file, synced, and deleted: nothing is left to sync
-	}
-	if err != nil {
-		return err
-	}
-	if d.wal != nil {
-		if open, err := d.wal.Stat(); err != nil || !os.SameFile(open, current) {
-			d.wal.Close()
-			d.wal = nil
-		}
+	if d.wal != nil && d.unlinked() {
+		d.wal.Close()
+		d.wal = nil
 	}
 	if d.wal == nil {
-		if d.wal, err = os.Open(d.walPath); err != nil {
+		wal, err := os.Open(d.walPath)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil // checkpointed into the database file, synced, and deleted: nothing is left to sync
+		}
+		if err != nil {
 			return err
 		}
+		d.wal = wal
 	}
 	for {
 		if err := d.fdatasyncOnce(d.wal.Fd()); !errors.Is(err, syscall.EINTR) {
 			return err
 		}
 	}
+}
+
+// unlinked reports whether the open log file has been deleted, or cannot be told not to have been.
+func (d *durability) unlinked() bool {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(d.wal.Fd()), &st); err != nil {
+		return true
+	}
+	return st.Nlink == 0
 }
 
 // fdatasyncOnce syncs fd keeping the goroutine's P: as a raw system call, which the scheduler does not see. A system

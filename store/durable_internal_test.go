@@ -42,7 +42,10 @@ func TestReadsWaitForTheSyncOfWhatTheySee(t *testing.T) {
 		released := make(chan struct{})
 		go func() { d.awaitRead(); close(released) }()
 		synctest.Wait()
-		d.walPath = filepath.Join(db, "wal") // under a regular file: the log cannot be found
+		if err := os.Remove(db + "-wal"); err != nil { // the open log deleted...
+			t.Fatal(err)
+		}
+		d.walPath = filepath.Join(db, "wal") // ...and its path under a regular file: the log cannot be found
 		if err := d.sync(seq + 1); err == nil {
 			t.Fatal("a sync of a log that cannot be found succeeded")
 		}
@@ -85,6 +88,53 @@ func TestSlowSyncsGoThroughTheScheduler(t *testing.T) {
 	}
 	if err := d.fdatasyncOnce(^uintptr(0)); err != syscall.EBADF {
 		t.Fatalf("a scheduled sync of no file: %v, want EBADF", err)
+	}
+	if d.synced.Load() != 3 {
+		t.Fatalf("synced up to %d, want 3", d.synced.Load())
+	}
+}
+
+// The syncer syncs the log file at the path: when SQLite deletes the log it has open (its last connection closed) and
+// creates another, the next sync opens the new one; with none there, there is nothing to sync.
+func TestSyncFollowsTheLogFile(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "sigil.db")
+	wal := db + "-wal"
+	if err := os.WriteFile(wal, []byte("frames"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := newDurability(db)
+	defer d.close()
+	if err := d.sync(1); err != nil {
+		t.Fatal(err)
+	}
+	first := d.wal
+
+	if err := os.Remove(wal); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.sync(2); err != nil {
+		t.Fatalf("a sync with the log deleted and none new: %v", err)
+	}
+	if d.wal != nil {
+		t.Fatal("the deleted log is still the one synced")
+	}
+
+	if err := os.WriteFile(wal, []byte("new frames"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.sync(3); err != nil {
+		t.Fatal(err)
+	}
+	open, err := d.wal.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	current, err := os.Stat(wal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.wal == first || !os.SameFile(open, current) {
+		t.Fatal("the sync did not open the new log file")
 	}
 	if d.synced.Load() != 3 {
 		t.Fatalf("synced up to %d, want 3", d.synced.Load())
