@@ -38,7 +38,7 @@ type durability struct {
 	wal     *os.File // opened on the first sync: the log exists once the first transaction has committed
 
 	slowSync       time.Duration // slowSync; tests change it
-	rawSyncTime    time.Duration // the recent syncs' mean time, weighted towards the latest; only the syncer touches it
+	rawSyncTime    time.Duration // the recent raw syncs' mean time, weighted towards the latest; only the syncer touches it
 	scheduledUntil time.Time     // syncs go through the scheduler until then; only the syncer touches it
 
 	begun  atomic.Int64 // commits begun: counted before COMMIT, so before any reader can see the commit
@@ -116,9 +116,9 @@ func (d *durability) unlinked() bool {
 
 // fdatasyncOnce syncs fd keeping the goroutine's P: as a raw system call, which the scheduler does not see. A system
 // call made the ordinary way gives the P up once it blocks for more than a few microseconds, and on its return the
-// goroutine queues for a P behind every runnable one: under load, behind the requests' cryptography, which made the
-// syncer's wait for a core longer than the disk's sync (0.5 ms against 0.15 ms at eight clients on the benchmark's
-// machine, docs/BENCHMARKS.md). Every write waits for this goroutine, so it should not queue.
+// goroutine queues for a P behind every runnable one: under load, behind the requests' cryptography. Beside eight
+// busy goroutines that took a sync's p90 from 0.18 ms to 0.87 ms (docs/BENCHMARKS.md). Every write waits for this
+// goroutine, so it should not queue.
 //
 // Holding the P has a cost: a stop-the-world of the collector waits for the sync to end. That is nothing next to a
 // sync of a fraction of a millisecond, but not on a slow disk: when syncs take longer than slowSync on average (one
