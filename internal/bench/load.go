@@ -65,6 +65,10 @@ type loadResult struct {
 // requests run out; the rest are then prepared during the window, on the CPU the server shares, and counted.
 const preparedPerSecond = 8000
 
+// maxPrepared bounds the requests prepared before a window, so that a long window does not spend minutes and much
+// memory preparing: past it, the rest are prepared during the window, and counted.
+const maxPrepared = 100_000
+
 // loadReady is the line the child prints once it is about to send its first request, so the parent can read its
 // own CPU time just then and not charge the child's start-up to the server.
 const loadReady = "ready"
@@ -98,12 +102,19 @@ type prepared struct {
 	late atomic.Int64
 }
 
+// toPrepare is how many requests to prepare before p's window: what a paced window sends, or what an unpaced one is
+// expected to, at most maxPrepared.
+func toPrepare(p loadPlan) int {
+	n := p.Duration.Seconds() * preparedPerSecond
+	if p.Rate > 0 {
+		n = p.Duration.Seconds()*p.Rate + float64(p.Clients)
+	}
+	return int(min(n, maxPrepared))
+}
+
 // prepareAhead prepares the requests a window is expected to send, on every core.
 func prepareAhead(p loadPlan, op loadOp) (*prepared, error) {
-	n := int(p.Duration.Seconds() * preparedPerSecond)
-	if p.Rate > 0 {
-		n = int(p.Duration.Seconds()*p.Rate) + p.Clients
-	}
+	n := toPrepare(p)
 	q := &prepared{op: op, reqs: make([]*http.Request, n)}
 	var (
 		wg       sync.WaitGroup

@@ -99,6 +99,22 @@ func TestTransitSignLoad(t *testing.T) {
 	}
 }
 
+func TestToPrepare(t *testing.T) {
+	for _, c := range []struct {
+		plan loadPlan
+		want int
+	}{
+		{loadPlan{Clients: 8, Duration: 4 * time.Second}, 4 * preparedPerSecond},
+		{loadPlan{Clients: 8, Duration: 4 * time.Second, Rate: 1000}, 4008},
+		{loadPlan{Clients: 8, Duration: time.Hour}, maxPrepared},
+		{loadPlan{Clients: 8, Duration: time.Hour, Rate: 1000}, maxPrepared},
+	} {
+		if got := toPrepare(c.plan); got != c.want {
+			t.Errorf("%+v: %d prepared, want %d", c.plan, got, c.want)
+		}
+	}
+}
+
 func TestListeningPIDAndCPU(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
