@@ -50,18 +50,6 @@ func TuneCheckpointsForTest(s *Store, interval time.Duration, frames int64) {
 	s.checkpoints.restartFrames.Store(frames)
 }
 
-// SetCommitDelayForTest sets how long the SQLite group committer waits for more transactions under concurrent load.
-func SetCommitDelayForTest(s *Store, d time.Duration) { s.group.delay.Store(int64(d)) }
-
-// CommitWaitsForTest is how many groups the SQLite group committer held back to wait for more transactions.
-func CommitWaitsForTest(s *Store) int64 { return s.group.waits.Load() }
-
-// ArrivalsForTest exposes the committer's measure of how far apart transactions arrive.
-type ArrivalsForTest struct{ a arrivals }
-
-func (a *ArrivalsForTest) Add(t time.Time)             { a.a.add(t) }
-func (a *ArrivalsForTest) Expect(d time.Duration) bool { return a.a.expect(d) }
-
 // CommitsForTest counts SQLite's commits begun and those synced.
 func CommitsForTest(s *Store) (begun, synced int64) {
 	return s.durable.begun.Load(), s.durable.synced.Load()

@@ -6,24 +6,12 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 var errClosed = errors.New("store: closed")
 
 // maxGroup bounds how many write transactions share one commit, so that one commit's latency stays bounded.
 const maxGroup = 64
-
-// recentGroups is how many groups back a group of several transactions shows that writers overlap.
-const recentGroups = 8
-
-// commitDelay is how long the committer may wait for more transactions before it commits a group, when they arrive
-// closer together than that. A commit's cost is mostly fixed — the WAL's fsync, the writes of the pages every
-// transaction touches (the table's last page, its indexes', the header) — so under concurrent load a short wait lets
-// more transactions share it: measured at the signing benchmark's peak, a tenth less CPU per activity and a higher peak
-// rate. A transaction that arrives after a pause of several times the delay is committed at once, and so are those of
-// a writer alone (groups of one transaction in a row). PostgreSQL's commit_delay is the same idea.
-const commitDelay = 600 * time.Microsecond
 
 // syncQueue bounds how many committed groups may wait for their sync while the writer goes on with the next ones.
 const syncQueue = 16
@@ -42,8 +30,9 @@ const syncQueue = 16
 // undoes only its own writes (ROLLBACK TO its savepoint), and Write returns only after the sync that made its commit
 // durable, or with the commit's or the sync's error. Callers are answered in the order their groups ran, failed ones
 // too, so that no answer reflects a commit that is not yet durable. A group is whatever arrived while the previous
-// ones were being synced and, when overlapping writers arrive closer together than commitDelay, during a wait of at
-// most that long.
+// ones were being synced: it commits as soon as the syncer is idle, without waiting for more. A wait for more (as
+// PostgreSQL's commit_delay) was measured to cost a third of the rate with four clients and to gain nothing with 8 or
+// 32 (docs/BENCHMARKS.md): the sync under way already gathers what arrives meanwhile.
 type groupCommitter struct {
 	s           *Store
 	reqs        chan *writeRequest
@@ -55,8 +44,6 @@ type groupCommitter struct {
 	idle        chan struct{} // the syncer has synced every group handed to it
 	once        sync.Once
 	commits     atomic.Int64 // transactions committed or rolled back, for tests
-	waits       atomic.Int64 // groups that waited for more transactions, for tests
-	delay       atomic.Int64 // commitDelay; tests change it
 }
 
 // committed is a group whose transaction has ended, waiting for the sync that makes its commit durable before its
@@ -71,41 +58,6 @@ type writeRequest struct {
 	ctx  context.Context
 	fn   func(*Tx) error
 	done chan error
-	at   time.Time // when the caller asked
-}
-
-// arrivals follows how far apart write transactions arrive.
-type arrivals struct {
-	latest  time.Time
-	gap     time.Duration // the mean gap between arrivals, weighted towards the recent ones
-	lastGap time.Duration // the gap before the latest
-	n       int
-}
-
-// add counts a transaction that arrived at t. Concurrent callers are received in about the order they asked; one
-// received after a later one counts as no gap.
-func (a *arrivals) add(t time.Time) {
-	a.n++
-	if a.n == 1 {
-		a.latest = t
-		return
-	}
-	a.lastGap = max(t.Sub(a.latest), 0)
-	if a.n == 2 {
-		a.gap = a.lastGap
-	} else {
-		a.gap += (a.lastGap - a.gap) / 8
-	}
-	if t.After(a.latest) {
-		a.latest = t
-	}
-}
-
-// expect reports whether another transaction is likely within d: they have been arriving closer together than d, and
-// the latest did not come after a pause (a gap of several times d, which at such a rate is rare but for a writer that
-// has been alone).
-func (a *arrivals) expect(d time.Duration) bool {
-	return a.n > 2 && a.gap < d && a.lastGap < 4*d
 }
 
 // panicked carries a panic in a caller's function back to the caller's goroutine.
@@ -116,7 +68,6 @@ func (p panicked) Error() string { return fmt.Sprint("store: write function pani
 func newGroupCommitter(s *Store) *groupCommitter {
 	g := &groupCommitter{s: s, reqs: make(chan *writeRequest), toSync: make(chan committed, syncQueue),
 		quit: make(chan struct{}), stopped: make(chan struct{}), syncStopped: make(chan struct{}), idle: make(chan struct{}, 1)}
-	g.delay.Store(int64(commitDelay))
 	go g.loop()
 	go g.syncLoop()
 	return g
@@ -127,7 +78,7 @@ func (g *groupCommitter) write(ctx context.Context, fn func(*Tx) error) error {
 	if errp := g.s.durable.failed.Load(); errp != nil {
 		return *errp
 	}
-	r := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1), at: time.Now()}
+	r := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	select {
 	case g.reqs <- r:
 	case <-ctx.Done():
@@ -150,8 +101,6 @@ func (g *groupCommitter) stop() {
 
 func (g *groupCommitter) loop() {
 	defer close(g.stopped)
-	var seen arrivals
-	alone := recentGroups // groups in a row that held one transaction each, up to recentGroups
 	for {
 		var first *writeRequest
 		select {
@@ -161,13 +110,7 @@ func (g *groupCommitter) loop() {
 			<-g.syncStopped
 			return
 		}
-		seen.add(first.at)
-		c := g.commit(first, &seen, alone < recentGroups)
-		if len(c.group) > 1 {
-			alone = 0
-		} else {
-			alone = min(alone+1, recentGroups)
-		}
+		c := g.commit(first)
 		g.inflight.Add(1)
 		g.toSync <- c
 		g.commits.Add(1)
@@ -218,10 +161,8 @@ func (g *groupCommitter) syncLoop() {
 // commit runs a group in one transaction, beginning with first, and returns what each caller is to be answered once
 // it is durable. Transactions join the group as they arrive and run at once, while the previous groups are synced:
 // committing sooner would not answer anyone sooner, as their sync waits for the one under way, and a larger group
-// costs less per transaction. Once the syncer is idle the group commits, unless writers overlap (this group or one of
-// the recent ones held more than one transaction) and have been arriving closer together than the commit delay: then
-// it waits that long for more.
-func (g *groupCommitter) commit(first *writeRequest, seen *arrivals, overlapping bool) committed {
+// costs less per transaction. Once the syncer is idle the group commits.
+func (g *groupCommitter) commit(first *writeRequest) committed {
 	before := g.s.durable.begun.Load()
 	var c committed
 	err := g.s.writeTx(context.Background(), func() int { return len(c.group) }, func(tx *Tx) error {
@@ -234,9 +175,8 @@ func (g *groupCommitter) commit(first *writeRequest, seen *arrivals, overlapping
 		if err != nil {
 			return c.errs[0] // alone so far, and without a savepoint: the transaction is rolled back
 		}
-		var waitUntil time.Time
 		for len(c.group) < maxGroup {
-			r := g.next(seen, &waitUntil, overlapping || len(c.group) > 1)
+			r := g.next()
 			if r == nil {
 				return nil
 			}
@@ -265,13 +205,12 @@ func (g *groupCommitter) commit(first *writeRequest, seen *arrivals, overlapping
 	return c
 }
 
-// next is the next transaction to join the group being built; nil when the group should commit now.
-// A group waits for more at most once, until waitUntil.
-func (g *groupCommitter) next(seen *arrivals, waitUntil *time.Time, overlapping bool) *writeRequest {
+// next is the next transaction to join the group being built; nil when the group should commit now: nothing is
+// waiting and the syncer is idle.
+func (g *groupCommitter) next() *writeRequest {
 	for {
 		select {
 		case r := <-g.reqs:
-			seen.add(r.at)
 			return r
 		default:
 		}
@@ -280,37 +219,13 @@ func (g *groupCommitter) next(seen *arrivals, waitUntil *time.Time, overlapping 
 		default:
 		}
 		if g.inflight.Load() == 0 {
-			break
+			return nil
 		}
 		select {
 		case r := <-g.reqs:
-			seen.add(r.at)
 			return r
 		case <-g.idle:
 		}
-	}
-	// Waiting pays only when writers overlap: one client writing one transaction after another, however quickly,
-	// sends its next only once this one is answered, and its groups hold one transaction each.
-	if waitUntil.IsZero() {
-		delay := time.Duration(g.delay.Load())
-		if !overlapping || !seen.expect(delay) {
-			return nil
-		}
-		*waitUntil = time.Now().Add(delay)
-		g.waits.Add(1)
-	}
-	left := time.Until(*waitUntil)
-	if left <= 0 {
-		return nil
-	}
-	timer := time.NewTimer(left)
-	defer timer.Stop()
-	select {
-	case r := <-g.reqs:
-		seen.add(r.at)
-		return r
-	case <-timer.C:
-		return nil
 	}
 }
 
