@@ -2,11 +2,10 @@ package coordinator_test
 
 import (
 	"math/big"
-	"syscall"
 	"testing"
-	"time"
 
 	"sigil/api"
+	"sigil/internal/cputime"
 	"sigil/internal/testdb"
 )
 
@@ -22,7 +21,8 @@ func BenchmarkSignTransaction(b *testing.B) {
 	}
 	s.policy("approve", api.EffectAllow, "eth.tx.to == '"+token.Hex()+"' && eth.tx.data[0..10] == '0x095ea7b3'", "approvers.any(u, u.id == '"+agentID+"')")
 	data := calldata(b, "approve", vault, big.NewInt(1))
-	defer reportCPU(b)()
+	cpu := cputime.Start()
+	defer func() { b.ReportMetric(cpu.PerOp(b.N), cputime.Unit) }()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_, _, err := agent.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: w.Addresses[0],
@@ -31,17 +31,4 @@ func BenchmarkSignTransaction(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// reportCPU adds the process's CPU time per operation (client and server together, user and system) to a benchmark's
-// results: unlike ns/op it does not count waiting for the disk, and unlike ns/op it counts both cores.
-func reportCPU(b *testing.B) func() {
-	start := cpuTime()
-	return func() { b.ReportMetric(float64((cpuTime()-start).Microseconds())/float64(b.N), "cpu-µs/op") }
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

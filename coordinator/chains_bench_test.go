@@ -14,6 +14,7 @@ import (
 	"github.com/btcsuite/btcd/btcutil/base58"
 
 	"sigil/api"
+	"sigil/internal/cputime"
 	"sigil/internal/testdb"
 	"sigil/keys"
 	"sigil/stamp"
@@ -79,7 +80,7 @@ func BenchmarkSigningCPU(b *testing.B) {
 			var next sync.Mutex
 			i := 0
 			b.ResetTimer()
-			start := cpuTime()
+			meter := cputime.Start()
 			var wg sync.WaitGroup
 			for range 8 {
 				wg.Add(1)
@@ -111,9 +112,9 @@ func BenchmarkSigningCPU(b *testing.B) {
 				}()
 			}
 			wg.Wait()
-			cpu := float64((cpuTime() - start).Microseconds()) / float64(b.N)
+			cpu := meter.PerOp(b.N)
 			b.StopTimer()
-			b.ReportMetric(cpu, "cpu-µs/op")
+			b.ReportMetric(cpu, cputime.Unit)
 			b.ReportMetric(floor, "floor-µs")
 			b.ReportMetric(cpu/floor, "×floor")
 		})

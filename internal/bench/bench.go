@@ -18,12 +18,12 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"sigil/api"
 	"sigil/client"
 	"sigil/coordinator"
+	"sigil/internal/cputime"
 	"sigil/keys"
 	"sigil/stack"
 	"sigil/stamp"
@@ -305,7 +305,7 @@ func (m measurement) ratio(floor time.Duration) float64 {
 
 // measure runs one load phase in a child process and charges the CPU this process uses meanwhile to the server.
 func (b bench) measure(ctx context.Context, p loadPlan) (measurement, error) {
-	return b.measureServer(ctx, p, func() (time.Duration, error) { return cpuTime(), nil })
+	return b.measureServer(ctx, p, func() (time.Duration, error) { return cputime.Process(), nil })
 }
 
 // measureServer runs one load phase in a child process and charges to the server the CPU that serverCPU counts
@@ -338,15 +338,6 @@ func (b bench) measureServer(ctx context.Context, p loadPlan, serverCPU func() (
 		return m, fmt.Errorf("bench: load process: %w", err)
 	}
 	return m, cmp.Or(decodeErr, cpuErr, cpuErr2)
-}
-
-// cpuTime is the user and system CPU time of this process so far, all threads; the child's is not included.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // report prints one measurement; with a crypto floor it also prints the server CPU as a multiple of it.
@@ -412,25 +403,13 @@ func p256VerifyRate(d time.Duration) float64 {
 func ratePerCPUSecond(d time.Duration, op func(n int)) float64 {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	n, start, cpu := 0, time.Now(), threadCPU()
+	n, start, cpu := 0, time.Now(), cputime.Thread()
 	for time.Since(start) < d {
 		op(n)
 		n++
 	}
-	return float64(n) / (threadCPU() - cpu).Seconds()
+	return float64(n) / (cputime.Thread() - cpu).Seconds()
 }
-
-// threadCPU is the user and system CPU time of the calling thread so far.
-func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
-		panic(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// rusageThread is Linux's RUSAGE_THREAD, which package syscall does not name.
-const rusageThread = 1
 
 // startCPUProfile profiles this process (the server) into path until the returned function is called; "" profiles
 // nothing.

@@ -11,6 +11,7 @@ import (
 
 	"sigil/api"
 	"sigil/client"
+	"sigil/internal/cputime"
 	"sigil/stamp"
 )
 
@@ -122,7 +123,7 @@ func sigilRawSigning(ctx context.Context, base loadPlan) (sideBySide, error) {
 	}
 	plan := base
 	plan.Op, plan.SignWith = "sign_raw", w.Addresses[0]
-	return sideBySide{name: "sigil", plan: plan, cpu: func() (time.Duration, error) { return cpuTime(), nil }}, nil
+	return sideBySide{name: "sigil", plan: plan, cpu: func() (time.Duration, error) { return cputime.Process(), nil }}, nil
 }
 
 // peerPID is the peer's process: given, or the one listening on its address's port.
