@@ -308,7 +308,7 @@ func (c *Coordinator) withdrawals(ctx context.Context, n Network, from uint64) (
 		if err != nil {
 			return nil, err
 		}
-		ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: withdrawnPrefix + d.EventID, EndpointID: e.ID, OrgID: d.OrgID, URL: e.URL,
+		ds = append(ds, store.WebhookDelivery{ID: store.NewDeliveryID(), EventID: withdrawnPrefix + d.EventID, EndpointID: e.ID, OrgID: d.OrgID, URL: e.URL,
 			EventType: d.EventType, Subject: d.Subject, Sequence: d.Sequence, Body: body, CreatedAt: c.now().UnixNano()})
 	}
 	return ds, nil
@@ -468,7 +468,7 @@ func (c *Coordinator) balanceDeliveries(ctx context.Context, n Network, eventTyp
 						return nil, err
 					}
 				}
-				ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: balanceEventID(eventType, n.CAIP2, ch, block.Hash),
+				ds = append(ds, store.WebhookDelivery{ID: store.NewDeliveryID(), EventID: balanceEventID(eventType, n.CAIP2, ch, block.Hash),
 					EndpointID: e.ID, OrgID: hit.OrgID, URL: e.URL, EventType: eventType, Subject: n.CAIP2 + ":" + key,
 					Sequence: int64(block.Number), Body: body, CreatedAt: c.now().UnixNano()})
 			}

@@ -421,7 +421,7 @@ func (c *Coordinator) activityDeliveries(ctx context.Context, org *Org, rec *rec
 				return nil, err
 			}
 		}
-		ds = append(ds, store.WebhookDelivery{ID: newID(), EventID: activityEventID(rec), EndpointID: e.ID, OrgID: rec.OrganizationID,
+		ds = append(ds, store.WebhookDelivery{ID: store.NewDeliveryID(), EventID: activityEventID(rec), EndpointID: e.ID, OrgID: rec.OrganizationID,
 			URL: e.URL, EventType: api.WebhookActivityUpdates, Subject: rec.ID, Sequence: activityStatusOrder(rec.Status), Body: body,
 			ByReference: byReference, CreatedAt: now.UnixNano()})
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"sigil/webhook"
 )
 
@@ -494,3 +496,7 @@ func writeOutcomes(ctx context.Context, t *Tx, outcomes []outcome) error {
 	}
 	return nil
 }
+
+// NewDeliveryID is a new delivery's id: time-ordered (a version 7 UUID), so that each delivery is appended to the
+// outbox's id index instead of being written into a random page of it, as activity ids are (migration 0006).
+func NewDeliveryID() string { return uuid.Must(uuid.NewV7()).String() }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"sigil/internal/testdb"
 	"sigil/metrics"
 	"sigil/store"
@@ -348,4 +350,20 @@ func TestWebhookDeliveriesByReference(t *testing.T) {
 			t.Fatalf("claimed later %+v, %v", got, err)
 		}
 	})
+}
+
+// Delivery ids sort in the order they were made, so that the outbox's id index is appended to
+// (BenchmarkEnqueueWebhookDeliveries).
+func TestDeliveryIDsAreTimeOrdered(t *testing.T) {
+	prev := store.NewDeliveryID()
+	for range 1000 {
+		id := store.NewDeliveryID()
+		if u, err := uuid.Parse(id); err != nil || u.Version() != 7 {
+			t.Fatalf("delivery id %q is not a version 7 UUID (%v)", id, err)
+		}
+		if id <= prev {
+			t.Fatalf("delivery id %q made after %q sorts before it", id, prev)
+		}
+		prev = id
+	}
 }

@@ -225,7 +225,7 @@ func (s *Service) emit(ctx context.Context, tx *store.Tx, project, eventType, su
 	}
 	ds := make([]store.WebhookDelivery, len(endpoints))
 	for i, e := range endpoints {
-		ds[i] = store.WebhookDelivery{ID: uuid.NewString(), EventID: ev.ID, EndpointID: e.ID, OrgID: project, URL: e.URL,
+		ds[i] = store.WebhookDelivery{ID: store.NewDeliveryID(), EventID: ev.ID, EndpointID: e.ID, OrgID: project, URL: e.URL,
 			EventType: eventType, Subject: subject, Sequence: seq, Body: body, CreatedAt: now.UnixNano(),
 			Scheme: webhook.SchemeHMAC, Secret: e.Secret, Source: store.WebhookSourceYield}
 	}
