@@ -159,7 +159,7 @@ func (g *groupCommitter) syncLoop() {
 		// To the back of the run queue before the next sync, which holds its P (durable.go): the callers just
 		// answered, and the requests whose cryptography is under way, run first. Parked on the channel instead, the
 		// syncer is woken by the next group's commit into that P's next slot, ahead of them all: with eight clients
-		// the answered callers then waited for a core 0.96-1.12 ms at p90 instead of 0.62-0.78 ms, and the rate was
+		// the answered callers then waited for a core 0.89-1.12 ms at p90 instead of 0.62-0.78 ms, and the rate was
 		// lower (docs/BENCHMARKS.md). Under no load nothing is waiting, and this returns at once.
 		runtime.Gosched()
 	}
