@@ -95,6 +95,7 @@ func init() {
 	for _, n := range bitcoinNetworks {
 		for _, s := range bitcoinScripts {
 			f := AddressFormat("ADDRESS_FORMAT_BITCOIN_" + n.name + "_" + s.name)
+			bitcoinFormats[f] = BitcoinFormat{Network: n.params, Script: s.kind}
 			formats[f] = formatDef{curves: secp, defaultPath: fmt.Sprintf(s.path, n.coin), encode: bitcoinAddress(n, s.kind),
 				about: "Bitcoin " + strings.ToLower(n.name) + " " + s.about}
 		}

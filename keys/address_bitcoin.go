@@ -58,16 +58,14 @@ type BitcoinFormat struct {
 	Script  BitcoinScript
 }
 
-// ParseBitcoinFormat reads an ADDRESS_FORMAT_BITCOIN_* format; ok is false for any other format.
+// bitcoinFormats are the ADDRESS_FORMAT_BITCOIN_* formats, each network's with each script (filled in with formats).
+var bitcoinFormats = map[AddressFormat]BitcoinFormat{}
+
+// ParseBitcoinFormat reads an ADDRESS_FORMAT_BITCOIN_* format; ok is false for any other format. Every signing
+// request asks it of its key's format, so it looks the format up rather than spelling out every name to compare.
 func ParseBitcoinFormat(f AddressFormat) (BitcoinFormat, bool) {
-	for _, n := range bitcoinNetworks {
-		for _, s := range bitcoinScripts {
-			if string(f) == "ADDRESS_FORMAT_BITCOIN_"+n.name+"_"+s.name {
-				return BitcoinFormat{Network: n.params, Script: s.kind}, true
-			}
-		}
-	}
-	return BitcoinFormat{}, false
+	b, ok := bitcoinFormats[f]
+	return b, ok
 }
 
 // P2WSHScript is the witness script of a P2WSH address format: <compressed key> OP_CHECKSIG.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/btcsuite/btcd/chaincfg"
 	"github.com/ethereum/go-ethereum/crypto"
 )
 
@@ -154,5 +155,36 @@ func TestBase58RoundTrip(t *testing.T) {
 	}
 	if _, err := Base58Decode("0OIl"); err == nil {
 		t.Error("characters outside the alphabet were accepted")
+	}
+}
+
+// Every Bitcoin format names its network and script; no other format is a Bitcoin one.
+func TestParseBitcoinFormat(t *testing.T) {
+	for f, want := range map[AddressFormat]BitcoinFormat{
+		"ADDRESS_FORMAT_BITCOIN_MAINNET_P2PKH": {Network: &chaincfg.MainNetParams, Script: ScriptP2PKH},
+		"ADDRESS_FORMAT_BITCOIN_TESTNET_P2SH":  {Network: &chaincfg.TestNet3Params, Script: ScriptP2SH},
+		"ADDRESS_FORMAT_BITCOIN_SIGNET_P2WSH":  {Network: &chaincfg.SigNetParams, Script: ScriptP2WSH},
+		"ADDRESS_FORMAT_BITCOIN_REGTEST_P2TR":  {Network: &chaincfg.RegressionNetParams, Script: ScriptP2TR},
+	} {
+		got, ok := ParseBitcoinFormat(f)
+		if !ok {
+			t.Errorf("%s: not read as a Bitcoin format", f)
+		} else if got != want {
+			t.Errorf("%s: got %s %s, want %s %s", f, got.Network.Name, got.Script, want.Network.Name, want.Script)
+		}
+	}
+	var n int
+	for _, info := range AddressFormats() {
+		if _, ok := ParseBitcoinFormat(info.Format); ok != strings.HasPrefix(string(info.Format), "ADDRESS_FORMAT_BITCOIN_") {
+			t.Errorf("%s: a Bitcoin format is %v", info.Format, ok)
+		} else if ok {
+			n++
+		}
+	}
+	if n != len(bitcoinNetworks)*len(bitcoinScripts) {
+		t.Errorf("%d Bitcoin formats, want every network with every script", n)
+	}
+	if _, ok := ParseBitcoinFormat(AddressFormatEthereum); ok {
+		t.Error("the Ethereum format parsed as a Bitcoin one")
 	}
 }
