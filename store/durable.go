@@ -124,10 +124,10 @@ func (d *durability) unlinked() bool {
 // sync of a fraction of a millisecond, but not on a slow disk: when syncs take longer than slowSync on average (one
 // slow sync now and then is not enough), the next ones go through the scheduler for a while, then are tried again.
 func (d *durability) fdatasyncOnce(fd uintptr) error {
-	if time.Now().Before(d.scheduledUntil) {
+	start := time.Now()
+	if start.Before(d.scheduledUntil) {
 		return syscall.Fdatasync(int(fd))
 	}
-	start := time.Now()
 	_, _, errno := syscall.RawSyscall(syscall.SYS_FDATASYNC, fd, 0, 0)
 	d.rawSyncTime += (time.Since(start) - d.rawSyncTime) / 8
 	if d.rawSyncTime > d.slowSync {

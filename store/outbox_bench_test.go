@@ -3,15 +3,11 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
 
 	"sigil/internal/cputime"
-	"sigil/internal/testdb"
 	"sigil/store"
 )
 
@@ -25,11 +21,7 @@ func BenchmarkEnqueueWebhookDeliveries(b *testing.B) {
 	for _, kind := range []string{"random", "time-ordered"} {
 		b.Run("ids="+kind, func(b *testing.B) {
 			ctx := context.Background()
-			s, err := store.Open(ctx, testdb.SQLite(b).URL, "")
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
+			s := openBenchStore(b)
 			newID := ids[kind]
 			if err := s.Write(ctx, func(tx *store.Tx) error {
 				ds := make([]store.WebhookDelivery, 100_000)
@@ -40,30 +32,11 @@ func BenchmarkEnqueueWebhookDeliveries(b *testing.B) {
 			}); err != nil {
 				b.Fatal(err)
 			}
-			record := []byte(`{"intent":"` + strings.Repeat("x", 1500) + `"}`)
-			var n, left atomic.Int64
-			left.Store(int64(b.N))
-			var wg sync.WaitGroup
-			b.ResetTimer()
 			cpu := cputime.Start()
 			defer func() { b.ReportMetric(cpu.PerOp(b.N), cputime.Unit) }()
-			for range 8 {
-				wg.Go(func() {
-					for left.Add(-1) >= 0 {
-						activity := fmt.Sprintf("a%d", n.Add(1))
-						if err := s.Write(ctx, func(tx *store.Tx) error {
-							if _, err := tx.InsertActivity(ctx, store.Activity{ID: activity, OrgID: "o", Fingerprint: activity, Type: "T", Status: "S", Record: record}); err != nil {
-								return err
-							}
-							return tx.EnqueueWebhookDeliveries(ctx, []store.WebhookDelivery{outboxDelivery(newID(), activity)})
-						}); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				})
-			}
-			wg.Wait()
+			durableWrites(b, s, 8, func(tx *store.Tx, activity string) error {
+				return tx.EnqueueWebhookDeliveries(ctx, []store.WebhookDelivery{outboxDelivery(newID(), activity)})
+			})
 		})
 	}
 }
