@@ -39,7 +39,7 @@ export SIGIL_REQUIRE_SDKS=1
 go test -count=1 ./...
 
 echo "==> fuzzing the parsers briefly"
-for target in policy:FuzzParse policy:FuzzEval jsonstrict:FuzzDecode stamp:FuzzParseAPIKeyStamp solana:FuzzParseTransaction solana:FuzzDecodeIDL bitcoin:FuzzParse tron:FuzzParse; do
+for target in policy:FuzzParse policy:FuzzEval jsonstrict:FuzzDecode stamp:FuzzParseAPIKeyStamp stamp:FuzzP256TableVerify solana:FuzzParseTransaction solana:FuzzDecodeIDL bitcoin:FuzzParse tron:FuzzParse; do
   # Minimizing a new input may take a minute by default, and a worker busy minimizing when the 3 s are up stops late:
   # the engine then fails with "context deadline exceeded", having fuzzed next to nothing. 1 s of it is enough here.
   fuzz() { go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 3s -fuzzminimizetime 1s "./${target%%:*}" 2>&1; }

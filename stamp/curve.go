@@ -90,7 +90,7 @@ func NormalizePublicKey(curve Curve, publicKeyHex string) (string, error) {
 // publicKey is a parsed, validated API public key. Exactly one of the key fields is set, as curve says.
 type publicKey struct {
 	curve Curve
-	p256  *ecdsa.PublicKey
+	p256  *p256Key
 	k1    []byte // validated SEC1 compressed point, the form libsecp256k1 takes
 	ed    ed25519.PublicKey
 }
@@ -120,7 +120,11 @@ func parsePublicKeyUncached(curve Curve, publicKeyHex string) (publicKey, error)
 	switch curve {
 	case CurveP256:
 		k, err := parseP256Compressed(raw)
-		return publicKey{curve: curve, p256: k}, err
+		if err != nil {
+			return publicKey{}, err
+		}
+		p, err := newP256PublicKey(k)
+		return publicKey{curve: curve, p256: p}, err
 	case CurveSecp256k1:
 		k, err := parseSecp256k1Compressed(raw)
 		return publicKey{curve: curve, k1: k}, err
@@ -202,14 +206,17 @@ func compressP256(k *ecdsa.PublicKey) ([]byte, error) {
 // parsedKeys remembers the public keys of recent stamps. A client sends the same key with every request, and parsing
 // one is not free: P-256 and secp256k1 keys are compressed points, whose y coordinate is a modular square root (for
 // P-256 about a tenth of what verifying the signature costs).
-var parsedKeys = keyCache{max: 4096}
+var parsedKeys = keyCache{max: 4096, maxTables: 128}
 
 // keyCache maps a curve and a public key's hex to the parsed key. It holds at most max keys and forgets all of them
-// when full: a bound against callers that send ever new keys, and simpler than evicting one at a time.
+// when full: a bound against callers that send ever new keys, and simpler than evicting one at a time. Of its P-256
+// keys, at most maxTables have a table of multiples (p256.go), about 10 MiB in all; forgetting the keys frees theirs.
 type keyCache struct {
-	mu   sync.Mutex
-	keys map[cachedKey]publicKey
-	max  int
+	mu        sync.Mutex
+	keys      map[cachedKey]publicKey
+	max       int
+	tables    int
+	maxTables int
 }
 
 type cachedKey struct {
@@ -229,6 +236,18 @@ func (c *keyCache) put(curve Curve, publicKeyHex string, k publicKey) {
 	defer c.mu.Unlock()
 	if c.keys == nil || len(c.keys) >= c.max {
 		c.keys = make(map[cachedKey]publicKey, c.max)
+		c.tables = 0
 	}
 	c.keys[cachedKey{curve, publicKeyHex}] = k
+}
+
+// reserveTable says whether one more cached key may build its table, and counts it if so.
+func (c *keyCache) reserveTable() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tables >= c.maxTables {
+		return false
+	}
+	c.tables++
+	return true
 }

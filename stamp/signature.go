@@ -1,7 +1,6 @@
 package stamp
 
 import (
-	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"fmt"
@@ -45,7 +44,7 @@ func (k publicKey) verify(body, sig []byte) bool {
 		return verifySecp256k1(k.k1, body, sig)
 	case k.curve == CurveP256 && k.p256 != nil:
 		digest := sha256.Sum256(body)
-		return ecdsa.VerifyASN1(k.p256, digest[:], sig)
+		return k.p256.verify(digest[:], sig)
 	default:
 		return false
 	}
@@ -73,16 +72,19 @@ func verifySecp256k1(compressedKey, body, der []byte) bool {
 // isStrictDERSignature reports whether sig is SEQUENCE { INTEGER r, INTEGER s } in DER with positive r and s and
 // nothing after it. cryptobyte enforces minimal lengths and minimal integer encodings.
 func isStrictDERSignature(sig []byte) bool {
-	var (
-		inner cryptobyte.String
-		r, s  []byte
-	)
+	_, _, ok := parseDERSignature(sig)
+	return ok
+}
+
+// parseDERSignature returns r and s, big-endian, of a signature isStrictDERSignature accepts.
+func parseDERSignature(sig []byte) (r, s []byte, ok bool) {
+	var inner cryptobyte.String
 	input := cryptobyte.String(sig)
 	if !input.ReadASN1(&inner, asn1.SEQUENCE) || !input.Empty() ||
-		!inner.ReadASN1Integer(&r) || !inner.ReadASN1Integer(&s) || !inner.Empty() {
-		return false
+		!inner.ReadASN1Integer(&r) || !inner.ReadASN1Integer(&s) || !inner.Empty() || isZero(r) || isZero(s) {
+		return nil, nil, false
 	}
-	return !isZero(r) && !isZero(s)
+	return r, s, true
 }
 
 func isZero(b []byte) bool {
