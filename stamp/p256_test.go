@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"math/big"
+	"sync"
 	"testing"
 
 	"filippo.io/nistec"
@@ -122,10 +123,8 @@ func TestP256TableMultipliesEveryScalar(t *testing.T) {
 
 // A key builds its table at its hotKeyUses-th verification, and only while the cache has room for another table.
 func TestP256KeysBuildTablesWhenHotWithinABound(t *testing.T) {
-	saved := parsedKeys
-	defer func() {
-		parsedKeys.keys, parsedKeys.tables, parsedKeys.maxTables = saved.keys, saved.tables, saved.maxTables
-	}()
+	savedKeys, tables, maxTables := parsedKeys.keys, parsedKeys.tables, parsedKeys.maxTables
+	defer func() { parsedKeys.keys, parsedKeys.tables, parsedKeys.maxTables = savedKeys, tables, maxTables }()
 	parsedKeys.keys, parsedKeys.tables, parsedKeys.maxTables = nil, 0, 1
 
 	sign := func(priv *ecdsa.PrivateKey) ([]byte, []byte) {
@@ -174,4 +173,42 @@ func FuzzP256TableVerify(f *testing.F) {
 			t.Fatalf("the table says %v, the standard library %v", got, want)
 		}
 	})
+}
+
+// Requests stamped by one key verify at once while its table is built: every valid signature verifies throughout.
+func TestP256KeyVerifiesConcurrentlyWhileItsTableIsBuilt(t *testing.T) {
+	t.Parallel()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := newP256PublicKey(&priv.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := sha256.Sum256([]byte("body"))
+	der, err := ecdsa.SignASN1(rand.Reader, priv, digest[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	failures := make(chan int, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for range 2 * hotKeyUses {
+				if !k.verify(digest[:], der) {
+					failures <- g
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(failures)
+	for g := range failures {
+		t.Errorf("goroutine %d: a valid signature did not verify", g)
+	}
+	if k.table.Load() == nil {
+		t.Error("a key verified 256 times has no table")
+	}
 }
