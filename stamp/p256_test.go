@@ -14,8 +14,8 @@ import (
 	"golang.org/x/crypto/cryptobyte/asn1"
 )
 
-// tabledKey is a P-256 key and its parsed public key with its table already built.
-func tabledKey(t testing.TB) (*ecdsa.PrivateKey, *p256Key) {
+// newTestKey is a new P-256 key and its parsed public key, without a table yet.
+func newTestKey(t testing.TB) (*ecdsa.PrivateKey, *p256Key) {
 	t.Helper()
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -25,6 +25,12 @@ func tabledKey(t testing.TB) (*ecdsa.PrivateKey, *p256Key) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return priv, k
+}
+
+// tabledKey is newTestKey with the table already built.
+func tabledKey(t testing.TB) (*ecdsa.PrivateKey, *p256Key) {
+	priv, k := newTestKey(t)
 	k.table.Store(newP256Table(k.point))
 	return priv, k
 }
@@ -137,11 +143,8 @@ func TestP256KeysBuildTablesWhenHotWithinABound(t *testing.T) {
 	}
 	var keys [2]*p256Key
 	for i := range keys {
-		priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys[i], _ = newP256PublicKey(&priv.PublicKey)
+		var priv *ecdsa.PrivateKey
+		priv, keys[i] = newTestKey(t)
 		digest, der := sign(priv)
 		for use := 1; use <= hotKeyUses+2; use++ {
 			if !keys[i].verify(digest, der) {
@@ -178,14 +181,7 @@ func FuzzP256TableVerify(f *testing.F) {
 // Requests stamped by one key verify at once while its table is built: every valid signature verifies throughout.
 func TestP256KeyVerifiesConcurrentlyWhileItsTableIsBuilt(t *testing.T) {
 	t.Parallel()
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := newP256PublicKey(&priv.PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	priv, k := newTestKey(t)
 	digest := sha256.Sum256([]byte("body"))
 	der, err := ecdsa.SignASN1(rand.Reader, priv, digest[:])
 	if err != nil {
