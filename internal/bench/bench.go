@@ -286,7 +286,8 @@ func signingSetup(ctx context.Context, root *client.Client, org string) (*stamp.
 // measurement is one load phase: what the clients saw, and the CPU the server process spent meanwhile.
 type measurement struct {
 	loadResult
-	serverCPU time.Duration
+	serverCPU   time.Duration
+	machineBusy float64 // the share of the whole machine's CPU time that was busy during the window; 0 if unknown
 }
 
 func (m measurement) rate() float64 { return float64(m.Count) / m.Elapsed.Seconds() }
@@ -331,7 +332,9 @@ func (b bench) measureServer(ctx context.Context, p loadPlan, serverCPU func() (
 		return m, fmt.Errorf("bench: the load process did not start")
 	}
 	before, cpuErr := serverCPU()
+	busy := machineBusy()
 	decodeErr := json.NewDecoder(out).Decode(&m.loadResult)
+	m.machineBusy = busy()
 	after, cpuErr2 := serverCPU()
 	m.serverCPU = after - before
 	if err := cmd.Wait(); err != nil {
@@ -347,6 +350,9 @@ func (b bench) report(name string, m measurement, floor time.Duration) {
 		name, m.rate(), m.P50.Round(10*time.Microsecond), m.P99.Round(10*time.Microsecond), m.Errors, micros(m.cpuPerRequest()))
 	if floor > 0 {
 		fmt.Fprintf(w, " = %.1f× floor", m.ratio(floor))
+	}
+	if m.machineBusy > 0 {
+		fmt.Fprintf(w, "   machine busy %.0f %%", 100*m.machineBusy)
 	}
 	fmt.Fprintln(w)
 	if m.PreparedLate > 0 {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -148,7 +149,8 @@ func TestListeningPIDAndCPU(t *testing.T) {
 
 func TestPeerTable(t *testing.T) {
 	m := func(count int, p50, p99, cpu time.Duration) measurement {
-		return measurement{loadResult: loadResult{Count: count, Elapsed: time.Second, P50: p50, P99: p99}, serverCPU: cpu * time.Duration(count)}
+		return measurement{loadResult: loadResult{Count: count, Elapsed: time.Second, P50: p50, P99: p99}, serverCPU: cpu * time.Duration(count),
+			machineBusy: float64(count) / 10000}
 	}
 	rows := []peerRow{
 		{clients: 1, floors: []time.Duration{100 * time.Microsecond},
@@ -161,8 +163,8 @@ func TestPeerTable(t *testing.T) {
 	var out bytes.Buffer
 	writePeerTable(&out, rows)
 	for _, want := range []string{
-		"| 1 | 1000 | 2000 | 0.50× | 0.40 ms / 1.00 ms | 0.30 ms / 1.00 ms | 150 / 300 µs | 1.5× (floor 100 µs) |",
-		"| 8 | 6000 | 5000 | 1.20× | 0.00 ms / 5.00 ms | 0.00 ms / 7.00 ms | 200 / 0 µs | 2.0× (floor 100 µs) |",
+		"| 1 | 1000 | 2000 | 0.50× | 0.40 ms / 1.00 ms | 0.30 ms / 1.00 ms | 150 / 300 µs | 1.5× (floor 100 µs) | 10 / 20 % |",
+		"| 8 | 6000 | 5000 | 1.20× | 0.00 ms / 5.00 ms | 0.00 ms / 7.00 ms | 200 / 0 µs | 2.0× (floor 100 µs) | 60 / 50 % |",
 		"at least 1.0× the peer's at every client count — not met",
 		"p50 with 1 client at most 0.50 ms: 0.40 ms — met",
 		"p99 with 8 clients at most the peer's: 5.00 ms / 7.00 ms — met",
@@ -178,5 +180,25 @@ func TestPeerTable(t *testing.T) {
 	writePeerTable(&out, rows)
 	if !strings.Contains(out.String(), "1 requests failed") || strings.Contains(out.String(), "— met") {
 		t.Errorf("a run with failures meets a goal:\n%s", out.String())
+	}
+}
+
+// Every core spinning for a tenth of a second shows as a machine mostly busy.
+func TestMachineBusy(t *testing.T) {
+	busy, all, err := machineTicks()
+	if err != nil || busy <= 0 || all < busy {
+		t.Fatalf("machine ticks: busy %d of %d, %v", busy, all, err)
+	}
+	window := machineBusy()
+	var wg sync.WaitGroup
+	for range runtime.NumCPU() {
+		wg.Go(func() {
+			for deadline := time.Now().Add(100 * time.Millisecond); time.Now().Before(deadline); {
+			}
+		})
+	}
+	wg.Wait()
+	if share := window(); share < 0.5 || share > 1 {
+		t.Errorf("every core spinning showed as %.0f %% busy", 100*share)
 	}
 }

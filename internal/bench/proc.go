@@ -93,3 +93,43 @@ func listeningInodes(table string, port int, inodes map[string]bool) error {
 	}
 	return s.Err()
 }
+
+// machineTicks is the CPU time of the whole machine so far, summed over its cores, from the first line of /proc/stat:
+// busy (every state but idle and I/O wait) and all, in clock ticks.
+func machineTicks() (busy, all int64, err error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	fields := strings.Fields(string(line))
+	// cpu user nice system idle iowait irq softirq steal guest guest_nice; guest time is counted in user already.
+	if len(fields) < 9 || fields[0] != "cpu" {
+		return 0, 0, fmt.Errorf("bench: /proc/stat: unexpected first line %q", line)
+	}
+	for i, f := range fields[1:9] {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("bench: /proc/stat: %w", err)
+		}
+		all += n
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, all, nil
+}
+
+// machineBusy returns a function that, called at the end of a window begun now, says what share of the machine's
+// CPU time was busy meanwhile: with the load generator on the same cores, a window below 100 % was bound by waiting,
+// not by CPU. 0 when /proc/stat cannot be read.
+func machineBusy() func() float64 {
+	busy0, all0, err := machineTicks()
+	return func() float64 {
+		busy1, all1, err1 := machineTicks()
+		if err != nil || err1 != nil || all1 <= all0 {
+			return 0
+		}
+		return float64(busy1-busy0) / float64(all1-all0)
+	}
+}
