@@ -106,13 +106,18 @@ type envOptions struct {
 	edit      func(*Catalogue)
 	// fresh runs the service on a dev chain of its own, just deployed: nothing deposited, no block time passed.
 	fresh bool
+	// chain runs the service on that dev chain (another env's fresh one) instead of the shared one.
+	chain *chain.Node
 }
 
 func newEnv(t testing.TB, opts envOptions) *env {
 	t.Helper()
-	n := devChain(t)
-	if opts.fresh {
+	n := opts.chain
+	switch {
+	case opts.fresh:
 		n = freshChain(t)
+	case n == nil:
+		n = devChain(t)
 	}
 	ctx := context.Background()
 	cat, err := DevCatalogue(ctx, n.Bootstrap())
