@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"filippo.io/edwards25519"
+	"filippo.io/nistec"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
 
@@ -120,11 +121,7 @@ func parsePublicKeyUncached(curve Curve, publicKeyHex string) (publicKey, error)
 	switch curve {
 	case CurveP256:
 		k, err := parseP256Compressed(raw)
-		if err != nil {
-			return publicKey{}, err
-		}
-		p, err := newP256PublicKey(k)
-		return publicKey{curve: curve, p256: p}, err
+		return publicKey{curve: curve, p256: k}, err
 	case CurveSecp256k1:
 		k, err := parseSecp256k1Compressed(raw)
 		return publicKey{curve: curve, k1: k}, err
@@ -145,24 +142,21 @@ func checkCompressedLength(curve Curve, raw []byte) error {
 	return nil
 }
 
-func parseP256Compressed(raw []byte) (*ecdsa.PublicKey, error) {
+// parseP256Compressed parses a compressed P-256 point once, with nistec (which recovers y and checks the curve), and
+// gives the standard library's key the same point for the verifications made before the key has its table.
+func parseP256Compressed(raw []byte) (*p256Key, error) {
 	if err := checkCompressedLength(CurveP256, raw); err != nil {
 		return nil, err
 	}
-	x, y := elliptic.UnmarshalCompressed(elliptic.P256(), raw)
-	if x == nil {
-		return nil, fmt.Errorf("%s public key is not a point on the curve", CurveP256)
-	}
-	// crypto/ecdsa only parses uncompressed points; rebuild one from the recovered coordinates.
-	uncompressed := make([]byte, 65)
-	uncompressed[0] = 0x04
-	x.FillBytes(uncompressed[1:33])
-	y.FillBytes(uncompressed[33:])
-	k, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), uncompressed)
+	q, err := nistec.NewP256Point().SetBytes(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s public key is not a point on the curve", CurveP256)
 	}
-	return k, nil
+	pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), q.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%s public key is not a point on the curve", CurveP256)
+	}
+	return &p256Key{pub: pub, point: q}, nil
 }
 
 func parseSecp256k1Compressed(raw []byte) ([]byte, error) {

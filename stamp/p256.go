@@ -36,18 +36,6 @@ type p256Key struct {
 	table atomic.Pointer[p256Table]
 }
 
-func newP256PublicKey(pub *ecdsa.PublicKey) (*p256Key, error) {
-	raw, err := pub.Bytes()
-	if err != nil {
-		return nil, err
-	}
-	q, err := nistec.NewP256Point().SetBytes(raw)
-	if err != nil {
-		return nil, err
-	}
-	return &p256Key{pub: pub, point: q}, nil
-}
-
 // verify reports whether sig, an ECDSA signature in DER, signs digest under the key. Until the key has its table, the
 // standard library verifies; both accept exactly the same signatures (TestP256TableVerifiesAsTheStandardLibrary).
 func (k *p256Key) verify(digest, sig []byte) bool {

@@ -21,7 +21,11 @@ func newTestKey(t testing.TB) (*ecdsa.PrivateKey, *p256Key) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := newP256PublicKey(&priv.PublicKey)
+	raw, err := compressP256(&priv.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := parseP256Compressed(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
