@@ -648,8 +648,12 @@ async function main() {
   state.chains = cfg.chains || [];
   if (cfg.organizationId) $("org-id").value = cfg.organizationId;
   renderMethods();
-  $("sign-in").addEventListener("click", (e) => busy(e.target, signInWithAPIKey));
-  $("sign-in-passkey").addEventListener("click", (e) => busy(e.target, signInWithPasskey));
+  // The buttons come disabled (index.html) until now, so that a click made before the configuration has loaded is
+  // not lost without a word.
+  for (const [id, signIn] of [["sign-in", signInWithAPIKey], ["sign-in-passkey", signInWithPasskey]]) {
+    $(id).addEventListener("click", (e) => busy(e.target, signIn));
+    $(id).disabled = false;
+  }
   $("sign-out").addEventListener("click", signOut);
   $("auth-form").addEventListener("submit", saveAuth);
   $("endpoint-form").addEventListener("submit", createEndpoint);

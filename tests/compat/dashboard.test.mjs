@@ -67,6 +67,7 @@ test("the dashboard signs in with an API key, changes the allowed origins, and t
     const errors = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await page.goto(boot.dashboardUrl);
+    await page.waitForSelector("#sign-in:enabled"); // the configuration has loaded
     assert.equal(await page.inputValue("#org-id"), boot.organizationId);
     await page.fill("#api-public-key", boot.apiPublicKey);
     await page.fill("#api-private-key", boot.apiPrivateKey);
