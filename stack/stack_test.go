@@ -32,6 +32,7 @@ import (
 	"sigil/send"
 	"sigil/stack"
 	"sigil/store"
+	"sigil/yield/yieldtest"
 )
 
 // start starts a stack for one test, closed when it ends.
@@ -110,38 +111,6 @@ func checkServices(t *testing.T, s *stack.Stack) {
 	if want := []string{"coordinator", "yield service", "auth proxy", "dashboard", "dev chain", "solana dev"}; !slices.Equal(names, want) {
 		t.Errorf("services %v, want %v", names, want)
 	}
-}
-
-// allocatorFees lists the performance fees of the allocator vaults a yield API key sees: "10.00" or "20.00" by its
-// fee set.
-func allocatorFees(t *testing.T, yieldURL, key string) []string {
-	t.Helper()
-	req, _ := http.NewRequest("GET", yieldURL+"/v1/yields?type=vault&limit=100", nil)
-	req.Header.Set("X-API-KEY", key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var page struct {
-		Items []struct {
-			Mechanics struct {
-				Fee struct {
-					Performance string `json:"performance"`
-				} `json:"fee"`
-			} `json:"mechanics"`
-		} `json:"items"`
-	}
-	if err := json.NewDecoder(res.Body).Decode(&page); err != nil || res.StatusCode != 200 {
-		t.Fatalf("GET /v1/yields with a key: %d, %v", res.StatusCode, err)
-	}
-	var fees []string
-	for _, y := range page.Items {
-		if y.Mechanics.Fee.Performance != "0.00" {
-			fees = append(fees, y.Mechanics.Fee.Performance)
-		}
-	}
-	return fees
 }
 
 // lockedBuffer is an audit stream the test reads while the stack writes it.
@@ -227,10 +196,10 @@ func TestStackSQLite(t *testing.T) {
 		t.Fatalf("bootstrap record lacks a part: %+v", first)
 	}
 	// One yield key per fee set.
-	if fees := allocatorFees(t, first.YieldURL, first.YieldAPIKey); !slices.Equal(fees, []string{"10.00"}) {
+	if fees := yieldtest.AllocatorFees(t, first.YieldURL, first.YieldAPIKey); !slices.Equal(fees, []string{"10.00"}) {
 		t.Fatalf("yieldApiKey sees allocator vaults with fees %v, want the 10%% set's", fees)
 	}
-	if fees := allocatorFees(t, first.YieldURL, first.YieldAPIKey20); !slices.Equal(fees, []string{"20.00"}) {
+	if fees := yieldtest.AllocatorFees(t, first.YieldURL, first.YieldAPIKey20); !slices.Equal(fees, []string{"20.00"}) {
 		t.Fatalf("yieldApiKey20 sees allocator vaults with fees %v, want the 20%% set's", fees)
 	}
 	services := s.Services()
@@ -444,7 +413,7 @@ func TestStackOnAnExistingNode(t *testing.T) {
 	if err != nil || len(code) == 0 {
 		t.Fatalf("the stack's USDC %s is not on the node: %v", b.Contracts["USDC"], err)
 	}
-	if fees := allocatorFees(t, b.YieldURL, b.YieldAPIKey); !slices.Equal(fees, []string{"10.00"}) {
+	if fees := yieldtest.AllocatorFees(t, b.YieldURL, b.YieldAPIKey); !slices.Equal(fees, []string{"10.00"}) {
 		t.Errorf("the yield service on the node lists allocator fees %v", fees)
 	}
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -16,6 +14,7 @@ import (
 	"sigil/internal/testdb"
 	"sigil/store"
 	"sigil/yield"
+	"sigil/yield/yieldtest"
 )
 
 var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -31,37 +30,6 @@ func startDevChain(t *testing.T) *chain.Node {
 	}
 	t.Cleanup(func() { node.Close() })
 	return node
-}
-
-// allocatorFees lists the performance fees of the allocator vaults a key sees: "10.00" or "20.00" by its fee set.
-func allocatorFees(t *testing.T, url, key string) []string {
-	t.Helper()
-	req, _ := http.NewRequest("GET", url+"/v1/yields?type=vault&limit=100", nil)
-	req.Header.Set("X-API-KEY", key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var page struct {
-		Items []struct {
-			Mechanics struct {
-				Fee struct {
-					Performance string `json:"performance"`
-				} `json:"fee"`
-			} `json:"mechanics"`
-		} `json:"items"`
-	}
-	if err := json.NewDecoder(res.Body).Decode(&page); err != nil || res.StatusCode != 200 {
-		t.Fatalf("GET /v1/yields with a key: %d, %v", res.StatusCode, err)
-	}
-	var fees []string
-	for _, y := range page.Items {
-		if y.Mechanics.Fee.Performance != "0.00" {
-			fees = append(fees, y.Mechanics.Fee.Performance)
-		}
-	}
-	return fees
 }
 
 // sigil yield keys create prints a new key once, on stdout alone; the key authenticates and sees its project's fee set,
@@ -117,7 +85,7 @@ func TestYieldKeysCreate(t *testing.T) {
 		srv := httptest.NewServer(svc.Handler())
 		defer srv.Close()
 		for _, key := range []string{first, second} {
-			if fees := allocatorFees(t, srv.URL, key); !slices.Equal(fees, []string{"20.00"}) {
+			if fees := yieldtest.AllocatorFees(t, srv.URL, key); !slices.Equal(fees, []string{"20.00"}) {
 				t.Fatalf("a key of the 20%% project sees allocator vaults with fees %v", fees)
 			}
 		}
