@@ -286,8 +286,8 @@ func signingSetup(ctx context.Context, root *client.Client, org string) (*stamp.
 // measurement is one load phase: what the clients saw, and the CPU the server process spent meanwhile.
 type measurement struct {
 	loadResult
-	serverCPU   time.Duration
-	machineBusy float64 // the share of the whole machine's CPU time that was busy during the window; 0 if unknown
+	serverCPU time.Duration
+	machine   machineWindow // what the whole machine did during the window; zero if unknown
 }
 
 func (m measurement) rate() float64 { return float64(m.Count) / m.Elapsed.Seconds() }
@@ -297,6 +297,15 @@ func (m measurement) cpuPerRequest() time.Duration {
 		return 0
 	}
 	return m.serverCPU / time.Duration(m.Count)
+}
+
+// machinePerRequest is the whole machine's busy CPU time per request: the server's, the load generator's and the
+// kernel's.
+func (m measurement) machinePerRequest() time.Duration {
+	if m.Count == 0 {
+		return 0
+	}
+	return m.machine.cpu / time.Duration(m.Count)
 }
 
 // ratio is the server CPU per request in multiples of the crypto floor.
@@ -332,9 +341,9 @@ func (b bench) measureServer(ctx context.Context, p loadPlan, serverCPU func() (
 		return m, fmt.Errorf("bench: the load process did not start")
 	}
 	before, cpuErr := serverCPU()
-	busy := machineBusy()
+	machine := machineUse()
 	decodeErr := json.NewDecoder(out).Decode(&m.loadResult)
-	m.machineBusy = busy()
+	m.machine = machine()
 	after, cpuErr2 := serverCPU()
 	m.serverCPU = after - before
 	if err := cmd.Wait(); err != nil {
@@ -351,8 +360,8 @@ func (b bench) report(name string, m measurement, floor time.Duration) {
 	if floor > 0 {
 		fmt.Fprintf(w, " = %.1f× floor", m.ratio(floor))
 	}
-	if m.machineBusy > 0 {
-		fmt.Fprintf(w, "   machine busy %.0f %%", 100*m.machineBusy)
+	if m.machine.busy > 0 {
+		fmt.Fprintf(w, "   machine: %.0f %% busy, %.0f µs/request", 100*m.machine.busy, micros(m.machinePerRequest()))
 	}
 	fmt.Fprintln(w)
 	if m.PreparedLate > 0 {

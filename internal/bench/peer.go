@@ -159,22 +159,24 @@ type summary struct {
 	p50, p99 time.Duration
 	cpu      time.Duration // server CPU per request
 	busy     float64       // the share of the machine's CPU that was busy
+	machine  time.Duration // the machine's busy CPU per request
 	errors   int
 }
 
 func summarize(ms []measurement) summary {
-	var rates, p50s, p99s, cpus, busy []float64
+	var rates, p50s, p99s, cpus, busy, machine []float64
 	s := summary{}
 	for _, m := range ms {
 		rates = append(rates, m.rate())
 		p50s = append(p50s, float64(m.P50))
 		p99s = append(p99s, float64(m.P99))
 		cpus = append(cpus, float64(m.cpuPerRequest()))
-		busy = append(busy, m.machineBusy)
+		busy = append(busy, m.machine.busy)
+		machine = append(machine, float64(m.machinePerRequest()))
 		s.errors += m.Errors
 	}
 	s.rate, s.p50, s.p99, s.cpu = median(rates), time.Duration(median(p50s)), time.Duration(median(p99s)), time.Duration(median(cpus))
-	s.busy = median(busy)
+	s.busy, s.machine = median(busy), time.Duration(median(machine))
 	return s
 }
 
@@ -182,8 +184,8 @@ func summarize(ms []measurement) summary {
 func writePeerTable(w io.Writer, rows []peerRow) {
 	fmt.Fprintln(w, "median of the rounds:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| clients | Sigil req/s | peer req/s | ratio | Sigil p50 / p99 | peer p50 / p99 | server CPU per request, Sigil / peer | Sigil CPU / crypto floor | machine busy, Sigil / peer |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| clients | Sigil req/s | peer req/s | ratio | Sigil p50 / p99 | peer p50 / p99 | server CPU per request, Sigil / peer | Sigil CPU / crypto floor | machine busy, Sigil / peer | machine CPU per request, Sigil / peer |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	var failed int
 	goalRate, goalCost := true, true
 	var single, at8 [2]summary
@@ -200,9 +202,9 @@ func writePeerTable(w io.Writer, rows []peerRow) {
 		case 8:
 			at8 = [2]summary{s, p}
 		}
-		fmt.Fprintf(w, "| %d | %.0f | %.0f | %.2f× | %s / %s | %s / %s | %.0f / %.0f µs | %.1f× (floor %.0f µs) | %.0f / %.0f %% |\n",
+		fmt.Fprintf(w, "| %d | %.0f | %.0f | %.2f× | %s / %s | %s / %s | %.0f / %.0f µs | %.1f× (floor %.0f µs) | %.0f / %.0f %% | %.0f / %.0f µs |\n",
 			row.clients, s.rate, p.rate, ratio, ms(s.p50), ms(s.p99), ms(p.p50), ms(p.p99), micros(s.cpu), micros(p.cpu), cost, micros(floor),
-			100*s.busy, 100*p.busy)
+			100*s.busy, 100*p.busy, micros(s.machine), micros(p.machine))
 	}
 	fmt.Fprintln(w)
 	if failed > 0 {

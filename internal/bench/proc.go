@@ -95,41 +95,57 @@ func listeningInodes(table string, port int, inodes map[string]bool) error {
 }
 
 // machineTicks is the CPU time of the whole machine so far, summed over its cores, from the first line of /proc/stat:
-// busy (every state but idle and I/O wait) and all, in clock ticks.
-func machineTicks() (busy, all int64, err error) {
+// busy (every state but idle and I/O wait) and all, in clock ticks; and how many cores the lines after it count.
+func machineTicks() (busy, all int64, cores int, err error) {
 	data, err := os.ReadFile("/proc/stat")
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	line, _, _ := bytes.Cut(data, []byte("\n"))
+	line, rest, _ := bytes.Cut(data, []byte("\n"))
 	fields := strings.Fields(string(line))
 	// cpu user nice system idle iowait irq softirq steal guest guest_nice; guest time is counted in user already.
 	if len(fields) < 9 || fields[0] != "cpu" {
-		return 0, 0, fmt.Errorf("bench: /proc/stat: unexpected first line %q", line)
+		return 0, 0, 0, fmt.Errorf("bench: /proc/stat: unexpected first line %q", line)
 	}
 	for i, f := range fields[1:9] {
 		n, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
-			return 0, 0, fmt.Errorf("bench: /proc/stat: %w", err)
+			return 0, 0, 0, fmt.Errorf("bench: /proc/stat: %w", err)
 		}
 		all += n
 		if i != 3 && i != 4 { // idle, iowait
 			busy += n
 		}
 	}
-	return busy, all, nil
+	for _, l := range bytes.Split(rest, []byte("\n")) {
+		if bytes.HasPrefix(l, []byte("cpu")) && len(l) > 3 && '0' <= l[3] && l[3] <= '9' {
+			cores++
+		}
+	}
+	return busy, all, cores, nil
 }
 
-// machineBusy returns a function that, called at the end of a window begun now, says what share of the machine's
-// CPU time was busy meanwhile: with the load generator on the same cores, a window below 100 % was bound by waiting,
-// not by CPU. 0 when /proc/stat cannot be read.
-func machineBusy() func() float64 {
-	busy0, all0, err := machineTicks()
-	return func() float64 {
-		busy1, all1, err1 := machineTicks()
-		if err != nil || err1 != nil || all1 <= all0 {
-			return 0
+// machineWindow is what the whole machine did during a window: the share of its CPU time that was busy, and that
+// busy time itself, the server's, the load generator's and the kernel's together. With the load generator on the same
+// cores, a window below 100 % busy was bound by waiting, not by CPU, and the busy time per request compares what two
+// systems cost the machine whatever their share of it.
+type machineWindow struct {
+	busy float64
+	cpu  time.Duration
+}
+
+// machineUse returns a function that, called at the end of a window begun now, says what the machine did meanwhile;
+// zero when /proc/stat cannot be read.
+func machineUse() func() machineWindow {
+	busy0, all0, _, err := machineTicks()
+	start := time.Now()
+	return func() machineWindow {
+		busy1, all1, cores, err1 := machineTicks()
+		wall := time.Since(start)
+		if err != nil || err1 != nil || all1 <= all0 || cores == 0 {
+			return machineWindow{}
 		}
-		return float64(busy1-busy0) / float64(all1-all0)
+		share := float64(busy1-busy0) / float64(all1-all0)
+		return machineWindow{busy: share, cpu: time.Duration(share * float64(cores) * float64(wall))}
 	}
 }
