@@ -518,18 +518,40 @@ func TestActionBadInputs(t *testing.T) {
 	checkErrorShape(t, r, 400, "address")
 }
 
+// badChecksum is a's EIP-55 form with one letter in the other case: a checksum that fails. An address all in one case
+// carries no checksum, so the letter flipped is one that leaves both cases in it.
 func badChecksum(a common.Address) string {
 	s := a.Hex()
 	for i := 2; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'f':
-			return s[:i] + strings.ToUpper(string(c)) + s[i+1:]
-		case c >= 'A' && c <= 'F':
-			return s[:i] + strings.ToLower(string(c)) + s[i+1:]
+		flipped := s[:i] + flipCase(s[i]) + s[i+1:]
+		if flipped != s && strings.ToLower(flipped) != flipped && strings.ToUpper(flipped[2:]) != flipped[2:] {
+			return flipped
 		}
 	}
 	return s
+}
+
+// An address whose only capital is its first letter gets a bad checksum that is still mixed case (flipping that
+// capital made one all in lower case, which checks nothing).
+func TestBadChecksumStaysMixedCase(t *testing.T) {
+	for _, hex := range []string{"0x713B00d6b9468115eb8d60314b5717de67589998", "0x5FC8d32690cc91D4c39d9d3abcBD16989F875707"} {
+		a := common.HexToAddress(hex)
+		bad := badChecksum(a)
+		if _, err := parseAddress("address", bad); err == nil || !strings.EqualFold(bad, a.Hex()) || strings.ToLower(bad) == bad {
+			t.Errorf("badChecksum(%s) = %s", a.Hex(), bad)
+		}
+	}
+}
+
+// flipCase turns a hex letter to the other case; digits stay.
+func flipCase(c byte) string {
+	switch {
+	case c >= 'a' && c <= 'f':
+		return strings.ToUpper(string(c))
+	case c >= 'A' && c <= 'F':
+		return strings.ToLower(string(c))
+	}
+	return string(c)
 }
 
 // A submitted hash of a transaction that reverted ends FAILED, with its action; the steps not sent are SKIPPED.
