@@ -265,9 +265,9 @@ func TestLendingAndStakingRatesArePublishedRates(t *testing.T) {
 
 // A fresh service (an empty database) reports a vault's rate at once instead of 0: its first sampling backfills the
 // share price from the node's history, so a vault whose price per share grew shows the rate the simulator pays (5% a
-// year), and the description names the span of block time it was computed over. The chain is the test's own: on the shared one, other tests advance
-// block time and step the simulator between the samples, and a step that pays for time before the first sample
-// made the rate look higher than the simulator's (7.5%).
+// year), and the description names the span of block time it was computed over. The chain is the test's own: on the
+// shared one, other tests advance block time and step the simulator between the samples, and a step that pays for
+// time before the first sample made the rate look higher than the simulator's (7.5%).
 func TestFreshServiceVaultRate(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{fresh: true})

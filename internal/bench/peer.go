@@ -203,8 +203,8 @@ func writePeerTable(w io.Writer, rows []peerRow) {
 			at8 = [2]summary{s, p}
 		}
 		fmt.Fprintf(w, "| %d | %.0f | %.0f | %.2f× | %s / %s | %s / %s | %.0f / %.0f µs | %.1f× (floor %.0f µs) | %.0f / %.0f %% | %.0f / %.0f µs |\n",
-			row.clients, s.rate, p.rate, ratio, ms(s.p50), ms(s.p99), ms(p.p50), ms(p.p99), micros(s.cpu), micros(p.cpu), cost, micros(floor),
-			100*s.busy, 100*p.busy, micros(s.machine), micros(p.machine))
+			row.clients, s.rate, p.rate, ratio, ms(s.p50), ms(s.p99), ms(p.p50), ms(p.p99),
+			micros(s.cpu), micros(p.cpu), cost, micros(floor), 100*s.busy, 100*p.busy, micros(s.machine), micros(p.machine))
 	}
 	fmt.Fprintln(w)
 	if failed > 0 {
