@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // A sync is made without handing the goroutine's P back to the scheduler (fdatasyncOnce) unless such syncs have lately
@@ -106,9 +108,23 @@ func (d *durability) fdatasync() error {
 }
 
 // unlinked reports whether the open log file has been deleted, or cannot be told not to have been.
+//
+// It asks the kernel for the link count alone. A stat that returns the file's times marks them as seen, and Linux
+// (6.13 on, multigrain timestamps) then gives the next write a fresh fine-grained mtime instead of the clock's coarse
+// tick: every commit would change the log's inode, and every sync would write that inode to the disk and wait for it
+// before flushing, one more device round trip per sync (docs/BENCHMARKS.md). Kernels without statx get the fstat.
 func (d *durability) unlinked() bool {
+	fd := int(d.wal.Fd())
+	var stx unix.Statx_t
+	err := unix.Statx(fd, "", unix.AT_EMPTY_PATH, unix.STATX_NLINK, &stx)
+	if err == nil && stx.Mask&unix.STATX_NLINK != 0 {
+		return stx.Nlink == 0
+	}
+	if err != nil && !errors.Is(err, unix.ENOSYS) {
+		return true
+	}
 	var st syscall.Stat_t
-	if err := syscall.Fstat(int(d.wal.Fd()), &st); err != nil {
+	if err := syscall.Fstat(fd, &st); err != nil {
 		return true
 	}
 	return st.Nlink == 0
