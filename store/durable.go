@@ -84,7 +84,7 @@ func (d *durability) sync(upTo int64) error {
 // fdatasync syncs the log file, as SQLite would in COMMIT under synchronous=FULL. It opens the file at the path again
 // when SQLite has deleted the one it has open (when its last connection closed; a new one is created on the next
 // write): each commit wrote to the file at the path when it was made, and a file deleted since was checkpointed and
-// the database synced first. While the open file is still linked, no path is looked up: one fstat a sync.
+// the database synced first. While the open file is still linked, no path is looked up: one statx a sync.
 func (d *durability) fdatasync() error {
 	if d.wal != nil && d.unlinked() {
 		d.wal.Close()
@@ -111,8 +111,8 @@ func (d *durability) fdatasync() error {
 //
 // It asks the kernel for the link count alone. A stat that returns the file's times marks them as seen, and Linux
 // (6.13 on, multigrain timestamps) then gives the next write a fresh fine-grained mtime instead of the clock's coarse
-// tick: every commit would change the log's inode, and every sync would write that inode to the disk and wait for it
-// before flushing, one more device round trip per sync (docs/BENCHMARKS.md). Kernels without statx get the fstat.
+// tick, so every commit would change the log's inode. Where fdatasync writes a changed inode (ext4 without a journal)
+// that is one more device write, waited for, in every sync (docs/BENCHMARKS.md). Kernels without statx get fstat.
 func (d *durability) unlinked() bool {
 	fd := int(d.wal.Fd())
 	var stx unix.Statx_t
