@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/btcsuite/btcd/btcutil/psbt"
 	"github.com/btcsuite/btcd/chaincfg/chainhash"
@@ -36,8 +37,8 @@ type PSBT struct {
 }
 
 // Parse parses a serialized PSBT and checks it: a version 0 PSBT whose unsigned transaction has inputs and outputs,
-// whose previous transactions match the outpoints they are given for, whose witness UTXOs agree with them, and no
-// bytes after it.
+// whose previous transactions match the outpoints they are given for, whose witness UTXOs agree with them and state
+// their scripts' lengths truly, and no bytes after it.
 func Parse(b []byte) (p *PSBT, err error) {
 	if len(b) > MaxPSBTSize {
 		return nil, fmt.Errorf("%w: %d bytes, more than %d", ErrInvalid, len(b), MaxPSBTSize)
@@ -54,6 +55,9 @@ func Parse(b []byte) (p *PSBT, err error) {
 	}
 	if r.Len() != 0 {
 		return nil, fmt.Errorf("%w: %d bytes follow the PSBT", ErrInvalid, r.Len())
+	}
+	if err := checkWitnessUTXOs(b, len(packet.Inputs)); err != nil {
+		return nil, err
 	}
 	tx := packet.UnsignedTx
 	if len(tx.TxIn) == 0 || len(tx.TxOut) == 0 {
@@ -101,6 +105,75 @@ func Parse(b []byte) (p *PSBT, err error) {
 }
 
 const maxSatoshis = 21_000_000 * 100_000_000
+
+// checkWitnessUTXOs checks what btcd's decoder does not: the length prefix of the script in each input's witness UTXO
+// (an amount, then the script with its length). btcd takes the script to be whatever follows the amount and a one-byte
+// prefix, whatever the prefix says. A prefix that disagrees with the bytes, or the three-byte prefix of a script of 253
+// bytes or more, would have Sigil read, show and sign for another script than the one the PSBT states, and than other
+// wallets read (and the PSBT it returns would differ from the one it was given). No output a witness UTXO describes
+// has a script that long: a witness program's is at most 42 bytes. b is a PSBT btcd has parsed, with that many inputs.
+func checkWitnessUTXOs(b []byte, inputs int) error {
+	r := bytes.NewReader(b[len(psbtMagic):])
+	for m := 0; m <= inputs; m++ { // the global map, then each input's
+		for {
+			key, value, err := readPair(r)
+			if err != nil {
+				return fmt.Errorf("%w: %v", ErrInvalid, err)
+			}
+			if key == nil {
+				break // the map's separator
+			}
+			if m == 0 || len(key) != 1 || key[0] != byte(psbt.WitnessUtxoType) {
+				continue
+			}
+			if err := checkWitnessUTXO(value); err != nil {
+				return fmt.Errorf("%w: input %d's witness UTXO: %v", ErrInvalid, m-1, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkWitnessUTXO checks a witness UTXO's value: an amount, then a script that its length prefix covers exactly.
+func checkWitnessUTXO(value []byte) error {
+	if len(value) < 8 {
+		return errors.New("shorter than an amount")
+	}
+	script := bytes.NewReader(value[8:])
+	n, err := wire.ReadVarInt(script, 0)
+	if err != nil || n != uint64(script.Len()) {
+		return errors.New("the script's length prefix does not match the script")
+	}
+	if n >= 0xfd {
+		return fmt.Errorf("a script of %d bytes, longer than any output's a witness UTXO describes", n)
+	}
+	return nil
+}
+
+// psbtMagic begins every PSBT (BIP-174).
+const psbtMagic = "psbt\xff"
+
+// readPair reads a key and its value from a PSBT map; a nil key is the map's separator.
+func readPair(r *bytes.Reader) (key, value []byte, err error) {
+	if key, err = readVarBytes(r); err != nil || len(key) == 0 {
+		return nil, nil, err
+	}
+	value, err = readVarBytes(r)
+	return key, value, err
+}
+
+func readVarBytes(r *bytes.Reader) ([]byte, error) {
+	n, err := wire.ReadVarInt(r, 0)
+	if err != nil {
+		return nil, err
+	}
+	if n > uint64(r.Len()) {
+		return nil, io.ErrUnexpectedEOF
+	}
+	b := make([]byte, n)
+	_, err = io.ReadFull(r, b)
+	return b, err
+}
 
 // Fee is the inputs' value less the outputs', when the PSBT gives every input's spent output.
 func (p *PSBT) Fee() (int64, bool) {

@@ -3,6 +3,7 @@ package bitcoin
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"strings"
@@ -243,6 +244,24 @@ func TestParseAndSignErrors(t *testing.T) {
 			fx.packet.Inputs[0].WitnessUtxo = wire.NewTxOut(1, fx.prev.TxOut[0].PkScript)
 			return serialize(t, fx.packet)
 		}(), "witness UTXO differs"},
+		{"witness UTXO script of 253 bytes", func() []byte {
+			fx := good()
+			fx.packet.Inputs[0].WitnessUtxo = wire.NewTxOut(1, bytes.Repeat([]byte{txscript.OP_NOP}, 253))
+			return serialize(t, fx.packet)
+		}(), "a script of 253 bytes"},
+		{"witness UTXO script prefix disagrees", func() []byte {
+			fx := good()
+			script := bytes.Repeat([]byte{txscript.OP_NOP}, 10)
+			fx.packet.Inputs[0].WitnessUtxo = wire.NewTxOut(1, script)
+			b := serialize(t, fx.packet)
+			utxo := append(binary.LittleEndian.AppendUint64(nil, 1), append([]byte{10}, script...)...)
+			i := bytes.Index(b, utxo)
+			if i < 0 {
+				t.Fatal("the witness UTXO is not in the serialized PSBT")
+			}
+			b[i+8] = 9 // the script is said to be 9 bytes; btcd would read 10
+			return b
+		}(), "length prefix does not match"},
 		{"previous transaction of another outpoint", func() []byte {
 			fx := good()
 			another := fx.prev.Copy()
