@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/btcsuite/btcd/btcutil/psbt"
 	"github.com/btcsuite/btcd/chaincfg/chainhash"
@@ -155,24 +154,11 @@ const psbtMagic = "psbt\xff"
 
 // readPair reads a key and its value from a PSBT map; a nil key is the map's separator.
 func readPair(r *bytes.Reader) (key, value []byte, err error) {
-	if key, err = readVarBytes(r); err != nil || len(key) == 0 {
+	if key, err = wire.ReadVarBytes(r, 0, uint32(r.Len()), "key"); err != nil || len(key) == 0 {
 		return nil, nil, err
 	}
-	value, err = readVarBytes(r)
+	value, err = wire.ReadVarBytes(r, 0, uint32(r.Len()), "value")
 	return key, value, err
-}
-
-func readVarBytes(r *bytes.Reader) ([]byte, error) {
-	n, err := wire.ReadVarInt(r, 0)
-	if err != nil {
-		return nil, err
-	}
-	if n > uint64(r.Len()) {
-		return nil, io.ErrUnexpectedEOF
-	}
-	b := make([]byte, n)
-	_, err = io.ReadFull(r, b)
-	return b, err
 }
 
 // Fee is the inputs' value less the outputs', when the PSBT gives every input's spent output.
