@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
+	"slices"
+	"unicode/utf8"
 
 	"sigil/edge"
 )
@@ -80,9 +83,29 @@ func (e *Error) Status() int {
 	return e.Code.HTTPStatus()
 }
 
-// New returns an error with a code, a detail code and a formatted message.
+// New returns an error with a code, a detail code and a formatted message. A string argument longer than
+// maxEchoed runes is cut there (marked with "…"): messages repeat a caller's value so that they can find it, not so
+// that a field of a megabyte comes back in the answer, the logs, and a failed activity's stored record.
 func New(code Code, detail, format string, args ...any) *Error {
-	return &Error{Code: code, Detail: detail, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Detail: detail, Message: fmt.Sprintf(format, shorten(args)...)}
+}
+
+const maxEchoed = 100
+
+// shorten returns args with each string (of any string type) longer than maxEchoed runes cut to that many; args itself is not changed.
+func shorten(args []any) []any {
+	out := args
+	for i, a := range args {
+		v := reflect.ValueOf(a)
+		if v.Kind() != reflect.String || v.Len() <= maxEchoed || utf8.RuneCountInString(v.String()) <= maxEchoed {
+			continue
+		}
+		if &out[0] == &args[0] {
+			out = slices.Clone(args)
+		}
+		out[i] = string([]rune(v.String())[:maxEchoed]) + "…"
+	}
+	return out
 }
 
 // Shorthands for the common kinds, each with the reference's detail code.

@@ -1,6 +1,8 @@
 package coordinator
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"time"
 
@@ -22,9 +24,14 @@ var (
 	rejectActivity  = prepared(api.RejectActivity, on(resOrganization, actUpdate), validateVote, prepareVote, execReject)
 )
 
+// validateVote refuses a fingerprint no activity can have (an activity's is the hex SHA-256 of its request body,
+// engine.go), before it reaches a query: PostgreSQL refuses some strings (a NUL) outright.
 func validateVote(p *api.VoteIntent) error {
 	if p.Fingerprint == "" {
 		return apierr.Invalid("parameters.fingerprint must name the activity to vote on")
+	}
+	if b, err := hex.DecodeString(p.Fingerprint); err != nil || len(b) != sha256.Size {
+		return apierr.Invalid("parameters.fingerprint: %q is not an activity's fingerprint (64 hexadecimal digits)", p.Fingerprint)
 	}
 	return nil
 }
