@@ -143,48 +143,40 @@ func buildView(td *apitypes.TypedData) (EIP712View, error) {
 // normalizeForView deep-copies a decoded JSON value, turning json.Number into
 // *big.Int and lower-casing 0x hex strings.
 func normalizeForView(v any) (any, error) {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			n, err := normalizeForView(e)
-			if err != nil {
-				return nil, err
+	return mapLeaves(v, func(leaf any) (any, error) {
+		switch leaf := leaf.(type) {
+		case json.Number:
+			n, ok := new(big.Int).SetString(string(leaf), 10)
+			if !ok {
+				return nil, fmt.Errorf("%w: number %s is not an integer", ErrInvalidTypedData, leaf)
 			}
-			out[k] = n
+			return n, nil
+		case string:
+			return lowerHex(leaf), nil
 		}
-		return out, nil
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			n, err := normalizeForView(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = n
-		}
-		return out, nil
-	case json.Number:
-		n, ok := new(big.Int).SetString(string(v), 10)
-		if !ok {
-			return nil, fmt.Errorf("%w: number %s is not an integer", ErrInvalidTypedData, v)
-		}
-		return n, nil
-	case string:
-		return lowerHex(v), nil
-	default: // bool, nil
-		return v, nil
-	}
+		return leaf, nil // bool, nil
+	})
 }
 
 // numbersToStrings deep-copies a decoded JSON value with json.Number turned
 // into its decimal text, which apitypes parses exactly.
 func numbersToStrings(v any) (any, error) {
+	return mapLeaves(v, func(leaf any) (any, error) {
+		if n, ok := leaf.(json.Number); ok {
+			return n.String(), nil
+		}
+		return leaf, nil
+	})
+}
+
+// mapLeaves deep-copies a decoded JSON value, replacing each value that is not
+// an object or a list by what f returns for it.
+func mapLeaves(v any, f func(leaf any) (any, error)) (any, error) {
 	switch v := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			n, err := numbersToStrings(e)
+			n, err := mapLeaves(e, f)
 			if err != nil {
 				return nil, err
 			}
@@ -194,18 +186,15 @@ func numbersToStrings(v any) (any, error) {
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {
-			n, err := numbersToStrings(e)
+			n, err := mapLeaves(e, f)
 			if err != nil {
 				return nil, err
 			}
 			out[i] = n
 		}
 		return out, nil
-	case json.Number:
-		return v.String(), nil
-	default:
-		return v, nil
 	}
+	return f(v)
 }
 
 // lowerHex lower-cases s when it is 0x-prefixed hex, and returns it unchanged
