@@ -1,0 +1,239 @@
+package coordinator_test
+
+import (
+	"crypto/ecdh"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"sigil/api"
+	"sigil/client"
+	"sigil/coordinator"
+	"sigil/internal/mutate"
+	"sigil/internal/testdb"
+	"sigil/stamp"
+	"sigil/webhook"
+)
+
+// victim is another root organization and the ids of its objects, by the parameter names that refer to them.
+type victim struct {
+	orgID string
+	root  *client.Client
+	ids   map[string]string
+}
+
+// Tenants are isolated: the root user of one organization, who may do anything in it, names another organization's
+// objects (users, keys, wallets, accounts, policies, tags, activities, endpoints, controls …) in the parameters of
+// every activity type and query, submitted in its own organization. None succeeds, and nothing of the other
+// organization changes.
+func TestNoOperationReachesAnotherOrganization(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStackWith(t, b, nil, func(c *coordinator.Config) {
+			c.Webhooks = coordinator.WebhookConfig{AllowPrivateNetworks: true, Backoff: webhook.Backoff{Base: 1 << 40}}
+		})
+		v := newVictim(t, s)
+		leaves := plausibleLeaves(t)
+		before := v.snapshot(t)
+		org := s.boot.OrganizationID
+		for _, op := range coordinator.Operations() {
+			filled, _ := json.Marshal(mutate.Fill(reflect.ValueOf(op.NewParams()).Elem().Type()))
+			var tree any
+			_ = json.Unmarshal(filled, &tree)
+			plausible(tree, leaves)
+			named := v.point(tree, "")
+			if !named {
+				continue
+			}
+			var path string
+			var body []byte
+			if op.Query {
+				tree.(map[string]any)["organizationId"] = org
+				body, _ = json.Marshal(tree)
+				path = "/public/v1/query/" + op.Path
+			} else {
+				body = envelope(op.Type, org, tree, s.stamps.Now())
+				path = "/public/v1/submit/" + op.Path
+			}
+			if r := s.stamped(path, body, s.boot.APIKey); r.status < 300 || r.status >= 500 {
+				t.Errorf("%s naming another organization's objects: %d %s", path, r.status, truncate(r.raw))
+			}
+		}
+		if after := v.snapshot(t); after != before {
+			t.Fatalf("the other organization changed:\nbefore %s\nafter  %s", before, after)
+		}
+	})
+}
+
+// newVictim makes another root organization with one object of each kind a parameter can name.
+func newVictim(t *testing.T, s *stack) *victim {
+	t.Helper()
+	boot, err := s.coord.CreateRootOrganization(bg, "Victim", "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &victim{orgID: boot.OrganizationID, root: s.client(boot.APIKey), ids: map[string]string{}}
+	org := v.orgID
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	bobID, _ := s.createUser(org, v.root, "bob")
+	keys, err := v.root.GetAPIKeys(bg, org, bobID)
+	must(err)
+	w, wa, err := v.root.CreateWallet(bg, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
+	must(err)
+	account, err := v.root.GetWalletAccount(bg, api.GetWalletAccountRequest{OrganizationID: org, WalletID: w.WalletID, Address: w.Addresses[0]})
+	must(err)
+	pk, _, err := v.root.CreatePrivateKeys(bg, org, api.CreatePrivateKeysIntentV2{PrivateKeys: []api.PrivateKeyParams{{
+		PrivateKeyName: "k", Curve: "CURVE_SECP256K1", PrivateKeyTags: []string{}, AddressFormats: []string{"ADDRESS_FORMAT_ETHEREUM"}}}})
+	must(err)
+	pkID := pk.PrivateKeys[0].PrivateKeyID
+	userTag, _, err := v.root.CreateUserTag(bg, org, api.CreateUserTagIntent{UserTagName: "ops", UserIDs: []string{bobID}})
+	must(err)
+	keyTag, _, err := v.root.CreatePrivateKeyTag(bg, org, api.CreatePrivateKeyTagIntent{PrivateKeyTagName: "hot", PrivateKeyIDs: []string{pkID}})
+	must(err)
+	pol, _, err := v.root.CreatePolicy(bg, org, api.CreatePolicyIntentV3{PolicyName: "p", Effect: api.EffectAllow, Condition: "false", Notes: ""})
+	must(err)
+	sci, _, err := v.root.CreateSmartContractInterface(bg, org, api.CreateSmartContractInterfaceIntent{
+		SmartContractAddress: strings.ToLower(token.Hex()), SmartContractInterface: erc4626ABI, Type: api.InterfaceTypeEthereum, Label: "USDC"})
+	must(err)
+	hook, _, err := v.root.CreateWebhookEndpoint(bg, org, api.CreateWebhookEndpointIntent{URL: "http://127.0.0.1:9/hook", Name: "h",
+		Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates}}})
+	must(err)
+	prof, _, err := v.root.CreateSessionProfile(bg, org, api.CreateSessionProfileIntent{SessionProfileName: "s", Scope: "true"})
+	must(err)
+	mfa, _, err := v.root.CreateMfaPolicy(bg, org, api.CreateMfaPolicyIntent{UserID: bobID, MfaPolicyName: "m", Condition: "false",
+		RequiredAuthenticationMethods: steps(api.AuthPasskey)})
+	must(err)
+	deliveries, err := v.root.ListWebhookDeliveries(bg, api.ListWebhookDeliveriesRequest{OrganizationID: org, EndpointID: hook.EndpointID})
+	must(err)
+	for _, name := range []string{"userId", "userIds", "senderUserId", "addUserIds", "removeUserIds"} {
+		v.ids[name] = bobID
+	}
+	for name, id := range map[string]string{
+		"apiKeyId": keys.APIKeys[0].APIKeyID, "apiKeyIds": keys.APIKeys[0].APIKeyID,
+		"walletId": w.WalletID, "walletIds": w.WalletID, "walletAccountIds": account.Account.WalletAccountID,
+		"address": w.Addresses[0], "signWith": w.Addresses[0],
+		"privateKeyId": pkID, "privateKeyIds": pkID, "addPrivateKeyIds": pkID, "removePrivateKeyIds": pkID,
+		"userTagId": userTag.UserTagID, "userTagIds": userTag.UserTagID,
+		"privateKeyTagId": keyTag.PrivateKeyTagID, "privateKeyTagIds": keyTag.PrivateKeyTagID,
+		"policyId": pol.PolicyID, "policyIds": pol.PolicyID,
+		"activityId": wa.ID, "fingerprint": wa.Fingerprint,
+		"smartContractInterfaceId": sci.SmartContractInterfaceID, "endpointId": hook.EndpointID,
+		"sessionProfileId": prof.SessionProfileID, "mfaPolicyId": mfa.MfaPolicyID, "deliveryIds": deliveries.Deliveries[0].DeliveryID,
+	} {
+		v.ids[name] = id
+	}
+	return v
+}
+
+// plausibleLeaves are values for parameters, by name, that pass validation, so that a request gets as far as
+// looking up the objects it names.
+func plausibleLeaves(t *testing.T) map[string]any {
+	_, compressed := newP256(t)
+	target, err := ecdh.P256().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]any{
+		"curveType": string(stamp.CurveP256), "publicKey": compressed, "targetPublicKey": hex.EncodeToString(target.PublicKey().Bytes()),
+		"curve": "CURVE_SECP256K1", "pathFormat": "PATH_FORMAT_BIP32", "path": "m/44'/60'/0'/0/7",
+		"addressFormat": "ADDRESS_FORMAT_ETHEREUM", "addressFormats": []any{"ADDRESS_FORMAT_ETHEREUM"},
+		"userEmail": "eve@example.com", "receiverUserEmail": "eve@example.com", "email": "eve@example.com",
+		"condition": "true", "consensus": "", "effect": api.EffectAllow, "policyEffect": api.EffectAllow,
+		"policyCondition": "true", "policyConsensus": "", "time": "", "language": "MNEMONIC_LANGUAGE_ENGLISH",
+		"limit": "10", "before": "", "after": "", "verificationToken": omitted, "expirationSeconds": "900",
+		"userPhoneNumber": "+14155550123", "type": "AUTHENTICATION_TYPE_PASSKEY",
+		"hashFunction": "HASH_FUNCTION_NO_OP", "encoding": "PAYLOAD_ENCODING_HEXADECIMAL",
+		"payload": "0x" + strings.Repeat("ab", 32), "payloads": []any{"0x" + strings.Repeat("ab", 32)},
+		"unsignedTransaction": unsigned1559(t, token, nil, 0),
+	}
+}
+
+// omitted is a leaf left out of the parameters.
+var omitted = struct{}{}
+
+// plausible sets the parameters of node (at any depth) that leaves names, and that hold a value of the same JSON
+// type, to the leaf's value; a transaction's type follows its unsigned transaction.
+func plausible(node any, leaves map[string]any) {
+	switch n := node.(type) {
+	case map[string]any:
+		for k, e := range n {
+			v, ok := leaves[k]
+			switch {
+			case ok && v == omitted:
+				delete(n, k)
+			case ok && reflect.TypeOf(v) == reflect.TypeOf(e):
+				n[k] = v
+			default:
+				plausible(e, leaves)
+			}
+		}
+		if _, ok := n["unsignedTransaction"]; ok && n["type"] != nil {
+			n["type"] = api.TransactionTypeEthereum
+		}
+	case []any:
+		for _, e := range n {
+			plausible(e, leaves)
+		}
+	}
+}
+
+// point sets every parameter of node that names an object (at any depth) to the victim's object of that kind, and
+// reports whether it set any.
+func (v *victim) point(node any, key string) bool {
+	named := false
+	switch n := node.(type) {
+	case map[string]any:
+		for k, e := range n {
+			if id, ok := v.ids[k]; ok {
+				switch e.(type) {
+				case string:
+					n[k], named = id, true
+					continue
+				case []any:
+					n[k], named = []any{id}, true
+					continue
+				}
+			}
+			named = v.point(e, k) || named
+		}
+	case []any:
+		for _, e := range n {
+			named = v.point(e, key) || named
+		}
+	}
+	return named
+}
+
+// snapshot is everything the victim's root user can list, as one string.
+func (v *victim) snapshot(t *testing.T) string {
+	t.Helper()
+	var parts []any
+	add := func(x any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, x)
+	}
+	add(v.root.GetOrganization(bg, v.orgID))
+	add(v.root.ListUsers(bg, v.orgID))
+	add(v.root.ListWallets(bg, v.orgID))
+	add(v.root.ListPrivateKeys(bg, v.orgID))
+	add(v.root.ListPolicies(bg, v.orgID))
+	add(v.root.ListUserTags(bg, v.orgID))
+	add(v.root.ListPrivateKeyTags(bg, v.orgID))
+	add(v.root.GetSmartContractInterfaces(bg, v.orgID))
+	add(v.root.ListWebhookEndpoints(bg, v.orgID))
+	add(v.root.GetSessionProfiles(bg, v.orgID))
+	add(v.root.ListActivities(bg, api.ListActivitiesRequest{OrganizationID: v.orgID, PaginationOptions: &api.Pagination{Limit: "100"}}))
+	b, _ := json.Marshal(parts)
+	return string(b)
+}
