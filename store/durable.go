@@ -36,8 +36,8 @@ const (
 // still take back, every read through the read pool waits, once it has read, until every commit begun before then is
 // synced (awaitRead); reads inside write transactions need not, their own commit's sync covers what they read.
 type durability struct {
-	walPath string
-	wal     *os.File // opened on the first sync: the log exists once the first transaction has committed
+	wal     logFile // the log the syncer syncs; only the syncer touches it
+	written logFile // the same log, whose writing the writer starts (startWriteback); only the writer touches it
 
 	slowSync       time.Duration // slowSync; tests change it
 	rawSyncTime    time.Duration // the recent raw syncs' mean time, weighted towards the latest; only the syncer touches it
@@ -52,7 +52,7 @@ type durability struct {
 }
 
 func newDurability(dbPath string) *durability {
-	d := &durability{walPath: dbPath + "-wal", slowSync: slowSync}
+	d := &durability{wal: logFile{path: dbPath + "-wal"}, written: logFile{path: dbPath + "-wal"}, slowSync: slowSync}
 	d.changed = sync.NewCond(&d.mu)
 	return d
 }
@@ -81,40 +81,75 @@ func (d *durability) sync(upTo int64) error {
 	return err
 }
 
-// fdatasync syncs the log file, as SQLite would in COMMIT under synchronous=FULL. It opens the file at the path again
-// when SQLite has deleted the one it has open (when its last connection closed; a new one is created on the next
-// write): each commit wrote to the file at the path when it was made, and a file deleted since was checkpointed and
-// the database synced first. While the open file is still linked, no path is looked up: one statx a sync.
+// fdatasync syncs the log file, as SQLite would in COMMIT under synchronous=FULL: the file at the path, as each commit
+// wrote to it when it was made (logFile.open). With none there, there is nothing to sync: the log was checkpointed
+// into the database file, synced, and deleted.
 func (d *durability) fdatasync() error {
-	if d.wal != nil && d.unlinked() {
-		d.wal.Close()
-		d.wal = nil
-	}
-	if d.wal == nil {
-		wal, err := os.Open(d.walPath)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil // checkpointed into the database file, synced, and deleted: nothing is left to sync
-		}
-		if err != nil {
-			return err
-		}
-		d.wal = wal
+	wal, err := d.wal.open()
+	if err != nil || wal == nil {
+		return err
 	}
 	for {
-		if err := d.fdatasyncOnce(d.wal.Fd()); !errors.Is(err, syscall.EINTR) {
+		if err := d.fdatasyncOnce(wal.Fd()); !errors.Is(err, syscall.EINTR) {
 			return err
 		}
 	}
 }
 
-// unlinked reports whether the open log file has been deleted, or cannot be told not to have been.
+// startWriteback starts writing the frames of the commit that has just returned to the disk, without waiting for
+// them. Called by the writer right after its COMMIT, it lets the device write the frames while the group is handed
+// to the syncer and the syncer waits for a core; the sync then finds them written or on their way and has only to
+// wait for them and flush the disk's cache: one device round trip, and one wake-up of the syncing thread, instead of
+// two of each (docs/BENCHMARKS.md). It is a hint and nothing else: whether it fails or not, the sync writes whatever
+// is still unwritten, and an error writing the pages reaches the sync, which reports it.
+func (d *durability) startWriteback() {
+	if wal, err := d.written.open(); err == nil && wal != nil {
+		_ = unix.SyncFileRange(int(wal.Fd()), 0, 0, unix.SYNC_FILE_RANGE_WRITE)
+	}
+}
+
+// logFile is the write-ahead log at a path, kept open between uses.
+type logFile struct {
+	path string
+	f    *os.File // nil until the log exists: it does once the first transaction has committed
+}
+
+// open returns the log file at the path, nil when there is none. It opens the file again when SQLite has deleted the
+// one open (when its last connection closed; a new one is created on the next write). While the open file is still
+// linked, no path is looked up: one statx a call.
+func (l *logFile) open() (*os.File, error) {
+	if l.f != nil && unlinked(l.f) {
+		l.f.Close()
+		l.f = nil
+	}
+	if l.f == nil {
+		f, err := os.Open(l.path)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		l.f = f
+	}
+	return l.f, nil
+}
+
+func (l *logFile) close() {
+	if l.f != nil {
+		l.f.Close()
+		l.f = nil
+	}
+}
+
+// unlinked reports whether an open file has been deleted, or cannot be told not to have been.
 //
 // It asks the kernel for the link count alone. A stat that returns the file's times marks them as seen, and Linux
 // (6.13 on, multigrain timestamps) then gives the next write a fresh fine-grained mtime instead of the clock's coarse
 // tick, so every commit would change the log's inode. Where fdatasync writes a changed inode (ext4 without a journal)
 // that is one more device write, waited for, in every sync (docs/BENCHMARKS.md). Kernels without statx get fstat.
-func (d *durability) unlinked() bool {
-	fd := int(d.wal.Fd())
+func unlinked(f *os.File) bool {
+	fd := int(f.Fd())
 	var stx unix.Statx_t
 	err := unix.Statx(fd, "", unix.AT_EMPTY_PATH, unix.STATX_NLINK, &stx)
 	if err == nil && stx.Mask&unix.STATX_NLINK != 0 {
@@ -170,9 +205,8 @@ func (d *durability) awaitRead() {
 }
 
 func (d *durability) close() {
-	if d.wal != nil {
-		d.wal.Close()
-	}
+	d.wal.close()
+	d.written.close()
 }
 
 // durableRow is a read's row; its Scan returns once what it read is durable.

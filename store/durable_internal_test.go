@@ -45,12 +45,12 @@ func TestReadsWaitForTheSyncOfWhatTheySee(t *testing.T) {
 		if err := os.Remove(db + "-wal"); err != nil { // the open log deleted...
 			t.Fatal(err)
 		}
-		d.walPath = filepath.Join(db, "wal") // ...and its path under a regular file: the log cannot be found
+		d.wal.path = filepath.Join(db, "wal") // ...and its path under a regular file: the log cannot be found
 		if err := d.sync(seq + 1); err == nil {
 			t.Fatal("a sync of a log that cannot be found succeeded")
 		}
 		<-released
-		d.walPath = db + "-wal"
+		d.wal.path = db + "-wal"
 		if d.sync(seq+1) == nil {
 			t.Fatal("a sync after a failed one succeeded: the failure must stick")
 		}
@@ -94,8 +94,9 @@ func TestSlowSyncsGoThroughTheScheduler(t *testing.T) {
 	}
 }
 
-// The syncer syncs the log file at the path: when SQLite deletes the log it has open (its last connection closed) and
-// creates another, the next sync opens the new one; with none there, there is nothing to sync.
+// The syncer syncs the log file at the path, and the writer starts the writing of the file at the path: when SQLite
+// deletes the log it has open (its last connection closed) and creates another, the next sync, and the next start of
+// its writing, open the new one; with none there, there is nothing to sync or write.
 func TestSyncFollowsTheLogFile(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "sigil.db")
 	wal := db + "-wal"
@@ -107,7 +108,10 @@ func TestSyncFollowsTheLogFile(t *testing.T) {
 	if err := d.sync(1); err != nil {
 		t.Fatal(err)
 	}
-	first := d.wal
+	first := d.wal.f
+	if d.startWriteback(); d.written.f == nil {
+		t.Fatal("the writer did not open the log file")
+	}
 
 	if err := os.Remove(wal); err != nil {
 		t.Fatal(err)
@@ -115,8 +119,12 @@ func TestSyncFollowsTheLogFile(t *testing.T) {
 	if err := d.sync(2); err != nil {
 		t.Fatalf("a sync with the log deleted and none new: %v", err)
 	}
-	if d.wal != nil {
+	if d.wal.f != nil {
 		t.Fatal("the deleted log is still the one synced")
+	}
+	d.startWriteback()
+	if d.written.f != nil {
+		t.Fatal("the deleted log is still the one written")
 	}
 
 	if err := os.WriteFile(wal, []byte("new frames"), 0o600); err != nil {
@@ -125,7 +133,7 @@ func TestSyncFollowsTheLogFile(t *testing.T) {
 	if err := d.sync(3); err != nil {
 		t.Fatal(err)
 	}
-	open, err := d.wal.Stat()
+	open, err := d.wal.f.Stat()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,8 +141,12 @@ func TestSyncFollowsTheLogFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.wal == first || !os.SameFile(open, current) {
+	if d.wal.f == first || !os.SameFile(open, current) {
 		t.Fatal("the sync did not open the new log file")
+	}
+	d.startWriteback()
+	if written, err := d.written.f.Stat(); err != nil || !os.SameFile(written, current) {
+		t.Fatalf("the writer did not open the new log file: %v", err)
 	}
 	if d.synced.Load() != 3 {
 		t.Fatalf("synced up to %d, want 3", d.synced.Load())

@@ -112,6 +112,9 @@ func (g *groupCommitter) loop() {
 			return
 		}
 		c := g.commit(first)
+		if c.seq > 0 {
+			g.s.durable.startWriteback()
+		}
 		g.inflight.Add(1)
 		g.toSync <- c
 		g.commits.Add(1)
