@@ -126,7 +126,19 @@ func TestERC4626EnterExit(t *testing.T) {
 			t.Fatalf("another project sees %d actions", list.Total)
 		}
 		e.mustCall(e.key20, "GET", "/v1/actions/"+a.ID, nil, 404, nil)
-		e.mustCall(e.key20, "GET", "/v1/transactions/"+a.Transactions[0].ID, nil, 404, nil)
+		tx := a.Transactions[0].ID
+		e.mustCall(e.key20, "GET", "/v1/transactions/"+tx, nil, 404, nil)
+		// Nor can it report a hash or a signed transaction for one of them.
+		e.mustCall(e.key20, "PUT", "/v1/transactions/"+tx+"/submit-hash", map[string]any{"hash": "0x" + strings.Repeat("ab", 32)}, 404, nil)
+		signed, err := w.sign(a.Transactions[0].UnsignedTransaction).MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.mustCall(e.key20, "POST", "/v1/transactions/"+tx+"/submit", map[string]any{"signedTransaction": hexutil.Encode(signed)}, 404, nil)
+		var got transactionDTO
+		if e.mustCall(e.key10, "GET", "/v1/transactions/"+tx, nil, 200, &got); got.Hash == nil || *got.Hash == "0x"+strings.Repeat("ab", 32) {
+			t.Fatalf("another project changed the transaction: %+v", got)
+		}
 	})
 }
 
