@@ -81,9 +81,9 @@ func (d *durability) sync(upTo int64) error {
 	return err
 }
 
-// fdatasync syncs the log file, as SQLite would in COMMIT under synchronous=FULL: the file at the path, as each commit
-// wrote to it when it was made (logFile.open). With none there, there is nothing to sync: the log was checkpointed
-// into the database file, synced, and deleted.
+// fdatasync syncs the log file, as SQLite would in COMMIT under synchronous=FULL: the file at the path (logFile.open),
+// as each commit wrote to the file at the path when it was made, and a file deleted since was checkpointed into the
+// database file and the database synced first. With none there, nothing is left to sync.
 func (d *durability) fdatasync() error {
 	wal, err := d.wal.open()
 	if err != nil || wal == nil {
