@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"sigil/edge"
@@ -83,27 +84,81 @@ func (e *Error) Status() int {
 	return e.Code.HTTPStatus()
 }
 
-// New returns an error with a code, a detail code and a formatted message. A string argument longer than
-// maxEchoed runes is cut there (marked with "…"): messages repeat a caller's value so that they can find it, not so
-// that a field of a megabyte comes back in the answer, the logs, and a failed activity's stored record.
+// New returns an error with a code, a detail code and a formatted message. Messages quote a caller's value so that
+// they can find it, not so that a field of a megabyte comes back in the answer, the logs, and a failed activity's
+// stored record: a value quoted with %q is cut at maxQuoted runes, and any other text (%s or %v of a string, an error
+// or a Stringer: an inner error may quote a value too) at maxText, each marked with "…". The server's own texts, a
+// list of what is accepted or an inner error's explanation, are shorter than that.
 func New(code Code, detail, format string, args ...any) *Error {
-	return &Error{Code: code, Detail: detail, Message: fmt.Sprintf(format, shorten(args)...)}
+	return &Error{Code: code, Detail: detail, Message: fmt.Sprintf(format, shorten(format, args)...)}
 }
 
-const maxEchoed = 100
+const (
+	maxQuoted = 100
+	maxText   = 500
+)
 
-// shorten returns args with each string (of any string type) longer than maxEchoed runes cut to that many; args itself is not changed.
-func shorten(args []any) []any {
+// shorten returns args with the texts New cuts cut; args itself is not changed. Formats with explicit argument
+// indexes are not used.
+func shorten(format string, args []any) []any {
 	out := args
-	for i, a := range args {
-		v := reflect.ValueOf(a)
-		if v.Kind() != reflect.String || v.Len() <= maxEchoed || utf8.RuneCountInString(v.String()) <= maxEchoed {
+	for i, verb := range verbs(format) {
+		if i >= len(args) {
+			break
+		}
+		text, limit, ok := textOf(args[i], verb)
+		if !ok || len(text) <= limit || utf8.RuneCountInString(text) <= limit {
 			continue
 		}
 		if &out[0] == &args[0] {
 			out = slices.Clone(args)
 		}
-		out[i] = string([]rune(v.String())[:maxEchoed]) + "…"
+		out[i] = string([]rune(text)[:limit]) + "…"
+	}
+	return out
+}
+
+// textOf is the text an argument formats as under verb, and how long it may be; ok is false for what is not text.
+func textOf(arg any, verb rune) (text string, limit int, ok bool) {
+	switch verb {
+	case 'q':
+		if v := reflect.ValueOf(arg); v.Kind() == reflect.String {
+			return v.String(), maxQuoted, true
+		}
+	case 's', 'v':
+		switch a := arg.(type) {
+		case error:
+			return a.Error(), maxText, true
+		case fmt.Stringer:
+			return a.String(), maxText, true
+		}
+		if v := reflect.ValueOf(arg); v.Kind() == reflect.String {
+			return v.String(), maxText, true
+		}
+	}
+	return "", 0, false
+}
+
+// verbs returns the verb of each of format's arguments, in order: '%%' takes none, a '*' width or precision one.
+func verbs(format string) []rune {
+	var out []rune
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		for i++; i < len(format); i++ {
+			c := format[i]
+			if c == '*' {
+				out = append(out, '*')
+				continue
+			}
+			if strings.IndexByte("+-# 0123456789.", c) < 0 {
+				if c != '%' {
+					out = append(out, rune(c))
+				}
+				break
+			}
+		}
 	}
 	return out
 }

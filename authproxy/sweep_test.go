@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	"sigil/api"
 	"sigil/apierr"
@@ -50,7 +51,7 @@ func TestEveryEndpointRefusesBadFields(t *testing.T) {
 				continue
 			}
 			var b apierr.Body
-			if err := json.Unmarshal(answer, &b); err != nil || status >= 500 || b.Code == 0 || b.Message == "" || len(b.Message) > 1000 {
+			if err := json.Unmarshal(answer, &b); err != nil || status >= 500 || b.Code == 0 || b.Message == "" || utf8.RuneCountInString(b.Message) > 1000 {
 				t.Errorf("/v1/%s, %s: %d %.300s", name, m.Name, status, answer)
 			}
 		}

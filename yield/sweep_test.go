@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"sigil/contracts"
 	"sigil/internal/mutate"
@@ -52,7 +53,7 @@ func TestEveryBodyRefusesBadFields(t *testing.T) {
 				StatusCode int    `json:"statusCode"`
 			}
 			_ = json.Unmarshal(r.body, &shape)
-			if r.status >= 500 || shape.StatusCode != r.status || shape.Error != http.StatusText(r.status) || shape.Message == "" || len(shape.Message) > 1000 {
+			if r.status >= 500 || shape.StatusCode != r.status || shape.Error != http.StatusText(r.status) || shape.Message == "" || utf8.RuneCountInString(shape.Message) > 1000 {
 				t.Errorf("%s %s, %s: %d %.300s", b.method, b.path, m.Name, r.status, r.body)
 			}
 		}
