@@ -126,11 +126,9 @@ func textOf(arg any, verb rune) (text string, limit int, ok bool) {
 			return v.String(), maxQuoted, true
 		}
 	case 's', 'v':
-		switch a := arg.(type) {
-		case error:
-			return a.Error(), maxText, true
-		case fmt.Stringer:
-			return a.String(), maxText, true
+		switch arg.(type) {
+		case error, fmt.Stringer:
+			return fmt.Sprint(arg), maxText, true // as fmt would print it, a nil pointer or a panicking method included
 		}
 		if v := reflect.ValueOf(arg); v.Kind() == reflect.String {
 			return v.String(), maxText, true

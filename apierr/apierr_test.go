@@ -2,6 +2,7 @@ package apierr
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,10 @@ func TestMessagesCutLongValues(t *testing.T) {
 	own := strings.Repeat("y", maxText)
 	if got := Invalid("%s", own).Message; got != own {
 		t.Fatalf("the server's own text was cut: %s", got)
+	}
+	var nilErr *Error // fmt prints what a method of a nil pointer does, or that it panicked; so does New
+	if got := Invalid("%v", nilErr).Message; got != fmt.Sprintf("%v", nilErr) {
+		t.Fatalf("got %s", got)
 	}
 	got := Invalid("100%% of %s, %*d, %v: %q", long, 3, 7, errors.New(long), long).Message
 	cut := strings.Repeat("ü", maxText) + "…"
