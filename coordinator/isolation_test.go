@@ -18,7 +18,7 @@ import (
 	"sigil/webhook"
 )
 
-// victim is another root organization and the ids of its objects, by the parameter names that refer to them.
+// victim is an organization and the ids of its objects, by the parameter names that refer to them.
 type victim struct {
 	orgID string
 	root  *client.Client
@@ -28,55 +28,72 @@ type victim struct {
 // Tenants are isolated: the root user of one organization, who may do anything in it, names another organization's
 // objects (users, keys, wallets, accounts, policies, tags, activities, endpoints, controls …) in the parameters of
 // every activity type and query, submitted in its own organization. None succeeds, and nothing of the other
-// organization changes.
+// organization changes. The same holds between a sub-organization and its parent: the sub-organization's root user
+// reaches none of the parent's objects from the sub-organization, but for its session profiles, which are meant for
+// the sub-organizations' logins; nor does the parent's root user reach the sub-organization's from the parent.
 func TestNoOperationReachesAnotherOrganization(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := newStackWith(t, b, nil, func(c *coordinator.Config) {
 			c.Webhooks = coordinator.WebhookConfig{AllowPrivateNetworks: true, Backoff: webhook.Backoff{Base: 1 << 40}}
 		})
-		v := newVictim(t, s)
-		leaves := plausibleLeaves(t)
-		before := v.snapshot(t)
-		org := s.boot.OrganizationID
-		for _, op := range coordinator.Operations() {
-			filled, _ := json.Marshal(mutate.Fill(reflect.ValueOf(op.NewParams()).Elem().Type()))
-			var tree any
-			_ = json.Unmarshal(filled, &tree)
-			plausible(tree, leaves)
-			named := v.point(tree, "")
-			if !named {
-				continue
-			}
-			var path string
-			var body []byte
-			if op.Query {
-				tree.(map[string]any)["organizationId"] = org
-				body, _ = json.Marshal(tree)
-				path = "/public/v1/query/" + op.Path
-			} else {
-				body = envelope(op.Type, org, tree, s.stamps.Now())
-				path = "/public/v1/submit/" + op.Path
-			}
-			if r := s.stamped(path, body, s.boot.APIKey); r.status < 300 || r.status >= 500 {
-				t.Errorf("%s naming another organization's objects: %d %s", path, r.status, truncate(r.raw))
-			}
+		other, err := s.coord.CreateRootOrganization(bg, "Victim", "root")
+		if err != nil {
+			t.Fatal(err)
 		}
-		if after := v.snapshot(t); after != before {
-			t.Fatalf("the other organization changed:\nbefore %s\nafter  %s", before, after)
+		reachNothing(t, s, newVictim(t, s, other.OrganizationID, s.client(other.APIKey)), s.boot.OrganizationID, s.boot.APIKey)
+
+		subKey, params := newKey(t, stamp.CurveP256)
+		sub, _, err := s.root.CreateSubOrganization(bg, s.boot.OrganizationID, subOrgParams("sub", params))
+		if err != nil {
+			t.Fatal(err)
 		}
+		parent := newVictim(t, s, s.boot.OrganizationID, s.root)
+		delete(parent.ids, "sessionProfileId") // a parent's session profiles serve its sub-organizations' logins (docs/API.md)
+		reachNothing(t, s, parent, sub.SubOrganizationID, subKey)
+
+		// And the parent's root user, in the parent, reaches none of the sub-organization's.
+		reachNothing(t, s, newVictim(t, s, sub.SubOrganizationID, s.client(subKey)), s.boot.OrganizationID, s.boot.APIKey)
 	})
 }
 
-// newVictim makes another root organization with one object of each kind a parameter can name.
-func newVictim(t *testing.T, s *stack) *victim {
+// reachNothing submits every activity type and query naming v's objects in org, stamped by key, and fails the test
+// for each that succeeds, and if anything of v changes.
+func reachNothing(t *testing.T, s *stack, v *victim, org string, key stamp.Stamper) {
 	t.Helper()
-	boot, err := s.coord.CreateRootOrganization(bg, "Victim", "root")
-	if err != nil {
-		t.Fatal(err)
+	leaves := plausibleLeaves(t)
+	before := v.snapshot(t)
+	for _, op := range coordinator.Operations() {
+		filled, _ := json.Marshal(mutate.Fill(reflect.ValueOf(op.NewParams()).Elem().Type()))
+		var tree any
+		_ = json.Unmarshal(filled, &tree)
+		plausible(tree, leaves)
+		if !v.point(tree, "") {
+			continue
+		}
+		var path string
+		var body []byte
+		if op.Query {
+			tree.(map[string]any)["organizationId"] = org
+			body, _ = json.Marshal(tree)
+			path = "/public/v1/query/" + op.Path
+		} else {
+			body = envelope(op.Type, org, tree, s.stamps.Now())
+			path = "/public/v1/submit/" + op.Path
+		}
+		if r := s.stamped(path, body, key); r.status < 300 || r.status >= 500 {
+			t.Errorf("%s naming the objects of organization %s: %d %s", path, v.orgID, r.status, truncate(r.raw))
+		}
 	}
-	v := &victim{orgID: boot.OrganizationID, root: s.client(boot.APIKey), ids: map[string]string{}}
-	org := v.orgID
+	if after := v.snapshot(t); after != before {
+		t.Fatalf("organization %s changed:\nbefore %s\nafter  %s", v.orgID, before, after)
+	}
+}
+
+// newVictim makes, in an organization whose root user root is, one object of each kind a parameter can name.
+func newVictim(t *testing.T, s *stack, org string, root *client.Client) *victim {
+	t.Helper()
+	v := &victim{orgID: org, root: root, ids: map[string]string{}}
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
