@@ -101,7 +101,7 @@ const (
 // shorten returns args with the texts New cuts cut; args itself is not changed. Formats with explicit argument
 // indexes are not used.
 func shorten(format string, args []any) []any {
-	out := args
+	var out []any // a copy of args, made at the first cut
 	for i, verb := range verbs(format) {
 		if i >= len(args) {
 			break
@@ -110,10 +110,13 @@ func shorten(format string, args []any) []any {
 		if !ok || len(text) <= limit || utf8.RuneCountInString(text) <= limit {
 			continue
 		}
-		if &out[0] == &args[0] {
+		if out == nil {
 			out = slices.Clone(args)
 		}
 		out[i] = string([]rune(text)[:limit]) + "…"
+	}
+	if out == nil {
+		return args
 	}
 	return out
 }

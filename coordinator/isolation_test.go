@@ -12,7 +12,6 @@ import (
 	"sigil/api"
 	"sigil/client"
 	"sigil/coordinator"
-	"sigil/internal/mutate"
 	"sigil/internal/testdb"
 	"sigil/stamp"
 	"sigil/webhook"
@@ -64,23 +63,12 @@ func reachNothing(t *testing.T, s *stack, v *victim, org string, key stamp.Stamp
 	leaves := plausibleLeaves(t)
 	before := v.snapshot(t)
 	for _, op := range coordinator.Operations() {
-		filled, _ := json.Marshal(mutate.Fill(reflect.ValueOf(op.NewParams()).Elem().Type()))
-		var tree any
-		_ = json.Unmarshal(filled, &tree)
+		tree := filledParams(op)
 		plausible(tree, leaves)
-		if !v.point(tree, "") {
+		if !v.point(tree) {
 			continue
 		}
-		var path string
-		var body []byte
-		if op.Query {
-			tree.(map[string]any)["organizationId"] = org
-			body, _ = json.Marshal(tree)
-			path = "/public/v1/query/" + op.Path
-		} else {
-			body = envelope(op.Type, org, tree, s.stamps.Now())
-			path = "/public/v1/submit/" + op.Path
-		}
+		path, body := s.operationRequest(op, org, tree)
 		if r := s.stamped(path, body, key); r.status < 300 || r.status >= 500 {
 			t.Errorf("%s naming the objects of organization %s: %d %s", path, v.orgID, r.status, truncate(r.raw))
 		}
@@ -204,7 +192,7 @@ func plausible(node any, leaves map[string]any) {
 
 // point sets every parameter of node that names an object (at any depth) to the victim's object of that kind, and
 // reports whether it set any.
-func (v *victim) point(node any, key string) bool {
+func (v *victim) point(node any) bool {
 	named := false
 	switch n := node.(type) {
 	case map[string]any:
@@ -219,11 +207,11 @@ func (v *victim) point(node any, key string) bool {
 					continue
 				}
 			}
-			named = v.point(e, k) || named
+			named = v.point(e) || named
 		}
 	case []any:
 		for _, e := range n {
-			named = v.point(e, key) || named
+			named = v.point(e) || named
 		}
 	}
 	return named

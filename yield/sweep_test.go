@@ -37,11 +37,7 @@ func TestEveryBodyRefusesBadFields(t *testing.T) {
 		{"POST", "/v1/webhooks", `{"url":"https://example.com/hook","secret":"` + strings.Repeat("s", 24) + `","events":["transaction.status_changed"]}`},
 	}
 	for _, b := range bodies {
-		var tree any
-		if err := json.Unmarshal([]byte(b.body), &tree); err != nil {
-			t.Fatalf("%s: %v", b.path, err)
-		}
-		for _, m := range mutate.Mutants("body", tree) {
+		for _, m := range mutate.Mutants("body", json.RawMessage(b.body)) {
 			raw, _ := json.Marshal(m.Value)
 			r := e.call(e.key10, b.method, b.path, rawBody(raw))
 			if r.status < 300 {

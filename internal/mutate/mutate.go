@@ -4,8 +4,10 @@ package mutate
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -66,9 +68,22 @@ type Mutant struct {
 	Value any
 }
 
-// Mutants returns copies of tree (a value decoded from JSON), each with one field (at any depth) missing, null, of another JSON type, or a
-// hostile string.
-func Mutants(root string, tree any) []Mutant {
+// Tree returns v as encoding/json decodes its JSON: objects as maps, lists as slices, numbers as float64.
+func Tree(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("mutate: %T is not JSON: %v", v, err))
+	}
+	var tree any
+	if err := json.Unmarshal(b, &tree); err != nil {
+		panic(fmt.Sprintf("mutate: %T is not JSON: %v", v, err))
+	}
+	return tree
+}
+
+// Mutants returns copies of v's JSON (Tree), each with one field (at any depth) missing, null, of another JSON type, or
+// a hostile string.
+func Mutants(root string, v any) []Mutant {
 	var out []Mutant
 	var walk func(path string, node any, replace func(any) any)
 	walk = func(path string, node any, replace func(any) any) {
@@ -77,42 +92,28 @@ func Mutants(root string, tree any) []Mutant {
 		}
 		switch n := node.(type) {
 		case map[string]any:
-			keys := make([]string, 0, len(n))
-			for k := range n {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				out = append(out, Mutant{path + "." + k + " missing", replace(without(n, k))})
-				walk(path+"."+k, n[k], func(v any) any { return replace(withField(n, k, v)) })
+			for _, k := range slices.Sorted(maps.Keys(n)) {
+				missing := maps.Clone(n)
+				delete(missing, k)
+				out = append(out, Mutant{path + "." + k + " missing", replace(missing)})
+				walk(path+"."+k, n[k], func(v any) any {
+					c := maps.Clone(n)
+					c[k] = v
+					return replace(c)
+				})
 			}
 		case []any:
 			for i, e := range n {
 				walk(path+"[]", e, func(v any) any {
-					c := append([]any(nil), n...)
+					c := slices.Clone(n)
 					c[i] = v
 					return replace(c)
 				})
 			}
 		}
 	}
-	walk(root, tree, func(v any) any { return v })
+	walk(root, Tree(v), func(v any) any { return v })
 	return out
-}
-
-func withField(m map[string]any, k string, v any) map[string]any {
-	c := make(map[string]any, len(m))
-	for kk, vv := range m {
-		c[kk] = vv
-	}
-	c[k] = v
-	return c
-}
-
-func without(m map[string]any, k string) map[string]any {
-	c := withField(m, k, nil)
-	delete(c, k)
-	return c
 }
 
 // alternatives are the values that replace a node of the tree: null, a value of each other JSON type, and for a
