@@ -263,6 +263,9 @@ func (g Guard) Client(timeout time.Duration) *http.Client {
 			MaxIdleConns:        64,
 			MaxIdleConnsPerHost: 64,
 			IdleConnTimeout:     90 * time.Second,
+			// An activity's event with its headers is often just over the default 4 KiB buffer, which would send it in
+			// two writes, each waking the receiver; this one holds nearly every event whole.
+			WriteBufferSize: 32 << 10,
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
