@@ -51,8 +51,8 @@ var (
 	ErrOrganization = errors.New("bundle is for another organization")
 )
 
+// The suite's KEM, DHKEM(P-256, HKDF-SHA256), comes with the keys (hpke.NewDHKEMPublicKey, NewDHKEMPrivateKey).
 var (
-	kem  = hpke.DHKEM(ecdh.P256())
 	kdf  = hpke.HKDFSHA256()
 	aead = hpke.AES256GCM()
 )

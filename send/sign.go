@@ -113,7 +113,7 @@ func (w *Worker) sign(ctx context.Context, cl *chainClient, nw Network, s store.
 func (w *Worker) record(ctx context.Context, cl *chainClient, nw Network, s store.Send, p *plan, key []byte, sender string, chainNext uint64, chosen *uint64) error {
 	var signed *types.Transaction
 	err := w.save(ctx, s, func(tx *store.Tx, s *store.Send) (err error) {
-		nonce := chainNext
+		var nonce uint64
 		if chosen != nil {
 			nonce = *chosen
 			err = tx.UseNonce(ctx, nw.CAIP2, sender, nonce)
