@@ -71,7 +71,10 @@ func (x *execution) createTokenKey(id string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	scalar := k.D.FillBytes(make([]byte, 32))
+	scalar, err := k.Bytes()
+	if err != nil {
+		return nil, err
+	}
 	blob, err := x.c.vault.seal(id, scalar)
 	if err != nil {
 		return nil, err
@@ -90,7 +93,10 @@ func (x *execution) createTokenKey(id string) ([]byte, error) {
 // otpHashSecret derives the server secret OTP codes are hashed with from the token key (HKDF-SHA256 with its own
 // label), so a leaked database holds neither codes nor what would let an attacker test guesses offline.
 func otpHashSecret(k *ecdsa.PrivateKey) ([]byte, error) {
-	scalar := k.D.FillBytes(make([]byte, 32))
+	scalar, err := k.Bytes()
+	if err != nil {
+		return nil, err
+	}
 	defer keys.Zero(scalar)
 	return hkdf.Key(sha256.New, scalar, nil, "sigil/otp/code-hash/v1", 32)
 }

@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"math/big"
 	"os"
 	"sync"
 	"time"
@@ -160,7 +159,10 @@ func (c *Coordinator) createOwnKey(ctx context.Context, id string) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	scalar := k.D.FillBytes(make([]byte, 32))
+	scalar, err := k.Bytes()
+	if err != nil {
+		return nil, err
+	}
 	blob, err := c.vault.seal(id, scalar)
 	if err != nil {
 		return nil, err
@@ -176,12 +178,9 @@ func (c *Coordinator) createOwnKey(ctx context.Context, id string) ([]byte, erro
 }
 
 func p256Key(scalar []byte) (*ecdsa.PrivateKey, error) {
-	k := new(ecdsa.PrivateKey)
-	k.Curve = elliptic.P256()
-	k.D = new(big.Int).SetBytes(scalar)
-	k.X, k.Y = k.Curve.ScalarBaseMult(scalar)
-	if k.D.Sign() == 0 || k.D.Cmp(k.Curve.Params().N) >= 0 {
-		return nil, errors.New("stored key is not a valid P-256 scalar")
+	k, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), scalar)
+	if err != nil {
+		return nil, fmt.Errorf("stored key is not a valid P-256 scalar: %w", err)
 	}
 	return k, nil
 }

@@ -511,7 +511,10 @@ func (c *Coordinator) webhookSigner(ctx context.Context) (*webhook.Signer, error
 	if err != nil {
 		return nil, err
 	}
-	scalar := k.D.FillBytes(make([]byte, 32))
+	scalar, err := k.Bytes()
+	if err != nil {
+		return nil, err
+	}
 	defer keys.Zero(scalar)
 	seed, err := hkdf.Key(sha256.New, scalar, nil, "sigil/webhook/ed25519/v1", ed25519.SeedSize)
 	if err != nil {
