@@ -1,9 +1,9 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -25,8 +25,8 @@ func VerifyAppProof(p api.AppProof, signer *ecdsa.PublicKey) (*api.AppProofPaylo
 	if err != nil || len(keys) != 130 {
 		return nil, errors.New("app proof: publicKey is not two 65-byte keys in hex")
 	}
-	x, y := elliptic.Unmarshal(elliptic.P256(), keys[65:])
-	if x == nil || x.Cmp(signer.X) != 0 || y.Cmp(signer.Y) != 0 {
+	pinned, err := signer.Bytes()
+	if err != nil || !bytes.Equal(keys[65:], pinned) {
 		return nil, errors.New("app proof: signed by another key than the pinned signer")
 	}
 	sig, err := hex.DecodeString(p.Signature)

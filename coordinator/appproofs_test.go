@@ -1,6 +1,9 @@
 package coordinator_test
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"math/big"
 	"strings"
 	"testing"
@@ -34,6 +37,10 @@ func TestAppProofs(t *testing.T) {
 	tampered.ProofPayload = strings.Replace(tampered.ProofPayload, w.Addresses[0], "0x0000000000000000000000000000000000000001", 1)
 	if _, err := client.VerifyAppProof(tampered, signer); err == nil {
 		t.Fatal("a tampered proof verified")
+	}
+	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if _, err := client.VerifyAppProof(a.AppProofs[0], &other.PublicKey); err == nil || !strings.Contains(err.Error(), "another key") {
+		t.Fatalf("a proof checked against another pinned signer: %v", err)
 	}
 
 	_, signed, err := s.root.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: w.Addresses[0],
