@@ -15,7 +15,7 @@ import (
 
 var testTime = time.Date(2026, 5, 6, 7, 8, 9, 123_000_000, time.UTC)
 
-func testSigner(t *testing.T, keyID string, seed byte) *Signer {
+func testSigner(t testing.TB, keyID string, seed byte) *Signer {
 	t.Helper()
 	s, err := NewSigner(keyID, ed25519.NewKeyFromSeed(bytes.Repeat([]byte{seed}, ed25519.SeedSize)))
 	if err != nil {
