@@ -38,8 +38,8 @@ echo "==> go test ./... (SQLite and PostgreSQL)"
 export SIGIL_REQUIRE_SDKS=1
 go test -count=1 ./...
 
-echo "==> the race detector over the packages whose goroutines share state (the store's committer, the workers, the engine)"
-go test -race -count=1 ./store ./webhook ./send ./coordinator
+echo "==> the race detector over the packages whose goroutines share state (the store's committer, the workers, the engine, the proxy)"
+go test -race -count=1 ./store ./webhook ./send ./coordinator ./authproxy
 
 echo "==> fuzzing the parsers briefly"
 for target in policy:FuzzParse policy:FuzzEval jsonstrict:FuzzDecode stamp:FuzzParseAPIKeyStamp stamp:FuzzP256TableVerify solana:FuzzParseTransaction solana:FuzzDecodeIDL bitcoin:FuzzParse tron:FuzzParse; do
