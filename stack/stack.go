@@ -186,21 +186,8 @@ func newStack(logger *slog.Logger) *Stack {
 // coordinator's API in this process) and the dashboard. Each is recorded in bootstrap.json as it starts; every
 // listener serves once all of them are ready, so a service that answers means the whole stack is up.
 func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
-	if cfg.Dir == "" {
-		return nil, errors.New("stack: Config.Dir is required")
-	}
-	if cfg.Production {
-		if err := checkProduction(cfg); err != nil {
-			return nil, err
-		}
-		cfg.NoDevChain, cfg.Exposed = true, true
-	}
-	cfg.Exposed = cfg.Exposed || cfg.TLSCertFile != ""
-	if err := checkLoopback(cfg); err != nil {
+	if cfg, err = settle(cfg); err != nil {
 		return nil, err
-	}
-	if cfg.NoWebhookDeliveries && cfg.DatabaseURL == "" {
-		return nil, errors.New("stack: posting no webhook deliveries needs a PostgreSQL database (--database-url) that another process posting them shares; with SQLite nothing would deliver them")
 	}
 	s := newStack(cfg.Logger)
 	s.noWebhookDeliveries = cfg.NoWebhookDeliveries
@@ -211,7 +198,6 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if s.tls, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
 		return nil, err
 	}
-	logger := s.logger
 	stopTracing, err := tracing.Setup(ctx, cfg.OTLPEndpoint, "sigil")
 	if err != nil {
 		return nil, err
@@ -225,10 +211,6 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	// One set of series for the process, served by each service at /metrics.
 	m := metrics.New()
 	st.Measure(m)
-	email, sms, outbox, err := cfg.Delivery.senders(cfg.Dir, cfg.Production, cfg.Exposed, logger)
-	if err != nil {
-		return nil, err
-	}
 	proxyID, err := authproxy.LoadOrCreateIdentity(filepath.Join(cfg.Dir, AuthProxyIdentityFile))
 	if err != nil {
 		return nil, fmt.Errorf("auth proxy identity: %w", err)
@@ -239,14 +221,67 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
-	coordSrv, err := s.listen("coordinator", cfg.Listen)
+	coordSrv, api, err := s.startCoordinator(ctx, cfg, st, ring, keyPath, m, proxyID, origins(dash.ln))
 	if err != nil {
 		return nil, err
 	}
-	coord := coordinator.New(st, coordinator.Config{Logger: logger, Metrics: m, Audit: cfg.Audit,
-		AllowedOrigins: append(slices.Clone(cfg.AllowedOrigins), origins(dash.ln)...),
+	networks, yieldSrvs, err := s.startNetworks(ctx, cfg, st, ring, m)
+	if err != nil {
+		return nil, err
+	}
+	proxySrv, err := s.startAuthProxy(ctx, cfg, st, m, proxyID, api, coordSrv.url)
+	if err != nil {
+		return nil, err
+	}
+	dash.handler = dashboard.Handler(dashboard.Config{CoordinatorURL: coordSrv.url, AuthProxyURL: proxySrv.url, OrganizationID: s.boot.OrganizationID,
+		Chains: dashboardChains(networks, &s.boot), YieldURL: s.boot.YieldURL})
+	s.boot.DashboardURL = dash.url
+	if err := s.save(cfg.Dir); err != nil {
+		return nil, err
+	}
+	s.serve(slices.Concat([]*server{coordSrv}, yieldSrvs, []*server{proxySrv, dash})...)
+	return s, nil
+}
+
+// settle checks a configuration and returns it with what production mode and TLS imply.
+func settle(cfg Config) (Config, error) {
+	if cfg.Dir == "" {
+		return cfg, errors.New("stack: Config.Dir is required")
+	}
+	if cfg.Production {
+		if err := checkProduction(cfg); err != nil {
+			return cfg, err
+		}
+		cfg.NoDevChain, cfg.Exposed = true, true
+	}
+	cfg.Exposed = cfg.Exposed || cfg.TLSCertFile != ""
+	if err := checkLoopback(cfg); err != nil {
+		return cfg, err
+	}
+	if cfg.NoWebhookDeliveries && cfg.DatabaseURL == "" {
+		return cfg, errors.New("stack: posting no webhook deliveries needs a PostgreSQL database (--database-url) that another process posting them shares; with SQLite nothing would deliver them")
+	}
+	return cfg, nil
+}
+
+// startCoordinator makes and starts the coordinator, with its webhook deliveries unless another process posts them,
+// creates the root organization on the first start, and records it. It returns the coordinator's listener (its
+// handler set; in dev mode with the dev outbox beside the API) and the API's handler. dashOrigins are the dashboard's
+// browser origins, which the coordinator's CORS allows.
+func (s *Stack) startCoordinator(ctx context.Context, cfg Config, st *store.Store, ring *seal.Keyring, keyPath string,
+	m *metrics.Metrics, proxyID *authproxy.Identity, dashOrigins []string) (*server, http.Handler, error) {
+	email, sms, outbox, err := cfg.Delivery.senders(cfg.Dir, cfg.Production, cfg.Exposed, s.logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	srv, err := s.listen("coordinator", cfg.Listen)
+	if err != nil {
+		return nil, nil, err
+	}
+	coord := coordinator.New(st, coordinator.Config{Logger: s.logger, Metrics: m, Audit: cfg.Audit,
+		AllowedOrigins: append(slices.Clone(cfg.AllowedOrigins), dashOrigins...),
 		Keyring:        ring, MasterKeyFile: keyPath, Email: email, EmailFrom: cmp.Or(cfg.Delivery.EmailFrom, "sigil@localhost"), SMS: sms,
-		OIDC: cfg.OIDC, OIDCIssuerURL: cmp.Or(cfg.OIDCIssuerURL, coordSrv.url), OAuth2Providers: cfg.OAuth2Providers,
+		OIDC: cfg.OIDC, OIDCIssuerURL: cmp.Or(cfg.OIDCIssuerURL, srv.url), OAuth2Providers: cfg.OAuth2Providers,
 		AuthProxy: &coordinator.AuthProxyService{EncryptionKey: proxyID.EncryptionPublicKey(), ServiceKey: proxyID.ServicePublicKey()},
 		// In dev mode webhooks may go to local receivers (http, loopback); exposed, only to public https URLs.
 		Webhooks: coordinator.WebhookConfig{AllowPrivateNetworks: !cfg.Exposed},
@@ -262,35 +297,41 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		},
 		FundSolanaSponsor: s.fundSolanaSponsor})
 	if err := coord.Start(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !s.noWebhookDeliveries {
 		s.runWebhooks("webhook deliveries", coord.RunWebhooks)
 	}
 	s.coord = coord
 	api := coord.Handler()
-	coordSrv.handler = api
+	srv.handler = api
 	if !cfg.Exposed && outbox != nil {
-		coordSrv.handler = devHandler(api, outbox)
+		srv.handler = devHandler(api, outbox)
 	}
 	if s.boot, err = ensureRoot(ctx, coord, cfg.Dir); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	s.boot.CoordinatorURL, s.boot.DevOutboxURL = coordSrv.url, ""
+	s.boot.CoordinatorURL, s.boot.DevOutboxURL = srv.url, ""
 	if !cfg.Exposed && outbox != nil {
-		s.boot.DevOutboxURL = coordSrv.url + DevOutboxPath
+		s.boot.DevOutboxURL = srv.url + DevOutboxPath
 	}
 	if err := s.save(cfg.Dir); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	return srv, api, nil
+}
 
-	servers := []*server{coordSrv}
+// startNetworks starts, unless cfg.NoDevChain, the dev chains with the yield service on them and the Solana dev node;
+// then the balance watcher over them and the networks cfg names, and the send worker. It returns the networks watched
+// and the yield service's listener, if it started.
+func (s *Stack) startNetworks(ctx context.Context, cfg Config, st *store.Store, ring *seal.Keyring, m *metrics.Metrics) ([]coordinator.Network, []*server, error) {
+	var servers []*server
 	networks := slices.Clone(cfg.WatchNetworks)
 	sendNetworks := slices.Clone(cfg.SendNetworks)
 	if !cfg.NoDevChain {
 		yieldSrv, err := s.startDevChain(ctx, cfg, st, ring, m)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		servers = append(servers, yieldSrv)
 		// Balance webhooks of the dev chains (a change is final two blocks later: a dev chain seals a block per
@@ -304,7 +345,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		}
 		sol, err := s.startSolanaDev(ctx, cfg)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		sendNetworks = append(sendNetworks, sol)
 		networks = append(networks, coordinator.Network{CAIP2: sol.CAIP2, RPCURL: sol.RPCURL}) // its balance webhooks too
@@ -315,39 +356,37 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if len(sendNetworks) > 0 {
 		nws, err := send.NewNetworks(sendNetworks)
 		if err != nil {
-			return nil, fmt.Errorf("send networks: %w", err)
+			return nil, nil, fmt.Errorf("send networks: %w", err)
 		}
 		s.coord.UseNetworks(nws)
 		s.runWebhooks("send worker", s.coord.RunSends)
 	}
+	return networks, servers, nil
+}
 
+// startAuthProxy enables the root organization's auth proxy configuration on the first start, through the
+// coordinator's API in this process, and makes the auth proxy, forwarding to the coordinator at coordURL. It records
+// both and returns the proxy's listener, its handler set.
+func (s *Stack) startAuthProxy(ctx context.Context, cfg Config, st *store.Store, m *metrics.Metrics, proxyID *authproxy.Identity,
+	api http.Handler, coordURL string) (*server, error) {
 	configID, err := ensureRootAuthProxy(ctx, api, proxyID, &s.boot)
 	if err != nil {
 		return nil, fmt.Errorf("enable the auth proxy of the root organization: %w", err)
 	}
-	proxy, err := authproxy.New(authproxy.Config{CoordinatorURL: coordSrv.url, Identity: proxyID, Logger: logger, Metrics: m,
+	proxy, err := authproxy.New(authproxy.Config{CoordinatorURL: coordURL, Identity: proxyID, Logger: s.logger, Metrics: m,
 		Buckets: s.sharedBuckets(st)})
 	if err != nil {
 		return nil, err
 	}
-	proxySrv, err := s.listen("auth proxy", cfg.AuthProxyListen)
+	srv, err := s.listen("auth proxy", cfg.AuthProxyListen)
 	if err != nil {
 		return nil, err
 	}
-	proxySrv.handler = proxy.Handler()
-	dash.handler = dashboard.Handler(dashboard.Config{CoordinatorURL: coordSrv.url, AuthProxyURL: proxySrv.url, OrganizationID: s.boot.OrganizationID,
-		Chains: dashboardChains(networks, &s.boot), YieldURL: s.boot.YieldURL})
-	s.boot.AuthProxyURL, s.boot.AuthProxyConfigID, s.boot.DashboardURL = proxySrv.url, configID, dash.url
-	if err := s.save(cfg.Dir); err != nil {
-		return nil, err
-	}
-	s.serve(append(servers, proxySrv, dash)...)
-	return s, nil
+	srv.handler = proxy.Handler()
+	s.boot.AuthProxyURL, s.boot.AuthProxyConfigID = srv.url, configID
+	return srv, nil
 }
 
-// dashboardChains are the watched EVM networks, whose balances the dashboard shows: the dev chains' with their
-// contracts (the page shows those that are ERC-20 tokens: the test tokens, vault shares and lending receipts). The
-// watched Solana clusters are left out: the page and its relay read EVM balances only.
 func dashboardChains(networks []coordinator.Network, boot *Bootstrap) []dashboard.Chain {
 	var out []dashboard.Chain
 	for _, n := range networks {
