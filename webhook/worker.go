@@ -338,93 +338,122 @@ func (w *Worker) Run(ctx context.Context) error {
 		client = w.Guard.Client(w.timeout())
 	}
 	slots := w.concurrency()
-	done := make(chan ended, slots)
-	inflight, claims := 0, 0
-	var wg sync.WaitGroup
-	defer wg.Wait()
+	r := &run{w: w, ctx: ctx, client: client, slots: slots, done: make(chan ended, slots), wanted: true}
+	defer r.wg.Wait()
 	w.setRunning(true)
 	defer func() { w.release(context.WithoutCancel(ctx), w.setRunning(false), w.now()) }()
-	start := func(ds []Delivery, claim int) {
-		for _, g := range groupBySubject(ds) {
-			inflight++
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w.deliverGroup(ctx, client, g)
-				done <- ended{claim}
-			}()
+	for ctx.Err() == nil {
+		// Offered deliveries first: they are due, and already leased to this worker.
+		r.start(w.takeOffered(r.free()), r.claims)
+		if r.wanted && r.free() > 0 && r.claim() {
+			continue
+		}
+		if !r.wait() {
+			return nil
 		}
 	}
-	// A claim is wanted at the start, when notified, when the poll interval has passed since the last, and when
-	// attempts end (a delivery that waited behind one of its subject may now be due) — but not when offered
-	// deliveries end with no claim since they were offered: nothing can have waited behind them, and a claim
-	// would cost the queue a write for nothing.
-	wanted := true
-	var poll <-chan time.Time
-	settle := func(e ended) {
-		inflight--
-		wanted = wanted || e.claim != claims
+	return nil
+}
+
+// run is the state of one Run: the attempts in flight and whether a claim is wanted.
+//
+// A claim is wanted at the start, when notified, when the poll interval has passed since the last, and when attempts
+// end (a delivery that waited behind one of its subject may now be due) — but not when offered deliveries end with
+// no claim since they were offered: nothing can have waited behind them, and a claim would cost the queue a write for
+// nothing.
+type run struct {
+	w      *Worker
+	ctx    context.Context
+	client *http.Client
+	slots  int
+	done   chan ended // runs of deliveries that ended
+	wg     sync.WaitGroup
+
+	inflight int              // runs started and not ended
+	claims   int              // claims made
+	wanted   bool             // a claim is wanted
+	poll     <-chan time.Time // the poll interval since the last claim; nil before it is set
+}
+
+func (r *run) free() int { return r.slots - r.inflight }
+
+// start posts ds, one goroutine per subject; claim is the claim they came from (claimed), or the number of claims
+// made when they were offered.
+func (r *run) start(ds []Delivery, claim int) {
+	for _, g := range groupBySubject(ds) {
+		r.inflight++
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			r.w.deliverGroup(r.ctx, r.client, g)
+			r.done <- ended{claim}
+		}()
+	}
+}
+
+// claim claims as many due deliveries as there are free slots and starts them. It reports whether to claim again at
+// once: a full claim that fitted in fewer slots may leave some free, and more may be due.
+func (r *run) claim() bool {
+	w, free := r.w, r.free()
+	ds, err := w.Queue.Claim(r.ctx, w.now(), free, w.lease())
+	if err != nil && r.ctx.Err() == nil {
+		w.log().Error("webhook: claiming deliveries", "err", err)
+	}
+	if len(ds) > free { // a Queue that ignores n: give the excess back
+		w.log().Error("webhook: Claim returned more deliveries than asked for", "asked", free, "got", len(ds))
+		w.release(context.WithoutCancel(r.ctx), ds[free:], w.now())
+		ds = ds[:free]
+	}
+	r.claims++
+	r.start(ds, claimed)
+	r.poll, r.wanted = nil, false
+	if err == nil && len(ds) == free && r.inflight < r.slots {
+		r.wanted = true
+		return true
+	}
+	return false
+}
+
+// wait waits for something to do: an attempt ending, a notification (then Gather), an offer, or the poll interval.
+// It then counts every attempt that ended meanwhile. It reports false when ctx is done.
+func (r *run) wait() bool {
+	w := r.w
+	if r.poll == nil {
+		r.poll = w.after(w.pollInterval())
+	}
+	woken := false
+	select {
+	case <-r.ctx.Done():
+		return false
+	case e := <-r.done:
+		r.settle(e)
+	case <-w.wake:
+		woken, r.wanted = true, true
+	case <-w.offers:
+	case <-r.poll:
+		r.poll, r.wanted = nil, true
+	}
+	if woken && w.Gather > 0 {
+		select {
+		case <-r.ctx.Done():
+			return false
+		case <-w.after(w.Gather):
+		}
 	}
 	for {
-		if ctx.Err() != nil {
-			return nil
-		}
-		// Offered deliveries first: they are due, and already leased to this worker.
-		start(w.takeOffered(slots-inflight), claims)
-		if free := slots - inflight; wanted && free > 0 {
-			ds, err := w.Queue.Claim(ctx, w.now(), free, w.lease())
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				w.log().Error("webhook: claiming deliveries", "err", err)
-			}
-			if len(ds) > free { // a Queue that ignores n: give the excess back
-				w.log().Error("webhook: Claim returned more deliveries than asked for", "asked", free, "got", len(ds))
-				w.release(context.WithoutCancel(ctx), ds[free:], w.now())
-				ds = ds[:free]
-			}
-			claims++
-			start(ds, claimed)
-			poll, wanted = nil, false
-			// A full claim that fitted in fewer slots may leave some free, and more may be due.
-			if err == nil && len(ds) == free && inflight < slots {
-				wanted = true
-				continue
-			}
-		}
-		if poll == nil {
-			poll = w.after(w.pollInterval())
-		}
-		woken := false
 		select {
-		case <-ctx.Done():
-			return nil
-		case e := <-done:
-			settle(e)
-		case <-w.wake:
-			woken, wanted = true, true
-		case <-w.offers:
-		case <-poll:
-			poll, wanted = nil, true
-		}
-		if woken && w.Gather > 0 {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-w.after(w.Gather):
-			}
-		}
-		// Count every attempt that ended meanwhile.
-		for drained := false; !drained; {
-			select {
-			case e := <-done:
-				settle(e)
-			default:
-				drained = true
-			}
+		case e := <-r.done:
+			r.settle(e)
+		default:
+			return true
 		}
 	}
+}
+
+// settle counts a run of deliveries that ended.
+func (r *run) settle(e ended) {
+	r.inflight--
+	r.wanted = r.wanted || e.claim != r.claims
 }
 
 // ended is a run of deliveries that ended: claimed, or offered when the worker had made claim claims.
