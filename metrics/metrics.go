@@ -25,6 +25,7 @@ type Metrics struct {
 	activities      *prometheus.CounterVec
 	decisions       *prometheus.CounterVec
 	commitGroup     prometheus.Histogram
+	commitSeconds   prometheus.Histogram
 	syncSeconds     prometheus.Histogram
 	otpSends        *prometheus.CounterVec
 	chainCalls      *prometheus.CounterVec
@@ -46,9 +47,12 @@ func New() *Metrics {
 	m.decisions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sigil_policy_decisions_total",
 		Help: "Policy engine decisions, by outcome (Allow, Deny, ConsensusNeeded, Rejected)."}, []string{"outcome"})
 	m.commitGroup = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sigil_store_commit_group_size",
-		Help: "Write transactions made durable by one commit (SQLite's shared commits).", Buckets: []float64{1, 2, 4, 8, 16, 32, 64}})
-	m.syncSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sigil_store_commit_seconds",
-		Help: "Time of one commit, the fsync included.", Buckets: latency})
+		Help: "Write transactions in one commit (on SQLite, the transactions that arrive together share one).", Buckets: []float64{1, 2, 4, 8, 16, 32, 64}})
+	m.commitSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sigil_store_commit_seconds",
+		Help: "Time of one COMMIT: on PostgreSQL with the flush of its WAL; on SQLite without the sync, which is sigil_store_sync_seconds.", Buckets: latency})
+	m.syncSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sigil_store_sync_seconds",
+		Help:    "Time of one sync (fdatasync) of SQLite's write-ahead log, which makes every commit made before it durable.",
+		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25}})
 	m.otpSends = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sigil_otp_sends_total",
 		Help: "OTP messages handed to a sender, by channel (email, sms) and result (sent, failed)."}, []string{"channel", "result"})
 	m.chainCalls = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sigil_chain_rpc_calls_total",
@@ -59,7 +63,7 @@ func New() *Metrics {
 		Help: "Webhook delivery attempts, by result (delivered, failed, dead)."}, []string{"result"})
 	m.deliveryPending = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sigil_queue_pending",
 		Help: "Work waiting in a queue (webhook deliveries, transactions to send), by queue."}, []string{"queue"})
-	m.reg.MustRegister(m.requests, m.requestSeconds, m.activities, m.decisions, m.commitGroup, m.syncSeconds, m.otpSends,
+	m.reg.MustRegister(m.requests, m.requestSeconds, m.activities, m.decisions, m.commitGroup, m.commitSeconds, m.syncSeconds, m.otpSends,
 		m.chainCalls, m.chainSeconds, m.deliveries, m.deliveryPending,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -99,10 +103,17 @@ func (m *Metrics) Decision(outcome string) {
 	}
 }
 
-// Commit records one commit: how many transactions it made durable and how long it took.
+// Commit records one commit: how many transactions it holds and how long its COMMIT took.
 func (m *Metrics) Commit(group int, d time.Duration) {
 	if m != nil {
 		m.commitGroup.Observe(float64(group))
+		m.commitSeconds.Observe(d.Seconds())
+	}
+}
+
+// Sync records how long one sync of SQLite's write-ahead log took.
+func (m *Metrics) Sync(d time.Duration) {
+	if m != nil {
 		m.syncSeconds.Observe(d.Seconds())
 	}
 }

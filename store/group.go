@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 var errClosed = errors.New("store: closed")
@@ -143,7 +144,9 @@ func (g *groupCommitter) syncLoop() {
 		}
 		var syncErr error
 		if upTo > 0 {
+			start := time.Now()
 			syncErr = g.s.durable.sync(upTo)
+			g.s.metrics.Sync(time.Since(start))
 		}
 		// Idle before the callers hear: a caller's next write must find the syncer idle and commit at once.
 		g.inflight.Add(-int64(len(batch)))

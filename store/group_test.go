@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptest"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"sigil/internal/testdb"
+	"sigil/metrics"
 	"sigil/store"
 )
 
@@ -168,4 +172,40 @@ func TestWriteReturnsOnceSynced(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// Each commit and each sync of the log is measured: a scrape shows as many commits as the writes that came one after
+// the other, and at least one sync, each covering what was committed before it.
+func TestCommitsAndSyncsAreMeasured(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := open(t, testdb.SQLite(t))
+	m := metrics.New()
+	s.Measure(m)
+	for i := range 3 {
+		if err := s.Write(ctx, func(tx *store.Tx) error {
+			_, err := tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprintf("m%d", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: "S", Record: []byte(`{}`)})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	count := func(series string) int {
+		for _, line := range strings.Split(rec.Body.String(), "\n") {
+			if v, ok := strings.CutPrefix(line, series+" "); ok {
+				n, _ := strconv.Atoi(v)
+				return n
+			}
+		}
+		t.Fatalf("no %s in\n%s", series, rec.Body.String())
+		return 0
+	}
+	if n := count("sigil_store_commit_seconds_count"); n != 3 {
+		t.Errorf("%d commits measured for 3 writes one after the other", n)
+	}
+	if n := count("sigil_store_sync_seconds_count"); n < 1 || n > 3 {
+		t.Errorf("%d syncs measured for 3 commits", n)
+	}
 }
