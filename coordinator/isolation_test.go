@@ -70,7 +70,7 @@ func reachNothing(t *testing.T, s *stack, v *victim, org string, key stamp.Stamp
 		}
 		path, body := s.operationRequest(op, org, tree)
 		if r := s.stamped(path, body, key); r.status < 300 || r.status >= 500 {
-			t.Errorf("%s naming the objects of organization %s: %d %s", path, v.orgID, r.status, truncate(r.raw))
+			t.Errorf("%s naming the objects of organization %s: %d %.300s", path, v.orgID, r.status, r.raw)
 		}
 	}
 	if after := v.snapshot(t); after != before {

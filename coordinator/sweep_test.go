@@ -36,7 +36,7 @@ func sweepOperations(t *testing.T, s *stack) {
 			r := s.stamped(path, body, s.boot.APIKey)
 			refused := r.status >= 300
 			if r.status >= 500 || refused && (r.message() == "" || r.body["code"] == nil || utf8.RuneCountInString(r.message()) > 1000) {
-				t.Errorf("%s, %s: %d %s", path, m.Name, r.status, truncate(r.raw))
+				t.Errorf("%s, %s: %d %.300s", path, m.Name, r.status, r.raw)
 			}
 		}
 	}
@@ -61,11 +61,4 @@ func (s *stack) operationRequest(op coordinator.Operation, org string, params an
 	}
 	body, _ = json.Marshal(params)
 	return "/public/v1/query/" + op.Path, body
-}
-
-func truncate(b []byte) string {
-	if r := []rune(string(b)); len(r) > 300 {
-		return string(r[:300]) + "…"
-	}
-	return string(b)
 }
