@@ -42,6 +42,18 @@ func TestAppProofs(t *testing.T) {
 	if _, err := client.VerifyAppProof(a.AppProofs[0], &other.PublicKey); err == nil || !strings.Contains(err.Error(), "another key") {
 		t.Fatalf("a proof checked against another pinned signer: %v", err)
 	}
+	for want, change := range map[string]func(*api.AppProof){
+		"unknown scheme":            func(p *api.AppProof) { p.Scheme = "SIGNATURE_SCHEME_X" },
+		"not two 65-byte keys":      func(p *api.AppProof) { p.PublicKey = p.PublicKey[:128] },
+		"not 64 bytes of hex":       func(p *api.AppProof) { p.Signature = "zz" + p.Signature[2:] },
+		"signature does not verify": func(p *api.AppProof) { p.Signature = strings.Repeat("0", 128) },
+	} {
+		bad := a.AppProofs[0]
+		change(&bad)
+		if _, err := client.VerifyAppProof(bad, signer); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("a proof with %s: %v", want, err)
+		}
+	}
 
 	_, signed, err := s.root.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: w.Addresses[0],
 		UnsignedTransaction: unsigned1559(t, token, calldata(t, "approve", vault, big.NewInt(1)), 0), Type: api.TransactionTypeEthereum})

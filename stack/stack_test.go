@@ -375,6 +375,33 @@ func TestExposedStack(t *testing.T) {
 	}
 }
 
+// A configuration Start cannot honour is refused before anything starts or is written: no data directory named, or
+// webhook deliveries left to another process that no shared database lets exist.
+func TestStartRefusesAConfigurationItCannotHonour(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		cfg  stack.Config
+		want string
+	}{
+		{"no directory", stack.Config{}, "Config.Dir is required"},
+		{"deliveries left to no one", stack.Config{Dir: t.TempDir(), NoWebhookDeliveries: true}, "needs a PostgreSQL database"},
+	} {
+		s, err := stack.Start(context.Background(), c.cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			if s != nil {
+				s.Close()
+			}
+			t.Fatalf("%s: Start = %v, want an error saying %q", c.name, err, c.want)
+		}
+		if c.cfg.Dir != "" {
+			if entries, _ := os.ReadDir(c.cfg.Dir); len(entries) != 0 {
+				t.Errorf("%s: the refused start left %d files in the data directory", c.name, len(entries))
+			}
+		}
+	}
+}
+
 // A deployment leaves the dev chain out: no chain, no yield service on it, the rest as usual.
 func TestStackWithoutDevChain(t *testing.T) {
 	t.Parallel()
