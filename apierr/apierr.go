@@ -31,6 +31,7 @@ const (
 	ResourceExhausted  Code = 8
 	FailedPrecondition Code = 9
 	Aborted            Code = 10
+	Unimplemented      Code = 12
 	Internal           Code = 13
 	Unavailable        Code = 14
 	Unauthenticated    Code = 16
@@ -57,6 +58,8 @@ func (c Code) HTTPStatus() int {
 		return http.StatusServiceUnavailable
 	case DeadlineExceeded:
 		return http.StatusGatewayTimeout
+	case Unimplemented:
+		return http.StatusNotImplemented
 	default:
 		return http.StatusInternalServerError
 	}
@@ -258,6 +261,7 @@ func codeName(c Code) string {
 		PermissionDenied: "permission denied", ResourceExhausted: "resource exhausted",
 		FailedPrecondition: "failed precondition", Internal: "internal", Unavailable: "unavailable",
 		Unauthenticated: "unauthenticated", Aborted: "aborted", DeadlineExceeded: "deadline exceeded",
+		Unimplemented: "unimplemented",
 	}
 	if n, ok := names[c]; ok {
 		return n

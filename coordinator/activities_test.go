@@ -380,3 +380,42 @@ func TestIdenticalBodyOfAnotherUserIsRefused(t *testing.T) {
 		t.Fatalf("root again: %d %s", again.status, again.raw)
 	}
 }
+
+// A path of the reference's API that Sigil does not serve (api.Unimplemented) answers UNIMPLEMENTED with its family and
+// why, stamped or not and whatever the body, and writes nothing; a path neither served nor listed stays unknown.
+func TestUnimplementedPathsSayWhy(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, testdb.SQLite(t))
+	org := s.boot.OrganizationID
+	setAllowlist := envelope("ACTIVITY_TYPE_SET_IP_ALLOWLIST", org, map[string]any{"ips": []string{"10.0.0.1"}}, time.Now())
+	listSecrets := []byte(`{"organizationId":"` + org + `"}`)
+	before := s.activityCount(org)
+	for _, c := range []struct {
+		name, path string
+		body       []byte
+		stamped    bool
+		want       string
+	}{
+		{"stamped activity", "submit/set_ip_allowlist", setAllowlist, true, "/public/v1/submit/set_ip_allowlist is not implemented by Sigil (IP allowlists: "},
+		{"activity without a stamp", "submit/set_ip_allowlist", setAllowlist, false, "/public/v1/submit/set_ip_allowlist is not implemented by Sigil (IP allowlists: "},
+		{"activity with a body that is not JSON", "submit/earn_deposit", []byte(`{"type":`), false, "/public/v1/submit/earn_deposit is not implemented by Sigil (Earn: "},
+		{"stamped query", "query/list_secrets", listSecrets, true, "/public/v1/query/list_secrets is not implemented by Sigil (Secrets: "},
+		{"query without a stamp", "query/get_tvc_app", listSecrets, false, "/public/v1/query/get_tvc_app is not implemented by Sigil (Turnkey Verifiable Cloud: "},
+	} {
+		var r response
+		if c.stamped {
+			r = s.stamped("/public/v1/"+c.path, c.body, s.boot.APIKey)
+		} else {
+			r = s.post("/public/v1/"+c.path, c.body, http.Header{})
+		}
+		if r.status != http.StatusNotImplemented || r.body["code"] != float64(12) || !strings.HasPrefix(r.message(), c.want) {
+			t.Errorf("%s: %d %.300s, want 501, code 12 and a message starting %q", c.name, r.status, r.raw, c.want)
+		}
+	}
+	if after := s.activityCount(org); after != before {
+		t.Errorf("requests to paths Sigil does not serve stored %d activities", after-before)
+	}
+	if r := s.stamped("/public/v1/query/get_nothing", listSecrets, s.boot.APIKey); r.status != http.StatusNotFound || !strings.Contains(r.message(), `unknown query "get_nothing"`) {
+		t.Errorf("unknown query: %d %.300s, want 404", r.status, r.raw)
+	}
+}

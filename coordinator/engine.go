@@ -44,6 +44,9 @@ type submission struct {
 // Submit runs one activity request (the body of POST /public/v1/submit/<path>) and returns the activity record, or
 // an error for a request that is refused (the error of a FAILED activity, every time the same body is submitted).
 func (c *Coordinator) Submit(ctx context.Context, path string, header http.Header, body []byte) (*api.ActivityResponse, error) {
+	if f := api.UnimplementedSubmit(path); f != nil {
+		return nil, unimplemented("/public/v1/submit/"+path, f)
+	}
 	pctx, span := tracer.Start(ctx, "activity.authenticate")
 	sub, err := c.prepare(pctx, path, header, body)
 	span.End()

@@ -4,9 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
+	"sigil/api"
 	"sigil/policy"
 )
 
@@ -137,7 +139,67 @@ func renderActivities() string {
 		}
 	}
 	b.WriteString(".\n")
+	b.WriteString("\n## Not implemented\n\n")
+	b.WriteString("The paths of `@turnkey/http` 6.6.0 that Sigil does not serve, by family (`api/unimplemented.go`). Each answers\n")
+	b.WriteString("`UNIMPLEMENTED` (code 12, HTTP 501) with its family and the reason, before any authentication, as an unknown\n")
+	b.WriteString("route answers.\n")
+	for _, f := range api.Unimplemented {
+		fmt.Fprintf(&b, "\n- **%s**: %s.", f.Name, f.Why)
+		if len(f.Submit) > 0 {
+			fmt.Fprintf(&b, " Submit: `%s`.", strings.Join(f.Submit, "`, `"))
+		}
+		if len(f.Query) > 0 {
+			fmt.Fprintf(&b, " Query: `%s`.", strings.Join(f.Query, "`, `"))
+		}
+	}
+	b.WriteString("\n")
 	return b.String()
+}
+
+// sdkTypes is @turnkey/http's generated description of every path, as the conformance tests install it.
+const sdkTypes = "../tests/compat/node_modules/@turnkey/http/dist/__generated__/services/coordinator/public/v1/public_api.types.d.ts"
+
+// Every path of the official SDK is either served or answered as not implemented, never both, and nothing is listed as
+// not implemented that the SDK does not have: the list stays true as the SDK moves.
+func TestEverySDKPathIsServedOrUnimplemented(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(sdkTypes)
+	if err != nil {
+		if os.Getenv("SIGIL_REQUIRE_SDKS") != "" {
+			t.Fatal(err)
+		}
+		t.Skipf("@turnkey/http is not installed (run npm ci in tests/compat): %v", err)
+	}
+	served := map[string]bool{}
+	for _, op := range Operations() {
+		served[map[bool]string{false: "submit/", true: "query/"}[op.Query]+op.Path] = true
+	}
+	listed := map[string]bool{}
+	for _, f := range api.Unimplemented {
+		for _, p := range f.Submit {
+			listed["submit/"+p] = true
+		}
+		for _, p := range f.Query {
+			listed["query/"+p] = true
+		}
+	}
+	inSDK := map[string]bool{}
+	for _, m := range regexp.MustCompile(`"/public/v1/((?:submit|query)/[a-z0-9_]+)"`).FindAllStringSubmatch(string(raw), -1) {
+		inSDK[m[1]] = true
+	}
+	if len(inSDK) < 100 {
+		t.Fatalf("read only %d paths from %s", len(inSDK), sdkTypes)
+	}
+	for p := range inSDK {
+		if served[p] == listed[p] {
+			t.Errorf("/public/v1/%s: served %v, listed as not implemented %v; want exactly one", p, served[p], listed[p])
+		}
+	}
+	for p := range listed {
+		if !inSDK[p] {
+			t.Errorf("/public/v1/%s is listed as not implemented but @turnkey/http has no such path", p)
+		}
+	}
 }
 
 func TestActivitiesDoc(t *testing.T) {

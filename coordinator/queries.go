@@ -54,6 +54,13 @@ func (c *Coordinator) authenticateReadOnly(ctx context.Context, session string, 
 	return &reader{ctx: ctx, c: c, org: org, who: who}, nil
 }
 
+// unimplemented answers a path of the reference's API that Sigil does not serve (api.Unimplemented). It depends on the
+// path alone, which says nothing about any organization, so it is answered before the request is authenticated, as an
+// unknown route is.
+func unimplemented(route string, f *api.UnimplementedFamily) error {
+	return apierr.New(apierr.Unimplemented, "UNIMPLEMENTED", "%s is not implemented by Sigil (%s: %s)", route, f.Name, f.Why)
+}
+
 // stampSent reports whether a request carries any stamp header.
 func stampSent(h http.Header) bool {
 	return h.Get("X-Stamp") != "" || h.Get("X-Stamp-WebAuthn") != "" || h.Get("X-Stamp-Attested") != ""
@@ -62,6 +69,9 @@ func stampSent(h http.Header) bool {
 // Query runs one query (the body of POST /public/v1/query/<path>).
 func (c *Coordinator) Query(ctx context.Context, path string, header http.Header, body []byte) (any, error) {
 	q, ok := c.ops.queries[path]
+	if f := api.UnimplementedQuery(path); !ok && f != nil {
+		return nil, unimplemented("/public/v1/query/"+path, f)
+	}
 	if !ok {
 		return nil, apierr.NotFoundf("unknown query %q", path)
 	}

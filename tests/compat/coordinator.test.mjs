@@ -82,6 +82,26 @@ test("@turnkey/http surfaces the server's error code and message", async () => {
   );
 });
 
+test("@turnkey/http and @turnkey/sdk-server hear which endpoints Sigil does not implement, and why", async () => {
+  const turnkey = new Turnkey({
+    apiBaseUrl: baseUrl,
+    apiPublicKey: boot.apiPublicKey,
+    apiPrivateKey: boot.apiPrivateKey,
+    defaultOrganizationId: boot.organizationId,
+  });
+  for (const [call, want] of [
+    [() => http.getIpAllowlist({ organizationId: boot.organizationId }), /query\/get_ip_allowlist is not implemented by Sigil \(IP allowlists: /],
+    [() => turnkey.apiClient().getWalletAddressBalances({ address: "0x0000000000000000000000000000000000000001", caip2: "eip155:1" }),
+      /query\/get_wallet_address_balances is not implemented by Sigil \(Chain data: /],
+    [() => turnkey.apiClient().setIpAllowlist({ enabled: true, rules: [] }), /submit\/set_ip_allowlist is not implemented by Sigil \(IP allowlists: /],
+  ]) {
+    await assert.rejects(call(), (err) => {
+      assert.match(String(err.message), want);
+      return true;
+    });
+  }
+});
+
 test("@turnkey/sdk-server apiClient createUsers (V4) and a new user's own stamp", async () => {
   const turnkey = new Turnkey({
     apiBaseUrl: baseUrl,
