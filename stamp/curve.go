@@ -204,7 +204,7 @@ var parsedKeys = keyCache{max: 4096, maxTables: 128}
 
 // keyCache maps a curve and a public key's hex to the parsed key. It holds at most max keys and forgets all of them
 // when full: a bound against callers that send ever new keys, and simpler than evicting one at a time. Of its P-256
-// keys, at most maxTables have a table of multiples (p256.go), about 10 MiB in all; forgetting the keys frees theirs.
+// keys, at most maxTables have a table of multiples (p256.go), about 28 MiB in all; forgetting the keys frees theirs.
 type keyCache struct {
 	mu        sync.Mutex
 	keys      map[cachedKey]publicKey

@@ -12,16 +12,18 @@ import (
 // A P-256 verification computes [u1]G + [u2]Q for the key's point Q. The standard library's [u1]G uses a table of
 // G's multiples built once; its [u2]Q starts from Q alone each time, and is over half of the verification. An API
 // key stamps request after request, so a key in use gets a table of its own multiples too, and its verifications
-// cost about half as much. Building one costs about five verifications, and it takes 80 KiB, so only keys that
+// cost less than half as much. Building one costs about thirty verifications, and it takes 222 KiB, so only keys that
 // keep coming back get one (hotKeyUses), and only so many of them (keyCache.maxTables). The count runs before the
 // caller looks the key up among its credentials, so keys nobody registered can take the tables; that leaves the
 // others verifying as before, no slower, until the cache forgets its keys.
 const hotKeyUses = 16
 
-// Q's table holds d·2^(5i)·Q for each window i and digit 1 ≤ d ≤ 16: a scalar written in signed base-32 digits
-// (−15…16) is a sum of one entry (or its negation) a window, 52 additions in all for a scalar below 2^256.
+// Q's table holds d·2^(7i)·Q for each window i and digit 1 ≤ d ≤ 64: a scalar written in signed base-128 digits
+// (−63…64) is a sum of one entry (or its negation) a window, 37 additions in all for a scalar below 2^256. Wider
+// windows mean fewer additions and a larger table: 5-bit windows (52 additions, 78 KiB) verified a stamp in 41–44 µs,
+// 6-bit (43, 129 KiB) in 37–41 µs and 7-bit in 35–36 µs (docs/BENCHMARKS.md).
 const (
-	tableWindowBits = 5
+	tableWindowBits = 7
 	tableWindows    = (256 + tableWindowBits - 1) / tableWindowBits
 	tableDigits     = 1 << (tableWindowBits - 1)
 )
@@ -62,7 +64,7 @@ func (k *p256Key) becameHot() bool {
 
 func newP256Table(q *nistec.P256Point) *p256Table {
 	t := new(p256Table)
-	base := nistec.NewP256Point().Set(q) // 2^(5i)·Q
+	base := nistec.NewP256Point().Set(q) // 2^(7i)·Q
 	for i := range t {
 		t[i][0].Set(base)
 		for d := 1; d < tableDigits; d++ {
@@ -124,7 +126,7 @@ func (t *p256Table) multiply(k *[32]byte) *nistec.P256Point {
 			sum.Add(sum, negated.Negate(&t[i][-d-1]))
 		}
 	}
-	// The last window holds bit 255 alone, so its digit (at most 2) leaves no carry.
+	// The last window holds the scalar's top 256 mod 7 = 4 bits, so its digit (at most 16) leaves no carry.
 	return sum
 }
 
