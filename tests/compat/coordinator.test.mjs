@@ -12,6 +12,12 @@ const boot = JSON.parse(readFileSync(join(process.env.SIGIL_DIR, "bootstrap.json
 const baseUrl = boot.coordinatorUrl;
 const rootStamper = new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey });
 const http = new TurnkeyClient({ baseUrl }, rootStamper);
+const turnkey = new Turnkey({
+  apiBaseUrl: baseUrl,
+  apiPublicKey: boot.apiPublicKey,
+  apiPrivateKey: boot.apiPrivateKey,
+  defaultOrganizationId: boot.organizationId,
+});
 
 function newUser(name) {
   const pair = generateP256KeyPair();
@@ -83,12 +89,6 @@ test("@turnkey/http surfaces the server's error code and message", async () => {
 });
 
 test("@turnkey/http and @turnkey/sdk-server hear which endpoints Sigil does not implement, and why", async () => {
-  const turnkey = new Turnkey({
-    apiBaseUrl: baseUrl,
-    apiPublicKey: boot.apiPublicKey,
-    apiPrivateKey: boot.apiPrivateKey,
-    defaultOrganizationId: boot.organizationId,
-  });
   for (const [call, want] of [
     [() => http.getIpAllowlist({ organizationId: boot.organizationId }), /query\/get_ip_allowlist is not implemented by Sigil \(IP allowlists: /],
     [() => turnkey.apiClient().getWalletAddressBalances({ address: "0x0000000000000000000000000000000000000001", caip2: "eip155:1" }),
@@ -103,12 +103,6 @@ test("@turnkey/http and @turnkey/sdk-server hear which endpoints Sigil does not 
 });
 
 test("@turnkey/sdk-server apiClient createUsers (V4) and a new user's own stamp", async () => {
-  const turnkey = new Turnkey({
-    apiBaseUrl: baseUrl,
-    apiPublicKey: boot.apiPublicKey,
-    apiPrivateKey: boot.apiPrivateKey,
-    defaultOrganizationId: boot.organizationId,
-  });
   const { pair, params } = newUser(`sdk-${Date.now()}`);
   const res = await turnkey.apiClient().createUsers({ users: [params] });
   assert.equal(res.activity.type, "ACTIVITY_TYPE_CREATE_USERS_V4");
