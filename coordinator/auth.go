@@ -153,12 +153,13 @@ func (c *Coordinator) loadOrg(ctx context.Context, id string) (*Org, error) {
 	return org, nil
 }
 
-// authenticateSubmission finds an activity's organization and who submitted it. It trusts a cached organization
-// document without asking the database whether it is current, because the activity's transaction reads the document
-// again under the organization's lock and finds the credential there again (principal.refresh). Only a request the
-// cached document does not authenticate is tried again on the stored document, which another process may have changed.
-func (c *Coordinator) authenticateSubmission(ctx context.Context, st stamp.Stamp, body []byte) (*Org, *principal, error) {
-	if cached := c.orgs.get(bodyOrgID(body)); cached != nil {
+// authenticateSubmission finds an activity's organization (orgID, as the body names it) and who submitted it. It
+// trusts a cached organization document without asking the database whether it is current, because the activity's
+// transaction reads the document again under the organization's lock and finds the credential there again
+// (principal.refresh). Only a request the cached document does not authenticate is tried again on the stored document,
+// which another process may have changed.
+func (c *Coordinator) authenticateSubmission(ctx context.Context, st stamp.Stamp, body []byte, orgID string) (*Org, *principal, error) {
+	if cached := c.orgs.get(orgID); cached != nil {
 		who, err := c.authenticate(ctx, cached, st, body)
 		if e := (*apierr.Error)(nil); !errors.As(err, &e) || e.Code != apierr.Unauthenticated {
 			return cached, who, err

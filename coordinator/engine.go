@@ -98,9 +98,10 @@ func (c *Coordinator) votedOn(ctx context.Context, rec *record) (*api.ActivityRe
 	return &api.ActivityResponse{Activity: target.render(rec.Votes[0].UserID)}, nil
 }
 
-// prepare authenticates a request, then decodes and checks it. Nothing of the body but the organization it names is
-// read before its stamp is verified and its credential found: a caller who cannot authenticate learns nothing from
-// the answer about the body, the parameters or the organization (authenticateSubmission).
+// prepare authenticates a request, then checks it. The stamp is verified over the raw body before anything of it is
+// read. The envelope is then read once, but nothing of it except the organization it names is used, and nothing wrong
+// with it is answered, until the credential is found: a caller who cannot authenticate learns nothing from the answer
+// about the body, the parameters or the organization (authenticateSubmission). The parameters are decoded after.
 func (c *Coordinator) prepare(ctx context.Context, path string, header http.Header, body []byte) (*submission, error) {
 	st, err := stamp.FromHeaders(header)
 	if err != nil {
@@ -110,11 +111,17 @@ func (c *Coordinator) prepare(ctx context.Context, path string, header http.Head
 		return nil, err
 	}
 	sub := &submission{body: body}
-	if sub.org, sub.who, err = c.authenticateSubmission(ctx, st, body); err != nil {
+	// A body that is not a well-formed envelope may still name its organization, read leniently.
+	badEnvelope := decodeRequest(body, &sub.env)
+	orgID := sub.env.OrganizationID
+	if badEnvelope != nil {
+		orgID = bodyOrgID(body)
+	}
+	if sub.org, sub.who, err = c.authenticateSubmission(ctx, st, body, orgID); err != nil {
 		return nil, err
 	}
-	if err := decodeRequest(body, &sub.env); err != nil {
-		return nil, err
+	if badEnvelope != nil {
+		return nil, badEnvelope
 	}
 	op, ok := c.ops.activity(sub.env.Type)
 	if !ok {
