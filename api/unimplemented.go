@@ -1,7 +1,5 @@
 package api
 
-import "slices"
-
 // Unimplemented is the part of the reference's public API, as @turnkey/http 6.6.0 describes it, that Sigil does not
 // serve, family by family. Each path answers UNIMPLEMENTED (HTTP 501) with its family's reason, whoever asks and
 // whatever the body, so that a team moving to Sigil learns what is missing and why instead of meeting an unknown route
@@ -54,20 +52,22 @@ type UnimplementedFamily struct {
 }
 
 // UnimplementedSubmit is the family of a path under /public/v1/submit/ that Sigil does not serve; nil for any other.
-func UnimplementedSubmit(path string) *UnimplementedFamily {
-	return unimplemented(path, func(f *UnimplementedFamily) []string { return f.Submit })
-}
+func UnimplementedSubmit(path string) *UnimplementedFamily { return unimplementedPaths["submit/"+path] }
 
 // UnimplementedQuery is the family of a path under /public/v1/query/ that Sigil does not serve; nil for any other.
-func UnimplementedQuery(path string) *UnimplementedFamily {
-	return unimplemented(path, func(f *UnimplementedFamily) []string { return f.Query })
-}
+func UnimplementedQuery(path string) *UnimplementedFamily { return unimplementedPaths["query/"+path] }
 
-func unimplemented(path string, paths func(*UnimplementedFamily) []string) *UnimplementedFamily {
+// unimplementedPaths is Unimplemented by path ("submit/…", "query/…"), looked up on every submission.
+var unimplementedPaths = func() map[string]*UnimplementedFamily {
+	m := map[string]*UnimplementedFamily{}
 	for i := range Unimplemented {
-		if slices.Contains(paths(&Unimplemented[i]), path) {
-			return &Unimplemented[i]
+		f := &Unimplemented[i]
+		for _, p := range f.Submit {
+			m["submit/"+p] = f
+		}
+		for _, p := range f.Query {
+			m["query/"+p] = f
 		}
 	}
-	return nil
-}
+	return m
+}()

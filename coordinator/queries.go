@@ -69,10 +69,10 @@ func stampSent(h http.Header) bool {
 // Query runs one query (the body of POST /public/v1/query/<path>).
 func (c *Coordinator) Query(ctx context.Context, path string, header http.Header, body []byte) (any, error) {
 	q, ok := c.ops.queries[path]
-	if f := api.UnimplementedQuery(path); !ok && f != nil {
-		return nil, unimplemented("/public/v1/query/"+path, f)
-	}
 	if !ok {
+		if f := api.UnimplementedQuery(path); f != nil {
+			return nil, unimplemented("/public/v1/query/"+path, f)
+		}
 		return nil, apierr.NotFoundf("unknown query %q", path)
 	}
 	return q.serve(ctx, c, header, body)
