@@ -13,7 +13,7 @@ import (
 
 // readActivityOutcome reads an activity's answer and fails unless the activity completed. It decodes only the
 // activity's id and status, and stops reading JSON once it has them: the load generator shares the machine with the
-// server, and fully decoding a signing activity's 4 KB answer costs about 28 µs of CPU (json.Unmarshal), a tenth of
+// server, and fully decoding a signing activity's 4 KB answer costs about 27 µs of CPU (json.Unmarshal), a tenth of
 // the server's own CPU per request and several times what the peer's short answer costs the same generator. The
 // answer is still read to its end, so that the connection is kept alive.
 func readActivityOutcome(res *http.Response) error {
