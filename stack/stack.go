@@ -387,6 +387,9 @@ func (s *Stack) startAuthProxy(ctx context.Context, cfg Config, st *store.Store,
 	return srv, nil
 }
 
+// dashboardChains are the watched EVM networks, whose balances the dashboard shows: the dev chains' with their
+// contracts (the page shows those that are ERC-20 tokens: the test tokens, vault shares and lending receipts). The
+// watched Solana clusters are left out: the page and its relay read EVM balances only.
 func dashboardChains(networks []coordinator.Network, boot *Bootstrap) []dashboard.Chain {
 	var out []dashboard.Chain
 	for _, n := range networks {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"sigil/internal/testdb"
-	"sigil/metrics"
 	"sigil/store"
 )
 
@@ -179,9 +177,7 @@ func TestWriteReturnsOnceSynced(t *testing.T) {
 func TestCommitsAndSyncsAreMeasured(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := open(t, testdb.SQLite(t))
-	m := metrics.New()
-	s.Measure(m)
+	s, m := measured(t)
 	for i := range 3 {
 		if err := s.Write(ctx, func(tx *store.Tx) error {
 			_, err := tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprintf("m%d", i), OrgID: "o", Fingerprint: fmt.Sprint(i), Type: "T", Status: "S", Record: []byte(`{}`)})
@@ -190,16 +186,15 @@ func TestCommitsAndSyncsAreMeasured(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rec := httptest.NewRecorder()
-	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	scraped := scrape(m)
 	count := func(series string) int {
-		for _, line := range strings.Split(rec.Body.String(), "\n") {
+		for _, line := range strings.Split(scraped, "\n") {
 			if v, ok := strings.CutPrefix(line, series+" "); ok {
 				n, _ := strconv.Atoi(v)
 				return n
 			}
 		}
-		t.Fatalf("no %s in\n%s", series, rec.Body.String())
+		t.Fatalf("no %s in\n%s", series, scraped)
 		return 0
 	}
 	if n := count("sigil_store_commit_seconds_count"); n != 3 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"sigil/internal/testdb"
+	"sigil/metrics"
 	"sigil/store"
 )
 
@@ -23,6 +25,21 @@ func open(t *testing.T, b testdb.Backend) *store.Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// measured opens a SQLite store that reports to metrics of its own.
+func measured(t *testing.T) (*store.Store, *metrics.Metrics) {
+	t.Helper()
+	s, m := open(t, testdb.SQLite(t)), metrics.New()
+	s.Measure(m)
+	return s, m
+}
+
+// scrape is what m serves at /metrics.
+func scrape(m *metrics.Metrics) string {
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	return rec.Body.String()
 }
 
 func TestMigrationsAreIdempotent(t *testing.T) {

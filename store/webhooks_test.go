@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	"sigil/internal/testdb"
-	"sigil/metrics"
 	"sigil/store"
 	"sigil/webhook"
 )
@@ -152,9 +150,7 @@ func TestWebhookQueueConcurrentClaims(t *testing.T) {
 func TestWebhookQueueMetrics(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := open(t, testdb.SQLite(t))
-	m := metrics.New()
-	s.Measure(m)
+	s, m := measured(t)
 	err := s.Write(ctx, func(tx *store.Tx) error {
 		return tx.EnqueueWebhookDeliveries(ctx, []store.WebhookDelivery{{ID: "m1", EventID: "e1", EndpointID: "e", OrgID: "o",
 			URL: "https://x.example", EventType: "ACTIVITY_UPDATES", Subject: "s", Body: []byte(`{}`), CreatedAt: 1}})
@@ -169,10 +165,9 @@ func TestWebhookQueueMetrics(t *testing.T) {
 	if err := q.Delivered(ctx, "m1", time.Unix(10, 0), 200); err != nil {
 		t.Fatal(err)
 	}
-	rec := httptest.NewRecorder()
-	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	scraped := scrape(m)
 	for _, want := range []string{`sigil_webhook_deliveries_total{result="delivered"} 1`, `sigil_queue_pending{queue="webhooks_coordinator"} 1`} {
-		if !strings.Contains(rec.Body.String(), want) {
+		if !strings.Contains(scraped, want) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
