@@ -25,9 +25,10 @@ const (
 // group of transactions while the previous one is synced (group.go).
 //
 // The writer connection commits with synchronous=NORMAL: a commit appends its frames to the write-ahead log and makes
-// them visible, without syncing the log. Making them durable is the syncer's job: one fdatasync of the log file covers
-// every frame written before it began, so each group is answered only after a sync that began once its COMMIT had
-// returned. That is what synchronous=FULL does inside COMMIT, moved to another goroutine; the rest is SQLite's own
+// them visible, without syncing the log. Making them durable is the syncer's job (or a lone write's caller's, group.go):
+// one fdatasync of the log file covers every frame written before it began, so each group is answered only after a
+// sync that began once its COMMIT had returned. That is what synchronous=FULL does inside COMMIT, moved after it, where
+// the next group's statements can run meanwhile; the rest is SQLite's own
 // NORMAL behaviour, documented as keeping the database consistent across a power loss: the log is synced before each
 // checkpoint, the database file after it, and the log's header when the log starts over. A commit is durable once its
 // frames are synced, under both settings, as a checkpoint never copies a frame that is not.
@@ -36,12 +37,12 @@ const (
 // still take back, every read through the read pool waits, once it has read, until every commit begun before then is
 // synced (awaitRead); reads inside write transactions need not, their own commit's sync covers what they read.
 type durability struct {
-	wal     logFile // the log the syncer syncs; only the syncer touches it
-	written logFile // the same log, whose writing the writer starts (startWriteback); only the writer touches it
+	wal     logFile // the log that is synced; only the holder of the syncing token touches it (group.go)
+	written logFile // the same log, whose writing the writer starts (startWriteback); only the holder of the turn touches it
 
 	slowSync       time.Duration // slowSync; tests change it
-	rawSyncTime    time.Duration // the recent raw syncs' mean time, weighted towards the latest; only the syncer touches it
-	scheduledUntil time.Time     // syncs go through the scheduler until then; only the syncer touches it
+	rawSyncTime    time.Duration // the recent raw syncs' mean time, weighted towards the latest; as wal
+	scheduledUntil time.Time     // syncs go through the scheduler until then; as wal
 
 	begun  atomic.Int64 // commits begun: counted before COMMIT, so before any reader can see the commit
 	synced atomic.Int64 // every commit up to this count is durable

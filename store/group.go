@@ -28,6 +28,11 @@ const syncQueue = 16
 // arrive, in one open transaction, until the syncer is idle; then the group commits and goes to the syncer in turn.
 // So under load the statements run while the disk syncs, and a group holds everything that arrived during a sync.
 //
+// A write that finds the committer idle (no group being run, every commit synced) does not wait for the two
+// goroutines: its caller runs the group itself, its transaction, its commit and its sync (runAlone), as one client at
+// a time does every write. The two goroutines take over as soon as writes overlap; a turn and a syncing token keep one
+// group at a time on the connection and one sync at a time on the log, whoever runs them.
+//
 // Each caller still sees its own transaction: it runs alone (one after the other, on the one connection), a failure
 // undoes only its own writes (ROLLBACK TO its savepoint), and Write returns only after the sync that made its commit
 // durable, or with the commit's or the sync's error. Callers are answered in the order their groups ran, failed ones
@@ -38,12 +43,15 @@ const syncQueue = 16
 type groupCommitter struct {
 	s           *Store
 	reqs        chan *writeRequest
-	toSync      chan committed // groups whose transaction has ended, in the order they ran
+	handed      chan *writeRequest // a request the writer took while a caller held the turn, for that caller's group
+	toSync      chan committed     // groups whose transaction has ended, in the order they ran
 	quit        chan struct{}
 	stopped     chan struct{}
 	syncStopped chan struct{}
-	inflight    atomic.Int64  // groups handed to the syncer and not yet synced
-	idle        chan struct{} // the syncer has synced every group handed to it
+	inflight    atomic.Int64  // groups committed and not yet synced
+	idle        chan struct{} // every group committed so far is synced
+	turn        token         // held by whoever runs a group on the connection: the writer, or a caller (runAlone)
+	syncing     token         // held by whoever syncs: the syncer, or a caller (runAlone)
 	once        sync.Once
 	commits     atomic.Int64 // transactions committed or rolled back, for tests
 }
@@ -69,7 +77,8 @@ func (p panicked) Error() string { return fmt.Sprint("store: write function pani
 
 func newGroupCommitter(s *Store) *groupCommitter {
 	g := &groupCommitter{s: s, reqs: make(chan *writeRequest), toSync: make(chan committed, syncQueue),
-		quit: make(chan struct{}), stopped: make(chan struct{}), syncStopped: make(chan struct{}), idle: make(chan struct{}, 1)}
+		quit: make(chan struct{}), stopped: make(chan struct{}), syncStopped: make(chan struct{}), idle: make(chan struct{}, 1), handed: make(chan *writeRequest, 1),
+		turn: make(token, 1), syncing: make(token, 1)}
 	go g.loop()
 	go g.syncLoop()
 	return g
@@ -81,18 +90,72 @@ func (g *groupCommitter) write(ctx context.Context, fn func(*Tx) error) error {
 		return *errp
 	}
 	r := &writeRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
-	select {
-	case g.reqs <- r:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-g.quit:
-		return errClosed
+	if !g.runAlone(r) {
+		select {
+		case g.reqs <- r:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-g.quit:
+			return errClosed
+		}
 	}
 	err := <-r.done
 	if p, ok := err.(panicked); ok {
 		panic(p.value)
 	}
 	return err
+}
+
+// runAlone runs r's group on the caller's goroutine, its commit and then its sync, when the committer is idle: no
+// group is being run and every commit is synced. It reports whether it did; if not, the writer is to run r. With one
+// client at a time this is every write, and it saves the three hand-offs between goroutines (to the writer, to the
+// syncer, back to the caller), each a wake-up of a parked goroutine and often of an idle core's thread
+// (docs/BENCHMARKS.md). It starts no writeback of the frames (durable.go): the sync follows at once on the same
+// thread, and the call would only add its own cost. Writes that arrive meanwhile wait for the writer's next group,
+// or join this one if they are waiting when its transaction ends, as they would on the writer.
+func (g *groupCommitter) runAlone(r *writeRequest) bool {
+	if g.inflight.Load() != 0 || !g.turn.tryTake() {
+		return false
+	}
+	if g.inflight.Load() != 0 || isClosed(g.quit) {
+		g.turn.give()
+		return false
+	}
+	c := g.commit(r)
+	// Counted before the turn is given up, so that the writer's next group commits once this one is synced; and the
+	// sync taken first, so that the syncs stay in the order of the commits.
+	g.inflight.Add(1)
+	g.syncing.take()
+	g.turn.give()
+	g.commits.Add(1)
+	g.finish([]committed{c})
+	g.syncing.give()
+	return true
+}
+
+// token is a lock held by one goroutine at a time, a channel so that a goroutine waiting for it is seen as blocked
+// (as testing/synctest needs to tell that every goroutine waits).
+type token chan struct{}
+
+func (t token) take() { t <- struct{}{} }
+func (t token) give() { <-t }
+
+func (t token) tryTake() bool {
+	select {
+	case t <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // stop ends the loop and returns once the groups committed, if any, are synced and answered.
@@ -108,15 +171,30 @@ func (g *groupCommitter) loop() {
 		select {
 		case first = <-g.reqs:
 		case <-g.quit:
+			g.turn.take() // no caller runs a group from now on (runAlone), and none is still committing one
 			close(g.toSync)
 			<-g.syncStopped
+			g.syncing.take() // nor syncing one
 			return
+		}
+		if !g.turn.tryTake() {
+			// A caller is running a group (runAlone): first joins it if it is still taking members, and is
+			// otherwise the start of the next group, once the turn is free.
+			g.handed <- first
+			g.turn.take()
+			select {
+			case first = <-g.handed:
+			default: // it joined the caller's group
+				g.turn.give()
+				continue
+			}
 		}
 		c := g.commit(first)
 		if c.seq > 0 {
 			g.s.durable.startWriteback()
 		}
 		g.inflight.Add(1)
+		g.turn.give()
 		g.toSync <- c
 		g.commits.Add(1)
 	}
@@ -138,36 +216,43 @@ func (g *groupCommitter) syncLoop() {
 				more = false
 			}
 		}
-		var upTo int64
-		for _, c := range batch {
-			upTo = max(upTo, c.seq)
-		}
-		var syncErr error
-		if upTo > 0 {
-			start := time.Now()
-			syncErr = g.s.durable.sync(upTo)
-			g.s.metrics.Sync(time.Since(start))
-		}
-		// Idle before the callers hear: a caller's next write must find the syncer idle and commit at once.
-		g.inflight.Add(-int64(len(batch)))
-		select {
-		case g.idle <- struct{}{}:
-		default:
-		}
-		for _, c := range batch {
-			for i, r := range c.group {
-				if c.errs[i] == nil && c.seq > 0 {
-					c.errs[i] = syncErr
-				}
-				r.done <- c.errs[i]
-			}
-		}
+		g.syncing.take()
+		g.finish(batch)
+		g.syncing.give()
 		// To the back of the run queue before the next sync, which holds its P (durable.go): the callers just
 		// answered, and the requests whose cryptography is under way, run first. Parked on the channel instead, the
 		// syncer is woken by the next group's commit into that P's next slot, ahead of them all: with eight clients
 		// the answered callers then waited for a core 0.89-1.12 ms at p90 instead of 0.62-0.78 ms, and the rate was
 		// lower (docs/BENCHMARKS.md). Under no load nothing is waiting, and this returns at once.
 		runtime.Gosched()
+	}
+}
+
+// finish makes the committed groups durable with one sync and answers their callers. The caller holds syncing.
+func (g *groupCommitter) finish(batch []committed) {
+	var upTo int64
+	for _, c := range batch {
+		upTo = max(upTo, c.seq)
+	}
+	var syncErr error
+	if upTo > 0 {
+		start := time.Now()
+		syncErr = g.s.durable.sync(upTo)
+		g.s.metrics.Sync(time.Since(start))
+	}
+	// Idle before the callers hear: a caller's next write must find the syncer idle and commit at once.
+	g.inflight.Add(-int64(len(batch)))
+	select {
+	case g.idle <- struct{}{}:
+	default:
+	}
+	for _, c := range batch {
+		for i, r := range c.group {
+			if c.errs[i] == nil && c.seq > 0 {
+				c.errs[i] = syncErr
+			}
+			r.done <- c.errs[i]
+		}
 	}
 }
 
@@ -225,6 +310,8 @@ func (g *groupCommitter) next() *writeRequest {
 		select {
 		case r := <-g.reqs:
 			return r
+		case r := <-g.handed:
+			return r
 		default:
 		}
 		select { // a signal from a sync that ended before this check is stale
@@ -236,6 +323,8 @@ func (g *groupCommitter) next() *writeRequest {
 		}
 		select {
 		case r := <-g.reqs:
+			return r
+		case r := <-g.handed:
 			return r
 		case <-g.idle:
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,6 +95,90 @@ func TestConcurrentWritesShareCommitsAndFailAlone(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A write that finds the committer idle runs on its caller's goroutine, with no hand-off to the writer or the syncer;
+// one that arrives while another runs waits for the writer as before.
+func TestALoneWriteRunsOnItsCallersGoroutine(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := open(t, testdb.SQLite(t))
+	// onCaller writes and reports whether fn ran on the goroutine that called Write.
+	onCaller := func(fn func()) (bool, error) {
+		caller, ran := goroutineID(), ""
+		err := s.Write(ctx, func(*store.Tx) error { ran = goroutineID(); fn(); return nil })
+		return ran == caller, err
+	}
+	if alone, err := onCaller(func() {}); err != nil || !alone {
+		t.Fatalf("a write with no other under way: on its caller's goroutine %v, %v", alone, err)
+	}
+
+	release, running := make(chan struct{}), make(chan struct{})
+	first := make(chan error)
+	go func() { _, err := onCaller(func() { close(running); <-release }); first <- err }()
+	<-running
+	second := make(chan bool)
+	go func() {
+		alone, err := onCaller(func() {})
+		if err != nil {
+			t.Error(err)
+		}
+		second <- alone
+	}()
+	time.Sleep(10 * time.Millisecond) // the second write waits for the writer, or to join the first's group
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if <-second {
+		t.Fatal("a write that arrived while another ran also ran on its caller's goroutine")
+	}
+}
+
+// goroutineID is the number of the goroutine that calls it, from the first line of its stack ("goroutine 7 [...").
+func goroutineID() string {
+	buf := make([]byte, 64)
+	return strings.Fields(string(buf[:runtime.Stack(buf, false)]))[1]
+}
+
+// Close waits for a write running on its caller's goroutine to be committed and synced.
+func TestCloseWaitsForALoneWrite(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := testdb.SQLite(t)
+	s, err := store.Open(ctx, b.URL, b.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, running := make(chan struct{}), make(chan struct{})
+	wrote := make(chan error)
+	go func() {
+		wrote <- s.Write(ctx, func(tx *store.Tx) error {
+			close(running)
+			<-release
+			_, err := tx.InsertActivity(ctx, store.Activity{ID: "lone", OrgID: "o", Fingerprint: "f", Type: "T", Status: "S", Record: []byte(`{}`)})
+			return err
+		})
+	}()
+	<-running
+	closed := make(chan error)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) while a write was running", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(release)
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, b)
+	if _, err := s.ActivityByID(ctx, "lone"); err != nil {
+		t.Fatalf("the write answered before Close is not in the store: %v", err)
+	}
 }
 
 // A caller that gives up before its turn has nothing written.
