@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -139,6 +140,36 @@ func TestALoneWriteRunsOnItsCallersGoroutine(t *testing.T) {
 func goroutineID() string {
 	buf := make([]byte, 64)
 	return strings.Fields(string(buf[:runtime.Stack(buf, false)]))[1]
+}
+
+// The statements of a write run to their end once it has begun, whatever becomes of the caller's context, so that
+// the driver starts no goroutine a statement to watch the context.
+func TestWriteStatementsStartNoGoroutines(t *testing.T) { // not parallel: it counts the process's goroutines
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := open(t, testdb.SQLite(t))
+	created := func() uint64 {
+		sample := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
+	const writes, statements = 20, 5
+	before := created()
+	for w := range writes {
+		if err := s.Write(ctx, func(tx *store.Tx) error {
+			for i := range statements {
+				if _, err := tx.InsertActivity(ctx, store.Activity{ID: fmt.Sprintf("g%d-%d", w, i), OrgID: "o", Fingerprint: fmt.Sprint(w, i), Type: "T", Status: "S", Record: []byte(`{}`)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if per := float64(created()-before) / writes; per >= statements {
+		t.Fatalf("%.1f goroutines started a write of %d statements: one or more a statement", per, statements)
+	}
 }
 
 // Close waits for a write running on its caller's goroutine to be committed and synced.

@@ -188,6 +188,21 @@ type Tx struct {
 	tx    *sql.Tx
 	d     dialect
 	stmts *stmtCache
+	// uninterrupted: the transaction's statements are not interrupted when the caller's context ends (context).
+	uninterrupted bool
+}
+
+// context is what a statement of the transaction runs under. On SQLite, a statement is not interrupted when its
+// caller's context ends: whether the caller has given up is checked before its function runs (group.go), and once it
+// runs it runs to its end, as its statements are short and hold no lock to wait for (the writer holds the database's).
+// The driver otherwise starts a goroutine for every statement, to watch the context and interrupt the connection, one
+// created, parked, woken and ended a statement, each a chance for an idle core's thread to be woken in vain
+// (docs/BENCHMARKS.md).
+func (t *Tx) context(ctx context.Context) context.Context {
+	if t.uninterrupted {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // Write runs fn in one write transaction, committed when fn returns nil and rolled back otherwise. It returns once the
@@ -213,7 +228,7 @@ func (s *Store) writeTx(ctx context.Context, size func() int, fn func(*Tx) error
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
-	if err := fn(&Tx{tx: tx, d: s.dialect, stmts: s.writeStmts}); err != nil {
+	if err := fn(&Tx{tx: tx, d: s.dialect, stmts: s.writeStmts, uninterrupted: s.group != nil}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
@@ -232,6 +247,7 @@ func (s *Store) writeTx(ctx context.Context, size func() int, fn func(*Tx) error
 }
 
 func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	ctx = t.context(ctx)
 	if st := t.stmt(ctx, q); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -240,6 +256,7 @@ func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 
 // queryRow reads one row in the transaction: what it reads is made durable by the transaction's own commit.
 func (t *Tx) queryRow(ctx context.Context, q string, args ...any) durableRow {
+	ctx = t.context(ctx)
 	if st := t.stmt(ctx, q); st != nil {
 		return durableRow{Row: st.QueryRowContext(ctx, args...)}
 	}
