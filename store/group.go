@@ -76,9 +76,9 @@ type panicked struct{ value any }
 func (p panicked) Error() string { return fmt.Sprint("store: write function panicked: ", p.value) }
 
 func newGroupCommitter(s *Store) *groupCommitter {
-	g := &groupCommitter{s: s, reqs: make(chan *writeRequest), toSync: make(chan committed, syncQueue),
-		quit: make(chan struct{}), stopped: make(chan struct{}), syncStopped: make(chan struct{}), idle: make(chan struct{}, 1), handed: make(chan *writeRequest, 1),
-		turn: make(token, 1), syncing: make(token, 1)}
+	g := &groupCommitter{s: s, reqs: make(chan *writeRequest), handed: make(chan *writeRequest, 1),
+		toSync: make(chan committed, syncQueue), quit: make(chan struct{}), stopped: make(chan struct{}),
+		syncStopped: make(chan struct{}), idle: make(chan struct{}, 1), turn: make(token, 1), syncing: make(token, 1)}
 	go g.loop()
 	go g.syncLoop()
 	return g
