@@ -135,7 +135,7 @@ func splitStatements(sql string) []string {
 // appliedMigrations reads the versions applied so far. Each is recorded on its own, so a migration numbered below one
 // already applied (the coordinator's and the yield service's numbers interleave) is still applied.
 func (t *Tx) appliedMigrations(ctx context.Context) (map[int]bool, error) {
-	rows, err := t.tx.QueryContext(t.context(ctx), "SELECT version FROM schema_migrations")
+	rows, err := t.query(ctx, "SELECT version FROM schema_migrations")
 	if err != nil {
 		return nil, err
 	}

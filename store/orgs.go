@@ -107,7 +107,7 @@ func (t *Tx) DeleteOrg(ctx context.Context, id string) error {
 
 // setIndex replaces the organization's index entries with want, touching only the rows that differ.
 func (t *Tx) setIndex(ctx context.Context, o Org, want []IndexEntry) error {
-	rows, err := t.tx.QueryContext(t.context(ctx), t.d.rebind("SELECT kind, value FROM org_index WHERE org_id = ?"), o.ID)
+	rows, err := t.query(ctx, "SELECT kind, value FROM org_index WHERE org_id = ?", o.ID)
 	if err != nil {
 		return err
 	}

@@ -72,9 +72,9 @@ func (t *Tx) OTPCode(ctx context.Context, orgID, id string) (OTPCode, error) {
 // type for the contact (compared case-insensitively) that expire after now, and, when userIdentifier is not empty,
 // the codes requested under that identifier since the given time; oldest first.
 func (t *Tx) RelatedOTPCodes(ctx context.Context, orgID, typ, contact, userIdentifier string, now, since int64) ([]OTPCode, error) {
-	rows, err := t.tx.QueryContext(t.context(ctx), t.d.rebind("SELECT "+otpColumns+" FROM otp_codes WHERE org_id = ? AND ("+
+	rows, err := t.query(ctx, "SELECT "+otpColumns+" FROM otp_codes WHERE org_id = ? AND ("+
 		"(otp_type = ? AND contact_key = ? AND used = 0 AND expires_at > ?) OR "+
-		"(user_identifier <> '' AND user_identifier = ? AND created_at >= ?)) ORDER BY created_at, id"),
+		"(user_identifier <> '' AND user_identifier = ? AND created_at >= ?)) ORDER BY created_at, id",
 		orgID, typ, strings.ToLower(contact), now, userIdentifier, since)
 	if err != nil {
 		return nil, fmt.Errorf("store: related otp codes: %w", err)

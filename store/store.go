@@ -263,6 +263,11 @@ func (t *Tx) queryRow(ctx context.Context, q string, args ...any) durableRow {
 	return durableRow{Row: t.tx.QueryRowContext(ctx, t.d.rebind(q), args...)}
 }
 
+// query reads rows in the transaction: what it reads is made durable by the transaction's own commit.
+func (t *Tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(t.context(ctx), t.d.rebind(q), args...)
+}
+
 // stmt is the transaction's handle on q's cached prepared statement; nil to run q unprepared (during migrations,
 // when the cache is full, or when q does not prepare).
 func (t *Tx) stmt(ctx context.Context, q string) *sql.Stmt {

@@ -113,7 +113,7 @@ func (t *Tx) AbandonWebhookDeliveries(ctx context.Context, endpointID, reason st
 // wrapping ErrNotFound, naming it, and the caller's transaction must then be rolled back.
 func (t *Tx) ReplayWebhookDeliveries(ctx context.Context, endpointID, url string, ids []string, at int64, limit int) ([]string, error) {
 	if len(ids) == 0 {
-		rows, err := t.tx.QueryContext(t.context(ctx), t.d.rebind("SELECT id FROM webhook_deliveries WHERE endpoint_id = ? AND state = ? ORDER BY seq LIMIT ?"),
+		rows, err := t.query(ctx, "SELECT id FROM webhook_deliveries WHERE endpoint_id = ? AND state = ? ORDER BY seq LIMIT ?",
 			endpointID, DeliveryDead, limit)
 		if err != nil {
 			return nil, fmt.Errorf("store: dead webhook deliveries: %w", err)
@@ -288,11 +288,11 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 		if t.d.forUpdate != "" {
 			lock = " FOR UPDATE OF d SKIP LOCKED"
 		}
-		rows, err := t.tx.QueryContext(t.context(ctx), t.d.rebind(`SELECT `+claimColumns+` FROM webhook_deliveries d
+		rows, err := t.query(ctx, `SELECT `+claimColumns+` FROM webhook_deliveries d
 			WHERE d.source IN (?, ?) AND d.state = ? AND d.next_at <= ? AND d.lease_until <= ?
 			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.endpoint_id = d.endpoint_id AND e.subject = d.subject
 				AND d.subject <> '' AND e.state = ? AND e.seq < d.seq)
-			ORDER BY d.seq LIMIT ?`+lock), q.source, q.referenceSource(), DeliveryPending, now.UnixNano(), now.UnixNano(), DeliveryPending, n)
+			ORDER BY d.seq LIMIT ?`+lock, q.source, q.referenceSource(), DeliveryPending, now.UnixNano(), now.UnixNano(), DeliveryPending, n)
 		if err != nil {
 			return fmt.Errorf("store: claim webhook deliveries: %w", err)
 		}

@@ -128,7 +128,7 @@ func (t *Tx) LockYieldAction(ctx context.Context, id string) (YieldAction, []Yie
 	if err != nil {
 		return YieldAction{}, nil, err
 	}
-	rows, err := t.tx.QueryContext(t.context(ctx), t.d.rebind("SELECT "+yieldTxColumns+" FROM yield_transactions WHERE action_id = ? ORDER BY step_index"), id)
+	rows, err := t.query(ctx, "SELECT "+yieldTxColumns+" FROM yield_transactions WHERE action_id = ? ORDER BY step_index", id)
 	if err != nil {
 		return YieldAction{}, nil, err
 	}

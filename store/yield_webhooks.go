@@ -57,7 +57,7 @@ func (s *Store) YieldWebhookEndpoints(ctx context.Context, project string) ([]Yi
 // YieldWebhookEndpoints lists a project's endpoints, oldest first, in the transaction: the endpoints an event written
 // in it goes to, and those a new one is counted with.
 func (t *Tx) YieldWebhookEndpoints(ctx context.Context, project string) ([]YieldWebhookEndpoint, error) {
-	rows, err := t.tx.QueryContext(t.context(ctx), t.d.rebind(yieldWebhookEndpointsQuery), project)
+	rows, err := t.query(ctx, yieldWebhookEndpointsQuery, project)
 	if err != nil {
 		return nil, fmt.Errorf("store: list yield webhook endpoints: %w", err)
 	}
