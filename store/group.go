@@ -292,6 +292,9 @@ func (g *groupCommitter) commit(first *writeRequest) committed {
 		}
 		return nil
 	})
+	if len(c.group) == 0 { // the transaction did not begin, and first did not run: it is answered the error
+		c.group, c.errs = []*writeRequest{first}, []error{nil}
+	}
 	for i := range c.errs {
 		if c.errs[i] == nil {
 			c.errs[i] = err

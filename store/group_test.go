@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"runtime"
@@ -318,5 +319,43 @@ func TestCommitsAndSyncsAreMeasured(t *testing.T) {
 	}
 	if n := count("sigil_store_sync_seconds_count"); n < 1 || n > 3 {
 		t.Errorf("%d syncs measured for 3 commits", n)
+	}
+}
+
+// A write whose transaction cannot begin is answered with the error, and the writes after it go on: here another
+// process holds the database's write lock for longer than the writer waits for it.
+func TestAWriteThatCannotBeginIsAnswered(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := testdb.SQLite(t)
+	s := open(t, b)
+	if err := s.Write(ctx, func(tx *store.Tx) error { return store.ExecForTest(ctx, tx, "PRAGMA busy_timeout = 50") }); err != nil {
+		t.Fatal(err)
+	}
+	other, err := sql.Open("sqlite", b.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	holder, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	insert := func(tx *store.Tx) error {
+		_, err := tx.InsertActivity(ctx, store.Activity{ID: "a", OrgID: "o", Fingerprint: "f", Type: "T", Status: "S", Record: []byte(`{}`)})
+		return err
+	}
+	if err := s.Write(ctx, insert); err == nil || !strings.Contains(err.Error(), "begin") {
+		t.Fatalf("a write while another process held the write lock: %v", err)
+	}
+	if _, err := holder.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	holder.Close()
+	if err := s.Write(ctx, insert); err != nil {
+		t.Fatalf("the write once the lock was free: %v", err)
 	}
 }
