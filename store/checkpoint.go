@@ -70,10 +70,10 @@ func (c *checkpointer) committed() {
 	}
 }
 
-// finish is called by the writer before a transaction, with the writer's database (one connection). When the WAL
+// finish is called by the writer before a transaction, with the write connection. When the WAL
 // has filled, it copies what was committed since the last background checkpoint, so that the transaction starts
 // the WAL over.
-func (c *checkpointer) finish(ctx context.Context, writer *sql.DB) {
+func (c *checkpointer) finish(ctx context.Context, writer *sql.Conn) {
 	if !c.full.CompareAndSwap(true, false) {
 		return
 	}

@@ -15,13 +15,18 @@ const maxCachedStatements = 256
 // A query met inside a write transaction is not prepared there: on SQLite the transaction holds the only write
 // connection, which preparing would wait for. It is noted instead and prepared before the next transaction begins.
 type stmtCache struct {
-	db     *sql.DB
+	db     preparer
 	mu     sync.Mutex
 	m      map[string]*sql.Stmt
 	wanted map[string]bool
 }
 
-func newStmtCache(db *sql.DB) *stmtCache {
+// preparer prepares statements: a *sql.DB, or SQLite's write connection (a *sql.Conn).
+type preparer interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+func newStmtCache(db preparer) *stmtCache {
 	return &stmtCache{db: db, m: map[string]*sql.Stmt{}, wanted: map[string]bool{}}
 }
 

@@ -27,9 +27,10 @@ var ErrNotFound = errors.New("store: not found")
 
 // Store is an open database.
 type Store struct {
-	write   *sql.DB // every write transaction; one connection on SQLite, which has one writer anyway
-	read    *sql.DB // reads
-	dialect dialect
+	write     *sql.DB   // every write transaction; one connection on SQLite, which has one writer anyway
+	writeConn *sql.Conn // SQLite: that connection, held for the store's life; write transactions run on it (begin)
+	read      *sql.DB   // reads
+	dialect   dialect
 
 	writeStmts, readStmts *stmtCache
 	group                 *groupCommitter // SQLite: concurrent write transactions share a commit
@@ -86,6 +87,9 @@ func openUnmigrated(url, dataDir string) (*Store, error) {
 		return nil, err
 	}
 	s.writeStmts, s.readStmts = newStmtCache(s.write), newStmtCache(s.read)
+	if s.writeConn != nil {
+		s.writeStmts = newStmtCache(s.writeConn)
+	}
 	if s.dialect.name == "sqlite" {
 		s.durable = newDurability(s.sqlitePath)
 		s.group = newGroupCommitter(s)
@@ -104,7 +108,7 @@ func openSQLite(path string) (*Store, error) {
 	// WAL that grew under a burst is cut back to 64 MiB when it starts over. synchronous(NORMAL): a commit does not
 	// sync the WAL itself; the group committer's syncer does, before any caller is answered (durable.go).
 	write, err := sql.Open("sqlite", strings.Replace(base, "synchronous(FULL)", "synchronous(NORMAL)", 1)+
-		"&_txlock=immediate&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(67108864)")
+		"&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(67108864)")
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +126,11 @@ func openSQLite(path string) (*Store, error) {
 		return nil, err
 	}
 	checkpoint.SetMaxOpenConns(1)
-	if err := write.Ping(); err != nil {
+	conn, err := write.Conn(context.Background())
+	if err == nil {
+		err = conn.PingContext(context.Background())
+	}
+	if err != nil {
 		write.Close()
 		read.Close()
 		checkpoint.Close()
@@ -130,7 +138,8 @@ func openSQLite(path string) (*Store, error) {
 	}
 	// Only the owner may read the database: it holds sealed key material and every organization's data.
 	_ = os.Chmod(path, 0o600)
-	return &Store{write: write, read: read, dialect: sqliteDialect, checkpoints: newCheckpointer(checkpoint), sqlitePath: path}, nil
+	return &Store{write: write, writeConn: conn, read: read, dialect: sqliteDialect, checkpoints: newCheckpointer(checkpoint),
+		sqlitePath: path}, nil
 }
 
 // sqliteDSN is how every connection to the SQLite database at path is opened. synchronous(FULL): a COMPLETED activity
@@ -176,7 +185,11 @@ func (s *Store) Close() error {
 		s.writeStmts.close()
 		s.readStmts.close()
 	}
-	err := s.write.Close()
+	var err error
+	if s.writeConn != nil {
+		err = s.writeConn.Close()
+	}
+	err = errors.Join(err, s.write.Close())
 	if s.read != s.write {
 		err = errors.Join(err, s.read.Close())
 	}
@@ -185,11 +198,67 @@ func (s *Store) Close() error {
 
 // Tx is a write transaction.
 type Tx struct {
-	tx    *sql.Tx
+	on    querier // where its statements run: tx, or SQLite's write connection
+	tx    *sql.Tx // PostgreSQL: the database/sql transaction; nil on SQLite (begin)
+	ended bool    // committed or rolled back
 	d     dialect
 	stmts *stmtCache
-	// uninterrupted: the transaction's statements are not interrupted when the caller's context ends (context).
-	uninterrupted bool
+}
+
+// querier runs statements: a *sql.Tx, or a *sql.Conn on which a transaction was begun by a statement.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// begin opens a write transaction. On SQLite it is begun by a statement (BEGIN IMMEDIATE) on the one write
+// connection, which the store holds for its life, and ended by another (end): a database/sql transaction starts a
+// goroutine to watch its context, and another for every query run in it, each created, parked, woken and ended, a
+// chance for an idle core's thread to be woken in vain (docs/BENCHMARKS.md). One goroutine at a time runs a group on
+// the connection (group.go), so nothing else runs between its BEGIN and its COMMIT.
+func (s *Store) begin(ctx context.Context) (*Tx, error) {
+	if s.writeConn == nil {
+		tx, err := s.write.BeginTx(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &Tx{on: tx, tx: tx, d: s.dialect, stmts: s.writeStmts}, nil
+	}
+	if _, err := s.writeConn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return nil, err
+	}
+	return &Tx{on: s.writeConn, d: s.dialect, stmts: s.writeStmts}, nil
+}
+
+// end commits the transaction, or rolls it back when commit is false.
+func (t *Tx) end(ctx context.Context, commit bool) error {
+	t.ended = true
+	switch {
+	case t.tx != nil && commit:
+		return t.tx.Commit()
+	case t.tx != nil:
+		return t.tx.Rollback()
+	case commit:
+		_, err := t.on.ExecContext(ctx, "COMMIT")
+		if err != nil {
+			// A COMMIT that failed may leave the transaction open (SQLite keeps it on SQLITE_BUSY); the next one
+			// must begin on a connection with none. When SQLite has rolled it back already, this fails and says so.
+			_, _ = t.on.ExecContext(ctx, "ROLLBACK")
+		}
+		return err
+	default:
+		_, err := t.on.ExecContext(ctx, "ROLLBACK")
+		return err
+	}
+}
+
+// rollbackUnlessEnded rolls the transaction back unless it has ended: on SQLite, the write connection must not be
+// left in a transaction that the next BEGIN would find open.
+func (t *Tx) rollbackUnlessEnded(ctx context.Context) {
+	if !t.ended {
+		_ = t.end(ctx, false)
+	}
 }
 
 // context is what a statement of the transaction runs under. On SQLite, a statement is not interrupted when its
@@ -199,7 +268,7 @@ type Tx struct {
 // created, parked, woken and ended a statement, each a chance for an idle core's thread to be woken in vain
 // (docs/BENCHMARKS.md).
 func (t *Tx) context(ctx context.Context) context.Context {
-	if t.uninterrupted {
+	if t.tx == nil {
 		return context.WithoutCancel(ctx)
 	}
 	return ctx
@@ -222,21 +291,21 @@ func (s *Store) writeTx(ctx context.Context, size func() int, fn func(*Tx) error
 		s.writeStmts.prepareWanted(ctx)
 	}
 	if s.checkpoints != nil {
-		s.checkpoints.finish(ctx, s.write)
+		s.checkpoints.finish(ctx, s.writeConn)
 	}
-	tx, err := s.write.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
-	if err := fn(&Tx{tx: tx, d: s.dialect, stmts: s.writeStmts, uninterrupted: s.group != nil}); err != nil {
-		_ = tx.Rollback()
+	defer tx.rollbackUnlessEnded(ctx) // fn failed or panicked
+	if err := fn(tx); err != nil {
 		return err
 	}
 	if s.durable != nil {
 		s.durable.begin()
 	}
 	start := time.Now()
-	if err := tx.Commit(); err != nil {
+	if err := tx.end(ctx, true); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	s.metrics.Commit(size(), time.Since(start))
@@ -251,7 +320,7 @@ func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	if st := t.stmt(ctx, q); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
-	return t.tx.ExecContext(ctx, t.d.rebind(q), args...)
+	return t.on.ExecContext(ctx, t.d.rebind(q), args...)
 }
 
 // queryRow reads one row in the transaction: what it reads is made durable by the transaction's own commit.
@@ -260,12 +329,12 @@ func (t *Tx) queryRow(ctx context.Context, q string, args ...any) durableRow {
 	if st := t.stmt(ctx, q); st != nil {
 		return durableRow{Row: st.QueryRowContext(ctx, args...)}
 	}
-	return durableRow{Row: t.tx.QueryRowContext(ctx, t.d.rebind(q), args...)}
+	return durableRow{Row: t.on.QueryRowContext(ctx, t.d.rebind(q), args...)}
 }
 
 // query reads rows in the transaction: what it reads is made durable by the transaction's own commit.
 func (t *Tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return t.tx.QueryContext(t.context(ctx), t.d.rebind(q), args...)
+	return t.on.QueryContext(t.context(ctx), t.d.rebind(q), args...)
 }
 
 // stmt is the transaction's handle on q's cached prepared statement; nil to run q unprepared (during migrations,
@@ -277,6 +346,9 @@ func (t *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
 	st, err := t.stmts.get(ctx, t.d.rebind(q), true)
 	if err != nil || st == nil {
 		return nil
+	}
+	if t.tx == nil { // SQLite: prepared on the write connection itself
+		return st
 	}
 	return t.tx.StmtContext(ctx, st)
 }
