@@ -225,10 +225,11 @@ func (s *Store) begin(ctx context.Context) (*Tx, error) {
 		}
 		return &Tx{on: tx, tx: tx, d: s.dialect, stmts: s.writeStmts}, nil
 	}
-	if _, err := s.writeConn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+	t := &Tx{on: s.writeConn, d: s.dialect, stmts: s.writeStmts}
+	if _, err := t.exec(ctx, "BEGIN IMMEDIATE"); err != nil { // prepared once, as COMMIT and ROLLBACK are
 		return nil, err
 	}
-	return &Tx{on: s.writeConn, d: s.dialect, stmts: s.writeStmts}, nil
+	return t, nil
 }
 
 // end commits the transaction, or rolls it back when commit is false.
@@ -240,15 +241,15 @@ func (t *Tx) end(ctx context.Context, commit bool) error {
 	case t.tx != nil:
 		return t.tx.Rollback()
 	case commit:
-		_, err := t.on.ExecContext(ctx, "COMMIT")
+		_, err := t.exec(ctx, "COMMIT")
 		if err != nil {
 			// A COMMIT that failed may leave the transaction open (SQLite keeps it on SQLITE_BUSY); the next one
 			// must begin on a connection with none. When SQLite has rolled it back already, this fails and says so.
-			_, _ = t.on.ExecContext(ctx, "ROLLBACK")
+			_, _ = t.exec(ctx, "ROLLBACK")
 		}
 		return err
 	default:
-		_, err := t.on.ExecContext(ctx, "ROLLBACK")
+		_, err := t.exec(ctx, "ROLLBACK")
 		return err
 	}
 }
