@@ -40,10 +40,13 @@ type Store struct {
 	metrics               *metrics.Metrics
 }
 
-// Measure records the store's commits (group sizes, commit time) and its connection pools in m.
+// Measure records the store's commits (group sizes, commit time) and its connection pools in m. SQLite's write
+// connection is no pool: the store holds it, and the group commits measure what waits for it.
 func (s *Store) Measure(m *metrics.Metrics) {
 	s.metrics = m
-	m.Database("write", s.write)
+	if s.writeConn == nil {
+		m.Database("write", s.write)
+	}
 	if s.read != s.write {
 		m.Database("read", s.read)
 	}
