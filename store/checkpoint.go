@@ -70,9 +70,8 @@ func (c *checkpointer) committed() {
 	}
 }
 
-// finish is called by the writer before a transaction, with the write connection. When the WAL
-// has filled, it copies what was committed since the last background checkpoint, so that the transaction starts
-// the WAL over.
+// finish is called by the writer before a transaction, with the write connection. When the WAL has filled, it copies
+// what was committed since the last background checkpoint, so that the transaction starts the WAL over.
 func (c *checkpointer) finish(ctx context.Context, writer *sql.Conn) {
 	if !c.full.CompareAndSwap(true, false) {
 		return

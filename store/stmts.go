@@ -12,8 +12,9 @@ const maxCachedStatements = 256
 // stmtCache keeps each query prepared once per database, so SQL is parsed once rather than on every request. Queries
 // are written once with `?` placeholders; the cache holds them rebound for the dialect.
 //
-// A query met inside a write transaction is not prepared there: on SQLite the transaction holds the only write
-// connection, which preparing would wait for. It is noted instead and prepared before the next transaction begins.
+// A query met inside a write transaction is not prepared there: on PostgreSQL preparing takes another connection from
+// the pool, which concurrent transactions could all be holding while they wait for one. It is noted instead and
+// prepared before the next transaction begins (on SQLite too, on the write connection, where it could be at once).
 type stmtCache struct {
 	db     preparer
 	mu     sync.Mutex

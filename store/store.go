@@ -89,10 +89,11 @@ func openUnmigrated(url, dataDir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.writeStmts, s.readStmts = newStmtCache(s.write), newStmtCache(s.read)
+	var writer preparer = s.write
 	if s.writeConn != nil {
-		s.writeStmts = newStmtCache(s.writeConn)
+		writer = s.writeConn
 	}
+	s.writeStmts, s.readStmts = newStmtCache(writer), newStmtCache(s.read)
 	if s.dialect.name == "sqlite" {
 		s.durable = newDurability(s.sqlitePath)
 		s.group = newGroupCommitter(s)
@@ -216,7 +217,7 @@ type querier interface {
 }
 
 // begin opens a write transaction. On SQLite it is begun by a statement (BEGIN IMMEDIATE) on the one write
-// connection, which the store holds for its life, and ended by another (end): a database/sql transaction starts a
+// connection, which the store holds for its life, and ended by another (commit, rollback): a database/sql transaction starts a
 // goroutine to watch its context, and another for every query run in it, each created, parked, woken and ended, a
 // chance for an idle core's thread to be woken in vain (docs/BENCHMARKS.md). One goroutine at a time runs a group on
 // the connection (group.go), so nothing else runs between its BEGIN and its COMMIT.
@@ -235,33 +236,36 @@ func (s *Store) begin(ctx context.Context) (*Tx, error) {
 	return t, nil
 }
 
-// end commits the transaction, or rolls it back when commit is false.
-func (t *Tx) end(ctx context.Context, commit bool) error {
+// commit ends the transaction, keeping its writes.
+func (t *Tx) commit(ctx context.Context) error {
 	t.ended = true
-	switch {
-	case t.tx != nil && commit:
+	if t.tx != nil {
 		return t.tx.Commit()
-	case t.tx != nil:
-		return t.tx.Rollback()
-	case commit:
-		_, err := t.exec(ctx, "COMMIT")
-		if err != nil {
-			// A COMMIT that failed may leave the transaction open (SQLite keeps it on SQLITE_BUSY); the next one
-			// must begin on a connection with none. When SQLite has rolled it back already, this fails and says so.
-			_, _ = t.exec(ctx, "ROLLBACK")
-		}
-		return err
-	default:
-		_, err := t.exec(ctx, "ROLLBACK")
-		return err
 	}
+	_, err := t.exec(ctx, "COMMIT")
+	if err != nil {
+		// A COMMIT that failed may leave the transaction open (SQLite keeps it on SQLITE_BUSY); the next one must
+		// begin on a connection with none. When SQLite has rolled it back already, this fails and says so.
+		_ = t.rollback(ctx)
+	}
+	return err
+}
+
+// rollback ends the transaction, undoing its writes.
+func (t *Tx) rollback(ctx context.Context) error {
+	t.ended = true
+	if t.tx != nil {
+		return t.tx.Rollback()
+	}
+	_, err := t.exec(ctx, "ROLLBACK")
+	return err
 }
 
 // rollbackUnlessEnded rolls the transaction back unless it has ended: on SQLite, the write connection must not be
 // left in a transaction that the next BEGIN would find open.
 func (t *Tx) rollbackUnlessEnded(ctx context.Context) {
 	if !t.ended {
-		_ = t.end(ctx, false)
+		_ = t.rollback(ctx)
 	}
 }
 
@@ -309,7 +313,7 @@ func (s *Store) writeTx(ctx context.Context, size func() int, fn func(*Tx) error
 		s.durable.begin()
 	}
 	start := time.Now()
-	if err := tx.end(ctx, true); err != nil {
+	if err := tx.commit(ctx); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	s.metrics.Commit(size(), time.Since(start))
