@@ -454,7 +454,13 @@ func (r *receiver) awaitBody(what string, match func(eventType string, body map[
 		select {
 		case <-r.arrived:
 		case <-deadline:
-			r.t.Fatalf("no delivery of %s arrived", what)
+			r.mu.Lock()
+			var got []string
+			for _, e := range r.events {
+				got = append(got, e.eventType+" "+e.eventID)
+			}
+			r.mu.Unlock()
+			r.t.Fatalf("no delivery of %s arrived in 20 s; %d others did: %v", what, len(got), got)
 		}
 	}
 }
