@@ -262,16 +262,16 @@ func (g *groupCommitter) finish(batch []committed) {
 // costs less per transaction. Once the syncer is idle the group commits.
 func (g *groupCommitter) commit(first *writeRequest) committed {
 	before := g.s.durable.begun.Load()
-	var c committed
+	// first is a member from the start, so that it is answered even when the transaction cannot begin.
+	c := committed{group: []*writeRequest{first}, errs: []error{nil}}
 	err := g.s.writeTx(context.Background(), func() int { return len(c.group) }, func(tx *Tx) error {
 		err := first.ctx.Err() // the caller has given up: run nothing for it
 		if err == nil {
 			own := *tx // a Tx of its own: a function may change its Tx (migrations turn statement caching off)
 			err = callRecovering(first.fn, &own)
 		}
-		c.group, c.errs = append(c.group, first), append(c.errs, err)
-		if err != nil {
-			return c.errs[0] // alone so far, and without a savepoint: the transaction is rolled back
+		if c.errs[0] = err; err != nil {
+			return err // alone so far, and without a savepoint: the transaction is rolled back
 		}
 		for len(c.group) < maxGroup {
 			r := g.next()
@@ -292,9 +292,6 @@ func (g *groupCommitter) commit(first *writeRequest) committed {
 		}
 		return nil
 	})
-	if len(c.group) == 0 { // the transaction did not begin, and first did not run: it is answered the error
-		c.group, c.errs = []*writeRequest{first}, []error{nil}
-	}
 	for i := range c.errs {
 		if c.errs[i] == nil {
 			c.errs[i] = err
