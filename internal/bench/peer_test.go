@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -160,13 +161,16 @@ func TestPeerTable(t *testing.T) {
 			sigil: []measurement{m(6000, 0, 5*time.Millisecond, 190*time.Microsecond), m(5000, 0, 6*time.Millisecond, 200*time.Microsecond), m(7000, 0, 4*time.Millisecond, 210*time.Microsecond)},
 			peer:  []measurement{m(5000, 0, 7*time.Millisecond, 0), m(5000, 0, 7*time.Millisecond, 0), m(5000, 0, 7*time.Millisecond, 0)}},
 	}
+	// Three rounds' floors: the medians are 0.30 and 0.28 ms, whichever rounds they come from.
+	latency := []latencyFloor{{query: 300 * time.Microsecond, flush: 250 * time.Microsecond},
+		{query: 280 * time.Microsecond, flush: 400 * time.Microsecond}, {query: 310 * time.Microsecond, flush: 280 * time.Microsecond}}
 	var out bytes.Buffer
-	writePeerTable(&out, rows)
+	writePeerTable(&out, rows, latency)
 	for _, want := range []string{
 		"| 1 | 1000 | 2000 | 0.50× | 0.40 ms / 1.00 ms | 0.30 ms / 1.00 ms | 150 / 300 µs | 1.5× (floor 100 µs) | 10 / 20 % | 1000 / 1000 µs |",
 		"| 8 | 6000 | 5000 | 1.20× | 0.00 ms / 5.00 ms | 0.00 ms / 7.00 ms | 200 / 0 µs | 2.0× (floor 100 µs) | 60 / 50 % | 1000 / 1000 µs |",
-		"at least 1.0× the peer's at every client count — not met",
-		"p50 with 1 client at most 0.50 ms: 0.40 ms — met",
+		"at least 1.0× the peer's at every client count — not met (with 1 client the floor on this machine, 0.58 ms, is above the peer's whole p50, 0.30 ms)",
+		"p50 with 1 client at most 0.50 ms: 0.40 ms — met (the floor on this machine: a stamped query's p50 0.30 ms and the disk's flush p50 0.28 ms, 0.58 ms together, above the goal)",
 		"p99 with 8 clients at most the peer's: 5.00 ms / 7.00 ms — met",
 		"at most 2× its raw cryptography at every client count — met",
 	} {
@@ -175,9 +179,25 @@ func TestPeerTable(t *testing.T) {
 		}
 	}
 
+	out.Reset()
+	writePeerTable(&out, rows, latency[:1])
+	if want := "(the floor on this machine: a stamped query's p50 0.30 ms and the disk's flush p50 0.25 ms, 0.55 ms together, above the goal)"; !strings.Contains(out.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, out.String())
+	}
+	out.Reset()
+	writePeerTable(&out, rows, []latencyFloor{{query: 200 * time.Microsecond, flush: 100 * time.Microsecond}})
+	if !strings.Contains(out.String(), "0.30 ms together)") || strings.Contains(out.String(), "the peer's whole p50") {
+		t.Errorf("a floor under the goal and the peer's p50 is said to be above them:\n%s", out.String())
+	}
+	out.Reset()
+	writePeerTable(&out, rows, nil)
+	if strings.Contains(out.String(), "floor on this machine") {
+		t.Errorf("a run without one client names a latency floor:\n%s", out.String())
+	}
+
 	rows[1].sigil[0].Errors = 1
 	out.Reset()
-	writePeerTable(&out, rows)
+	writePeerTable(&out, rows, latency)
 	if !strings.Contains(out.String(), "1 requests failed") || strings.Contains(out.String(), "— met") {
 		t.Errorf("a run with failures meets a goal:\n%s", out.String())
 	}
@@ -204,5 +224,23 @@ func TestMachineUse(t *testing.T) {
 	}
 	if spun := time.Duration(runtime.NumCPU()) * 100 * time.Millisecond; got.cpu < spun/2 {
 		t.Errorf("%v of spinning counted as %v of the machine's CPU", spun, got.cpu)
+	}
+}
+
+// The flush probe measures real syncs in the directory it is given and leaves nothing behind there.
+func TestFlushTime(t *testing.T) {
+	dir := t.TempDir()
+	p50, p90, err := flushTime(dir, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p50 <= 0 || p90 < p50 {
+		t.Errorf("flush p50 %v, p90 %v", p50, p90)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("the probe left %d files in its directory", len(left))
+	}
+	if _, _, err := flushTime(filepath.Join(dir, "missing"), 20); err == nil {
+		t.Error("a probe in a missing directory succeeded")
 	}
 }
