@@ -43,6 +43,9 @@ type plan struct {
 	auths []types.SetCodeAuthorization
 }
 
+// maxGasCost is the most its gas may cost: the gas limit at the fee cap.
+func (p *plan) maxGasCost() *big.Int { return new(big.Int).Mul(new(big.Int).SetUint64(p.gas), p.fee) }
+
 // transaction is the plan's transaction with its nonce, signed with key.
 func (p *plan) transaction(key []byte, nonce uint64) ([]byte, error) {
 	auths := p.auths
@@ -134,7 +137,7 @@ func (w *Worker) record(ctx context.Context, cl *chainClient, nw Network, s stor
 		s.Status, s.Nonce, s.RawTx, s.TxHash = store.SendBroadcasting, int64(nonce), hexutil.Encode(raw), signed.Hash().Hex()
 		s.Error, s.Attempts, s.NextAt = nil, 0, 0
 		if s.SponsorOrg != "" { // reserved against the sponsor's limit until its receipt says what it cost
-			s.GasCostWei = new(big.Int).Mul(new(big.Int).SetUint64(signed.Gas()), signed.GasFeeCap()).String()
+			s.GasCostWei = p.maxGasCost().String()
 		}
 		return nil
 	})
@@ -220,7 +223,22 @@ func (w *Worker) plan(ctx context.Context, cl *chainClient, nw Network, s store.
 		}
 		msg.AuthorizationList = []types.SetCodeAuthorization{auth}
 	}
-	if reason, err := w.simulate(ctx, cl, s, msg, *msg.To); err != nil || reason != nil {
+	p, reason, err := w.price(ctx, cl, s, req, msg, *msg.To)
+	if err != nil || reason != nil {
+		return nil, reason, err
+	}
+	if cost := new(big.Int).Add(p.maxGasCost(), value); balance.Cmp(cost) < 0 {
+		return nil, &api.TxError{Message: fmt.Sprintf("insufficient funds: %s holds %s wei, and the transaction may cost %s wei (value + gas %d × max fee %s wei)",
+			s.From, balance, cost, p.gas, p.fee)}, nil
+	}
+	p.chainID, p.authorize = chainID, authorize
+	return p, nil, nil
+}
+
+// price simulates msg, a revert's reason decoded as raised at revertAt, and plans it with its fees and gas: reason is
+// why the send fails, err a node that did not answer. The plan's chain and authorizations are the caller's to fill.
+func (w *Worker) price(ctx context.Context, cl *chainClient, s store.Send, req *Request, msg ethereum.CallMsg, revertAt common.Address) (*plan, *api.TxError, error) {
+	if reason, err := w.simulate(ctx, cl, s, msg, revertAt); err != nil || reason != nil {
 		return nil, reason, err
 	}
 	tip, feeCap, reason, err := w.fees(ctx, cl, req)
@@ -231,16 +249,9 @@ func (w *Worker) plan(ctx context.Context, cl *chainClient, nw Network, s store.
 	if err != nil || reason != nil {
 		return nil, reason, err
 	}
-	cost := new(big.Int).Mul(new(big.Int).SetUint64(gas), feeCap)
-	cost.Add(cost, value)
-	if balance.Cmp(cost) < 0 {
-		return nil, &api.TxError{Message: fmt.Sprintf("insufficient funds: %s holds %s wei, and the transaction may cost %s wei (value + gas %d × max fee %s wei)",
-			s.From, balance, cost, gas, feeCap)}, nil
-	}
-	return &plan{chainID: chainID, msg: msg, gas: gas, tip: tip, fee: feeCap, authorize: authorize}, nil, nil
+	return &plan{msg: msg, gas: gas, tip: tip, fee: feeCap}, nil, nil
 }
 
-// fees are the send's priority fee and fee cap: the caller's, or the node's suggested tip on twice the base fee.
 // simulate runs the message on the pending state before anything is signed: a revert is the send's failure, with its
 // reason decoded as raised at revertAt; an error the node could not answer is returned for a retry.
 func (w *Worker) simulate(ctx context.Context, cl *chainClient, s store.Send, msg ethereum.CallMsg, revertAt common.Address) (*api.TxError, error) {
@@ -257,6 +268,7 @@ func (w *Worker) simulate(ctx context.Context, cl *chainClient, s store.Send, ms
 	return nil, err
 }
 
+// fees are the send's priority fee and fee cap: the caller's, or the node's suggested tip on twice the base fee.
 func (w *Worker) fees(ctx context.Context, cl *chainClient, req *Request) (tip, feeCap *big.Int, reason *api.TxError, err error) {
 	if req.MaxPriorityFeePerGas != nil {
 		tip = req.MaxPriorityFeePerGas.ToInt()

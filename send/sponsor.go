@@ -206,23 +206,16 @@ func (w *Worker) planSponsored(ctx context.Context, cl *chainClient, nw Network,
 		auths = []types.SetCodeAuthorization{auth}
 		msg.AuthorizationList = auths
 	}
-	if reason, err := w.simulate(ctx, cl, s, msg, account); err != nil || reason != nil {
-		return nil, reason, err
-	}
-	tip, feeCap, reason, err := w.fees(ctx, cl, req)
+	p, reason, err := w.price(ctx, cl, s, req, msg, account)
 	if err != nil || reason != nil {
 		return nil, reason, err
 	}
-	gas, reason, err := w.gas(ctx, cl, s, req, msg)
-	if err != nil || reason != nil {
-		return nil, reason, err
-	}
-	cost := new(big.Int).Mul(new(big.Int).SetUint64(gas), feeCap)
 	if balance, err := cl.PendingBalanceAt(ctx, sponsor); err != nil {
 		return nil, nil, err
-	} else if balance.Cmp(cost) < 0 {
+	} else if cost := p.maxGasCost(); balance.Cmp(cost) < 0 {
 		return nil, &api.TxError{Message: fmt.Sprintf("the organization's gas sponsor %s holds %s wei, and the transaction may cost %s wei: fund it",
 			strings.ToLower(sponsor.Hex()), balance, cost)}, nil
 	}
-	return &plan{chainID: chainID, msg: msg, gas: gas, tip: tip, fee: feeCap, auths: auths}, nil, nil
+	p.chainID, p.auths = chainID, auths
+	return p, nil, nil
 }
