@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -167,9 +168,7 @@ func (s *Store) ListActivities(ctx context.Context, p ActivityPage) ([]Activity,
 		out = append(out, a)
 	}
 	if order == "ASC" {
-		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
-		}
+		slices.Reverse(out)
 	}
 	return out, rows.Err()
 }

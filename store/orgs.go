@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // Org is an organization's row: its document and its version.
@@ -215,9 +216,7 @@ func (s *Store) ListSubOrgs(ctx context.Context, p SubOrgPage) ([]string, error)
 		ids = append(ids, id)
 	}
 	if order == "DESC" {
-		for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
-			ids[i], ids[j] = ids[j], ids[i]
-		}
+		slices.Reverse(ids)
 	}
 	return ids, rows.Err()
 }
