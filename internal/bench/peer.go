@@ -247,21 +247,11 @@ func writePeerTable(w io.Writer, rows []peerRow, latency []latencyFloor) {
 		}
 		return "not met"
 	}
-	floor, measured := medianFloor(latency)
-	measured = measured && single[0].rate > 0
-	rateNote := ""
-	if measured && floor.total() > single[1].p50 {
-		// With one client the rate is the inverse of the latency: a floor above the peer's latency is a rate below it.
-		rateNote = fmt.Sprintf(" (with 1 client the floor on this machine, %s, is above the peer's whole p50, %s)", ms(floor.total()), ms(single[1].p50))
-	}
+	rateNote, p50Note := floorNotes(latency, single[0], single[1])
 	fmt.Fprintf(w, "goal: Sigil's rate at least %.1f× the peer's at every client count — %s%s\n", goalPeerRatio, met(goalRate), rateNote)
 	if single[0].rate > 0 {
-		floorNote := ""
-		if measured {
-			floorNote = describeFloor(floor)
-		}
 		fmt.Fprintf(w, "goal: Sigil's p50 with 1 client at most %s: %s — %s%s\n", ms(goalSingleP50), ms(single[0].p50),
-			met(single[0].p50 <= goalSingleP50), floorNote)
+			met(single[0].p50 <= goalSingleP50), p50Note)
 	}
 	if at8[0].rate > 0 {
 		fmt.Fprintf(w, "goal: Sigil's p99 with 8 clients at most the peer's: %s / %s — %s\n", ms(at8[0].p99), ms(at8[1].p99), met(at8[0].p99 <= at8[1].p99))
@@ -269,26 +259,28 @@ func writePeerTable(w io.Writer, rows []peerRow, latency []latencyFloor) {
 	fmt.Fprintf(w, "goal: Sigil's server CPU per signing activity at most %d× its raw cryptography at every client count — %s\n", goalSideCostRate, met(goalCost))
 }
 
-// medianFloor is the median of the rounds' latency floors, each part on its own; false when no round measured one.
-func medianFloor(rounds []latencyFloor) (latencyFloor, bool) {
+// floorNotes are what the lines of the rate and p50 goals say of the latency floor, the median of the rounds' (each
+// part on its own): nothing unless it was measured and Sigil ran with one client. sigil and peer are what they did
+// with one client.
+func floorNotes(latency []latencyFloor, sigil, peer summary) (rate, p50 string) {
+	if len(latency) == 0 || sigil.rate == 0 {
+		return "", ""
+	}
 	var queries, flushes []time.Duration
-	for _, f := range rounds {
+	for _, f := range latency {
 		queries, flushes = append(queries, f.query), append(flushes, f.flush)
 	}
-	if len(rounds) == 0 {
-		return latencyFloor{}, false
+	floor := latencyFloor{query: time.Duration(median(durations(queries))), flush: time.Duration(median(durations(flushes)))}
+	if floor.total() > peer.p50 {
+		// With one client the rate is the inverse of the latency: a floor above the peer's latency is a rate below it.
+		rate = fmt.Sprintf(" (with 1 client the floor on this machine, %s, is above the peer's whole p50, %s)", ms(floor.total()), ms(peer.p50))
 	}
-	return latencyFloor{query: time.Duration(median(durations(queries))), flush: time.Duration(median(durations(flushes)))}, true
-}
-
-// describeFloor names the latency floor's parts and their sum, and says when the goal lies below it.
-func describeFloor(f latencyFloor) string {
-	text := fmt.Sprintf(" (the floor on this machine: a stamped query's p50 %s and the disk's flush p50 %s, %s together",
-		ms(f.query), ms(f.flush), ms(f.total()))
-	if f.total() > goalSingleP50 {
-		text += ", above the goal"
+	p50 = fmt.Sprintf(" (the floor on this machine: a stamped query's p50 %s and the disk's flush p50 %s, %s together",
+		ms(floor.query), ms(floor.flush), ms(floor.total()))
+	if floor.total() > goalSingleP50 {
+		p50 += ", above the goal"
 	}
-	return text + ")"
+	return rate, p50 + ")"
 }
 
 func durations(ds []time.Duration) []float64 {
