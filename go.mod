@@ -1,4 +1,4 @@
-module sigil
+module github.com/sigil/sigil
 
 go 1.26.8
 

@@ -2,7 +2,7 @@ package api
 
 // ActivitySpec is the wire contract of one activity type: where it is submitted and the keys its intent and result
 // carry in the activity record. Each activity type is a variable of type ActivityOf beside its parameter type; the
-// coordinator lists the ones it executes in one place (coordinator/operations.go).
+// coordinator lists the ones it executes in one place (internal/coordinator/operations.go).
 type ActivitySpec struct {
 	Type      string // for example ACTIVITY_TYPE_CREATE_USERS_V3
 	Path      string // the name under /public/v1/submit/, for example create_users

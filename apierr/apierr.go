@@ -1,6 +1,6 @@
 // Package apierr is the one error type the coordinator and the auth proxy return to their callers and the one place
 // that turns it into an HTTP response: a google.rpc.Status body {code, message, details} with the gRPC code mapped to
-// an HTTP status, exactly as the reference's SDKs expect. Format is that wire format for the HTTP edge.
+// an HTTP status, exactly as the reference's SDKs expect. The HTTP edge renders it through edge.RPCStatus.
 package apierr
 
 import (
@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"sigil/edge"
 )
 
 // Code is a gRPC status code.
@@ -234,26 +232,6 @@ func FromBody(status int, b Body) *Error {
 
 // Render returns the wire form, for the HTTP edge (edge.WireError).
 func (e *Error) Render(http.Header) any { return e.Body() }
-
-// Format is the edge's wire format of the services that answer google.rpc.Status: the refusals of the edge are
-// REQUEST_INVALID (with their own status, such as 413, when it is not 400), REQUEST_NOT_AUTHORIZED for 403 and
-// NOT_FOUND for 404; an internal error is code 13, "internal error".
-var Format = edge.Format{Error: FromStatus, Internal: &Error{Code: Internal, Detail: "INTERNAL", Message: "internal error"}}
-
-// FromStatus is an error answered with an HTTP status and message.
-func FromStatus(status int, message string) edge.WireError {
-	switch status {
-	case http.StatusForbidden:
-		return Denied("%s", message)
-	case http.StatusNotFound:
-		return NotFoundf("%s", message)
-	}
-	e := Invalid("%s", message)
-	if status != http.StatusBadRequest {
-		e.HTTP = status
-	}
-	return e
-}
 
 func codeName(c Code) string {
 	names := map[Code]string{

@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"math/big"
 
-	"sigil/api"
+	"github.com/sigil/sigil/api"
 )
 
 // VerifyAppProof checks an app proof against the coordinator's signer key (GET /.well-known/sigil-signer.json, pinned

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"sigil/api"
+	"github.com/sigil/sigil/api"
 )
 
 // The auth proxy configuration of an organization (coordinator activities and queries).

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"sigil/api"
-	"sigil/apierr"
-	"sigil/stamp"
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/apierr"
+	"github.com/sigil/sigil/stamp"
 )
 
 // Client talks to one coordinator with one credential.

@@ -3,7 +3,7 @@ package client
 import (
 	"context"
 
-	"sigil/api"
+	"github.com/sigil/sigil/api"
 )
 
 // CreateVelocityControl creates a velocity control, which policies read as controls.<identifier>.

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"sigil/client"
-	"sigil/evm"
+	"github.com/sigil/sigil/client"
+	"github.com/sigil/sigil/internal/evm"
 )
 
 func TestUnsignedTransaction(t *testing.T) {

@@ -3,7 +3,7 @@ package client
 import (
 	"context"
 
-	"sigil/api"
+	"github.com/sigil/sigil/api"
 )
 
 // CreateSmartContractInterface uploads an ABI (or IDL) for an address, for policies on the calls made to it.

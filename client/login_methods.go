@@ -3,7 +3,7 @@ package client
 import (
 	"context"
 
-	"sigil/api"
+	"github.com/sigil/sigil/api"
 )
 
 // EmailAuth mails the user with the e-mail address a credential bundle (EMAIL_AUTH_V3).

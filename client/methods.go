@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"sigil/api"
+	"github.com/sigil/sigil/api"
 )
 
 // One typed method per activity: each returns the result, the activity record, and an error.

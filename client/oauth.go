@@ -3,7 +3,7 @@ package client
 import (
 	"context"
 
-	"sigil/api"
+	"github.com/sigil/sigil/api"
 )
 
 // OAuth activities and queries. OAUTH_LOGIN, OAUTH2_AUTHENTICATE and the OAuth 2.0 credential activities carry a

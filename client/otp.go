@@ -9,9 +9,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
-	"sigil/api"
-	"sigil/stamp"
-	"sigil/token"
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/internal/token"
+	"github.com/sigil/sigil/stamp"
 )
 
 // OTP and login activities. VERIFY_OTP and OTP_LOGIN carry a secret (the code, the verification token) that the API

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"time"
 
-	"sigil/api"
-	"sigil/apierr"
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/apierr"
 )
 
 // NewSubmitRequest builds, without sending it, the request Submit sends for an activity: the envelope with

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"sigil/api"
+	"github.com/sigil/sigil/api"
 )
 
 // EthSendTransaction hands calls to the coordinator, which signs, broadcasts and watches them; the result names the

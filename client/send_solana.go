@@ -3,7 +3,7 @@ package client
 import (
 	"context"
 
-	"sigil/api"
+	"github.com/sigil/sigil/api"
 )
 
 // SolSendTransaction hands a Solana transaction to the coordinator to sign with each of signWiths, broadcast and

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"sigil/stamp"
+	"github.com/sigil/sigil/stamp"
 )
 
 // HandlerTransport is an http.RoundTripper that answers each request by calling an http.Handler in this process: no

@@ -13,14 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"sigil/api"
-	"sigil/apierr"
-	"sigil/client"
-	"sigil/coordinator"
-	"sigil/internal/testdb"
-	"sigil/seal"
-	"sigil/stamp"
-	"sigil/store"
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/apierr"
+	"github.com/sigil/sigil/client"
+	"github.com/sigil/sigil/internal/coordinator"
+	"github.com/sigil/sigil/internal/seal"
+	"github.com/sigil/sigil/internal/store"
+	"github.com/sigil/sigil/internal/testdb"
+	"github.com/sigil/sigil/stamp"
 )
 
 // startCoordinator starts a coordinator on a fresh SQLite database, not listening, with a root organization.

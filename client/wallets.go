@@ -3,7 +3,7 @@ package client
 import (
 	"context"
 
-	"sigil/api"
+	"github.com/sigil/sigil/api"
 )
 
 func (c *Client) CreateWallet(ctx context.Context, orgID string, p api.CreateWalletIntent) (*api.CreateWalletResult, *api.Activity, error) {

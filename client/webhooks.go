@@ -3,7 +3,7 @@ package client
 import (
 	"context"
 
-	"sigil/api"
+	"github.com/sigil/sigil/api"
 )
 
 // CreateWebhookEndpoint registers a URL that receives the organization's events (and its sub-organizations').

@@ -39,10 +39,10 @@ export SIGIL_REQUIRE_SDKS=1
 go test -count=1 ./...
 
 echo "==> the race detector over the packages whose goroutines share state (the store's committer, the workers, the engine, the proxy)"
-go test -race -count=1 ./store ./webhook ./send ./coordinator ./authproxy
+go test -race -count=1 ./internal/store ./internal/webhook ./internal/send ./internal/coordinator ./internal/authproxy
 
 echo "==> fuzzing the parsers briefly"
-for target in policy:FuzzParse policy:FuzzEval jsonstrict:FuzzDecode stamp:FuzzParseAPIKeyStamp stamp:FuzzP256TableVerify solana:FuzzParseTransaction solana:FuzzDecodeIDL bitcoin:FuzzParse tron:FuzzParse; do
+for target in internal/policy:FuzzParse internal/policy:FuzzEval internal/jsonstrict:FuzzDecode stamp:FuzzParseAPIKeyStamp stamp:FuzzP256TableVerify internal/solana:FuzzParseTransaction internal/solana:FuzzDecodeIDL internal/bitcoin:FuzzParse internal/tron:FuzzParse; do
   # Minimizing a new input may take a minute by default, and a worker busy minimizing when the 3 s are up stops late:
   # the engine then fails with "context deadline exceeded", having fuzzed next to nothing. 1 s of it is enough here.
   fuzz() { go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 3s -fuzzminimizetime 1s "./${target%%:*}" 2>&1; }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"sigil/stamp"
+	"github.com/sigil/sigil/stamp"
 )
 
 var allCurves = []stamp.Curve{stamp.CurveP256, stamp.CurveSecp256k1, stamp.CurveEd25519}

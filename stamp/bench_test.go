@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"sigil/stamp"
+	"github.com/sigil/sigil/stamp"
 )
 
 // BenchmarkVerifyAPIKeyStamp measures what a server pays per request: parse the X-Stamp (decode, decompress and

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"sigil/stamp"
+	"github.com/sigil/sigil/stamp"
 )
 
 // checkParseResult asserts what every parser promises: a result xor a *stamp.Error of a parse kind.

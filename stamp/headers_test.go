@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"sigil/stamp"
-	"sigil/stamp/softauthn"
+	"github.com/sigil/sigil/stamp"
+	"github.com/sigil/sigil/stamp/softauthn"
 )
 
 // attestedValue builds an X-Stamp-Attested value signed by key over body.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/fxamacker/cbor/v2"
 
-	"sigil/stamp"
-	"sigil/stamp/softauthn"
+	"github.com/sigil/sigil/stamp"
+	"github.com/sigil/sigil/stamp/softauthn"
 )
 
 const (

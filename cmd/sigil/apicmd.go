@@ -15,11 +15,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"sigil/api"
-	"sigil/client"
-	"sigil/coordinator"
-	"sigil/stack"
-	"sigil/stamp"
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/client"
+	"github.com/sigil/sigil/internal/coordinator"
+	"github.com/sigil/sigil/internal/stack"
+	"github.com/sigil/sigil/stamp"
 )
 
 // runAPI is sigil api NAME: it submits any activity (by type, with or without the ACTIVITY_TYPE_ prefix) or runs any

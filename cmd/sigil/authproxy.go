@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"sigil/authproxy"
-	"sigil/stack"
+	"github.com/sigil/sigil/internal/authproxy"
+	"github.com/sigil/sigil/internal/stack"
 )
 
 // runAuthProxy is sigil authproxy: the auth proxy alone, in front of a running coordinator whose configuration names

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"sigil/store"
+	"github.com/sigil/sigil/internal/store"
 )
 
 // runBackup copies a running stack's SQLite database to a new file. The master key file is not in it: it is kept

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"sigil/internal/bench"
+	"github.com/sigil/sigil/internal/bench"
 )
 
 // runBench is sigil bench (package bench), and its hidden load process, sigil bench --load.

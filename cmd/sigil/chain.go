@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"sigil/chain"
-	"sigil/solanadev"
-	"sigil/stack"
+	"github.com/sigil/sigil/internal/chain"
+	"github.com/sigil/sigil/internal/solanadev"
+	"github.com/sigil/sigil/internal/stack"
 )
 
 // runChain is sigil chain: the embedded dev chain alone, with its data in DIR/chain, until Ctrl-C.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"sigil/solanadev"
-	"sigil/stack"
+	"github.com/sigil/sigil/internal/solanadev"
+	"github.com/sigil/sigil/internal/stack"
 )
 
 // sigil chain fund --sol airdrops SOL from the Solana dev node bootstrap.json names; a stack without one says so.

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"sigil/chain"
-	"sigil/coordinator"
-	"sigil/seal"
-	"sigil/stack"
-	"sigil/store"
+	"github.com/sigil/sigil/internal/chain"
+	"github.com/sigil/sigil/internal/coordinator"
+	"github.com/sigil/sigil/internal/seal"
+	"github.com/sigil/sigil/internal/stack"
+	"github.com/sigil/sigil/internal/store"
 )
 
 // sigil runs the command line args as main would, and returns what it wrote and its exit status.

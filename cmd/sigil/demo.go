@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"sigil/examples/yieldagent"
-	"sigil/stack"
+	"github.com/sigil/sigil/examples/yieldagent"
+	"github.com/sigil/sigil/internal/stack"
 )
 
 // runDemoYield is sigil demo yield, the second specification's journey: a policy-restricted agent earns yield.

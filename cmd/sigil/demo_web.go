@@ -9,8 +9,8 @@ import (
 	"os"
 	"time"
 
-	weblogin "sigil/examples/web-login"
-	"sigil/stack"
+	weblogin "github.com/sigil/sigil/examples/web-login"
+	"github.com/sigil/sigil/internal/stack"
 )
 
 // runDemoWeb is sigil demo web: it serves the browser journey of the first specification (examples/web-login) for the

@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"slices"
 
-	"sigil/api"
-	"sigil/coordinator"
-	"sigil/seal"
-	"sigil/stamp"
-	"sigil/store"
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/internal/coordinator"
+	"github.com/sigil/sigil/internal/seal"
+	"github.com/sigil/sigil/internal/store"
+	"github.com/sigil/sigil/stamp"
 )
 
 // keyFile is the file sigil keys new writes and sigil api --key reads.

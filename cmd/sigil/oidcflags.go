@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"sigil/oidc"
+	"github.com/sigil/sigil/internal/oidc"
 )
 
 // oidcFlags are the OAuth options of sigil up: the OIDC issuers whose ID tokens the coordinator trusts, the issuer URL

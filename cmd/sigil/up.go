@@ -16,13 +16,13 @@ import (
 	"syscall"
 	"time"
 
-	"sigil/chain"
-	"sigil/coordinator"
-	"sigil/keys"
-	"sigil/notify"
-	"sigil/send"
-	"sigil/solanadev"
-	"sigil/stack"
+	"github.com/sigil/sigil/internal/chain"
+	"github.com/sigil/sigil/internal/coordinator"
+	"github.com/sigil/sigil/internal/keys"
+	"github.com/sigil/sigil/internal/notify"
+	"github.com/sigil/sigil/internal/send"
+	"github.com/sigil/sigil/internal/solanadev"
+	"github.com/sigil/sigil/internal/stack"
 )
 
 // upFlags are the settings of sigil up, shared with sigil config print.

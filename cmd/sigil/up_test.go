@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"sigil/stack"
+	"github.com/sigil/sigil/internal/stack"
 )
 
 // The welcome says where everything is and what to try; the dev-mode warning and the key-carrying link only in dev

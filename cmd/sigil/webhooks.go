@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"sigil/api"
-	"sigil/client"
-	"sigil/webhook"
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/client"
+	"github.com/sigil/sigil/internal/webhook"
 )
 
 // maxDeliveryBytes caps the body the receiver reads: an activity is far smaller.

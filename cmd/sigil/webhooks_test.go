@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"sigil/api"
-	"sigil/client"
-	"sigil/coordinator"
-	"sigil/stack"
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/client"
+	"github.com/sigil/sigil/internal/coordinator"
+	"github.com/sigil/sigil/internal/stack"
 )
 
 // syncBuffer is a bytes.Buffer a command writes to while the test reads it; wrote is signalled after each write.

@@ -8,9 +8,9 @@ import (
 	"os"
 	"time"
 
-	"sigil/stack"
-	"sigil/store"
-	"sigil/yield"
+	"github.com/sigil/sigil/internal/stack"
+	"github.com/sigil/sigil/internal/store"
+	"github.com/sigil/sigil/internal/yield"
 )
 
 // runYield is sigil yield: the yield service alone, until Ctrl-C.

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"sigil/chain"
-	"sigil/internal/testdb"
-	"sigil/store"
-	"sigil/yield"
-	"sigil/yield/yieldtest"
+	"github.com/sigil/sigil/internal/chain"
+	"github.com/sigil/sigil/internal/store"
+	"github.com/sigil/sigil/internal/testdb"
+	"github.com/sigil/sigil/internal/yield"
+	"github.com/sigil/sigil/internal/yield/yieldtest"
 )
 
 var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))

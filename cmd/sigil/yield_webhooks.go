@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"sigil/seal"
-	"sigil/store"
-	"sigil/webhook"
-	"sigil/yield"
+	"github.com/sigil/sigil/internal/seal"
+	"github.com/sigil/sigil/internal/store"
+	"github.com/sigil/sigil/internal/webhook"
+	"github.com/sigil/sigil/internal/yield"
 )
 
 // yieldStoreFlags are the flags of the yield webhooks commands that find a stack's database, as sigil yield keys

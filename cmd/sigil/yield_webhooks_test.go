@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"sigil/internal/testdb"
-	"sigil/seal"
-	"sigil/yield"
+	"github.com/sigil/sigil/internal/seal"
+	"github.com/sigil/sigil/internal/testdb"
+	"github.com/sigil/sigil/internal/yield"
 )
 
 // sigil yield webhooks create, list and delete manage a project's endpoints in a stack's database: the endpoint is

@@ -13,8 +13,8 @@ import (
 	"os"
 	"os/signal"
 
-	"sigil/examples/yieldagent"
-	"sigil/stamp"
+	"github.com/sigil/sigil/examples/yieldagent"
+	"github.com/sigil/sigil/stamp"
 )
 
 func main() {

@@ -17,10 +17,10 @@ import (
 	"strings"
 	"time"
 
-	"sigil/api"
-	"sigil/apierr"
-	"sigil/client"
-	"sigil/stamp"
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/apierr"
+	"github.com/sigil/sigil/client"
+	"github.com/sigil/sigil/stamp"
 )
 
 // Config is what the journey needs to know: where the services are and the root user's key.

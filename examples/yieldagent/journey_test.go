@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"sigil/examples/yieldagent"
-	"sigil/stack"
+	"github.com/sigil/sigil/examples/yieldagent"
+	"github.com/sigil/sigil/internal/stack"
 )
 
 // The journey against a fresh stack, on its second dev chain: the agent enters, holds across one accrual and earns,

@@ -20,14 +20,14 @@ import (
 	"strings"
 	"time"
 
-	"sigil/api"
-	"sigil/client"
-	"sigil/coordinator"
-	"sigil/internal/cputime"
-	"sigil/keys"
-	"sigil/stack"
-	"sigil/stamp"
-	"sigil/store"
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/client"
+	"github.com/sigil/sigil/internal/coordinator"
+	"github.com/sigil/sigil/internal/cputime"
+	"github.com/sigil/sigil/internal/keys"
+	"github.com/sigil/sigil/internal/stack"
+	"github.com/sigil/sigil/internal/store"
+	"github.com/sigil/sigil/stamp"
 )
 
 // Goals of the signing benchmark (issue 4).

@@ -16,7 +16,7 @@ const flushPause = 500 * time.Microsecond
 
 // flushTime is how long the disk takes to make one small write durable: a 4 KiB page written in place in a file of
 // dir and fdatasync'ed, as SQLite syncs a commit's frames, n times with a pause between. Every activity is answered
-// only after such a flush (store/durable.go), so its p50 is part of the floor under a single client's latency on this
+// only after such a flush (internal/store/durable.go), so its p50 is part of the floor under a single client's latency on this
 // machine, however little else the server does.
 func flushTime(dir string, n int) (p50, p90 time.Duration, err error) {
 	f, err := os.CreateTemp(dir, "flush-probe-")

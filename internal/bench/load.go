@@ -23,10 +23,10 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
 
-	"sigil/api"
-	"sigil/client"
-	"sigil/evm"
-	"sigil/stamp"
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/client"
+	"github.com/sigil/sigil/internal/evm"
+	"github.com/sigil/sigil/stamp"
 )
 
 // loadPlan is what the bench hands its load-generating child process on stdin.

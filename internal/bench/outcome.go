@@ -7,8 +7,8 @@ import (
 	"io"
 	"net/http"
 
-	"sigil/api"
-	"sigil/client"
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/client"
 )
 
 // readActivityOutcome reads an activity's answer and fails unless the activity completed. It decodes only the

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"sigil/client"
+	"github.com/sigil/sigil/client"
 )
 
 func answer(status int, body string) *http.Response {

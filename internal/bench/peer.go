@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"time"
 
-	"sigil/api"
-	"sigil/client"
-	"sigil/internal/cputime"
-	"sigil/stamp"
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/client"
+	"github.com/sigil/sigil/internal/cputime"
+	"github.com/sigil/sigil/stamp"
 )
 
 // Goals of the side-by-side run (issue 23).

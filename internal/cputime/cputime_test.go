@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"sigil/internal/cputime"
+	"github.com/sigil/sigil/internal/cputime"
 )
 
 // Work done on this thread counts in both the thread's and the process's CPU time; waiting counts in neither.

@@ -12,7 +12,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"sigil/store"
+	"github.com/sigil/sigil/internal/store"
 )
 
 // Backend is a database a test may open with store.Open(ctx, URL, Dir).

@@ -20,7 +20,7 @@ import (
 	"github.com/fxamacker/cbor/v2"
 	"github.com/go-webauthn/webauthn/protocol/webauthncose"
 
-	"sigil/stamp"
+	"github.com/sigil/sigil/stamp"
 )
 
 // WebAuthn authenticator data flags.

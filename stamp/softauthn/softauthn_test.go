@@ -10,8 +10,8 @@ import (
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/protocol/webauthncose"
 
-	"sigil/stamp"
-	"sigil/stamp/softauthn"
+	"github.com/sigil/sigil/stamp"
+	"github.com/sigil/sigil/stamp/softauthn"
 )
 
 const (

@@ -50,7 +50,7 @@ function expected(format, pubHex) {
     case "ADDRESS_FORMAT_SEI": return pubkeyToAddress({ type: "tendermint/PubKeySecp256k1", value: Buffer.from(pubkey).toString("base64") }, "sei");
     case "ADDRESS_FORMAT_COMPRESSED": return pubHex;
   }
-  return undefined; // checked by the Go vectors (keys/address_vectors_test.go)
+  return undefined; // checked by the Go vectors (internal/keys/address_vectors_test.go)
 }
 
 test("a wallet with the SDK's default account of every address format derives what the chains' libraries derive", async () => {

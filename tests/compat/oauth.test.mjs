@@ -17,7 +17,7 @@ const boot = JSON.parse(readFileSync(join(process.env.SIGIL_DIR, "bootstrap.json
 const baseUrl = boot.coordinatorUrl;
 const http = new TurnkeyClient({ baseUrl }, new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey }));
 
-// The client oidc/oidctest registers.
+// The client internal/oidc/oidctest registers.
 const clientId = "sigil-test-client";
 const clientSecret = "sigil-test-client-secret";
 const redirectUri = "https://app.example/oauth/callback";

@@ -26,7 +26,7 @@ const root = new TurnkeyClient({ baseUrl: boot.coordinatorUrl },
 const submit = (path, type, parameters) => root.request(`/public/v1/submit/${path}`,
   { type, timestampMs: String(Date.now()), organizationId: boot.organizationId, parameters });
 
-// The confidential client oidc/oidctest registers; sigil up knows the provider as OAUTH2_PROVIDER_X.
+// The confidential client internal/oidc/oidctest registers; sigil up knows the provider as OAUTH2_PROVIDER_X.
 const xClient = { id: "sigil-test-client", secret: "sigil-test-client-secret" };
 
 let app, browser, savedSettings, credentialId;

@@ -1,4 +1,4 @@
-// Command oidcprovider runs the local OIDC and OAuth 2.0 provider of the conformance tests (package oidc/oidctest)
+// Command oidcprovider runs the local OIDC and OAuth 2.0 provider of the conformance tests (package internal/oidc/oidctest)
 // on loopback until it is interrupted. It prints its issuer URL as the first line of its output; the tests get ID
 // tokens from it through its authorization and token endpoints, as a browser app would.
 package main
@@ -10,7 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"sigil/oidc/oidctest"
+	"github.com/sigil/sigil/internal/oidc/oidctest"
 )
 
 func main() {

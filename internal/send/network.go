@@ -1,0 +1,149 @@
+package send
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// Network is a network sends go to: an EVM network, or a Solana cluster (a CAIP-2 id solana:..., see solana.go).
+type Network struct {
+	CAIP2       string // eip155:<chain id>, or solana:<genesis hash, its first 32 characters>
+	ChainID     int64
+	Name        string
+	RPCURL      string
+	ExplorerURL string // a transaction's page is ExplorerURL + "/tx/" + hash; "" for none
+	// BatchDelegate is the contract accounts delegate to (EIP-7702) to send several calls as one transaction
+	// (internal/contracts/src/BatchDelegate.sol); zero when the network has none, and batches are refused.
+	BatchDelegate common.Address
+	// GasStation is what the organizations' gas sponsors call to run sponsored sends (internal/contracts/src/GasStation.sol),
+	// the station BatchDelegate takes them from; zero when the network has none, and sponsored sends are refused.
+	GasStation common.Address
+	// NativeUSD is the price of the network's native coin in USD, at which sponsored gas is counted against the
+	// organizations' limits (0: it counts nothing).
+	NativeUSD float64
+	// PollInterval is how often the worker looks for sends to move on (default 500 ms).
+	PollInterval time.Duration
+}
+
+// ParseCAIP2 reads an EVM CAIP-2 id, eip155:<chain id>.
+func ParseCAIP2(caip2 string) (int64, error) {
+	rest, ok := strings.CutPrefix(caip2, "eip155:")
+	id, err := strconv.ParseInt(rest, 10, 64)
+	if !ok || err != nil || id <= 0 || strconv.FormatInt(id, 10) != rest {
+		return 0, fmt.Errorf("%q is not an EVM CAIP-2 id (eip155:<chain id>)", caip2)
+	}
+	return id, nil
+}
+
+// Networks are the configured networks by CAIP-2 id.
+type Networks struct{ byID map[string]Network }
+
+// NewNetworks checks the networks: an EVM CAIP-2 id matching the chain id, an http(s) RPC URL, each id once.
+func NewNetworks(list []Network) (*Networks, error) {
+	n := &Networks{byID: map[string]Network{}}
+	var errs []error
+	for i, nw := range list {
+		if strings.HasPrefix(nw.CAIP2, "solana:") {
+			if err := n.addSolana(nw); err != nil {
+				errs = append(errs, fmt.Errorf("networks[%d]: %w", i, err))
+			}
+			continue
+		}
+		id, err := ParseCAIP2(nw.CAIP2)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("networks[%d]: %w", i, err))
+			continue
+		case nw.ChainID != 0 && nw.ChainID != id:
+			errs = append(errs, fmt.Errorf("networks[%d]: chainId %d does not match %s", i, nw.ChainID, nw.CAIP2))
+			continue
+		case !strings.HasPrefix(nw.RPCURL, "http://") && !strings.HasPrefix(nw.RPCURL, "https://"):
+			errs = append(errs, fmt.Errorf("networks[%d]: rpcUrl %q must be an http(s) URL", i, nw.RPCURL))
+			continue
+		case n.byID[nw.CAIP2].CAIP2 != "":
+			errs = append(errs, fmt.Errorf("networks[%d]: %s is configured twice", i, nw.CAIP2))
+			continue
+		}
+		nw.ChainID = id
+		n.byID[nw.CAIP2] = nw
+	}
+	return n, errors.Join(errs...)
+}
+
+// ErrUnknownNetwork is the error of a CAIP-2 id no configured network has.
+var ErrUnknownNetwork = errors.New("unknown network")
+
+// Get is the network of a CAIP-2 id; the error names the ones configured.
+func (n *Networks) Get(caip2 string) (Network, error) {
+	if nw, ok := n.byID[caip2]; ok {
+		return nw, nil
+	}
+	return Network{}, fmt.Errorf("%w %q: this server sends on %s", ErrUnknownNetwork, caip2, n.names())
+}
+
+// List is the networks in CAIP-2 order.
+func (n *Networks) List() []Network {
+	out := make([]Network, 0, len(n.byID))
+	for _, nw := range n.byID {
+		out = append(out, nw)
+	}
+	slices.SortFunc(out, func(a, b Network) int { return strings.Compare(a.CAIP2, b.CAIP2) })
+	return out
+}
+
+func (n *Networks) names() string {
+	if len(n.byID) == 0 {
+		return "no network (none is configured)"
+	}
+	var ids []string
+	for _, nw := range n.List() {
+		ids = append(ids, nw.CAIP2)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// LoadNetworks reads the networks of a file in the yield service's catalogue format ({"networks": [{"id", "name",
+// "chainId", "rpcUrl", "explorerUrl", ...}]}, the rest of the file ignored), so that one file configures a network for
+// both services. An entry with a Solana "caip2" (solana:<genesis hash>, or the aliases solana:mainnet and
+// solana:devnet) instead of a chainId is a Solana cluster, at its rpcUrl.
+func LoadNetworks(path string) ([]Network, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var file struct {
+		Networks []struct {
+			CAIP2       string `json:"caip2"`
+			Name        string `json:"name"`
+			ChainID     int64  `json:"chainId"`
+			RPCURL      string `json:"rpcUrl"`
+			ExplorerURL string `json:"explorerUrl"`
+			// Sigil's own keys beside the catalogue's (see Network): the batch delegate, the gas station and the native
+			// coin's price in USD.
+			BatchDelegate common.Address `json:"batchDelegate"`
+			GasStation    common.Address `json:"gasStation"`
+			NativeUSD     float64        `json:"nativeTokenUsd"`
+		} `json:"networks"`
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	out := make([]Network, 0, len(file.Networks))
+	for _, nw := range file.Networks {
+		if strings.HasPrefix(nw.CAIP2, "solana:") {
+			out = append(out, Network{CAIP2: nw.CAIP2, Name: nw.Name, RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, NativeUSD: nw.NativeUSD})
+			continue
+		}
+		out = append(out, Network{CAIP2: "eip155:" + strconv.FormatInt(nw.ChainID, 10), ChainID: nw.ChainID, Name: nw.Name,
+			RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, BatchDelegate: nw.BatchDelegate, GasStation: nw.GasStation, NativeUSD: nw.NativeUSD})
+	}
+	return out, nil
+}
