@@ -2,6 +2,7 @@ package coordinator_test
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -103,4 +104,49 @@ func TestReadOnlySession(t *testing.T) {
 	if r := withSession("/public/v1/query/whoami", who); r.status != http.StatusUnauthorized || !strings.Contains(r.message(), "revoked") {
 		t.Errorf("a revoked read-only session: %d %s", r.status, r.raw)
 	}
+}
+
+// A read-only session's token is a bearer credential: the answer to CREATE_READ_ONLY_SESSION shows it, and nothing
+// after. Another user of the organization who reads the activity finds it redacted, and cannot use it.
+func TestReadOnlySessionTokenShownOnce(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStack(t, b)
+		org := s.boot.OrganizationID
+		res, a, err := s.root.CreateReadOnlySession(bg, org)
+		if err != nil || !strings.HasPrefix(res.Session, "ey") {
+			t.Fatalf("create_read_only_session: %+v %v", res, err)
+		}
+		_, bob := s.createUser(org, s.root, "bob") // every user of the organization reads its activities
+		got, err := bob.GetActivity(bg, org, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shown struct {
+			CreateReadOnlySessionResult api.CreateReadOnlySessionResult `json:"createReadOnlySessionResult"`
+		}
+		raw, _ := json.Marshal(got.Activity.Result)
+		if err := json.Unmarshal(raw, &shown); err != nil {
+			t.Fatal(err)
+		}
+		stolen := shown.CreateReadOnlySessionResult.Session
+		if stolen != api.Redacted || shown.CreateReadOnlySessionResult.SessionExpiry != res.SessionExpiry || strings.Contains(string(raw), res.Session) {
+			t.Errorf("get_activity shows the read-only session's result as %s", raw)
+		}
+		list, err := bob.ListActivities(bg, api.ListActivitiesRequest{OrganizationID: org})
+		if raw, _ := json.Marshal(list); err != nil || strings.Contains(string(raw), res.Session) {
+			t.Errorf("list_activities shows the session token: %v", err)
+		}
+		whoami := func(session string) response {
+			h := http.Header{}
+			h.Set("X-Session", session)
+			return s.post("/public/v1/query/whoami", []byte(`{"organizationId":"`+org+`"}`), h)
+		}
+		if r := whoami(stolen); r.status != http.StatusUnauthorized {
+			t.Errorf("the token bob read back, as X-Session: %d %s", r.status, r.raw)
+		}
+		if r := whoami(res.Session); r.status != http.StatusOK {
+			t.Errorf("the token of the answer: %d %s", r.status, r.raw)
+		}
+	})
 }
