@@ -375,6 +375,9 @@ func execUpdateAuthProxy(x *execution, p *api.UpdateAuthProxyConfigIntent) (*api
 	if err := in.validateSender(); err != nil { // normalizes the addresses
 		return nil, err
 	}
+	if err := x.checkSenders(in.from, in.replyTo); err != nil {
+		return nil, err
+	}
 	if p.SendFromEmailAddress != nil {
 		s.SendFromEmailAddress = in.from
 	}

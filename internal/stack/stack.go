@@ -280,7 +280,8 @@ func (s *Stack) startCoordinator(ctx context.Context, cfg Config, st *store.Stor
 	}
 	coord := coordinator.New(st, coordinator.Config{Logger: s.logger, Metrics: m, Audit: cfg.Audit,
 		AllowedOrigins: append(slices.Clone(cfg.AllowedOrigins), dashOrigins...),
-		Keyring:        ring, MasterKeyFile: keyPath, Email: email, EmailFrom: cmp.Or(cfg.Delivery.EmailFrom, "sigil@localhost"), SMS: sms,
+		Keyring:        ring, MasterKeyFile: keyPath, Email: email, EmailFrom: cmp.Or(cfg.Delivery.EmailFrom, "sigil@localhost"),
+		EmailSenderDomains: cfg.Delivery.SenderDomains, SMS: sms,
 		OIDC: cfg.OIDC, OIDCIssuerURL: cmp.Or(cfg.OIDCIssuerURL, srv.url), OAuth2Providers: cfg.OAuth2Providers,
 		AuthProxy: &coordinator.AuthProxyService{EncryptionKey: proxyID.EncryptionPublicKey(), ServiceKey: proxyID.ServicePublicKey()},
 		// In dev mode webhooks may go to local receivers (http, loopback); exposed, only to public https URLs.
