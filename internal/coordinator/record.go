@@ -209,5 +209,3 @@ func (r *record) votedBy(userID string) bool {
 func decodeIntent(intent json.RawMessage, params any) error {
 	return json.Unmarshal(intent, params)
 }
-
-func jsonMarshal(v any) (json.RawMessage, error) { return json.Marshal(v) }

@@ -284,7 +284,7 @@ func (x *execution) executeTarget(t *voteTarget) error {
 	if err != nil {
 		return failOrAbort(err, t.rec, x.now)
 	}
-	if t.rec.Result, err = jsonMarshal(result); err != nil {
+	if err := t.rec.setResult(result); err != nil {
 		return err
 	}
 	t.rec.Status = api.StatusCompleted
