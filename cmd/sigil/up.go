@@ -139,6 +139,10 @@ func printWelcome(w io.Writer, s *stack.Stack, dir string, devMode bool) {
 	}
 	fmt.Fprintf(w, "  %-14s %s\n", "bootstrap", stack.BootstrapPath(dir))
 	fmt.Fprintf(w, "\n  organization   %s\n  root user      %s (API key %s)\n", b.OrganizationID, b.UserID, b.APIPublicKey)
+	sealed := b.APIPrivateKeySealed != ""
+	if sealed {
+		fmt.Fprintf(w, "  root key       sealed in bootstrap.json under the master key\n")
+	}
 	if devMode {
 		if b.DashboardURL != "" {
 			fragment := url.Values{"org": {b.OrganizationID}, "pub": {b.APIPublicKey}, "key": {b.APIPrivateKey}}
@@ -162,7 +166,11 @@ func printWelcome(w io.Writer, s *stack.Stack, dir string, devMode bool) {
 	if err != nil {
 		abs = dir
 	}
-	fmt.Fprintf(w, "\nIn another terminal:\n\n  export SIGIL_DIR=%s\n  sigil api whoami\n", abs)
+	if sealed {
+		fmt.Fprintf(w, "\nIn another terminal, given the master key:\n\n  export SIGIL_DIR=%s\n  sigil keys root --out root-key.json\n  sigil api whoami --key root-key.json\n", abs)
+	} else {
+		fmt.Fprintf(w, "\nIn another terminal:\n\n  export SIGIL_DIR=%s\n  sigil api whoami\n", abs)
+	}
 	if b.ChainRPCURL != "" {
 		fmt.Fprintf(w, "  sigil demo yield      # a policy-restricted agent earns yield, end to end\n")
 	}

@@ -154,6 +154,9 @@ type Stack struct {
 	store *store.Store
 	coord *coordinator.Coordinator
 	boot  Bootstrap
+	// fileKeys seals the private keys that bootstrap.json and authproxy.json hold: the master key in production mode;
+	// nil in dev mode, which keeps them in clear for sigil api, sigil demo and the tests.
+	fileKeys *seal.Keyring
 	tls   *certReloader // the listeners' certificate; nil serves plain HTTP
 	// noWebhookDeliveries: this process writes webhook deliveries but another posts them (Config.NoWebhookDeliveries).
 	noWebhookDeliveries bool
@@ -211,7 +214,10 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	// One set of series for the process, served by each service at /metrics.
 	m := metrics.New()
 	st.Measure(m)
-	proxyID, err := authproxy.LoadOrCreateIdentity(filepath.Join(cfg.Dir, AuthProxyIdentityFile))
+	if cfg.Production {
+		s.fileKeys = ring
+	}
+	proxyID, err := authproxy.LoadOrCreateIdentity(filepath.Join(cfg.Dir, AuthProxyIdentityFile), s.fileKeys)
 	if err != nil {
 		return nil, fmt.Errorf("auth proxy identity: %w", err)
 	}
@@ -309,7 +315,7 @@ func (s *Stack) startCoordinator(ctx context.Context, cfg Config, st *store.Stor
 	if !cfg.Exposed && outbox != nil {
 		srv.handler = devHandler(api, outbox)
 	}
-	if s.boot, err = ensureRoot(ctx, coord, cfg.Dir); err != nil {
+	if s.boot, err = ensureRoot(ctx, coord, cfg.Dir, s.fileKeys); err != nil {
 		return nil, nil, err
 	}
 	s.boot.CoordinatorURL, s.boot.DevOutboxURL = srv.url, ""
@@ -370,7 +376,7 @@ func (s *Stack) startNetworks(ctx context.Context, cfg Config, st *store.Store, 
 // both and returns the proxy's listener, its handler set.
 func (s *Stack) startAuthProxy(ctx context.Context, cfg Config, st *store.Store, m *metrics.Metrics, proxyID *authproxy.Identity,
 	api http.Handler, coordURL string) (*server, error) {
-	configID, err := ensureRootAuthProxy(ctx, api, proxyID, &s.boot)
+	configID, err := ensureRootAuthProxy(ctx, api, proxyID, &s.boot, s.fileKeys)
 	if err != nil {
 		return nil, fmt.Errorf("enable the auth proxy of the root organization: %w", err)
 	}
