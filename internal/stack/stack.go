@@ -157,7 +157,7 @@ type Stack struct {
 	// fileKeys seals the private keys that bootstrap.json and authproxy.json hold: the master key in production mode;
 	// nil in dev mode, which keeps them in clear for sigil api, sigil demo and the tests.
 	fileKeys *seal.Keyring
-	tls   *certReloader // the listeners' certificate; nil serves plain HTTP
+	tls      *certReloader // the listeners' certificate; nil serves plain HTTP
 	// noWebhookDeliveries: this process writes webhook deliveries but another posts them (Config.NoWebhookDeliveries).
 	noWebhookDeliveries bool
 }
