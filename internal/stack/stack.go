@@ -154,10 +154,10 @@ type Stack struct {
 	store *store.Store
 	coord *coordinator.Coordinator
 	boot  Bootstrap
+	tls   *certReloader // the listeners' certificate; nil serves plain HTTP
 	// fileKeys seals the private keys that bootstrap.json and authproxy.json hold: the master key in production mode;
 	// nil in dev mode, which keeps them in clear for sigil api, sigil demo and the tests.
 	fileKeys *seal.Keyring
-	tls      *certReloader // the listeners' certificate; nil serves plain HTTP
 	// noWebhookDeliveries: this process writes webhook deliveries but another posts them (Config.NoWebhookDeliveries).
 	noWebhookDeliveries bool
 }
