@@ -349,7 +349,7 @@ func (c *Coordinator) newRecord(sub *submission, who *principal) *record {
 	return &record{
 		spec: sub.op.ActivitySpec,
 		ID:   id, OrganizationID: sub.org.ID, Type: sub.env.Type, Status: api.StatusPending,
-		TimestampMs: sub.env.TimestampMs, Fingerprint: sub.fingerprint, Intent: intent,
+		TimestampMs: sub.env.TimestampMs, Fingerprint: sub.fingerprint, Intent: intent, CredentialID: who.CredID,
 		Votes:     []api.Vote{c.approval(id, who, now)},
 		CreatedAt: now, UpdatedAt: now,
 	}

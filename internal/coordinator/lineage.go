@@ -38,9 +38,8 @@ type lineage struct {
 	lost bool
 }
 
-// madeByStamp is the lineage of a credential the activity makes on the authority of its stamp. The stamping
-// credential is found by its public key among its user's, as a vote that executes a waiting activity knows its
-// submitter's.
+// madeByStamp is the lineage of a credential the activity makes on the authority of its stamp: of the credential that
+// submitted it, as the activity's record names it when votes execute the activity later.
 func (x *execution) madeByStamp() lineage {
 	if x.who == nil { // the server's own doing (the root organization of the first start)
 		return lineage{}
@@ -49,11 +48,11 @@ func (x *execution) madeByStamp() lineage {
 	switch {
 	case x.who.Identity != nil: // X-Stamp-Attested with an OIDC token: the identity's line
 		return lineage{userID: u.ID, origin: cmp.Or(x.who.Identity.Origin, x.who.Identity.ID)}
-	case x.who.Attestation != nil: // X-Stamp-Attested with a verification token: a factor of its own
+	case x.who.CredID == "": // X-Stamp-Attested with a verification token: a factor of its own
 		return lineage{}
 	}
 	for _, k := range u.APIKeys {
-		if k.PublicKey == x.who.PublicKey {
+		if k.ID == x.who.CredID {
 			l := lineage{by: k.ID, userID: u.ID, origin: cmp.Or(k.Origin, k.ID), profile: k.SessionProfileID}
 			if l.profile != "" {
 				l.expires = k.ExpiresAt
@@ -62,7 +61,7 @@ func (x *execution) madeByStamp() lineage {
 		}
 	}
 	for _, a := range u.Authenticators {
-		if a.PublicKeyHex == x.who.PublicKey {
+		if a.ID == x.who.CredID {
 			return lineage{by: a.ID, userID: u.ID, origin: cmp.Or(a.Origin, a.ID)}
 		}
 	}

@@ -192,3 +192,76 @@ func mustKey(t *testing.T) *stamp.APIKey {
 	k, _ := newKey(t, stamp.CurveP256)
 	return k
 }
+
+// What a profiled session makes through an activity that waits (here for a second factor) takes the profile when the
+// activity executes, even if the session deleted itself meanwhile: the activity then fails rather than make a key
+// that nothing binds.
+func TestSessionProfileBindsWhatWaitingActivitiesMake(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStack(t, b)
+		org, root := s.boot.OrganizationID, s.boot.UserID
+		passkey := s.addPasskey(org, root)
+		if _, _, err := s.root.CreateMfaPolicy(bg, org, api.CreateMfaPolicyIntent{UserID: root, MfaPolicyName: "new keys need the passkey",
+			Condition: "activity.resource == 'CREDENTIAL' && activity.action == 'CREATE'", RequiredAuthenticationMethods: steps(api.AuthPasskey)}); err != nil {
+			t.Fatal(err)
+		}
+		prof, _, err := s.root.CreateSessionProfile(bg, org, api.CreateSessionProfileIntent{SessionProfileName: "no exports",
+			Scope: "activity.action != 'EXPORT'", ExpirationSeconds: "600"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		open := func() (*client.Client, string) {
+			key := mustKey(t)
+			if _, _, err := s.root.StampLogin(bg, org, api.StampLoginIntent{PublicKey: key.PublicKeyHex(), SessionProfileID: prof.SessionProfileID}); err != nil {
+				t.Fatal(err)
+			}
+			keys, _ := s.root.GetAPIKeys(bg, org, root)
+			for _, k := range keys.APIKeys {
+				if k.Credential.PublicKey == key.PublicKeyHex() {
+					return s.client(key), k.APIKeyID
+				}
+			}
+			t.Fatal("the session key is not registered")
+			return nil, ""
+		}
+		held := func(session *client.Client) (*api.Activity, string) {
+			_, params := newKey(t, stamp.CurveP256)
+			_, a, _ := session.CreateAPIKeys(bg, org, api.CreateAPIKeysIntentV2{UserID: root, APIKeys: []api.APIKeyParamsV2{params}})
+			if a == nil || a.Status != api.StatusAuthenticatorsNeeded {
+				t.Fatalf("an API key needing the passkey: %+v", a)
+			}
+			return a, params.PublicKey
+		}
+		keyOf := func(publicKey string) *api.APIKey {
+			keys, _ := s.root.GetAPIKeys(bg, org, root)
+			for _, k := range keys.APIKeys {
+				if k.Credential.PublicKey == publicKey {
+					return &k
+				}
+			}
+			return nil
+		}
+
+		session, _ := open()
+		a, pub := held(session)
+		if done, err := s.client(passkey).ApproveActivity(bg, org, a.Fingerprint); err != nil || done.Status != api.StatusCompleted {
+			t.Fatalf("the passkey's approval: %+v %v", done, err)
+		}
+		if k := keyOf(pub); k == nil || k.Credential.SessionProfileID != prof.SessionProfileID {
+			t.Errorf("the key made when the passkey approved: %+v, want bound by the profile", k)
+		}
+
+		session, sessionID := open()
+		a, pub = held(session)
+		if _, _, err := session.DeleteAPIKeys(bg, org, api.DeleteAPIKeysIntent{UserID: root, APIKeyIDs: []string{sessionID}}); err != nil {
+			t.Fatal(err)
+		}
+		if done, err := s.client(passkey).ApproveActivity(bg, org, a.Fingerprint); err == nil || (done != nil && done.Status == api.StatusCompleted) {
+			t.Errorf("the approval of a key whose session is gone: %+v %v", done, err)
+		}
+		if k := keyOf(pub); k != nil {
+			t.Errorf("a key was made for a session that is gone: %+v", k)
+		}
+	})
+}

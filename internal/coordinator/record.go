@@ -28,6 +28,9 @@ type record struct {
 	MfaStatuses []api.MfaStatus `json:"mfaStatuses,omitempty"`
 	CreatedAt   time.Time       `json:"createdAt"`
 	UpdatedAt   time.Time       `json:"updatedAt"`
+	// CredentialID is the credential that submitted the activity ("" for a stamp of none: an X-Stamp-Attested login),
+	// which what the activity makes descends from, when votes execute it later (lineage.go).
+	CredentialID string `json:"credentialId,omitempty"`
 
 	// spec is the wire contract of its type: the keys its intent and result are rendered under.
 	spec api.ActivitySpec

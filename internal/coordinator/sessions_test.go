@@ -150,3 +150,37 @@ func TestReadOnlySessionTokenShownOnce(t *testing.T) {
 		}
 	})
 }
+
+// A read-only session completed by a vote (its submitter's policies wanted consensus) is recorded with its token
+// redacted too: neither the voter's answer nor any later reader gets the submitter's session.
+func TestReadOnlySessionByConsensusShowsNoToken(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStack(t, b)
+		org := s.boot.OrganizationID
+		bobID, bob := s.createUser(org, s.root, "bob")
+		two := int32(2)
+		if _, a, err := s.root.UpdateRootQuorum(bg, org, api.UpdateRootQuorumIntent{Threshold: &two, UserIDs: []string{s.boot.UserID, bobID}}); err != nil {
+			t.Fatalf("update_root_quorum: %+v %v", a, err)
+		}
+		_, a, _ := s.root.CreateReadOnlySession(bg, org)
+		if a == nil || a.Status != api.StatusConsensusNeeded {
+			t.Fatalf("a read-only session needing consensus: %+v", a)
+		}
+		done, err := bob.ApproveActivity(bg, org, a.Fingerprint)
+		if err != nil || done.Status != api.StatusCompleted {
+			t.Fatalf("bob's approval: %+v %v", done, err)
+		}
+		got, err := s.root.GetActivity(bg, org, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, result := range map[string]json.RawMessage{"the voter's answer": done.Result["createReadOnlySessionResult"],
+			"get_activity": got.Activity.Result["createReadOnlySessionResult"]} {
+			var r api.CreateReadOnlySessionResult
+			if err := json.Unmarshal(result, &r); err != nil || r.Session != api.Redacted || r.SessionExpiry == "" {
+				t.Errorf("%s shows %s (%v)", name, result, err)
+			}
+		}
+	})
+}
