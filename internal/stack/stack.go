@@ -33,6 +33,7 @@ import (
 
 	"github.com/sigil/sigil/internal/authproxy"
 	"github.com/sigil/sigil/internal/chain"
+	"github.com/sigil/sigil/internal/chain/devcatalogue"
 	"github.com/sigil/sigil/internal/contracts"
 	"github.com/sigil/sigil/internal/coordinator"
 	"github.com/sigil/sigil/internal/dashboard"
@@ -514,7 +515,7 @@ func secondChainConfig(cfg Config, first chain.Config) chain.Config {
 // startDevYield writes the dev chain's catalogue (DIR/yield-catalogue.json), starts the yield service on it, and
 // creates the two dev projects' API keys (one on each fee set) that bootstrap.json lacks.
 func (s *Stack) startDevYield(ctx context.Context, cfg Config, st *store.Store, ring *seal.Keyring, chains []chain.Bootstrap, m *metrics.Metrics) (*server, error) {
-	cat, err := yield.WriteDevCatalogue(ctx, filepath.Join(cfg.Dir, yield.DefaultCatalogueFile), chains...)
+	cat, err := devcatalogue.Write(ctx, filepath.Join(cfg.Dir, yield.DefaultCatalogueFile), chains...)
 	if err != nil {
 		return nil, fmt.Errorf("yield catalogue: %w", err)
 	}
