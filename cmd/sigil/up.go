@@ -27,18 +27,18 @@ import (
 
 // upFlags are the settings of sigil up, shared with sigil config print.
 type upFlags struct {
-	dir, listen, dbURL, masterKey, keyCommand         *string
-	yieldListen, proxyListen, dashboardListen         *string
-	solanaListen                                      *string
-	origins, otlp, auditPath                          *string
-	tlsCert, tlsKey                                   *string
-	expose, devChain, secondChain, prod, noDeliveries *bool
-	delivery                                          deliveryFlags
-	networks                                          []coordinator.Network
-	networkSpecs                                      []string
-	sendNetworks                                      *string
-	chain                                             chainFlags
-	oidc                                              oidcFlags
+	dir, listen, dbURL, masterKey, keyCommand                             *string
+	yieldListen, proxyListen, dashboardListen                             *string
+	solanaListen                                                          *string
+	origins, otlp, auditPath                                              *string
+	tlsCert, tlsKey                                                       *string
+	expose, devChain, secondChain, prod, noDeliveries, strictPolicyErrors *bool
+	delivery                                                              deliveryFlags
+	networks                                                              []coordinator.Network
+	networkSpecs                                                          []string
+	sendNetworks                                                          *string
+	chain                                                                 chainFlags
+	oidc                                                                  oidcFlags
 }
 
 func (u *upFlags) register(fs *flag.FlagSet) {
@@ -58,6 +58,7 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 	u.otlp = fs.String("otlp-endpoint", "", "OTLP/HTTP collector receiving the services' spans, e.g. http://127.0.0.1:4318 (default: none)")
 	u.auditPath = fs.String("audit-log", "", "file the coordinator appends its audit stream to, one JSON line per activity (default: none)")
 	u.noDeliveries = fs.Bool("no-webhook-deliveries", false, "write webhook deliveries to the outbox but post none from this process: another sigil process sharing the PostgreSQL database (--database-url) posts them, so signing servers spend nothing on deliveries (docs/WEBHOOKS.md)")
+	u.strictPolicyErrors = fs.Bool("strict-policy-errors", false, "a DENY policy whose condition cannot be evaluated because the activity does not have what it reads (eth.tx on a message signing) denies, instead of not applying as in the reference (docs/API.md)")
 	u.expose = fs.Bool("expose", false, "allow listen addresses beyond loopback; the dev outbox is then neither served nor logs OTP codes (plain HTTP: put a TLS proxy in front)")
 	u.prod = fs.Bool("prod", false, "production mode: no dev chain, no dev outbox, quiet as --expose; refuses to start without a master key you keep and an OTP sender (docs/DEPLOY.md)")
 	u.delivery.register(fs)
@@ -114,7 +115,7 @@ func runUp(ctx context.Context, e *env, args []string) error {
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
 		ChainListen: cf.listen, SolanaListen: *u.solanaListen, ChainRPC: cf.rpc, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
 		SecondChain: *u.secondChain, AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
-		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoWebhookDeliveries: *u.noDeliveries, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, SendNetworks: sendNetworks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
+		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoWebhookDeliveries: *u.noDeliveries, StrictPolicyErrors: *u.strictPolicyErrors, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, SendNetworks: sendNetworks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
 	if err != nil {
 		return err
 	}

@@ -81,8 +81,11 @@
 // # Decision
 //
 // Decide applies the root quorum, rejections, the root-only rule, deny-wins
-// policies, consensus and implicit permissions in the order documented on it. A DENY
-// that fails closes the door unless its failure cannot matter. It reports each policy's
+// policies, consensus and implicit permissions in the order documented on it. A policy
+// whose condition fails only because the request does not have what it reads
+// (Inapplicable) does not apply, as in the reference; a DENY that fails on the data of
+// something the request has closes the door unless its failure cannot matter, and so
+// does every failing DENY with Request.StrictDeny. It reports each policy's
 // outcome with the messages of the reference ("No policies evaluated to outcome:
 // Allow", "The following policies denied this action: <ids>").
 //

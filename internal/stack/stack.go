@@ -98,6 +98,9 @@ type Config struct {
 	OTLPEndpoint string
 	// Audit receives the coordinator's audit stream, one JSON line per recorded activity (nil: none).
 	Audit io.Writer
+	// StrictPolicyErrors is the coordinator's rule for DENY policies that cannot be evaluated on an activity
+	// (coordinator.Config.StrictPolicyErrors).
+	StrictPolicyErrors bool
 	// Exposed allows listen addresses beyond loopback. Without it (or TLS) Start refuses them: the stack is dev mode,
 	// its dev outbox holds every OTP code and its services speak plain HTTP. With it the outbox is neither served nor
 	// logs codes (its file in Dir still has them); TLS is then the job of a proxy in front.
@@ -278,7 +281,7 @@ func (s *Stack) startCoordinator(ctx context.Context, cfg Config, st *store.Stor
 	if err != nil {
 		return nil, nil, err
 	}
-	coord := coordinator.New(st, coordinator.Config{Logger: s.logger, Metrics: m, Audit: cfg.Audit,
+	coord := coordinator.New(st, coordinator.Config{Logger: s.logger, Metrics: m, Audit: cfg.Audit, StrictPolicyErrors: cfg.StrictPolicyErrors,
 		AllowedOrigins: append(slices.Clone(cfg.AllowedOrigins), dashOrigins...),
 		Keyring:        ring, MasterKeyFile: keyPath, Email: email, EmailFrom: cmp.Or(cfg.Delivery.EmailFrom, "sigil@localhost"), SMS: sms,
 		OIDC: cfg.OIDC, OIDCIssuerURL: cmp.Or(cfg.OIDCIssuerURL, srv.url), OAuth2Providers: cfg.OAuth2Providers,
