@@ -29,7 +29,7 @@ import (
 type upFlags struct {
 	dir, listen, dbURL, masterKey, keyCommand                             *string
 	yieldListen, proxyListen, dashboardListen                             *string
-	solanaListen                                                          *string
+	solanaListen, framesListen, framesOrigins                             *string
 	origins, otlp, auditPath                                              *string
 	tlsCert, tlsKey                                                       *string
 	expose, devChain, secondChain, prod, noDeliveries, strictPolicyErrors *bool
@@ -53,6 +53,8 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 	u.proxyListen = fs.String("authproxy-listen", "127.0.0.1:8082", "auth proxy listen address")
 	u.dashboardListen = fs.String("dashboard-listen", "127.0.0.1:8084", "organization dashboard listen address")
 	u.solanaListen = fs.String("solana-listen", solanadev.DefaultListenAddr, "Solana dev node JSON-RPC listen address (it runs with the dev chain)")
+	u.framesListen = fs.String("frames-listen", "127.0.0.1:8087", "export, import and export-and-sign frames' listen address: the origin apps embed them from (exportIframeUrl http://ADDR/export, importIframeUrl http://ADDR/import)")
+	u.framesOrigins = fs.String("frames-allowed-origins", "", "comma-separated origins of the apps that may embed the frames (scheme://host:* for any port of a host; default: --allowed-origins less *)")
 	u.origins = fs.String("allowed-origins", "http://127.0.0.1:*,http://localhost:*",
 		"comma-separated browser origins allowed to call the coordinator (* for any; scheme://host:* for any port of a host)")
 	u.otlp = fs.String("otlp-endpoint", "", "OTLP/HTTP collector receiving the services' spans, e.g. http://127.0.0.1:4318 (default: none)")
@@ -113,6 +115,7 @@ func runUp(ctx context.Context, e *env, args []string) error {
 	s, err := stack.Start(ctx, stack.Config{Dir: *dir, DatabaseURL: *u.dbURL, MasterKeyFile: *u.masterKey,
 		MasterKey: []byte(masterKey), MasterKeyCommand: *u.keyCommand,
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
+		FramesListen: *u.framesListen, FramesAllowedOrigins: commaList(*u.framesOrigins),
 		ChainListen: cf.listen, SolanaListen: *u.solanaListen, ChainRPC: cf.rpc, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
 		SecondChain: *u.secondChain, AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
 		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoWebhookDeliveries: *u.noDeliveries, StrictPolicyErrors: *u.strictPolicyErrors, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, SendNetworks: sendNetworks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
@@ -313,4 +316,12 @@ func validSolanaReference(ref string) bool {
 	}
 	_, err := keys.Base58Decode(ref)
 	return err == nil
+}
+
+// commaList splits a comma-separated flag; empty is none.
+func commaList(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
