@@ -71,8 +71,7 @@
 
   F.serve({
     async INJECT_KEY_EXPORT_BUNDLE(m) {
-      const raw = await F.openExportBundle(m.value, m.organizationId);
-      try {
+      await F.openExportBundle(m.value, m.organizationId, async (raw) => {
         if (raw.length !== 32) throw new Error("the exported key is not a 32-byte Ed25519 key");
         const { key, publicKey } = await F.ed25519Key(raw);
         if (m.address && F.base58Encode(publicKey) !== m.address) {
@@ -80,9 +79,7 @@
         }
         keys.set(m.address || "default", { key, publicKey, expires: Date.now() + keyLifetime });
         F.showStatus(`The key of ${F.base58Encode(publicKey)} is held in this frame for signing.`);
-      } finally {
-        raw.fill(0);
-      }
+      });
       return ["BUNDLE_INJECTED", true];
     },
     async INJECT_WALLET_EXPORT_BUNDLE() {

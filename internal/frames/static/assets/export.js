@@ -38,23 +38,19 @@
 
   F.serve({
     async INJECT_WALLET_EXPORT_BUNDLE(m) {
-      const secret = await F.openExportBundle(m.value, m.organizationId);
-      try {
-        show(new TextDecoder("utf-8", { fatal: true }).decode(secret).trim());
-      } catch {
-        throw new Error("the exported wallet is not a mnemonic");
-      } finally {
-        secret.fill(0);
-      }
+      await F.openExportBundle(m.value, m.organizationId, (secret) => {
+        let text;
+        try {
+          text = new TextDecoder("utf-8", { fatal: true }).decode(secret).trim();
+        } catch {
+          throw new Error("the exported wallet is not a mnemonic");
+        }
+        show(text);
+      });
       return ["BUNDLE_INJECTED", true];
     },
     async INJECT_KEY_EXPORT_BUNDLE(m) {
-      const raw = await F.openExportBundle(m.value, m.organizationId);
-      try {
-        show(await keyText(raw, m.keyFormat, m.address));
-      } finally {
-        raw.fill(0);
-      }
+      await F.openExportBundle(m.value, m.organizationId, async (raw) => show(await keyText(raw, m.keyFormat, m.address)));
       return ["BUNDLE_INJECTED", true];
     },
   });

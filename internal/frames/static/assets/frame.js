@@ -294,8 +294,9 @@
   const opened = new Set();
 
   // openExportBundle verifies an export bundle, checks the organization it was made for, refuses one opened
-  // before, and decrypts it with the embedded key. The caller zeroes what it returns.
-  async function openExportBundle(text, organizationId) {
+  // before, decrypts it with the embedded key and hands the plaintext to use, zeroing it after. The bundle counts as
+  // opened once use has succeeded: one refused (a key that is not the address named) may be injected again.
+  async function openExportBundle(text, organizationId, use) {
     if (!organizationId) {
       throw new Error("organization id is required: @turnkey/iframe-stamper 2 and later pass it with the bundle");
     }
@@ -306,8 +307,13 @@
     const id = signed.encappedPublic.toLowerCase();
     if (opened.has(id)) throw new Error("this bundle was opened in this frame already: a bundle is opened once");
     const plaintext = await hpkeOpen(signed.encappedPublic, signed.ciphertext);
-    opened.add(id);
-    return plaintext;
+    try {
+      const result = await use(plaintext);
+      opened.add(id);
+      return result;
+    } finally {
+      plaintext.fill(0);
+    }
   }
 
   // ---- Ed25519 (Solana keys) --------------------------------------------------------------------------------------

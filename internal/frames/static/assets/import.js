@@ -54,12 +54,10 @@
     }
   }
 
-  // seal encrypts the field's secret to the injected bundle's key, then forgets both.
-  async function seal(plaintext) {
-    if (!target) {
-      plaintext.fill(0);
-      throw new Error("no import bundle was injected: inject the bundle of INIT_IMPORT first");
-    }
+  // seal encrypts the field's secret, read by read, to the injected bundle's key, then forgets both.
+  async function seal(read) {
+    if (!target) throw new Error("no import bundle was injected: inject the bundle of INIT_IMPORT first");
+    const plaintext = await read();
     try {
       const sealed = await F.hpkeSeal(target.publicRaw, plaintext);
       used.add(target.hex);
@@ -85,10 +83,10 @@
       return ["BUNDLE_INJECTED", true];
     },
     async EXTRACT_WALLET_ENCRYPTED_BUNDLE() {
-      return ["ENCRYPTED_BUNDLE_EXTRACTED", await seal(mnemonic())];
+      return ["ENCRYPTED_BUNDLE_EXTRACTED", await seal(mnemonic)];
     },
     async EXTRACT_KEY_ENCRYPTED_BUNDLE(m) {
-      return ["ENCRYPTED_BUNDLE_EXTRACTED", await seal(await privateKey(m.keyFormat))];
+      return ["ENCRYPTED_BUNDLE_EXTRACTED", await seal(() => privateKey(m.keyFormat))];
     },
   });
 })();
