@@ -72,7 +72,7 @@
 //
 // Evaluation does not short-circuit: every clause is evaluated, and an error anywhere
 // (an *EvalError: a keyword that does not apply to the request, a missing
-// activity.params key, an index out of range, a dynamic value of the wrong type, or
+// activity.params key, a value the request's data leaves out, an index out of range, a dynamic value of the wrong type, or
 // more than 100,000 steps of nested methods) is an error of the whole expression. For the decision only, the logical operators
 // follow Kleene's three-valued logic, so "false && <error>" is known to be false and
 // "true || <error>" true (a policy decided either way despite a failed clause counts as
