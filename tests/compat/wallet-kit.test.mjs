@@ -130,20 +130,41 @@ async function begin(page, id) {
   };
 }
 
-// The kit's frame (export or import screen), and the text a frame shows, once it shows some.
+// The kit's frame (export or import screen).
 const kitFrame = (page) => page.frameLocator("#turnkey-default-iframe-element-id");
-async function frameText(frame, selector) {
-  const el = frame.locator(selector);
-  await el.filter({ hasText: /\S/ }).waitFor({ timeout: 30_000 });
-  return (await el.textContent()).trim();
+
+// frameText waits for the text the kit's frame shows at selector, failing early with what the frame or the page says
+// went wrong.
+async function frameText(page, selector) {
+  const frame = kitFrame(page);
+  const end = Date.now() + 30_000;
+  for (;;) {
+    const text = (await frame.locator(selector).textContent({ timeout: 30_000 }))?.trim();
+    if (text) return text;
+    const refused = (await frame.locator("#error").textContent()).trim();
+    if (refused) throw new Error(`the frame says: ${refused}`);
+    const error = await page.textContent("#error");
+    if (error) throw new Error(`the page says: ${error}`);
+    if (Date.now() > end) throw new Error(`the frame shows nothing at ${selector}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// kitFrameReady waits until the kit has its frame client: the kit keeps it once the frame has answered its channel and
+// its settings (then React renders, which two animation frames of the page see done). A button pressed before then
+// finds no client, in the kit as for a user.
+async function kitFrameReady(page) {
+  await kitFrame(page).locator('body[data-channel="open"][data-settings="applied"]').waitFor({ state: "attached", timeout: 30_000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }
 
 // exportOnKitScreen runs an export button: confirms the kit's warning, reads what Sigil's export frame shows, and
 // closes the screen. The secret is in the frame only, never in the app's page.
 async function exportOnKitScreen(page, id) {
   const done = await begin(page, id);
+  await kitFrameReady(page);
   await page.locator("button", { hasText: /^Export / }).click(); // the kit's warning, "Export Wallet" or "Export Private Key"
-  const secret = await frameText(kitFrame(page), "#secret");
+  const secret = await frameText(page, "#secret");
   assert.ok(!(await page.content()).includes(secret), "the exported secret is not in the app's own page");
   await page.locator("button", { hasText: /^Done$/ }).click();
   await done();
@@ -153,6 +174,7 @@ async function exportOnKitScreen(page, id) {
 // importOnKitScreen types a secret into Sigil's import frame on the kit's screen and presses the kit's Import button.
 async function importOnKitScreen(page, id, secret) {
   const done = await begin(page, id);
+  await kitFrameReady(page);
   await kitFrame(page).locator("#plaintext").fill(secret);
   await page.locator("button", { hasText: /^Import$/ }).click();
   return done();

@@ -352,6 +352,7 @@
       },
       APPLY_SETTINGS: async (m) => {
         applySettings(m.value);
+        document.body.dataset.settings = "applied";
         return ["SETTINGS_APPLIED", true];
       },
     };
@@ -378,7 +379,10 @@
       port.onmessage = (e) => {
         queue = queue.then(() => answer(e.data));
       };
-      embedded.init().then((publicKey) => port.postMessage({ type: "PUBLIC_KEY_READY", value: publicKey }));
+      embedded.init().then((publicKey) => {
+        port.postMessage({ type: "PUBLIC_KEY_READY", value: publicKey });
+        document.body.dataset.channel = "open"; // the frame's state, for styles and for tests that wait on it
+      });
     });
 
     async function answer(message) {
