@@ -359,7 +359,7 @@ func (s *controlSpec) applies(op *activityInfo) bool {
 		return slices.Contains(s.types, op.Type)
 	}
 	if s.assets != nil {
-		return op.Signs // transfers are measured in what is signed
+		return op.Action == actSign // transfers are measured in what is signed, or sent
 	}
 	return true
 }

@@ -145,6 +145,9 @@ func (c *Coordinator) prepare(ctx context.Context, path string, header http.Head
 	if sub.who.ViaParent && !sub.op.ByParent {
 		return nil, apierr.Denied("%s in a sub-organization must be submitted by one of its own users; the parent organization's credentials may only read and log users in", sub.env.Type)
 	}
+	if err := sub.job.fetch(&execution{ctx: ctx, c: c, org: sub.org, who: sub.who, now: c.now(), readOnly: true}); err != nil {
+		return nil, err
+	}
 	sub.fingerprint = bodyDigest(body)
 	return sub, nil
 }

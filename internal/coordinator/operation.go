@@ -71,6 +71,11 @@ type Activity[P, C, E, R any] struct {
 	activityInfo
 	// Check validates the parameters before anything is stored, and returns what it parsed from them.
 	Check func(*P) (C, error)
+	// Fetch, when set, reads what the activity needs from beyond the database — a chain's state, say — after Check and
+	// outside the activity's transaction (x has none, and its organization is the document the request authenticated
+	// against), so that no transaction waits on a network; what it returns replaces Check's. An activity executed by
+	// votes fetches again in the vote's transaction.
+	Fetch func(*execution, *P, C) (C, error)
 	// Prepare runs before the decision (in the activity's transaction, or ahead of it for a signing activity): it adds
 	// to the decision request what the policy engine reads beyond the activity itself, and resolves what Execute uses.
 	Prepare func(*execution, *P, C, *decisionRequest) (E, error)
@@ -90,6 +95,8 @@ type operation interface {
 type job interface {
 	// params are the decoded parameters: the intent the activity is recorded with (redacted) and decided on.
 	params() any
+	// fetch runs the Fetch step, if the type has one.
+	fetch(x *execution) error
 	// prepare runs the Prepare step in x, filling d, and returns the Execute step bound to what it resolved.
 	prepare(x *execution, d *decisionRequest) (execute func() (any, error), err error)
 }
@@ -116,6 +123,18 @@ type typedJob[P, C, E, R any] struct {
 }
 
 func (j *typedJob[P, C, E, R]) params() any { return j.p }
+
+func (j *typedJob[P, C, E, R]) fetch(x *execution) error {
+	if j.a.Fetch == nil {
+		return nil
+	}
+	c, err := j.a.Fetch(x, j.p, j.c)
+	if err != nil {
+		return err
+	}
+	j.c = c
+	return nil
+}
 
 func (j *typedJob[P, C, E, R]) prepare(x *execution, d *decisionRequest) (func() (any, error), error) {
 	e, err := j.a.Prepare(x, j.p, j.c, d)

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"net/http"
 	"slices"
 	"strconv"
@@ -19,6 +20,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/sigil/sigil/internal/abis"
 )
 
 // Token is a token a venue swaps. The native coin has the zero address; its swaps go through WETH.
@@ -206,4 +209,27 @@ func chainOf(caip2 string) (int64, error) {
 		return 0, fmt.Errorf("%q is not an EVM CAIP-2 id (eip155:<chain id>)", caip2)
 	}
 	return id, nil
+}
+
+// Balance is what holder has of an asset.
+func (v *Venues) Balance(ctx context.Context, a Asset, holder common.Address) (*big.Int, error) {
+	x, err := v.get(a.CAIP2)
+	if err != nil {
+		return nil, err
+	}
+	b := &batch{}
+	i := x.queueBalance(b, holder, a)
+	if err := b.send(ctx, x); err != nil {
+		return nil, err
+	}
+	var n *big.Int
+	if a.Native {
+		n, err = b.balanceOf(i)
+	} else {
+		n, err = b.uint(i, abis.ERC20, "balanceOf")
+	}
+	if err != nil {
+		return nil, &UpstreamError{CAIP2: a.CAIP2, Err: err}
+	}
+	return n, nil
 }
