@@ -64,8 +64,10 @@ func executeActivity[P any](wire api.ActivityOf[P, api.ExecuteSwapResult], param
 		activityInfo: newInfo(wire.ActivitySpec, executeFacts),
 		Check:        func(p *P) (*executeWork, error) { return checkExecute(params(p)) },
 		Fetch:        func(x *execution, _ *P, w *executeWork) (*executeWork, error) { return w, x.fetchQuote(w) },
-		Prepare:      func(x *execution, _ *P, w *executeWork, d *decisionRequest) (*executeWork, error) { return w, x.prepareSwap(w, d) },
-		Execute:      func(x *execution, _ *P, w *executeWork) (*api.ExecuteSwapResult, error) { return x.recordSwap(w) },
+		Prepare: func(x *execution, _ *P, w *executeWork, d *decisionRequest) (*executeWork, error) {
+			return w, x.prepareSwap(w, d)
+		},
+		Execute: func(x *execution, _ *P, w *executeWork) (*api.ExecuteSwapResult, error) { return x.recordSwap(w) },
 	}
 }
 

@@ -77,8 +77,10 @@ func quoteActivity[P any](wire api.ActivityOf[P, api.CreateSwapQuoteResult], par
 		activityInfo: newInfo(wire.ActivitySpec, quoteFacts),
 		Check:        func(p *P) (*quoteWork, error) { return checkQuote(params(p)) },
 		Fetch:        func(x *execution, _ *P, w *quoteWork) (*quoteWork, error) { return w, x.priceQuote(w) },
-		Prepare:      func(x *execution, _ *P, w *quoteWork, d *decisionRequest) (*quoteWork, error) { return w, x.prepareQuote(w, d) },
-		Execute:      func(x *execution, _ *P, w *quoteWork) (*api.CreateSwapQuoteResult, error) { return x.recordQuote(w) },
+		Prepare: func(x *execution, _ *P, w *quoteWork, d *decisionRequest) (*quoteWork, error) {
+			return w, x.prepareQuote(w, d)
+		},
+		Execute: func(x *execution, _ *P, w *quoteWork) (*api.CreateSwapQuoteResult, error) { return x.recordQuote(w) },
 	}
 }
 
