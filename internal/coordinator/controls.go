@@ -417,6 +417,9 @@ func (c *Coordinator) measureControls(ctx context.Context, q velocityReader, r *
 		for _, m := range out {
 			r.facts.Controls[m.spec.Identifier] = m.passes
 		}
+		for _, facts := range r.moreFacts { // a control measures the whole batch: every call sees its outcome
+			facts.Controls = r.facts.Controls
+		}
 	}
 	return out, nil
 }

@@ -50,10 +50,11 @@ type executeWork struct {
 	sponsor                 bool
 	nonce, stationNonce     *uint64
 
-	quote  *swap.Quote
-	swapID string
-	calls  []swap.Call
-	send   *sendJob
+	quote   *swap.Quote
+	balance *big.Int // what the payer held of the input when the chain was read
+	swapID  string
+	calls   []swap.Call
+	send    *sendJob
 }
 
 var executeFacts = on(resPrivateKey, actSign, policy.ParamQuoteID, policy.ParamInputToken, policy.ParamInputAmount, policy.ParamOutputToken,
@@ -112,8 +113,8 @@ func checkExecute(p executeParams) (*executeWork, error) {
 	return w, nil
 }
 
-// fetchQuote reads the quote the execution names and checks that it is the one restated, unexpired and unexecuted,
-// and that the payer still holds the input; then builds the swap's calls.
+// fetchQuote reads the quote the execution names and checks that it is the one restated, unexpired and unexecuted;
+// reads what the payer holds of the input (held to it once the swap is allowed) and builds the swap's calls.
 func (x *execution) fetchQuote(w *executeWork) error {
 	venues, err := x.c.venues()
 	if err != nil {
@@ -141,13 +142,8 @@ func (x *execution) fetchQuote(w *executeWork) error {
 	}
 	ctx, cancel := context.WithTimeout(x.ctx, swapRPCTimeout)
 	defer cancel()
-	have, err := venues.Balance(ctx, w.quote.In, w.quote.From)
-	if err != nil {
+	if w.balance, err = venues.Balance(ctx, w.quote.In, w.quote.From); err != nil {
 		return swapError(err)
-	}
-	if have.Cmp(w.quote.AmountIn) < 0 {
-		return apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "parameters.inputAmount: %s holds %s base units of %s, less than the %s quoted",
-			w.quote.From.Hex(), have, w.quote.In, w.quote.AmountIn)
 	}
 	w.swapID = newID()
 	w.calls, err = venues.Calls(w.quote, swapRef(w.swapID))
@@ -223,6 +219,9 @@ func (x *execution) prepareSwap(w *executeWork, d *decisionRequest) error {
 
 // recordSwap records the swap's send for the worker and the swap beside it, in the activity's transaction.
 func (x *execution) recordSwap(w *executeWork) (*api.ExecuteSwapResult, error) {
+	if err := holds(w.quote, w.balance); err != nil {
+		return nil, err
+	}
 	if err := checkSendable(w.send); err != nil {
 		return nil, err
 	}

@@ -112,13 +112,11 @@ func checkQuote(p quoteParams) (*quoteWork, error) {
 	return w, nil
 }
 
-// priceQuote prices the quote against the pools, with the organization's client fee, outside the transaction.
+// priceQuote prices the quote against the pools, with the organization's client fee, outside the transaction (the
+// signer is checked in it: the document Fetch sees may be older than a wallet just created).
 func (x *execution) priceQuote(w *quoteWork) error {
 	venues, err := x.c.venues()
 	if err != nil {
-		return err
-	}
-	if _, err := x.swapSigner(w.signWith); err != nil {
 		return err
 	}
 	if w.config, err = x.c.swapConfig(x.ctx, x.org.ID); err != nil {
@@ -163,6 +161,9 @@ func (x *execution) prepareQuote(w *quoteWork, d *decisionRequest) error {
 func (x *execution) recordQuote(w *quoteWork) (*api.CreateSwapQuoteResult, error) {
 	if w.quote == nil {
 		return nil, errors.New("coordinator: a quote reached its execution unpriced")
+	}
+	if err := holds(w.quote, w.quote.Balance); err != nil {
+		return nil, err
 	}
 	data, err := json.Marshal(w.quote)
 	if err != nil {
@@ -272,6 +273,15 @@ func swapError(err error) error {
 		return apierr.New(apierr.Unavailable, "NETWORK_UNAVAILABLE", "%s: the node did not answer; try again", upstream.CAIP2)
 	}
 	return err
+}
+
+// holds refuses a swap of more than the payer held when the chain was read.
+func holds(q *swap.Quote, balance *big.Int) error {
+	if balance == nil || balance.Cmp(q.AmountIn) < 0 {
+		return apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "parameters.inputAmount: %s holds %s base units of %s, less than %s",
+			q.From.Hex(), balance, q.In, q.AmountIn)
+	}
+	return nil
 }
 
 // The configuration of swaps.

@@ -56,6 +56,8 @@ type Quote struct {
 	DestFromBlock    uint64         `json:"destFromBlock,omitempty"` // where the release is looked for
 	BridgeToken      common.Address `json:"bridgeToken,omitzero"`    // what the bridge carries, on the origin chain
 	DestToken        common.Address `json:"destToken,omitzero"`      // and on the destination chain
+	// Balance is what From held of the input when the quote was priced: the caller refuses a quote of more.
+	Balance *big.Int `json:"balance"`
 }
 
 // Leg is the part of a swap on one chain: its pools (none when it only carries the bridged token), what goes in and
@@ -76,7 +78,8 @@ func (q *Quote) Bridge() bool { return q.Kind == CrossChain }
 
 // Quote prices a request against the pools as they are now: every route between the tokens is simulated by QuoterV2
 // and the best is kept; across chains, through each token the bridge carries. It refuses (RefusedError) an unknown
-// token, a pair no pool joins, an amount the pools cannot fill, and more than From holds.
+// token, a pair no pool joins and an amount the pools cannot fill; what From holds is in the quote (Balance) for the
+// caller to hold it to.
 func (v *Venues) Quote(ctx context.Context, r Request) (*Quote, error) {
 	if r.AmountIn == nil || r.AmountIn.Sign() <= 0 {
 		return nil, refused("inputAmount", "must be a positive amount of base units")
@@ -179,7 +182,7 @@ func (x *venue) quoteSameChain(ctx context.Context, q *Quote, tIn, tOut common.A
 	if err := b.send(ctx, x); err != nil {
 		return err
 	}
-	if err := x.checkBalance(b, ib, q); err != nil {
+	if err := x.readBalance(b, ib, q); err != nil {
 		return err
 	}
 	h, err := b.headOf(ih)
@@ -236,7 +239,7 @@ func (v *Venues) quoteCrossChain(ctx context.Context, q *Quote, ox, dx *venue, t
 	if err := b.send(ctx, ox); err != nil {
 		return err
 	}
-	if err := ox.checkBalance(b, ib, q); err != nil {
+	if err := ox.readBalance(b, ib, q); err != nil {
 		return err
 	}
 	h, err := b.headOf(ih)
@@ -330,19 +333,16 @@ func (x *venue) queueBalance(b *batch, holder common.Address, a Asset) int {
 	return b.method(a.Token, abis.ERC20, "balanceOf", holder)
 }
 
-func (x *venue) checkBalance(b *batch, i int, q *Quote) error {
-	var have *big.Int
+// readBalance reads what the payer holds of the input into the quote.
+func (x *venue) readBalance(b *batch, i int, q *Quote) error {
 	var err error
 	if q.In.Native {
-		have, err = b.balanceOf(i)
+		q.Balance, err = b.balanceOf(i)
 	} else {
-		have, err = b.uint(i, abis.ERC20, "balanceOf")
+		q.Balance, err = b.uint(i, abis.ERC20, "balanceOf")
 	}
 	if err != nil {
 		return &UpstreamError{CAIP2: x.CAIP2, Err: err}
-	}
-	if have.Cmp(q.AmountIn) < 0 {
-		return unavailable("inputAmount", "%s holds %s base units of %s, less than %s", q.From.Hex(), have, x.symbol(q.In.Token), q.AmountIn)
 	}
 	return nil
 }
