@@ -23,11 +23,11 @@ import (
 // the destination address). The intent restates what the quote committed to, and must say what was quoted; the
 // quote must not have expired nor been executed. Its calls are sent as ETH_SEND_TRANSACTION_V2 sends them.
 var (
-	executeSwapV2 = executeActivity(api.ExecuteSwapV2, func(p *api.ExecuteSwapIntentV2) executeParams {
+	executeSwapV2 = executeActivity(api.ExecuteSwapV2, executeFacts, func(p *api.ExecuteSwapIntentV2) executeParams {
 		return executeParams{p.QuoteID, p.InputToken, p.InputAmount, p.OutputToken, p.QuotedOutputAmount, p.MinOutputAmount, p.Sponsor,
 			p.EvmNonce, p.RecentBlockhash, p.GasStationNonce, ""}
 	})
-	executeSwapV3 = executeActivity(api.ExecuteSwapV3, func(p *api.ExecuteSwapIntentV3) executeParams {
+	executeSwapV3 = executeActivity(api.ExecuteSwapV3, withDestination(executeFacts), func(p *api.ExecuteSwapIntentV3) executeParams {
 		return executeParams{p.QuoteID, p.InputToken, p.InputAmount, p.OutputToken, p.QuotedOutputAmount, p.MinOutputAmount, p.Sponsor,
 			p.EvmNonce, p.RecentBlockhash, p.GasStationNonce, p.DestinationAddress}
 	})
@@ -58,11 +58,11 @@ type executeWork struct {
 }
 
 var executeFacts = on(resPrivateKey, actSign, policy.ParamQuoteID, policy.ParamInputToken, policy.ParamInputAmount, policy.ParamOutputToken,
-	policy.ParamQuotedOutputAmount, policy.ParamMinOutputAmount, policy.ParamSponsor, policy.ParamDestinationAddress)
+	policy.ParamQuotedOutputAmount, policy.ParamMinOutputAmount, policy.ParamSponsor)
 
-func executeActivity[P any](wire api.ActivityOf[P, api.ExecuteSwapResult], params func(*P) executeParams) *Activity[P, *executeWork, *executeWork, api.ExecuteSwapResult] {
+func executeActivity[P any](wire api.ActivityOf[P, api.ExecuteSwapResult], f facts, params func(*P) executeParams) *Activity[P, *executeWork, *executeWork, api.ExecuteSwapResult] {
 	return &Activity[P, *executeWork, *executeWork, api.ExecuteSwapResult]{
-		activityInfo: newInfo(wire.ActivitySpec, executeFacts),
+		activityInfo: newInfo(wire.ActivitySpec, f),
 		Check:        func(p *P) (*executeWork, error) { return checkExecute(params(p)) },
 		Fetch:        func(x *execution, _ *P, w *executeWork) (*executeWork, error) { return w, x.fetchQuote(w) },
 		Prepare: func(x *execution, _ *P, w *executeWork, d *decisionRequest) (*executeWork, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
+	"slices"
 	"strconv"
 	"time"
 
@@ -29,10 +30,10 @@ const resSwap = "SWAP"
 
 // The activity types of swaps.
 var (
-	createSwapQuote = quoteActivity(api.CreateSwapQuote, func(p *api.CreateSwapQuoteIntent) quoteParams {
+	createSwapQuote = quoteActivity(api.CreateSwapQuote, quoteFacts, func(p *api.CreateSwapQuoteIntent) quoteParams {
 		return quoteParams{p.SignWith, p.InputToken, p.OutputToken, p.InputAmount, p.SlippageBps, ""}
 	})
-	createSwapQuoteV2 = quoteActivity(api.CreateSwapQuoteV2, func(p *api.CreateSwapQuoteIntentV2) quoteParams {
+	createSwapQuoteV2 = quoteActivity(api.CreateSwapQuoteV2, withDestination(quoteFacts), func(p *api.CreateSwapQuoteIntentV2) quoteParams {
 		return quoteParams{p.SignWith, p.InputToken, p.OutputToken, p.InputAmount, p.SlippageBps, p.DestinationAddress}
 	})
 	upsertSwapConfig = activity(api.UpsertSwapConfig, on(resOrganization, actUpdate, policy.ParamFeeBps, policy.ParamStableFeeBps,
@@ -69,12 +70,17 @@ type quoteWork struct {
 }
 
 var quoteFacts = on(resSwap, actCreate, policy.ParamSignWith, policy.ParamInputToken, policy.ParamOutputToken, policy.ParamInputAmount,
-	policy.ParamSlippageBps, policy.ParamDestinationAddress)
+	policy.ParamSlippageBps)
+
+// withDestination adds activity.params.destination_address to the facts of a version that has it.
+func withDestination(f facts) facts {
+	return on(f.resource, f.action, append(slices.Clone(f.params), policy.ParamDestinationAddress)...)
+}
 
 // quoteActivity is a version of CREATE_SWAP_QUOTE, whose parameters read as quoteParams.
-func quoteActivity[P any](wire api.ActivityOf[P, api.CreateSwapQuoteResult], params func(*P) quoteParams) *Activity[P, *quoteWork, *quoteWork, api.CreateSwapQuoteResult] {
+func quoteActivity[P any](wire api.ActivityOf[P, api.CreateSwapQuoteResult], f facts, params func(*P) quoteParams) *Activity[P, *quoteWork, *quoteWork, api.CreateSwapQuoteResult] {
 	return &Activity[P, *quoteWork, *quoteWork, api.CreateSwapQuoteResult]{
-		activityInfo: newInfo(wire.ActivitySpec, quoteFacts),
+		activityInfo: newInfo(wire.ActivitySpec, f),
 		Check:        func(p *P) (*quoteWork, error) { return checkQuote(params(p)) },
 		Fetch:        func(x *execution, _ *P, w *quoteWork) (*quoteWork, error) { return w, x.priceQuote(w) },
 		Prepare: func(x *execution, _ *P, w *quoteWork, d *decisionRequest) (*quoteWork, error) {
