@@ -149,15 +149,16 @@ func (c Config) withDefaults() Config {
 
 // Coordinator is the service. It is safe for concurrent use.
 type Coordinator struct {
-	cfg        Config
-	store      *store.Store
-	ops        *registry // every activity type and query it serves
-	audit      *auditor
-	exprs      exprCache
-	orgs       orgCache
-	blobs      cache[[]byte]           // sealed blobs by row id: ciphertext only, so that signing reads no row
-	interfaces cache[*parsedInterface] // parsed contract interfaces by id (they never change)
-	vault      *vault
+	cfg          Config
+	store        *store.Store
+	ops          *registry // every activity type and query it serves
+	audit        *auditor
+	exprs        exprCache
+	orgs         orgCache
+	blobs        cache[[]byte]           // sealed blobs by row id: ciphertext only, so that signing reads no row
+	accountMemos accountCache            // which wallet account a signWith names, so that signing reads no row (wallet_accounts.go)
+	interfaces   cache[*parsedInterface] // parsed contract interfaces by id (they never change)
+	vault        *vault
 
 	ownKeysMu sync.Mutex
 	ownKeys   map[string]*ecdsa.PrivateKey

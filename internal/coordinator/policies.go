@@ -19,8 +19,6 @@ var (
 	deletePolicies = activity(api.DeletePolicies, on(resPolicy, actDelete), validateDeletePolicies, execDeletePolicies)
 )
 
-const maxPoliciesPerOrg = 1000
-
 // checkPolicy validates a policy's fields and compiles its expressions, so a policy that cannot be evaluated is refused
 // when it is written, with the position and what to change.
 func checkPolicy(path string, name, effect string, condition, consensus, when *string) error {

@@ -112,13 +112,26 @@ func (x *execution) putSecretIn(org *Org, plaintext []byte) (string, error) {
 // kept for the next call; one that no longer opens (the master key was rotated and its old version retired) is read
 // again.
 func (c *Coordinator) openSecret(ctx context.Context, id string) ([]byte, error) {
+	return c.openSecretFrom(ctx, c.store, id)
+}
+
+// openSecret is Coordinator.openSecret reading where the execution is: in its transaction, which holds its
+// organization and must take no second connection meanwhile.
+func (x *execution) openSecret(id string) ([]byte, error) {
+	if x.tx != nil {
+		return x.c.openSecretFrom(x.ctx, x.tx, id)
+	}
+	return x.c.openSecret(x.ctx, id)
+}
+
+func (c *Coordinator) openSecretFrom(ctx context.Context, db store.SecretReader, id string) ([]byte, error) {
 	if blob, ok := c.blobs.get(id); ok {
 		if pt, err := c.vault.open(id, blob); err == nil {
 			return pt, nil
 		}
 		c.blobs.drop(id)
 	}
-	s, err := c.store.GetSecret(ctx, id)
+	s, err := db.GetSecret(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("sealed secret %s: %w", id, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/sigil/sigil/apierr"
 	"github.com/sigil/sigil/internal/keys"
 	"github.com/sigil/sigil/internal/policy"
+	"github.com/sigil/sigil/internal/store"
 )
 
 // The activity types of this file.
@@ -22,32 +23,16 @@ var (
 	deletePrivateKeys    = activity(api.DeletePrivateKeys, on(resPrivateKey, actDelete), validateDeletePrivateKeys, execDeletePrivateKeys)
 )
 
-// Wallet is an HD wallet: a sealed mnemonic and the accounts derived from it.
+// Wallet is an HD wallet: a sealed mnemonic, and the accounts derived from it, which are rows of their own
+// (WalletAccount).
 type Wallet struct {
-	ID             string           `json:"id"`
-	Name           string           `json:"name"`
-	MnemonicSecret string           `json:"mnemonicSecret"` // sealed_secrets row of the mnemonic
-	Exported       bool             `json:"exported"`
-	Imported       bool             `json:"imported"`
-	Accounts       []*WalletAccount `json:"accounts"`
-	CreatedAt      time.Time        `json:"createdAt"`
-	UpdatedAt      time.Time        `json:"updatedAt"`
-}
-
-// WalletAccount is one derived account. Its private key was derived once, when the account was created, and sealed:
-// signing opens that key and never derives again from the mnemonic.
-type WalletAccount struct {
-	ID            string    `json:"id"`
-	Name          string    `json:"name,omitempty"`
-	Curve         string    `json:"curve"`
-	PathFormat    string    `json:"pathFormat"`
-	Path          string    `json:"path"`
-	AddressFormat string    `json:"addressFormat"`
-	Address       string    `json:"address"`
-	PublicKey     string    `json:"publicKey"`
-	KeySecret     string    `json:"keySecret"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	ID             string    `json:"id"`
+	Name           string    `json:"name"`
+	MnemonicSecret string    `json:"mnemonicSecret"` // sealed_secrets row of the mnemonic
+	Exported       bool      `json:"exported"`
+	Imported       bool      `json:"imported"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
 }
 
 // PrivateKey is a standalone key.
@@ -64,11 +49,6 @@ type PrivateKey struct {
 	CreatedAt time.Time     `json:"createdAt"`
 	UpdatedAt time.Time     `json:"updatedAt"`
 }
-
-const (
-	maxAccountsPerWallet = 1000
-	maxWalletsPerOrg     = 1000
-)
 
 // Wallet finds a wallet by id.
 func (o *Org) Wallet(id string) *Wallet {
@@ -161,7 +141,7 @@ func execCreateWallet(x *execution, p *api.CreateWalletIntent) (*api.CreateWalle
 // createWallet makes a mnemonic, seals it, and derives the accounts, in org (the execution's or a new sub-organization).
 func (x *execution) createWallet(org *Org, p api.WalletParams) (*api.CreateWalletResult, error) {
 	if len(org.Wallets) >= maxWalletsPerOrg {
-		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "an organization holds at most %d wallets", maxWalletsPerOrg)
+		return nil, limitReached("an organization holds at most %d wallets", maxWalletsPerOrg)
 	}
 	words, _ := checkMnemonicLength("mnemonicLength", p.MnemonicLength)
 	mnemonic, err := keys.NewMnemonic(words)
@@ -169,72 +149,121 @@ func (x *execution) createWallet(org *Org, p api.WalletParams) (*api.CreateWalle
 		return nil, err
 	}
 	defer keys.Zero(mnemonic)
-	w := &Wallet{ID: newID(), Name: p.WalletName, Accounts: []*WalletAccount{}, CreatedAt: x.now, UpdatedAt: x.now}
+	w := &Wallet{ID: newID(), Name: p.WalletName, CreatedAt: x.now, UpdatedAt: x.now}
 	if w.MnemonicSecret, err = x.putSecretIn(org, mnemonic); err != nil {
 		return nil, err
 	}
-	addresses, err := x.deriveAccounts(org, w, mnemonic, p.Accounts, true)
+	accounts, err := x.deriveAccounts(org, w, mnemonic, p.Accounts, true)
 	if err != nil {
 		return nil, err
 	}
-	if err := x.proveAddresses(org, w, w.Accounts); err != nil {
+	if err := x.proveAddresses(org, w, accounts); err != nil {
 		return nil, err
 	}
 	org.Wallets = append(org.Wallets, w)
-	return &api.CreateWalletResult{WalletID: w.ID, Addresses: addresses}, nil
+	return &api.CreateWalletResult{WalletID: w.ID, Addresses: addressesOf(accounts)}, nil
 }
 
-// deriveAccounts derives accounts from the mnemonic; with persist, each account's key is sealed and the account added.
-func (x *execution) deriveAccounts(org *Org, w *Wallet, mnemonic []byte, params []api.WalletAccountParams, persist bool) ([]string, error) {
-	if len(w.Accounts)+len(params) > maxAccountsPerWallet {
-		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "a wallet holds at most %d accounts", maxAccountsPerWallet)
+func addressesOf(accounts []*WalletAccount) []string {
+	out := make([]string, len(accounts))
+	for i, a := range accounts {
+		out[i] = a.Address
 	}
+	return out
+}
+
+// deriveAccounts derives accounts from the mnemonic; with persist, each account's key is sealed and the accounts are
+// added to org's rows, after those it has. A wallet holds any number of accounts, but one account per curve, path and
+// address format.
+func (x *execution) deriveAccounts(org *Org, w *Wallet, mnemonic []byte, params []api.WalletAccountParams, persist bool) ([]*WalletAccount, error) {
 	seed, err := keys.SeedFromMnemonic(mnemonic, "")
 	if err != nil {
 		return nil, err
 	}
 	defer keys.Zero(seed)
-	addresses := make([]string, 0, len(params))
+	accounts := make([]*WalletAccount, 0, len(params))
 	for i, a := range params {
 		path := fmt.Sprintf("parameters.accounts[%d]", i)
 		curve, p, format, err := checkAccount(path, a)
 		if err != nil {
 			return nil, err
 		}
-		account, err := x.deriveAccount(org, w, seed, curve, p, format, a, persist)
+		account, err := x.deriveAccount(w, seed, curve, p, format, a)
 		if err != nil {
 			return nil, apierr.Invalid("%s: %s", path, err.Error())
 		}
-		addresses = append(addresses, account.Address)
+		if persist {
+			if err := x.checkNewAccount(org, w, accounts, account); err != nil {
+				return nil, apierr.Invalid("%s: %s", path, err.Error())
+			}
+			if account.KeySecret, err = x.putSecretIn(org, account.key); err != nil {
+				return nil, err
+			}
+		}
+		keys.Zero(account.key)
+		accounts = append(accounts, account.WalletAccount)
 	}
-	return addresses, nil
+	if !persist {
+		return accounts, nil
+	}
+	return accounts, x.insertAccounts(org, accounts)
 }
 
-func (x *execution) deriveAccount(org *Org, w *Wallet, seed []byte, curve keys.Curve, p keys.Path, format keys.AddressFormat, a api.WalletAccountParams, persist bool) (*WalletAccount, error) {
+// derivedAccount is an account just derived, with its private key until it is sealed.
+type derivedAccount struct {
+	*WalletAccount
+	key []byte
+}
+
+func (x *execution) deriveAccount(w *Wallet, seed []byte, curve keys.Curve, p keys.Path, format keys.AddressFormat, a api.WalletAccountParams) (derivedAccount, error) {
 	node, err := keys.DeriveNode(curve, seed, p)
 	if err != nil {
-		return nil, err
+		return derivedAccount{}, err
 	}
 	defer node.Zero()
 	address, err := keys.Address(curve, format, node.PublicKey)
 	if err != nil {
-		return nil, err
+		return derivedAccount{}, err
 	}
-	account := &WalletAccount{ID: newID(), Name: a.Name, Curve: a.Curve, PathFormat: a.PathFormat, Path: p.String(),
+	account := &WalletAccount{ID: newID(), WalletID: w.ID, Name: a.Name, Curve: a.Curve, PathFormat: a.PathFormat, Path: p.String(),
 		AddressFormat: a.AddressFormat, Address: address, PublicKey: fmt.Sprintf("%x", node.PublicKey), CreatedAt: x.now, UpdatedAt: x.now}
-	if !persist {
-		return account, nil
+	return derivedAccount{WalletAccount: account, key: append([]byte(nil), node.PrivateKey[:]...)}, nil
+}
+
+// checkNewAccount refuses an account the wallet already has (stored, or among those this activity adds).
+func (x *execution) checkNewAccount(org *Org, w *Wallet, adding []*WalletAccount, a derivedAccount) error {
+	same := func(o *WalletAccount) bool {
+		return o.Curve == a.Curve && o.Path == a.Path && o.AddressFormat == a.AddressFormat
 	}
-	for _, other := range w.Accounts {
-		if other.Curve == account.Curve && other.Path == account.Path && other.AddressFormat == account.AddressFormat {
-			return nil, fmt.Errorf("the wallet already has the account %s (%s)", other.Path, other.AddressFormat)
+	for _, o := range adding {
+		if same(o) {
+			return fmt.Errorf("the wallet already has the account %s (%s)", o.Path, o.AddressFormat)
 		}
 	}
-	if account.KeySecret, err = x.putSecretIn(org, node.PrivateKey[:]); err != nil {
-		return nil, err
+	if org.Wallet(w.ID) == nil {
+		return nil // a wallet being created has no stored accounts
 	}
-	w.Accounts = append(w.Accounts, account)
-	return account, nil
+	o, err := findAccount(x.ctx, x.tx, org.ID, store.AccountKey{WalletID: w.ID, Path: a.Path, Curve: a.Curve, AddressFormat: a.AddressFormat})
+	if err != nil {
+		return err
+	}
+	if o != nil {
+		return fmt.Errorf("the wallet already has the account %s (%s)", o.Path, o.AddressFormat)
+	}
+	return nil
+}
+
+// insertAccounts stores new accounts of org after the ones it has.
+func (x *execution) insertAccounts(org *Org, accounts []*WalletAccount) error {
+	last, err := x.tx.LastAccountSeq(x.ctx, org.ID)
+	if err != nil {
+		return err
+	}
+	rows := make([]store.WalletAccount, len(accounts))
+	for i, a := range accounts {
+		rows[i] = a.row(org.ID, last+int64(i)+1)
+	}
+	return x.tx.InsertWalletAccounts(x.ctx, rows)
 }
 
 func validateCreateWalletAccounts(p *api.CreateWalletAccountsIntent) error {
@@ -249,22 +278,23 @@ func execCreateWalletAccounts(x *execution, p *api.CreateWalletAccountsIntent) (
 	if w == nil {
 		return nil, apierr.NotFoundf("wallet %s not found", p.WalletID)
 	}
-	mnemonic, err := x.c.openSecret(x.ctx, w.MnemonicSecret)
+	mnemonic, err := x.openSecret(w.MnemonicSecret)
 	if err != nil {
 		return nil, err
 	}
 	defer keys.Zero(mnemonic)
 	persist := p.Persist == nil || *p.Persist
-	before := len(w.Accounts)
-	addresses, err := x.deriveAccounts(x.org, w, mnemonic, p.Accounts, persist)
+	accounts, err := x.deriveAccounts(x.org, w, mnemonic, p.Accounts, persist)
 	if err != nil {
 		return nil, err
 	}
-	if err := x.proveAddresses(x.org, w, w.Accounts[before:]); err != nil {
-		return nil, err
+	if persist {
+		if err := x.proveAddresses(x.org, w, accounts); err != nil {
+			return nil, err
+		}
+		w.UpdatedAt = x.now // the document changes: a signing decided against the old version sees the new accounts
 	}
-	w.UpdatedAt = x.now
-	return &api.CreateWalletAccountsResult{Addresses: addresses}, nil
+	return &api.CreateWalletAccountsResult{Addresses: addressesOf(accounts)}, nil
 }
 
 func validateUpdateWallet(p *api.UpdateWalletIntent) error {
@@ -306,14 +336,15 @@ func execDeleteWallets(x *execution, p *api.DeleteWalletsIntent) (*api.DeleteWal
 			return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "wallet %s has never been exported; set deleteWithoutExport to delete it and lose its keys for good", id)
 		}
 		secrets = append(secrets, w.MnemonicSecret)
-		for _, a := range w.Accounts {
-			secrets = append(secrets, a.KeySecret)
-		}
 	}
 	x.org.Wallets = slices.DeleteFunc(x.org.Wallets, func(w *Wallet) bool { return slices.Contains(p.WalletIDs, w.ID) })
 	if err := x.tx.DeleteSecrets(x.ctx, secrets...); err != nil {
 		return nil, err
 	}
+	if err := x.tx.DeleteWalletsAccounts(x.ctx, x.org.ID, p.WalletIDs); err != nil {
+		return nil, err
+	}
+	x.org.removedAccounts()
 	return &api.DeleteWalletsResult{WalletIDs: p.WalletIDs}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Org is an organization's row: its document and its version.
@@ -91,12 +92,13 @@ func (t *Tx) UpdateOrg(ctx context.Context, o Org, index []IndexEntry) error {
 	return t.setIndex(ctx, o, index)
 }
 
-// DeleteOrg removes an organization, its index entries and its counters.
+// DeleteOrg removes an organization, its index entries, its wallet accounts and its counters.
 func (t *Tx) DeleteOrg(ctx context.Context, id string) error {
 	for _, q := range []string{
 		"DELETE FROM org_index WHERE org_id = ?",
 		"DELETE FROM webauthn_counters WHERE org_id = ?",
 		"DELETE FROM contract_interfaces WHERE org_id = ?",
+		"DELETE FROM wallet_accounts WHERE org_id = ?",
 		"DELETE FROM organizations WHERE id = ?",
 	} {
 		if _, err := t.exec(ctx, q, id); err != nil {
@@ -174,22 +176,32 @@ func (s *Store) FindIndex(ctx context.Context, kind, value string) ([]IndexHit, 
 	return hits, rows.Err()
 }
 
-// SubOrgPage selects sub-organizations: all of a parent's, or those indexed under a kind and value; ordered by
-// creation; After/Before are organization ids (cursors).
+// SubOrgPage selects sub-organizations: all of a parent's, or those indexed under a kind and value or holding a wallet
+// account at an address (either, when both are set); ordered by creation; After/Before are organization ids (cursors).
 type SubOrgPage struct {
-	ParentID      string
-	Kind, Value   string
-	After, Before string
-	Limit         int
+	ParentID          string
+	Kind, Value       string
+	AccountAddressKey string
+	After, Before     string
+	Limit             int
 }
 
-// ListSubOrgs lists sub-organization ids of a parent.
+// ListSubOrgs lists sub-organization ids of a parent. A filtered list starts from the index, so its cost does not
+// depend on how many sub-organizations the parent has.
 func (s *Store) ListSubOrgs(ctx context.Context, p SubOrgPage) ([]string, error) {
 	q := "SELECT o.id FROM organizations o WHERE o.parent_id = ?"
 	args := []any{p.ParentID}
+	var matches []string
 	if p.Kind != "" {
-		q += " AND EXISTS (SELECT 1 FROM org_index i WHERE i.org_id = o.id AND i.kind = ? AND i.value = ?)"
-		args = append(args, p.Kind, p.Value)
+		matches = append(matches, "SELECT org_id FROM org_index WHERE kind = ? AND value = ? AND parent_id = ?")
+		args = append(args, p.Kind, p.Value, p.ParentID)
+	}
+	if p.AccountAddressKey != "" {
+		matches = append(matches, "SELECT org_id FROM wallet_accounts WHERE address_key = ?")
+		args = append(args, p.AccountAddressKey)
+	}
+	if len(matches) > 0 {
+		q += " AND o.id IN (" + strings.Join(matches, " UNION ") + ")"
 	}
 	order := "ASC"
 	if p.After != "" {
