@@ -35,6 +35,9 @@ import (
 type Config struct {
 	// MaxBodyBytes caps request bodies (default 1 MiB).
 	MaxBodyBytes int64
+	// RequestTimeout is how long the server works on one request before it gives up and answers DEADLINE_EXCEEDED
+	// (default 30 seconds), so that no request holds a connection or a lock for long, whatever happens to it.
+	RequestTimeout time.Duration
 	// MaxTimestampAge is how old an activity's timestampMs may be (default 1 hour).
 	MaxTimestampAge time.Duration
 	// MaxTimestampSkew is how far in the future an activity's timestampMs may be (default 5 minutes).
@@ -113,6 +116,9 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.MaxBodyBytes == 0 {
 		c.MaxBodyBytes = 1 << 20
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = 30 * time.Second
 	}
 	if c.MaxTimestampAge == 0 {
 		c.MaxTimestampAge = time.Hour

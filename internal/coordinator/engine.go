@@ -228,7 +228,8 @@ var errNowMeasured = errors.New("coordinator: a velocity control now measures th
 func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool) (*record, error) {
 	var rec *record
 	var read *Org // the document as the transaction read it
-	err := c.store.Write(ctx, func(tx *store.Tx) error {
+	err := c.store.WriteHolding(ctx, store.Hold{OrgID: sub.org.ID, Shared: readOnly}, func(tx *store.Tx) error {
+		ctx := store.Holding(ctx, tx) // what is read meanwhile is read in tx, which holds the organization
 		org, err := c.lockOrg(ctx, tx, sub.org.ID, readOnly)
 		if err != nil {
 			return err
