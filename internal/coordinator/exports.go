@@ -251,6 +251,9 @@ func execImportPrivateKey(x *execution, p *api.ImportPrivateKeyIntent) (*api.Imp
 	if err != nil {
 		return nil, apierr.Invalid("the imported key is not a valid %s private key", p.Curve)
 	}
+	if len(x.org.PrivateKeys) >= maxPrivateKeysPerOrg {
+		return nil, limitReached("an organization holds at most %d private keys", maxPrivateKeysPerOrg)
+	}
 	k := &PrivateKey{ID: newID(), Name: p.PrivateKeyName, Curve: p.Curve, PublicKey: fmt.Sprintf("%x", pub), Addresses: []api.Address{},
 		Tags: []string{}, Imported: true, CreatedAt: x.now, UpdatedAt: x.now}
 	for _, f := range p.AddressFormats {

@@ -295,16 +295,15 @@ func (x *execution) registerSessionKey(u *User, sessionKey, name string, ttl tim
 		// The same session key logging in again: its session is renewed.
 		u.APIKeys = slices.DeleteFunc(u.APIKeys, func(k *APIKey) bool { return k == key })
 	}
-	if len(u.APIKeys) >= maxCredsPerUser {
-		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "user %s has %d credentials; log in with invalidateExisting or delete some API keys", u.ID, len(u.APIKeys))
-	}
 	if name == "" {
 		name = "session-" + strconv.FormatInt(x.now.UnixMilli(), 10)
 	}
 	secs := int64(ttl / time.Second)
 	key := &APIKey{ID: newID(), Name: name, PublicKey: sessionKey, Curve: api.CurveP256, Type: credType,
 		Expiration: strconv.FormatInt(secs, 10), ExpiresAt: expires, CreatedAt: x.now, UpdatedAt: x.now}
-	u.APIKeys = append(u.APIKeys, key)
+	if err := u.admitAPIKey(key, x.now); err != nil { // a session past the limit replaces an expired or the oldest one
+		return nil, err
+	}
 	u.UpdatedAt = x.now
 	return key, nil
 }

@@ -107,6 +107,9 @@ func (x *execution) createUsers(specs []userSpec) (*api.CreateUsersResult, error
 
 // addUser creates a user with its credentials in org (the execution's organization or a new sub-organization).
 func (x *execution) addUser(org *Org, s userSpec) (*User, error) {
+	if len(org.Users) >= maxUsersPerOrg {
+		return nil, limitReached("organization %s has %d users, the most an organization may have", org.ID, maxUsersPerOrg)
+	}
 	u := &User{ID: newID(), Name: s.Name, Email: s.Email, Phone: s.Phone, Tags: []string{}, APIKeys: []*APIKey{},
 		Authenticators: []*Authenticator{}, OAuthProviders: []*OAuthProvider{}, CreatedAt: x.now, UpdatedAt: x.now}
 	if err := checkContactFree(org, u.ID, s.path, s.Email, s.Phone); err != nil {
@@ -165,7 +168,9 @@ func (x *execution) addAPIKeys(org *Org, u *User, path string, keys []api.APIKey
 			secs, _ := parseExpiration(k.ExpirationSeconds)
 			key.ExpiresAt = x.now.Add(time.Duration(secs) * time.Second)
 		}
-		u.APIKeys = append(u.APIKeys, key)
+		if err := u.admitAPIKey(key, x.now); err != nil {
+			return nil, err
+		}
 		ids = append(ids, key.ID)
 	}
 	return ids, nil
@@ -206,7 +211,9 @@ func (x *execution) addAuthenticators(org *Org, u *User, path string, as []api.A
 		if auth.Transports == nil {
 			auth.Transports = []string{}
 		}
-		u.Authenticators = append(u.Authenticators, auth)
+		if err := u.admitAuthenticator(auth); err != nil {
+			return nil, err
+		}
 		ids = append(ids, auth.ID)
 	}
 	return ids, nil
@@ -229,8 +236,10 @@ func (x *execution) addOAuthProviders(org *Org, u *User, path string, ps []oauth
 				}
 			}
 		}
-		u.OAuthProviders = append(u.OAuthProviders, &OAuthProvider{ID: newID(), Name: p.Name, Issuer: claims.Iss,
-			Subject: claims.Sub, Audience: claims.Aud, CreatedAt: x.now, UpdatedAt: x.now})
+		if err := u.admitOAuthProvider(&OAuthProvider{ID: newID(), Name: p.Name, Issuer: claims.Iss,
+			Subject: claims.Sub, Audience: claims.Aud, CreatedAt: x.now, UpdatedAt: x.now}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -375,6 +375,9 @@ func validateCreatePrivateKeys(p *api.CreatePrivateKeysIntentV2) error {
 
 func execCreatePrivateKeys(x *execution, p *api.CreatePrivateKeysIntentV2) (*api.CreatePrivateKeysResultV2, error) {
 	res := &api.CreatePrivateKeysResultV2{PrivateKeys: []api.PrivateKeyResult{}}
+	if len(x.org.PrivateKeys)+len(p.PrivateKeys) > maxPrivateKeysPerOrg {
+		return nil, limitReached("an organization holds at most %d private keys", maxPrivateKeysPerOrg)
+	}
 	for _, k := range p.PrivateKeys {
 		if slices.ContainsFunc(x.org.PrivateKeys, func(o *PrivateKey) bool { return o.Name == k.PrivateKeyName }) {
 			return nil, apierr.New(apierr.AlreadyExists, "REQUEST_INVALID", "a private key named %q already exists", k.PrivateKeyName)
