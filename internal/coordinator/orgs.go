@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -201,9 +202,27 @@ type Bootstrap struct {
 	APIKey         *stamp.APIKey
 }
 
+// RootExistsError is CreateFirstRootOrganization's answer when the database has its root organization already.
+type RootExistsError struct{ OrganizationID string }
+
+func (e *RootExistsError) Error() string {
+	return fmt.Sprintf("the database already has its root organization %s", e.OrganizationID)
+}
+
+// CreateFirstRootOrganization is CreateRootOrganization for the start of an installation: it creates the root
+// organization only if the database has none (processes starting at once over one database create one between them),
+// and otherwise answers *RootExistsError.
+func (c *Coordinator) CreateFirstRootOrganization(ctx context.Context, orgName, userName string) (*Bootstrap, error) {
+	return c.createRoot(ctx, orgName, userName, true)
+}
+
 // CreateRootOrganization creates a root organization whose only root user holds a new P-256 API key. It is how an
 // installation begins; everything after it goes through activities.
 func (c *Coordinator) CreateRootOrganization(ctx context.Context, orgName, userName string) (*Bootstrap, error) {
+	return c.createRoot(ctx, orgName, userName, false)
+}
+
+func (c *Coordinator) createRoot(ctx context.Context, orgName, userName string, onlyFirst bool) (*Bootstrap, error) {
 	key, err := stamp.GenerateAPIKey(stamp.CurveP256)
 	if err != nil {
 		return nil, err
@@ -221,7 +240,18 @@ func (c *Coordinator) CreateRootOrganization(ctx context.Context, orgName, userN
 	if err != nil {
 		return nil, err
 	}
-	err = c.store.Write(ctx, func(tx *store.Tx) error { return tx.InsertOrg(ctx, row, org.indexEntries()) })
+	err = c.store.Write(ctx, func(tx *store.Tx) error {
+		if onlyFirst {
+			existing, err := tx.FirstRootOrg(ctx)
+			if err == nil {
+				return &RootExistsError{OrganizationID: existing}
+			}
+			if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+		return tx.InsertOrg(ctx, row, org.indexEntries())
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -93,7 +93,9 @@ func WriteBootstrap(dir string, b *Bootstrap) error {
 }
 
 // ensureRoot returns the record of DIR/bootstrap.json, or on the first start creates the root organization (a root
-// user with a P-256 API key) and records it at once, so that its key is never lost whatever fails next.
+// user with a P-256 API key) and records it at once, so that its key is never lost whatever fails next. A start with
+// no record over a database that has its root organization (another process's first start, with another --dir) is
+// refused: only that start's record holds the root user's key.
 func ensureRoot(ctx context.Context, coord *coordinator.Coordinator, dir string) (Bootstrap, error) {
 	b, err := ReadBootstrap(dir)
 	if err == nil {
@@ -102,7 +104,13 @@ func ensureRoot(ctx context.Context, coord *coordinator.Coordinator, dir string)
 	if !errors.Is(err, os.ErrNotExist) {
 		return Bootstrap{}, err
 	}
-	boot, err := coord.CreateRootOrganization(ctx, "Sigil", "root")
+	boot, err := coord.CreateFirstRootOrganization(ctx, "Sigil", "root")
+	if exists := (*coordinator.RootExistsError)(nil); errors.As(err, &exists) {
+		return Bootstrap{}, fmt.Errorf("%s has no %s, but the database already has its root organization %s, created by the "+
+			"first start over it: copy that start's %s into %s (every process over one database serves the same root "+
+			"organization; only that file holds its root user's key), or give this start a database of its own",
+			dir, BootstrapFile, exists.OrganizationID, BootstrapFile, dir)
+	}
 	if err != nil {
 		return Bootstrap{}, err
 	}

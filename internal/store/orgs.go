@@ -61,6 +61,20 @@ func (t *Tx) holdOrgIfChanged(ctx context.Context, id string, known int64, lock 
 	return scanOrg(t.queryRow(ctx, "SELECT id, parent_id, version, CASE WHEN version = ? THEN '' ELSE data END, CASE WHEN version = ? THEN 0 ELSE created_at END FROM organizations WHERE id = ?"+lock, known, known, id))
 }
 
+// FirstRootOrg is the root organization created first, ("", ErrNotFound) when there is none. On PostgreSQL it first
+// takes a lock of the whole database until the transaction ends, so that of processes starting at once over an empty
+// database only one creates its root organization; SQLite has one writer anyway.
+func (t *Tx) FirstRootOrg(ctx context.Context) (string, error) {
+	if t.d.name == "postgres" {
+		if _, err := t.exec(ctx, "SELECT pg_advisory_xact_lock(7305292)"); err != nil {
+			return "", fmt.Errorf("store: root organization lock: %w", err)
+		}
+	}
+	var id string
+	err := t.queryRow(ctx, "SELECT id FROM organizations WHERE parent_id = '' ORDER BY created_at, id LIMIT 1").Scan(&id)
+	return id, notFound(err)
+}
+
 // GetOrg reads an organization inside the transaction without holding it.
 func (t *Tx) GetOrg(ctx context.Context, id string) (Org, error) {
 	return scanOrg(t.queryRow(ctx, "SELECT "+orgColumns+" FROM organizations WHERE id = ?", id))
