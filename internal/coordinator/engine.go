@@ -209,6 +209,10 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 			return ahead.rec, err
 		}
 	}
+	if !sub.op.Signs {
+		// Work that needs no lock (deriving keys) is done now, beside other requests, not while the organization is held.
+		sub.job.ahead(&execution{ctx: ctx, c: c, org: sub.org, who: sub.who, now: c.now(), readOnly: true})
+	}
 	// An activity a velocity control measures reads and adds to the control's total: it holds the organization
 	// exclusively. A control created since the cached document was read is found under the hold, and the activity
 	// starts again with the exclusive one.

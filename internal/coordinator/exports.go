@@ -217,15 +217,18 @@ func execImportWallet(x *execution, p *api.ImportWalletIntent) (*api.ImportWalle
 	if w.MnemonicSecret, err = x.putSecret(mnemonic); err != nil {
 		return nil, err
 	}
-	accounts, err := x.deriveAccounts(x.org, w, mnemonic, p.Accounts, true)
+	k, err := x.deriveKeys(w, mnemonic, p.Accounts, true)
 	if err != nil {
 		return nil, err
 	}
-	if err := x.proveAddresses(x.org, w, accounts); err != nil {
+	if err := x.storeKeys(x.org, w, k); err != nil {
+		return nil, err
+	}
+	if err := x.proveAddresses(x.org, w, k.accounts); err != nil {
 		return nil, err
 	}
 	x.org.Wallets = append(x.org.Wallets, w)
-	return &api.ImportWalletResult{WalletID: w.ID, Addresses: addressesOf(accounts)}, nil
+	return &api.ImportWalletResult{WalletID: w.ID, Addresses: addressesOf(k.accounts)}, nil
 }
 
 func validateImportPrivateKey(p *api.ImportPrivateKeyIntent) error {

@@ -100,12 +100,29 @@ func (x *execution) putSecret(plaintext []byte) (string, error) {
 
 // putSecretIn seals plaintext into a new row belonging to org.
 func (x *execution) putSecretIn(org *Org, plaintext []byte) (string, error) {
-	id := newID()
-	blob, err := x.c.vault.seal(id, plaintext)
+	s, err := x.c.seal(plaintext)
 	if err != nil {
 		return "", err
 	}
-	return id, x.tx.PutSecret(x.ctx, store.Secret{ID: id, OrgID: org.ID, Blob: blob, CreatedAt: x.now.UnixNano()})
+	return s.id, x.putSealed(org, s)
+}
+
+// sealedSecret is a secret sealed for the row of its id, not stored yet.
+type sealedSecret struct {
+	id   string
+	blob []byte
+}
+
+// seal seals plaintext for a new row; it needs no transaction.
+func (c *Coordinator) seal(plaintext []byte) (sealedSecret, error) {
+	id := newID()
+	blob, err := c.vault.seal(id, plaintext)
+	return sealedSecret{id: id, blob: blob}, err
+}
+
+// putSealed stores a sealed secret as a row belonging to org.
+func (x *execution) putSealed(org *Org, s sealedSecret) error {
+	return x.tx.PutSecret(x.ctx, store.Secret{ID: s.id, OrgID: org.ID, Blob: s.blob, CreatedAt: x.now.UnixNano()})
 }
 
 // openSecret reads and opens a sealed row. The caller wipes the plaintext after use (keys.Zero). The sealed blob is

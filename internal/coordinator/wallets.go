@@ -10,13 +10,12 @@ import (
 	"github.com/sigil/sigil/apierr"
 	"github.com/sigil/sigil/internal/keys"
 	"github.com/sigil/sigil/internal/policy"
-	"github.com/sigil/sigil/internal/store"
 )
 
 // The activity types of this file.
 var (
-	createWallet         = activity(api.CreateWallet, on(resWallet, actCreate), validateCreateWallet, execCreateWallet)
-	createWalletAccounts = activity(api.CreateWalletAccounts, on(resWallet, actCreate), validateCreateWalletAccounts, execCreateWalletAccounts)
+	createWallet         = keyed(api.CreateWallet, on(resWallet, actCreate), validateCreateWallet, aheadCreateWallet, execCreateWallet)
+	createWalletAccounts = keyed(api.CreateWalletAccounts, on(resWallet, actCreate), validateCreateWalletAccounts, aheadCreateWalletAccounts, execCreateWalletAccounts)
 	updateWallet         = activity(api.UpdateWallet, on(resWallet, actUpdate, policy.ParamWalletID), validateUpdateWallet, execUpdateWallet)
 	deleteWallets        = activity(api.DeleteWallets, on(resWallet, actDelete), validateDeleteWallets, execDeleteWallets)
 	createPrivateKeysV2  = activity(api.CreatePrivateKeysV2, on(resPrivateKey, actCreate), validateCreatePrivateKeys, execCreatePrivateKeys)
@@ -134,167 +133,11 @@ func validateCreateWallet(p *api.CreateWalletIntent) error {
 	return checkAccounts("parameters.accounts", p.Accounts)
 }
 
-func execCreateWallet(x *execution, p *api.CreateWalletIntent) (*api.CreateWalletResult, error) {
-	return x.createWallet(x.org, api.WalletParams{WalletName: p.WalletName, Accounts: p.Accounts, MnemonicLength: p.MnemonicLength})
-}
-
-// createWallet makes a mnemonic, seals it, and derives the accounts, in org (the execution's or a new sub-organization).
-func (x *execution) createWallet(org *Org, p api.WalletParams) (*api.CreateWalletResult, error) {
-	if len(org.Wallets) >= maxWalletsPerOrg {
-		return nil, limitReached("an organization holds at most %d wallets", maxWalletsPerOrg)
-	}
-	words, _ := checkMnemonicLength("mnemonicLength", p.MnemonicLength)
-	mnemonic, err := keys.NewMnemonic(words)
-	if err != nil {
-		return nil, err
-	}
-	defer keys.Zero(mnemonic)
-	w := &Wallet{ID: newID(), Name: p.WalletName, CreatedAt: x.now, UpdatedAt: x.now}
-	if w.MnemonicSecret, err = x.putSecretIn(org, mnemonic); err != nil {
-		return nil, err
-	}
-	accounts, err := x.deriveAccounts(org, w, mnemonic, p.Accounts, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := x.proveAddresses(org, w, accounts); err != nil {
-		return nil, err
-	}
-	org.Wallets = append(org.Wallets, w)
-	return &api.CreateWalletResult{WalletID: w.ID, Addresses: addressesOf(accounts)}, nil
-}
-
-func addressesOf(accounts []*WalletAccount) []string {
-	out := make([]string, len(accounts))
-	for i, a := range accounts {
-		out[i] = a.Address
-	}
-	return out
-}
-
-// deriveAccounts derives accounts from the mnemonic; with persist, each account's key is sealed and the accounts are
-// added to org's rows, after those it has. A wallet holds any number of accounts, but one account per curve, path and
-// address format.
-func (x *execution) deriveAccounts(org *Org, w *Wallet, mnemonic []byte, params []api.WalletAccountParams, persist bool) ([]*WalletAccount, error) {
-	seed, err := keys.SeedFromMnemonic(mnemonic, "")
-	if err != nil {
-		return nil, err
-	}
-	defer keys.Zero(seed)
-	accounts := make([]*WalletAccount, 0, len(params))
-	for i, a := range params {
-		path := fmt.Sprintf("parameters.accounts[%d]", i)
-		curve, p, format, err := checkAccount(path, a)
-		if err != nil {
-			return nil, err
-		}
-		account, err := x.deriveAccount(w, seed, curve, p, format, a)
-		if err != nil {
-			return nil, apierr.Invalid("%s: %s", path, err.Error())
-		}
-		if persist {
-			if err := x.checkNewAccount(org, w, accounts, account); err != nil {
-				return nil, apierr.Invalid("%s: %s", path, err.Error())
-			}
-			if account.KeySecret, err = x.putSecretIn(org, account.key); err != nil {
-				return nil, err
-			}
-		}
-		keys.Zero(account.key)
-		accounts = append(accounts, account.WalletAccount)
-	}
-	if !persist {
-		return accounts, nil
-	}
-	return accounts, x.insertAccounts(org, accounts)
-}
-
-// derivedAccount is an account just derived, with its private key until it is sealed.
-type derivedAccount struct {
-	*WalletAccount
-	key []byte
-}
-
-func (x *execution) deriveAccount(w *Wallet, seed []byte, curve keys.Curve, p keys.Path, format keys.AddressFormat, a api.WalletAccountParams) (derivedAccount, error) {
-	node, err := keys.DeriveNode(curve, seed, p)
-	if err != nil {
-		return derivedAccount{}, err
-	}
-	defer node.Zero()
-	address, err := keys.Address(curve, format, node.PublicKey)
-	if err != nil {
-		return derivedAccount{}, err
-	}
-	account := &WalletAccount{ID: newID(), WalletID: w.ID, Name: a.Name, Curve: a.Curve, PathFormat: a.PathFormat, Path: p.String(),
-		AddressFormat: a.AddressFormat, Address: address, PublicKey: fmt.Sprintf("%x", node.PublicKey), CreatedAt: x.now, UpdatedAt: x.now}
-	return derivedAccount{WalletAccount: account, key: append([]byte(nil), node.PrivateKey[:]...)}, nil
-}
-
-// checkNewAccount refuses an account the wallet already has (stored, or among those this activity adds).
-func (x *execution) checkNewAccount(org *Org, w *Wallet, adding []*WalletAccount, a derivedAccount) error {
-	same := func(o *WalletAccount) bool {
-		return o.Curve == a.Curve && o.Path == a.Path && o.AddressFormat == a.AddressFormat
-	}
-	for _, o := range adding {
-		if same(o) {
-			return fmt.Errorf("the wallet already has the account %s (%s)", o.Path, o.AddressFormat)
-		}
-	}
-	if org.Wallet(w.ID) == nil {
-		return nil // a wallet being created has no stored accounts
-	}
-	o, err := findAccount(x.ctx, x.tx, org.ID, store.AccountKey{WalletID: w.ID, Path: a.Path, Curve: a.Curve, AddressFormat: a.AddressFormat})
-	if err != nil {
-		return err
-	}
-	if o != nil {
-		return fmt.Errorf("the wallet already has the account %s (%s)", o.Path, o.AddressFormat)
-	}
-	return nil
-}
-
-// insertAccounts stores new accounts of org after the ones it has.
-func (x *execution) insertAccounts(org *Org, accounts []*WalletAccount) error {
-	last, err := x.tx.LastAccountSeq(x.ctx, org.ID)
-	if err != nil {
-		return err
-	}
-	rows := make([]store.WalletAccount, len(accounts))
-	for i, a := range accounts {
-		rows[i] = a.row(org.ID, last+int64(i)+1)
-	}
-	return x.tx.InsertWalletAccounts(x.ctx, rows)
-}
-
 func validateCreateWalletAccounts(p *api.CreateWalletAccountsIntent) error {
 	if err := checkID("parameters.walletId", p.WalletID); err != nil {
 		return err
 	}
 	return checkAccounts("parameters.accounts", p.Accounts)
-}
-
-func execCreateWalletAccounts(x *execution, p *api.CreateWalletAccountsIntent) (*api.CreateWalletAccountsResult, error) {
-	w := x.org.Wallet(p.WalletID)
-	if w == nil {
-		return nil, apierr.NotFoundf("wallet %s not found", p.WalletID)
-	}
-	mnemonic, err := x.openSecret(w.MnemonicSecret)
-	if err != nil {
-		return nil, err
-	}
-	defer keys.Zero(mnemonic)
-	persist := p.Persist == nil || *p.Persist
-	accounts, err := x.deriveAccounts(x.org, w, mnemonic, p.Accounts, persist)
-	if err != nil {
-		return nil, err
-	}
-	if persist {
-		if err := x.proveAddresses(x.org, w, accounts); err != nil {
-			return nil, err
-		}
-		w.UpdatedAt = x.now // the document changes: a signing decided against the old version sees the new accounts
-	}
-	return &api.CreateWalletAccountsResult{Addresses: addressesOf(accounts)}, nil
 }
 
 func validateUpdateWallet(p *api.UpdateWalletIntent) error {
