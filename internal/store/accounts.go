@@ -67,9 +67,13 @@ type AccountPage struct {
 
 // queryer reads in a transaction or outside one.
 type queryer interface {
+	sqlDialect() dialect
 	queryRow(ctx context.Context, q string, args ...any) durableRow
 	rows(ctx context.Context, q string, args ...any) (rowScanner, error)
 }
+
+func (s *Store) sqlDialect() dialect { return s.dialect }
+func (t *Tx) sqlDialect() dialect    { return t.d }
 
 func (s *Store) rows(ctx context.Context, q string, args ...any) (rowScanner, error) {
 	r, err := s.query(ctx, q, args...)
@@ -98,28 +102,30 @@ func (t *Tx) WalletAccount(ctx context.Context, orgID string, by AccountKey) (Wa
 }
 
 func walletAccount(ctx context.Context, q queryer, orgID string, by AccountKey) (WalletAccount, error) {
-	query := "SELECT " + accountColumns + " FROM wallet_accounts WHERE org_id = ?"
+	// Each way reads its own index, the first created first.
+	var index, where, order string
 	args := []any{orgID}
 	switch {
 	case by.ID != "":
-		query += " AND id = ?"
+		index, where, order = "wallet_accounts_id", "id = ?", "org_id, id"
 		args = append(args, by.ID)
 	case by.AddressKey != "":
-		query += " AND address_key = ?"
+		index, where, order = "wallet_accounts_address", "address_key = ?", "address_key, org_id, seq"
 		args = append(args, by.AddressKey)
 	case by.Path != "" && by.WalletID != "":
-		query += " AND path = ?"
+		index, where, order = "wallet_accounts_path", "path = ?", "org_id, wallet_id, path, seq"
 		args = append(args, by.Path)
 	default:
 		return WalletAccount{}, fmt.Errorf("store: an account is found by id, address, or wallet and path")
 	}
+	query := "SELECT " + accountColumns + " FROM wallet_accounts" + q.sqlDialect().indexedBy(index) + " WHERE org_id = ? AND " + where
 	for _, c := range []struct{ column, value string }{{"wallet_id", by.WalletID}, {"curve", by.Curve}, {"address_format", by.AddressFormat}} {
 		if c.value != "" {
 			query += " AND " + c.column + " = ?"
 			args = append(args, c.value)
 		}
 	}
-	a, err := scanAccount(q.queryRow(ctx, query+" ORDER BY seq LIMIT 1", args...))
+	a, err := scanAccount(q.queryRow(ctx, query+" ORDER BY "+order+" LIMIT 1", args...))
 	return a, notFound(err)
 }
 
@@ -137,7 +143,7 @@ func walletAccounts(ctx context.Context, q queryer, p AccountPage) ([]WalletAcco
 	query := "SELECT " + accountColumns + " FROM wallet_accounts WHERE org_id = ?"
 	args := []any{p.OrgID}
 	if p.WalletID != "" {
-		query += " AND wallet_id = ?"
+		query = "SELECT " + accountColumns + " FROM wallet_accounts" + q.sqlDialect().indexedBy("wallet_accounts_wallet") + " WHERE org_id = ? AND wallet_id = ?"
 		args = append(args, p.WalletID)
 	}
 	order := "ASC"
@@ -243,8 +249,8 @@ func (t *Tx) DeleteWalletsAccounts(ctx context.Context, orgID string, walletIDs 
 
 // AccountOwners lists the organizations holding a wallet account at an address (by its AddressKey).
 func (s *Store) AccountOwners(ctx context.Context, addressKey string) ([]IndexHit, error) {
-	rows, err := s.query(ctx, `SELECT DISTINCT a.org_id, o.parent_id FROM wallet_accounts a JOIN organizations o ON o.id = a.org_id
-		WHERE a.address_key = ? ORDER BY a.org_id`, addressKey)
+	rows, err := s.query(ctx, `SELECT DISTINCT a.org_id, o.parent_id FROM wallet_accounts a`+s.dialect.indexedBy("wallet_accounts_address")+`
+		JOIN organizations o ON o.id = a.org_id WHERE a.address_key = ? ORDER BY a.org_id`, addressKey)
 	if err != nil {
 		return nil, err
 	}

@@ -204,19 +204,22 @@ type SubOrgPage struct {
 // depend on how many sub-organizations the parent has.
 func (s *Store) ListSubOrgs(ctx context.Context, p SubOrgPage) ([]string, error) {
 	q := "SELECT o.id FROM organizations o WHERE o.parent_id = ?"
-	args := []any{p.ParentID}
+	var args []any
 	var matches []string
 	if p.Kind != "" {
 		matches = append(matches, "SELECT org_id FROM org_index WHERE kind = ? AND value = ? AND parent_id = ?")
 		args = append(args, p.Kind, p.Value, p.ParentID)
 	}
 	if p.AccountAddressKey != "" {
-		matches = append(matches, "SELECT org_id FROM wallet_accounts WHERE address_key = ?")
+		matches = append(matches, "SELECT org_id FROM wallet_accounts"+s.dialect.indexedBy("wallet_accounts_address")+" WHERE address_key = ?")
 		args = append(args, p.AccountAddressKey)
 	}
 	if len(matches) > 0 {
-		q += " AND o.id IN (" + strings.Join(matches, " UNION ") + ")"
+		// From the few matches to their rows, not through every sub-organization of the parent: SQLite joins a CROSS
+		// JOIN in the order written.
+		q = "SELECT o.id FROM (" + strings.Join(matches, " UNION ") + ") m CROSS JOIN organizations o WHERE o.id = m.org_id AND o.parent_id = ?"
 	}
+	args = append(args, p.ParentID)
 	order := "ASC"
 	if p.After != "" {
 		q += " AND (o.created_at, o.id) > (SELECT created_at, id FROM organizations WHERE id = ?)"

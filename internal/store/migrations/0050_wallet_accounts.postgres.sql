@@ -2,6 +2,8 @@
 -- and an activity must cost the same whatever that number. Every key starts with the organization. seq is the
 -- account's place in its organization, in creation order (the order lists show); the address index serves signWith,
 -- get_wallet_account and the look-ups that do not know the organization (list_suborgs by address, balance webhooks).
+-- Each look-up orders by its whole index key, so that even without statistics the planner reads that index rather than
+-- every row of the organization in seq order (store/accounts.go).
 -- Times are the document's RFC 3339 text, copied as they were.
 CREATE TABLE wallet_accounts (
     org_id         TEXT NOT NULL,
@@ -23,7 +25,7 @@ CREATE TABLE wallet_accounts (
 );
 CREATE UNIQUE INDEX wallet_accounts_id ON wallet_accounts (org_id, id);
 CREATE INDEX wallet_accounts_wallet ON wallet_accounts (org_id, wallet_id, seq);
-CREATE INDEX wallet_accounts_path ON wallet_accounts (org_id, wallet_id, path);
+CREATE INDEX wallet_accounts_path ON wallet_accounts (org_id, wallet_id, path, seq);
 CREATE INDEX wallet_accounts_address ON wallet_accounts (address_key, org_id, seq);
 -- The accounts of every document, in the document's order (wallet by wallet).
 INSERT INTO wallet_accounts (org_id, seq, id, wallet_id, name, curve, path_format, path, address_format, address, address_key,
