@@ -139,6 +139,10 @@ func printWelcome(w io.Writer, s *stack.Stack, dir string, devMode bool) {
 	}
 	fmt.Fprintf(w, "  %-14s %s\n", "bootstrap", stack.BootstrapPath(dir))
 	fmt.Fprintf(w, "\n  organization   %s\n  root user      %s (API key %s)\n", b.OrganizationID, b.UserID, b.APIPublicKey)
+	sealed := b.APIPrivateKeySealed != ""
+	if sealed {
+		fmt.Fprintf(w, "  root key       sealed in bootstrap.json under the master key\n")
+	}
 	if devMode {
 		if b.DashboardURL != "" {
 			fragment := url.Values{"org": {b.OrganizationID}, "pub": {b.APIPublicKey}, "key": {b.APIPrivateKey}}
@@ -162,7 +166,11 @@ func printWelcome(w io.Writer, s *stack.Stack, dir string, devMode bool) {
 	if err != nil {
 		abs = dir
 	}
-	fmt.Fprintf(w, "\nIn another terminal:\n\n  export SIGIL_DIR=%s\n  sigil api whoami\n", abs)
+	if sealed {
+		fmt.Fprintf(w, "\nIn another terminal, given the master key:\n\n  export SIGIL_DIR=%s\n  sigil keys root --out root-key.json\n  sigil api whoami --key root-key.json\n", abs)
+	} else {
+		fmt.Fprintf(w, "\nIn another terminal:\n\n  export SIGIL_DIR=%s\n  sigil api whoami\n", abs)
+	}
 	if b.ChainRPCURL != "" {
 		fmt.Fprintf(w, "  sigil demo yield      # a policy-restricted agent earns yield, end to end\n")
 	}
@@ -236,6 +244,7 @@ func reloadTLSOnHangup(s *stack.Stack, logger *slog.Logger) (stop func()) {
 // SIGIL_SMTP_PASSWORD and SIGIL_TWILIO_AUTH_TOKEN than on a command line every user of the machine can read.
 type deliveryFlags struct {
 	smtpHost, smtpUser, smtpPassword, smtpSecurity, emailFrom string
+	senderDomains                                             string
 	smtpPort                                                  int
 	twilioSID, twilioToken, twilioFrom, twilioService         string
 	twilioBaseURL                                             string
@@ -248,6 +257,7 @@ func (d *deliveryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.smtpUser, "smtp-username", "", "SMTP user name (empty: no AUTH)")
 	fs.StringVar(&d.smtpPassword, "smtp-password", "", "SMTP password; better in SIGIL_SMTP_PASSWORD")
 	fs.StringVar(&d.emailFrom, "email-from", "", "sender of OTP e-mail when a request names none (default sigil@localhost)")
+	fs.StringVar(&d.senderDomains, "email-sender-domains", "", "comma-separated domains whose addresses requests may name as their sender or reply-to: DOMAIN for every organization, ORGANIZATION_ID=DOMAIN for one (default: none, --email-from only)")
 	fs.StringVar(&d.twilioSID, "twilio-account-sid", "", "Twilio account SID OTP text messages are sent with (default: the dev outbox; none in --prod)")
 	fs.StringVar(&d.twilioToken, "twilio-auth-token", "", "Twilio auth token; better in SIGIL_TWILIO_AUTH_TOKEN")
 	fs.StringVar(&d.twilioFrom, "twilio-from", "", "Twilio number messages come from (E.164), or use --twilio-messaging-service-sid")
@@ -258,6 +268,10 @@ func (d *deliveryFlags) register(fs *flag.FlagSet) {
 // config turns the flags into the stack's delivery settings.
 func (d *deliveryFlags) config() (stack.Delivery, error) {
 	out := stack.Delivery{EmailFrom: d.emailFrom}
+	var err error
+	if out.SenderDomains, err = notify.ParseSenderDomains(strings.Split(d.senderDomains, ",")); err != nil {
+		return out, fmt.Errorf("--email-sender-domains: %w", err)
+	}
 	if d.smtpHost != "" {
 		sec, ok := map[string]notify.Security{"starttls": notify.StartTLS, "tls": notify.ImplicitTLS, "plain": notify.Plain}[d.smtpSecurity]
 		if !ok {

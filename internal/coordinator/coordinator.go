@@ -60,12 +60,15 @@ type Config struct {
 	// OTP and login (see docs/OTP.md).
 	//
 	// Email delivers OTP e-mail (nil refuses OTP_TYPE_EMAIL); EmailFrom is the sender address when a request names
-	// none. EmailTemplates holds the organizations' custom templates (emailCustomization.templateId). Logos fetches
-	// emailCustomization.logoUrl (default: a notify.LogoFetcher that refuses private networks).
-	Email          notify.EmailSender
-	EmailFrom      string
-	EmailTemplates *notify.Templates
-	Logos          *notify.LogoFetcher
+	// none. EmailSenderDomains are the domains whose addresses a request may name instead, as its sender or reply-to
+	// address (none: EmailFrom only). EmailTemplates holds the organizations' custom templates
+	// (emailCustomization.templateId). Logos fetches emailCustomization.logoUrl (default: a notify.LogoFetcher that
+	// refuses private networks).
+	Email              notify.EmailSender
+	EmailFrom          string
+	EmailSenderDomains notify.SenderDomains
+	EmailTemplates     *notify.Templates
+	Logos              *notify.LogoFetcher
 	// SMS delivers OTP text messages (nil refuses OTP_TYPE_SMS).
 	SMS notify.SMSSender
 	// OTPLimits are the attempts, live codes, SMS rate limit and code lifetimes (default otp.DefaultLimits()).

@@ -37,7 +37,7 @@ func execCreateAPIKeys(x *execution, p *api.CreateAPIKeysIntentV2) (*api.CreateA
 	if err != nil {
 		return nil, err
 	}
-	ids, err := x.addAPIKeys(x.org, u, "parameters.apiKeys", p.APIKeys)
+	ids, err := x.addAPIKeys(x.org, u, "parameters.apiKeys", p.APIKeys, x.madeByStamp())
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func execCreateAuthenticators(x *execution, p *api.CreateAuthenticatorsIntentV2)
 	if err != nil {
 		return nil, err
 	}
-	ids, err := x.addAuthenticators(x.org, u, "parameters.authenticators", p.Authenticators)
+	ids, err := x.addAuthenticators(x.org, u, "parameters.authenticators", p.Authenticators, x.madeByStamp())
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,9 @@ type record struct {
 	MfaStatuses []api.MfaStatus `json:"mfaStatuses,omitempty"`
 	CreatedAt   time.Time       `json:"createdAt"`
 	UpdatedAt   time.Time       `json:"updatedAt"`
+	// CredentialID is the credential that submitted the activity ("" for a stamp of none: an X-Stamp-Attested login),
+	// which what the activity makes descends from, when votes execute it later (lineage.go).
+	CredentialID string `json:"credentialId,omitempty"`
 
 	// spec is the wire contract of its type: the keys its intent and result are rendered under.
 	spec api.ActivitySpec
@@ -39,6 +42,9 @@ type record struct {
 	// offered: the webhook deliveries of its first update, leased to this process's worker, handed to it once the
 	// transaction that wrote them commits.
 	offered []store.WebhookDelivery
+	// shown is the result as the answer to the request that ran the activity shows it, when Result (what is stored,
+	// and shown to every later reader) holds it with its secrets redacted: a read-only session's bearer token.
+	shown json.RawMessage
 	// evaluations is the JSON list of the policy engine's verdicts on the votes ([]evaluation), stored beside the
 	// record and decoded only by the queries that show them.
 	evaluations json.RawMessage
@@ -113,6 +119,31 @@ func (r *record) failure() *apierr.Error {
 	return apierr.FromBody(0, apierr.Body{Code: apierr.Code(r.Failure.Code), Message: r.Failure.Message, Details: r.Failure.Details})
 }
 
+// setResult records an activity's result: stored with its secret fields redacted (api.Redact), as its intent is; the
+// answer to the request that ran it alone shows them.
+func (r *record) setResult(result any) error {
+	stored := api.Redact(result)
+	var err error
+	if r.Result, err = json.Marshal(stored); err != nil {
+		return err
+	}
+	r.shown = nil
+	if stored != result { // results are pointers: Redact returns the same one when there is nothing to redact
+		r.shown, err = json.Marshal(result)
+	}
+	return err
+}
+
+// answer is the wire form for the request that ran the activity: its result with the secrets the record redacts.
+func (r *record) answer(viewerUserID string) api.Activity {
+	if r.shown == nil {
+		return r.render(viewerUserID)
+	}
+	first := *r
+	first.Result = r.shown
+	return first.render(viewerUserID)
+}
+
 // render builds the wire form for a viewer (the user asking; "" when unknown).
 func (r *record) render(viewerUserID string) api.Activity {
 	nested := r.nested(viewerUserID)
@@ -181,5 +212,3 @@ func (r *record) votedBy(userID string) bool {
 func decodeIntent(intent json.RawMessage, params any) error {
 	return json.Unmarshal(intent, params)
 }
-
-func jsonMarshal(v any) (json.RawMessage, error) { return json.Marshal(v) }

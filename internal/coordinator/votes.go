@@ -263,7 +263,7 @@ func (x *execution) rerun(target *record) (*rerun, error) {
 	}
 	sub := *x
 	sub.org = x.org.clone()
-	sub.who = &principal{Org: sub.org, User: sub.org.User(submitter.ID), PublicKey: target.Votes[0].PublicKey}
+	sub.who = &principal{Org: sub.org, User: sub.org.User(submitter.ID), CredID: target.CredentialID, PublicKey: target.Votes[0].PublicKey}
 	sub.activityID, sub.created = target.ID, nil
 	var req decisionRequest
 	execute, err := j.prepare(&sub, &req)
@@ -284,7 +284,7 @@ func (x *execution) executeTarget(t *voteTarget) error {
 	if err != nil {
 		return failOrAbort(err, t.rec, x.now)
 	}
-	if t.rec.Result, err = jsonMarshal(result); err != nil {
+	if err := t.rec.setResult(result); err != nil {
 		return err
 	}
 	t.rec.Status = api.StatusCompleted

@@ -49,7 +49,7 @@ func TestSecondStartFindsItsRoot(t *testing.T) {
 		boots := make([]Bootstrap, 2)
 		var wg sync.WaitGroup
 		for i, c := range []*coordinator.Coordinator{first, second} {
-			wg.Go(func() { boots[i], errs[i] = ensureRoot(ctx, c, dirs[i]) })
+			wg.Go(func() { boots[i], errs[i] = ensureRoot(ctx, c, dirs[i], nil) })
 		}
 		wg.Wait()
 		winner, loser := 0, 1
@@ -69,7 +69,7 @@ func TestSecondStartFindsItsRoot(t *testing.T) {
 
 		// A later start with a fresh --dir is refused the same way; with the first's record it finds the organization.
 		fresh := t.TempDir()
-		if _, err := ensureRoot(ctx, second, fresh); err == nil || !strings.Contains(err.Error(), root) {
+		if _, err := ensureRoot(ctx, second, fresh, nil); err == nil || !strings.Contains(err.Error(), root) {
 			t.Fatalf("a start with a fresh --dir: %v; want a refusal naming %s", err, root)
 		}
 		data, err := os.ReadFile(BootstrapPath(dirs[winner]))
@@ -79,7 +79,7 @@ func TestSecondStartFindsItsRoot(t *testing.T) {
 		if err := os.WriteFile(BootstrapPath(fresh), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		found, err := ensureRoot(ctx, second, fresh)
+		found, err := ensureRoot(ctx, second, fresh, nil)
 		if err != nil || found.OrganizationID != root {
 			t.Fatalf("a start with the first's record: %+v, %v; want organization %s", found, err, root)
 		}

@@ -33,6 +33,7 @@ import (
 
 	"github.com/sigil/sigil/internal/authproxy"
 	"github.com/sigil/sigil/internal/chain"
+	"github.com/sigil/sigil/internal/chain/devcatalogue"
 	"github.com/sigil/sigil/internal/contracts"
 	"github.com/sigil/sigil/internal/coordinator"
 	"github.com/sigil/sigil/internal/dashboard"
@@ -155,6 +156,9 @@ type Stack struct {
 	coord *coordinator.Coordinator
 	boot  Bootstrap
 	tls   *certReloader // the listeners' certificate; nil serves plain HTTP
+	// fileKeys seals the private keys that bootstrap.json and authproxy.json hold: the master key in production mode;
+	// nil in dev mode, which keeps them in clear for sigil api, sigil demo and the tests.
+	fileKeys *seal.Keyring
 	// noWebhookDeliveries: this process writes webhook deliveries but another posts them (Config.NoWebhookDeliveries).
 	noWebhookDeliveries bool
 }
@@ -211,7 +215,10 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	// One set of series for the process, served by each service at /metrics.
 	m := metrics.New()
 	st.Measure(m)
-	proxyID, err := authproxy.LoadOrCreateIdentity(filepath.Join(cfg.Dir, AuthProxyIdentityFile))
+	if cfg.Production {
+		s.fileKeys = ring
+	}
+	proxyID, err := authproxy.LoadOrCreateIdentity(filepath.Join(cfg.Dir, AuthProxyIdentityFile), s.fileKeys)
 	if err != nil {
 		return nil, fmt.Errorf("auth proxy identity: %w", err)
 	}
@@ -280,7 +287,8 @@ func (s *Stack) startCoordinator(ctx context.Context, cfg Config, st *store.Stor
 	}
 	coord := coordinator.New(st, coordinator.Config{Logger: s.logger, Metrics: m, Audit: cfg.Audit,
 		AllowedOrigins: append(slices.Clone(cfg.AllowedOrigins), dashOrigins...),
-		Keyring:        ring, MasterKeyFile: keyPath, Email: email, EmailFrom: cmp.Or(cfg.Delivery.EmailFrom, "sigil@localhost"), SMS: sms,
+		Keyring:        ring, MasterKeyFile: keyPath, Email: email, EmailFrom: cmp.Or(cfg.Delivery.EmailFrom, "sigil@localhost"),
+		EmailSenderDomains: cfg.Delivery.SenderDomains, SMS: sms,
 		OIDC: cfg.OIDC, OIDCIssuerURL: cmp.Or(cfg.OIDCIssuerURL, srv.url), OAuth2Providers: cfg.OAuth2Providers,
 		AuthProxy: &coordinator.AuthProxyService{EncryptionKey: proxyID.EncryptionPublicKey(), ServiceKey: proxyID.ServicePublicKey()},
 		// In dev mode webhooks may go to local receivers (http, loopback); exposed, only to public https URLs.
@@ -308,7 +316,7 @@ func (s *Stack) startCoordinator(ctx context.Context, cfg Config, st *store.Stor
 	if !cfg.Exposed && outbox != nil {
 		srv.handler = devHandler(api, outbox)
 	}
-	if s.boot, err = ensureRoot(ctx, coord, cfg.Dir); err != nil {
+	if s.boot, err = ensureRoot(ctx, coord, cfg.Dir, s.fileKeys); err != nil {
 		return nil, nil, err
 	}
 	s.boot.CoordinatorURL, s.boot.DevOutboxURL = srv.url, ""
@@ -369,7 +377,7 @@ func (s *Stack) startNetworks(ctx context.Context, cfg Config, st *store.Store, 
 // both and returns the proxy's listener, its handler set.
 func (s *Stack) startAuthProxy(ctx context.Context, cfg Config, st *store.Store, m *metrics.Metrics, proxyID *authproxy.Identity,
 	api http.Handler, coordURL string) (*server, error) {
-	configID, err := ensureRootAuthProxy(ctx, api, proxyID, &s.boot)
+	configID, err := ensureRootAuthProxy(ctx, api, proxyID, &s.boot, s.fileKeys)
 	if err != nil {
 		return nil, fmt.Errorf("enable the auth proxy of the root organization: %w", err)
 	}
@@ -507,7 +515,7 @@ func secondChainConfig(cfg Config, first chain.Config) chain.Config {
 // startDevYield writes the dev chain's catalogue (DIR/yield-catalogue.json), starts the yield service on it, and
 // creates the two dev projects' API keys (one on each fee set) that bootstrap.json lacks.
 func (s *Stack) startDevYield(ctx context.Context, cfg Config, st *store.Store, ring *seal.Keyring, chains []chain.Bootstrap, m *metrics.Metrics) (*server, error) {
-	cat, err := yield.WriteDevCatalogue(ctx, filepath.Join(cfg.Dir, yield.DefaultCatalogueFile), chains...)
+	cat, err := devcatalogue.Write(ctx, filepath.Join(cfg.Dir, yield.DefaultCatalogueFile), chains...)
 	if err != nil {
 		return nil, fmt.Errorf("yield catalogue: %w", err)
 	}
