@@ -173,9 +173,9 @@ func ensureRoot(ctx context.Context, coord *coordinator.Coordinator, dir string,
 	boot, err := coord.CreateFirstRootOrganization(ctx, "Sigil", "root")
 	if exists := (*coordinator.RootExistsError)(nil); errors.As(err, &exists) {
 		return Bootstrap{}, fmt.Errorf("%s has no %s, but the database already has its root organization %s, created by the "+
-			"first start over it: copy that start's %s into %s (every process over one database serves the same root "+
+			"first start over it: copy that start's %s (and %s) into %s (every process over one database serves the same root "+
 			"organization; only that file holds its root user's key), or give this start a database of its own",
-			dir, BootstrapFile, exists.OrganizationID, BootstrapFile, dir)
+			dir, BootstrapFile, exists.OrganizationID, BootstrapFile, AuthProxyIdentityFile, dir)
 	}
 	if err != nil {
 		return Bootstrap{}, err

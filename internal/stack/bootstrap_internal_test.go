@@ -60,7 +60,7 @@ func TestSecondStartFindsItsRoot(t *testing.T) {
 			t.Fatalf("neither start created the root organization: %v, %v", errs[0], errs[1])
 		}
 		root := boots[winner].OrganizationID
-		if errs[loser] == nil || !strings.Contains(errs[loser].Error(), root) || !strings.Contains(errs[loser].Error(), "copy that start's bootstrap.json") {
+		if errs[loser] == nil || !strings.Contains(errs[loser].Error(), root) || !strings.Contains(errs[loser].Error(), "copy that start's bootstrap.json (and authproxy.json)") {
 			t.Fatalf("the second start: %v; want a refusal naming %s and what to do", errs[loser], root)
 		}
 		if _, err := os.Stat(BootstrapPath(dirs[loser])); !os.IsNotExist(err) {
