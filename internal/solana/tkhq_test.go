@@ -429,6 +429,11 @@ func describeSPL(ts []SPLTransfer) string {
 // shared_accounts_route_with_token_ledger. The Jupiter instructions of the v0 swaps decode too. The cases of
 // test_extraneous_bytes and test_insufficient_data_cases (no name) are refused: data with bytes after the arguments,
 // or too few for them.
+//
+// Where Sigil differs from the reference's parser in what a decoded call looks like, which these cases do not compare
+// (its test_full_jupiter_idl_call and test_ape_pro_call_values do): it keeps a legacy IDL's names as written
+// (useDurableNonce) where Sigil gives them in snake_case (use_durable_nonce, docs/CHAINS.md), and it renders a unit
+// enum variant as {"Raydium": null} where Sigil gives the string "Raydium".
 func TestTkhqIDLCases(t *testing.T) {
 	raw, err := os.ReadFile("testdata/tkhq_idl_cases.json")
 	if err != nil {
