@@ -27,18 +27,18 @@ import (
 
 // upFlags are the settings of sigil up, shared with sigil config print.
 type upFlags struct {
-	dir, listen, dbURL, masterKey, keyCommand         *string
-	yieldListen, proxyListen, dashboardListen         *string
-	solanaListen                                      *string
-	origins, otlp, auditPath                          *string
-	tlsCert, tlsKey                                   *string
-	expose, devChain, secondChain, prod, noDeliveries *bool
-	delivery                                          deliveryFlags
-	networks                                          []coordinator.Network
-	networkSpecs                                      []string
-	sendNetworks                                      *string
-	chain                                             chainFlags
-	oidc                                              oidcFlags
+	dir, listen, dbURL, masterKey, keyCommand                             *string
+	yieldListen, proxyListen, dashboardListen                             *string
+	solanaListen, framesListen, framesOrigins                             *string
+	origins, otlp, auditPath                                              *string
+	tlsCert, tlsKey                                                       *string
+	expose, devChain, secondChain, prod, noDeliveries, strictPolicyErrors *bool
+	delivery                                                              deliveryFlags
+	networks                                                              []coordinator.Network
+	networkSpecs                                                          []string
+	sendNetworks                                                          *string
+	chain                                                                 chainFlags
+	oidc                                                                  oidcFlags
 }
 
 func (u *upFlags) register(fs *flag.FlagSet) {
@@ -53,11 +53,14 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 	u.proxyListen = fs.String("authproxy-listen", "127.0.0.1:8082", "auth proxy listen address")
 	u.dashboardListen = fs.String("dashboard-listen", "127.0.0.1:8084", "organization dashboard listen address")
 	u.solanaListen = fs.String("solana-listen", solanadev.DefaultListenAddr, "Solana dev node JSON-RPC listen address (it runs with the dev chain)")
+	u.framesListen = fs.String("frames-listen", "127.0.0.1:8087", "export, import and export-and-sign frames' listen address: the origin apps embed them from (exportIframeUrl http://ADDR/export, importIframeUrl http://ADDR/import)")
+	u.framesOrigins = fs.String("frames-allowed-origins", "", "comma-separated origins of the apps that may embed the frames (scheme://host:* for any port of a host; default: --allowed-origins less *)")
 	u.origins = fs.String("allowed-origins", "http://127.0.0.1:*,http://localhost:*",
 		"comma-separated browser origins allowed to call the coordinator (* for any; scheme://host:* for any port of a host)")
 	u.otlp = fs.String("otlp-endpoint", "", "OTLP/HTTP collector receiving the services' spans, e.g. http://127.0.0.1:4318 (default: none)")
 	u.auditPath = fs.String("audit-log", "", "file the coordinator appends its audit stream to, one JSON line per activity (default: none)")
 	u.noDeliveries = fs.Bool("no-webhook-deliveries", false, "write webhook deliveries to the outbox but post none from this process: another sigil process sharing the PostgreSQL database (--database-url) posts them, so signing servers spend nothing on deliveries (docs/WEBHOOKS.md)")
+	u.strictPolicyErrors = fs.Bool("strict-policy-errors", false, "a DENY policy whose condition cannot be evaluated because the activity does not have what it reads (eth.tx on a message signing) denies, instead of not applying as in the reference (docs/API.md)")
 	u.expose = fs.Bool("expose", false, "allow listen addresses beyond loopback; the dev outbox is then neither served nor logs OTP codes (plain HTTP: put a TLS proxy in front)")
 	u.prod = fs.Bool("prod", false, "production mode: no dev chain, no dev outbox, quiet as --expose; refuses to start without a master key you keep and an OTP sender (docs/DEPLOY.md)")
 	u.delivery.register(fs)
@@ -112,9 +115,10 @@ func runUp(ctx context.Context, e *env, args []string) error {
 	s, err := stack.Start(ctx, stack.Config{Dir: *dir, DatabaseURL: *u.dbURL, MasterKeyFile: *u.masterKey,
 		MasterKey: []byte(masterKey), MasterKeyCommand: *u.keyCommand,
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
+		FramesListen: *u.framesListen, FramesAllowedOrigins: commaList(*u.framesOrigins),
 		ChainListen: cf.listen, SolanaListen: *u.solanaListen, ChainRPC: cf.rpc, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
 		SecondChain: *u.secondChain, AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
-		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoWebhookDeliveries: *u.noDeliveries, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, SendNetworks: sendNetworks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
+		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoWebhookDeliveries: *u.noDeliveries, StrictPolicyErrors: *u.strictPolicyErrors, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, SendNetworks: sendNetworks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
 	if err != nil {
 		return err
 	}
@@ -326,4 +330,12 @@ func validSolanaReference(ref string) bool {
 	}
 	_, err := keys.Base58Decode(ref)
 	return err == nil
+}
+
+// commaList splits a comma-separated flag; empty is none.
+func commaList(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }

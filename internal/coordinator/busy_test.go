@@ -15,6 +15,7 @@ import (
 	"github.com/sigil/sigil/apierr"
 	"github.com/sigil/sigil/client"
 	"github.com/sigil/sigil/internal/testdb"
+	"github.com/sigil/sigil/internal/testwait"
 )
 
 // TestBusyOrganizationLeavesOthersServed is the attack of one tenant on PostgreSQL: 50 writes at once in its own
@@ -74,11 +75,11 @@ func TestBusyOrganizationLeavesOthersServed(t *testing.T) {
 				})
 			}
 			// Every process has a write of the busy organization waiting for its row before the victim goes on.
-			waitFor(t, func() bool {
+			testwait.Until(t, "the busy organization's writes waiting for its row", func() bool {
 				var waiting int
 				err := raw.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%organizations%'`).Scan(&waiting)
 				return err == nil && waiting >= processes
-			}, "the busy organization's writes waiting for its row")
+			})
 
 			for i := range 10 {
 				c := client.New(urls[i%len(urls)], s.boot.APIKey)
@@ -113,16 +114,5 @@ func TestBusyOrganizationLeavesOthersServed(t *testing.T) {
 				t.Fatalf("the busy organization's recorded writes: %d, %v; want %d", len(res.Activities), err, writes)
 			}
 		})
-	}
-}
-
-// waitFor waits, with a generous deadline, until cond holds.
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -42,6 +42,10 @@ type Config struct {
 	MaxTimestampAge time.Duration
 	// MaxTimestampSkew is how far in the future an activity's timestampMs may be (default 5 minutes).
 	MaxTimestampSkew time.Duration
+	// StrictPolicyErrors decides a DENY policy whose condition fails because the activity does not have what it reads
+	// (eth.tx on a message signing, an activity.params the type lacks) as one that might apply: it denies. Off (the
+	// default), such a policy does not apply, as in the reference; see docs/API.md, "Policies that cannot be evaluated".
+	StrictPolicyErrors bool
 	// AllowedOrigins lists the browser origins allowed to call the API ("*" allows any).
 	AllowedOrigins []string
 	// Now is the clock (default time.Now).

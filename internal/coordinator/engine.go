@@ -2,8 +2,6 @@ package coordinator
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -147,8 +145,7 @@ func (c *Coordinator) prepare(ctx context.Context, path string, header http.Head
 	if sub.who.ViaParent && !sub.op.ByParent {
 		return nil, apierr.Denied("%s in a sub-organization must be submitted by one of its own users; the parent organization's credentials may only read and log users in", sub.env.Type)
 	}
-	sum := sha256.Sum256(body)
-	sub.fingerprint = hex.EncodeToString(sum[:])
+	sub.fingerprint = bodyDigest(body)
 	return sub, nil
 }
 

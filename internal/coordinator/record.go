@@ -18,7 +18,7 @@ type record struct {
 	Type           string          `json:"type"`
 	Status         string          `json:"status"`
 	TimestampMs    string          `json:"timestampMs"`
-	Fingerprint    string          `json:"fingerprint"`
+	Fingerprint    string          `json:"fingerprint"` // the stored form, the bare digest (fingerprint.go)
 	Intent         json.RawMessage `json:"intent"`
 	Result         json.RawMessage `json:"result,omitempty"`
 	Votes          []api.Vote      `json:"votes"`
@@ -156,7 +156,7 @@ func (r *record) render(viewerUserID string) api.Activity {
 	}
 	return api.Activity{
 		ID: r.ID, OrganizationID: r.OrganizationID, Status: r.Status, Type: r.Type, TimestampMs: r.TimestampMs,
-		Intent: nested.Intent, Result: result, Votes: nested.Votes, AppProofs: r.AppProofs, Fingerprint: r.Fingerprint,
+		Intent: nested.Intent, Result: result, Votes: nested.Votes, AppProofs: r.AppProofs, Fingerprint: wireFingerprint(r.Fingerprint),
 		CanApprove: nested.CanApprove, CanReject: nested.CanReject, CreatedAt: api.NewTimestamp(r.CreatedAt),
 		UpdatedAt: api.NewTimestamp(r.UpdatedAt), Failure: r.Failure,
 	}
@@ -172,7 +172,7 @@ func (r *record) nested(viewerUserID string) api.NestedActivity {
 	return api.NestedActivity{
 		ID: r.ID, OrganizationID: r.OrganizationID, Status: r.Status, Type: r.Type,
 		Intent: map[string]json.RawMessage{r.spec.IntentKey: r.Intent}, Result: result, Votes: r.votes(),
-		Fingerprint: r.Fingerprint, CanApprove: canVote, CanReject: canVote,
+		Fingerprint: wireFingerprint(r.Fingerprint), CanApprove: canVote, CanReject: canVote,
 		CreatedAt: r.CreatedAt.Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.Format(time.RFC3339Nano),
 	}
 }

@@ -1,8 +1,6 @@
 package coordinator
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"time"
 
@@ -24,22 +22,28 @@ var (
 	rejectActivity  = prepared(api.RejectActivity, on(resOrganization, actUpdate), validateVote, prepareVote, execReject)
 )
 
-// validateVote refuses a fingerprint no activity can have (an activity's is the hex SHA-256 of its request body,
-// engine.go), before it reaches a query: PostgreSQL refuses some strings (a NUL) outright.
+// validateVote refuses a fingerprint no activity can have (fingerprint.go), and records the vote's intent with the
+// fingerprint in the reference's form, whichever form it was given in.
 func validateVote(p *api.VoteIntent) error {
 	if p.Fingerprint == "" {
 		return apierr.Invalid("parameters.fingerprint must name the activity to vote on")
 	}
-	if b, err := hex.DecodeString(p.Fingerprint); err != nil || len(b) != sha256.Size {
-		return apierr.Invalid("parameters.fingerprint: %q is not an activity's fingerprint (64 hexadecimal digits)", p.Fingerprint)
+	digest, err := parseFingerprint("parameters.fingerprint", p.Fingerprint)
+	if err != nil {
+		return err
 	}
+	p.Fingerprint = wireFingerprint(digest)
 	return nil
 }
 
 // target loads the activity a vote is for, holding it for the transaction. Only an activity waiting for consensus is
 // found: one never recorded and one already decided are alike to a vote.
 func (x *execution) target(fingerprint string) (*record, error) {
-	row, err := x.tx.ActivityAwaitingVotes(x.ctx, x.org.ID, fingerprint)
+	digest, err := parseFingerprint("parameters.fingerprint", fingerprint)
+	if err != nil {
+		return nil, err
+	}
+	row, err := x.tx.ActivityAwaitingVotes(x.ctx, x.org.ID, digest)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierr.NotFoundf("No activity waiting for consensus has fingerprint %s (it may be unknown, or already completed, rejected or failed)", fingerprint)
 	}

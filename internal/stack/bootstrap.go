@@ -56,6 +56,9 @@ type Bootstrap struct {
 	AuthProxyURL      string `json:"authProxyUrl,omitempty"`
 	AuthProxyConfigID string `json:"authProxyConfigId,omitempty"`
 	DashboardURL      string `json:"dashboardUrl,omitempty"`
+	// FramesURL serves the export, import and export-and-sign frames: /export, /import, /export-and-sign, what
+	// @turnkey/react-wallet-kit takes as exportIframeUrl and importIframeUrl.
+	FramesURL string `json:"framesUrl,omitempty"`
 }
 
 // ErrRootKeySealed reports a root key that bootstrap.json holds sealed (production mode), asked for without the
