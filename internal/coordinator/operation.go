@@ -71,11 +71,11 @@ type Activity[P, C, E, R any] struct {
 	activityInfo
 	// Check validates the parameters before anything is stored, and returns what it parsed from them.
 	Check func(*P) (C, error)
-	// Fetch, when set, reads what the activity needs from beyond the database — a chain's state, say — after Check and
-	// outside the activity's transaction (x has none, and its organization is the document the request authenticated
-	// against), so that no transaction waits on a network; what it returns replaces Check's. An activity executed by
-	// votes fetches again in the vote's transaction.
-	Fetch func(*execution, *P, C) (C, error)
+	// Ahead (optional) does an activity's costly work that needs no lock — deriving and sealing keys — before its
+	// transaction, against the cached organization (the execution has no transaction), and returns what it parsed
+	// with that work added; Execute must check in its transaction that the work still fits, and do it there if not. It
+	// is not run for an activity that signs, which is decided and executed ahead whole.
+	Ahead func(*execution, *P, C) C
 	// Prepare runs before the decision (in the activity's transaction, or ahead of it for a signing activity): it adds
 	// to the decision request what the policy engine reads beyond the activity itself, and resolves what Execute uses.
 	Prepare func(*execution, *P, C, *decisionRequest) (E, error)
@@ -95,10 +95,10 @@ type operation interface {
 type job interface {
 	// params are the decoded parameters: the intent the activity is recorded with (redacted) and decided on.
 	params() any
-	// fetch runs the Fetch step, if the type has one.
-	fetch(x *execution) error
 	// prepare runs the Prepare step in x, filling d, and returns the Execute step bound to what it resolved.
 	prepare(x *execution, d *decisionRequest) (execute func() (any, error), err error)
+	// ahead runs the Ahead step, if the type has one, in x, which has no transaction.
+	ahead(x *execution)
 }
 
 func (a *Activity[P, C, E, R]) info() *activityInfo { return &a.activityInfo }
@@ -124,16 +124,10 @@ type typedJob[P, C, E, R any] struct {
 
 func (j *typedJob[P, C, E, R]) params() any { return j.p }
 
-func (j *typedJob[P, C, E, R]) fetch(x *execution) error {
-	if j.a.Fetch == nil {
-		return nil
+func (j *typedJob[P, C, E, R]) ahead(x *execution) {
+	if j.a.Ahead != nil {
+		j.c = j.a.Ahead(x, j.p, j.c)
 	}
-	c, err := j.a.Fetch(x, j.p, j.c)
-	if err != nil {
-		return err
-	}
-	j.c = c
-	return nil
 }
 
 func (j *typedJob[P, C, E, R]) prepare(x *execution, d *decisionRequest) (func() (any, error), error) {
@@ -201,6 +195,20 @@ func prepared[P, E, R any](wire api.ActivityOf[P, R], f facts, validate func(*P)
 		},
 		Prepare: func(x *execution, p *P, _ none, d *decisionRequest) (E, error) { return prepare(x, p, d) },
 		Execute: exec,
+	}
+}
+
+// keyed defines an activity type that creates keys: ahead derives and seals them before the activity's transaction
+// (nil when it cannot, or for a type that derives nothing), and exec stores them, or derives them itself when there are
+// none or they no longer fit.
+func keyed[P, R any](wire api.ActivityOf[P, R], f facts, validate func(*P) error, ahead func(*execution, *P) *walletKeys,
+	exec func(*execution, *P, *walletKeys) (*R, error)) *Activity[P, *walletKeys, *walletKeys, R] {
+	return &Activity[P, *walletKeys, *walletKeys, R]{
+		activityInfo: newInfo(wire.ActivitySpec, f),
+		Check:        func(p *P) (*walletKeys, error) { return nil, validate(p) },
+		Ahead:        func(x *execution, p *P, _ *walletKeys) *walletKeys { return ahead(x, p) },
+		Prepare:      func(_ *execution, _ *P, k *walletKeys, _ *decisionRequest) (*walletKeys, error) { return k, nil },
+		Execute:      exec,
 	}
 }
 

@@ -97,16 +97,13 @@ func queryEvaluateActivity(r *reader, q *api.EvaluateActivityRequest) (*api.Eval
 	// The prepare step gives the decision its facts (the transaction signed, the activity voted on). A signing
 	// activity's needs no transaction; any other's runs in one that is rolled back.
 	x := &execution{ctx: r.ctx, c: r.c, org: r.org.clone(), who: r.who, now: r.c.now(), readOnly: info.Signs}
-	if err := j.fetch(x); err != nil {
-		return nil, err
-	}
 	if info.Signs {
 		if _, err := j.prepare(x, &req); err != nil {
 			return nil, err
 		}
 	} else {
 		err := r.c.store.Write(r.ctx, func(tx *store.Tx) error {
-			x.tx = tx
+			x.tx, x.ctx = tx, store.Holding(r.ctx, tx)
 			if _, err := j.prepare(x, &req); err != nil {
 				return err
 			}

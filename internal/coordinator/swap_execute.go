@@ -55,6 +55,18 @@ type executeWork struct {
 	swapID  string
 	calls   []swap.Call
 	send    *sendJob
+
+	fetched  bool  // fetchQuote ran (ahead of the transaction, or in it)
+	fetchErr error // and failed so
+}
+
+// fetch reads the quote once: ahead of the transaction, or in it when nothing ran ahead (an activity executed by
+// votes, a dry run).
+func (w *executeWork) fetch(x *execution) error {
+	if !w.fetched {
+		w.fetched, w.fetchErr = true, x.fetchQuote(w)
+	}
+	return w.fetchErr
 }
 
 var executeFacts = on(resPrivateKey, actSign, policy.ParamQuoteID, policy.ParamInputToken, policy.ParamInputAmount, policy.ParamOutputToken,
@@ -64,7 +76,7 @@ func executeActivity[P any](wire api.ActivityOf[P, api.ExecuteSwapResult], f fac
 	return &Activity[P, *executeWork, *executeWork, api.ExecuteSwapResult]{
 		activityInfo: newInfo(wire.ActivitySpec, f),
 		Check:        func(p *P) (*executeWork, error) { return checkExecute(params(p)) },
-		Fetch:        func(x *execution, _ *P, w *executeWork) (*executeWork, error) { return w, x.fetchQuote(w) },
+		Ahead:        func(x *execution, _ *P, w *executeWork) *executeWork { w.fetch(x); return w },
 		Prepare: func(x *execution, _ *P, w *executeWork, d *decisionRequest) (*executeWork, error) {
 			return w, x.prepareSwap(w, d)
 		},
@@ -177,8 +189,8 @@ func (w *executeWork) matches(q *swap.Quote) error {
 // the transaction that carries it, as ETH_SEND_TRANSACTION_V2 does: what policies read, and the input the velocity
 // controls count, are what is sent.
 func (x *execution) prepareSwap(w *executeWork, d *decisionRequest) error {
-	if w.quote == nil {
-		return errors.New("coordinator: a swap reached its preparation without its quote")
+	if err := w.fetch(x); err != nil {
+		return err
 	}
 	nw, err := x.c.network(w.quote.In.CAIP2)
 	if err != nil {

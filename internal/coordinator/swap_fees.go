@@ -23,7 +23,7 @@ import (
 var claimSwapFees = &Activity[api.ClaimSwapFeesIntent, *claimWork, *claimWork, api.ClaimSwapFeesResult]{
 	activityInfo: newInfo(api.ClaimSwapFees.ActivitySpec, on(resPrivateKey, actSign)),
 	Check:        func(*api.ClaimSwapFeesIntent) (*claimWork, error) { return &claimWork{}, nil },
-	Fetch:        fetchClaim,
+	Ahead:        func(x *execution, p *api.ClaimSwapFeesIntent, w *claimWork) *claimWork { w.fetch(x, p); return w },
 	Prepare:      prepareClaim,
 	Execute:      execClaim,
 }
@@ -35,27 +35,38 @@ type claimWork struct {
 	caip2    string
 	accrued  map[common.Address]*big.Int
 	send     *sendJob
+
+	fetched  bool  // fetchClaim ran (ahead of the transaction, or in it)
+	fetchErr error // and failed so
+}
+
+// fetch reads what accrued once: ahead of the transaction, or in it when nothing ran ahead.
+func (w *claimWork) fetch(x *execution, p *api.ClaimSwapFeesIntent) error {
+	if !w.fetched {
+		w.fetched, w.fetchErr = true, fetchClaim(x, p, w)
+	}
+	return w.fetchErr
 }
 
 // fetchClaim finds the network whose fees are claimed (the one named, or the first where fees accrued) and what
 // accrued there.
-func fetchClaim(x *execution, p *api.ClaimSwapFeesIntent, _ *claimWork) (*claimWork, error) {
+func fetchClaim(x *execution, p *api.ClaimSwapFeesIntent, w *claimWork) error {
 	venues, err := x.c.venues()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cfg, err := x.c.swapConfig(x.ctx, x.org.ID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if cfg.FeeReceiver == "" {
-		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "the organization has no swap fee receiver (upsert_swap_config), so no swap fees")
+		return apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "the organization has no swap fee receiver (upsert_swap_config), so no swap fees")
 	}
-	w := &claimWork{receiver: common.HexToAddress(cfg.FeeReceiver)}
+	w.receiver = common.HexToAddress(cfg.FeeReceiver)
 	networks := venues.List()
 	if p.Caip2 != "" {
 		if !slices.Contains(networks, p.Caip2) {
-			return nil, apierr.Invalid("parameters.caip2: swaps run on %v; %q is not one of them", networks, p.Caip2)
+			return apierr.Invalid("parameters.caip2: swaps run on %v; %q is not one of them", networks, p.Caip2)
 		}
 		networks = []string{p.Caip2}
 	}
@@ -64,23 +75,26 @@ func fetchClaim(x *execution, p *api.ClaimSwapFeesIntent, _ *claimWork) (*claimW
 	for _, caip2 := range networks {
 		accrued, err := venues.Accrued(ctx, caip2, w.receiver)
 		if err != nil {
-			return nil, swapError(err)
+			return swapError(err)
 		}
 		if len(accrued) > 0 {
 			w.caip2, w.accrued = caip2, accrued
-			return w, nil
+			return nil
 		}
 	}
-	return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "no swap fees accrued to %s on %v: there is nothing to claim", w.receiver.Hex(), networks)
+	return apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "no swap fees accrued to %s on %v: there is nothing to claim", w.receiver.Hex(), networks)
 }
 
 // prepareClaim resolves the fee receiver as the claim's sender and gives the policy engine the claim's call.
-func prepareClaim(x *execution, _ *api.ClaimSwapFeesIntent, w *claimWork, d *decisionRequest) (*claimWork, error) {
+func prepareClaim(x *execution, p *api.ClaimSwapFeesIntent, w *claimWork, d *decisionRequest) (*claimWork, error) {
+	if err := w.fetch(x, p); err != nil {
+		return nil, err
+	}
 	venues, err := x.c.venues()
 	if err != nil {
 		return nil, err
 	}
-	s, err := x.org.signer(w.receiver.Hex())
+	s, err := x.signer(w.receiver.Hex())
 	if err != nil {
 		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID",
 			"the fee receiver %s is no wallet account or private key of this organization, so it cannot send the claim; SwapFeeRouter.claim(%s, tokens) on %s pays it, from any account",

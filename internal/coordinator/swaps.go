@@ -21,8 +21,8 @@ import (
 // Swaps (this file, swap_execute.go, swap_fees.go, swap_status.go): quotes priced from Uniswap V3's pools on the
 // configured venues (package swap), their execution as a send through the send path — so nonces, EIP-7702 batches,
 // sponsorship, status webhooks, policies on eth.tx and velocity controls apply to a swap as to any send — the
-// organization's client fee and the claim of what it earned. The chain is read in each activity's Fetch step, outside
-// its transaction. Swap state lives in tables of its own (store/swaps.go), never in the organization document.
+// organization's client fee and the claim of what it earned. The chain is read in each activity's Ahead step, before
+// its transaction (or in it, for an activity executed by votes). Swap state lives in tables of its own (store/swaps.go), never in the organization document.
 
 // resSwap is the resource of a quote: Sigil's choice, as the reference names none. Executing a swap and claiming its
 // fees send transactions, so they are PRIVATE_KEY SIGN as every send is.
@@ -67,6 +67,17 @@ type quoteWork struct {
 	slippageBps           int64
 	config                store.SwapConfig // as the quote was priced with it
 	quote                 *swap.Quote
+	priced                bool  // price ran (ahead of the transaction, or in it)
+	priceErr              error // and failed so
+}
+
+// price prices the quote once: ahead of the transaction, or in it when nothing ran ahead (an activity executed by
+// votes, a dry run).
+func (w *quoteWork) price(x *execution) error {
+	if !w.priced {
+		w.priced, w.priceErr = true, x.priceQuote(w)
+	}
+	return w.priceErr
 }
 
 var quoteFacts = on(resSwap, actCreate, policy.ParamSignWith, policy.ParamInputToken, policy.ParamOutputToken, policy.ParamInputAmount,
@@ -82,7 +93,7 @@ func quoteActivity[P any](wire api.ActivityOf[P, api.CreateSwapQuoteResult], f f
 	return &Activity[P, *quoteWork, *quoteWork, api.CreateSwapQuoteResult]{
 		activityInfo: newInfo(wire.ActivitySpec, f),
 		Check:        func(p *P) (*quoteWork, error) { return checkQuote(params(p)) },
-		Fetch:        func(x *execution, _ *P, w *quoteWork) (*quoteWork, error) { return w, x.priceQuote(w) },
+		Ahead:        func(x *execution, _ *P, w *quoteWork) *quoteWork { w.price(x); return w },
 		Prepare: func(x *execution, _ *P, w *quoteWork, d *decisionRequest) (*quoteWork, error) {
 			return w, x.prepareQuote(w, d)
 		},
@@ -118,8 +129,8 @@ func checkQuote(p quoteParams) (*quoteWork, error) {
 	return w, nil
 }
 
-// priceQuote prices the quote against the pools, with the organization's client fee, outside the transaction (the
-// signer is checked in it: the document Fetch sees may be older than a wallet just created).
+// priceQuote prices the quote against the pools, with the organization's client fee (the signer is checked in the
+// transaction: the document seen ahead of it may be older than a wallet just created).
 func (x *execution) priceQuote(w *quoteWork) error {
 	venues, err := x.c.venues()
 	if err != nil {
@@ -143,6 +154,9 @@ func (x *execution) priceQuote(w *quoteWork) error {
 // prepareQuote checks, in the transaction, that the signer is still the organization's and the client fee the one the
 // quote was priced with, and gives the policy engine the signer.
 func (x *execution) prepareQuote(w *quoteWork, d *decisionRequest) error {
+	if err := w.price(x); err != nil {
+		return err
+	}
 	s, err := x.swapSigner(w.signWith)
 	if err != nil {
 		return err
@@ -241,7 +255,7 @@ func (c *Coordinator) UseSwapVenues(v *swap.Venues) { c.swapVenues.Store(v) }
 
 // swapSigner is the organization's signer of a swap's address: an Ethereum account of a wallet or a private key.
 func (x *execution) swapSigner(addr common.Address) (*signer, error) {
-	s, err := x.org.signer(addr.Hex())
+	s, err := x.signer(addr.Hex())
 	if err != nil {
 		return nil, apierr.Invalid("parameters.signWith: no wallet account or private key %s in this organization", addr.Hex())
 	}

@@ -269,9 +269,6 @@ func (x *execution) rerun(target *record) (*rerun, error) {
 	sub.org = x.org.clone()
 	sub.who = &principal{Org: sub.org, User: sub.org.User(submitter.ID), CredID: target.CredentialID, PublicKey: target.Votes[0].PublicKey}
 	sub.activityID, sub.created = target.ID, nil
-	if err := j.fetch(&sub); err != nil {
-		return nil, err
-	}
 	var req decisionRequest
 	execute, err := j.prepare(&sub, &req)
 	if err != nil {
