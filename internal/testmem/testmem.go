@@ -16,9 +16,9 @@ import (
 // childEnv names, in a child, the test it runs.
 const childEnv = "SIGIL_TESTMEM_CHILD"
 
-// Capped runs the calling top-level test again in a child process of the test binary whose address space is limited
-// to limit bytes more than it maps when the test starts, and reports the child's outcome as the test's. It returns true in the child, where the test goes on
-// under the limit, and false in the parent, which must then return:
+// Capped runs the calling top-level test again in a child process of the test binary that may map at most limit bytes
+// more than it has mapped when the test starts, and reports the child's outcome as the test's. It returns true in the
+// child, where the test goes on under the limit, and false in the parent, which must then return:
 //
 //	if !testmem.Capped(t, 2<<30) {
 //		return
