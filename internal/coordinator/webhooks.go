@@ -31,12 +31,15 @@ import (
 // api.WebhookJWKSPath. Endpoints of a parent organization receive its sub-organizations' events too, as Turnkey's do.
 
 const (
-	resWebhookEndpoint     = "WEBHOOK_ENDPOINT"
-	maxWebhookEndpoints    = 20
-	maxWebhookURLLen       = 2048
-	maxWebhookFiltersLen   = 4096
-	webhookURLCheckTimeout = 5 * time.Second
-	maxDeliveryList        = 100
+	resWebhookEndpoint  = "WEBHOOK_ENDPOINT"
+	maxWebhookEndpoints = 20
+	// maxWebhookSubscriptions bounds an endpoint's subscriptions (the reference sets none): every event is matched
+	// against each, and four event types with filters of up to 4 KiB need few.
+	maxWebhookSubscriptions = 20
+	maxWebhookURLLen        = 2048
+	maxWebhookFiltersLen    = 4096
+	webhookURLCheckTimeout  = 5 * time.Second
+	maxDeliveryList         = 100
 )
 
 // The activity types of this file.
@@ -106,6 +109,9 @@ func validateCreateWebhookEndpoint(p *api.CreateWebhookEndpointIntent) error {
 	}
 	if err := checkWebhookURLSyntax("parameters.url", p.URL); err != nil {
 		return err
+	}
+	if len(p.Subscriptions) > maxWebhookSubscriptions {
+		return apierr.Invalid("parameters.subscriptions holds %d subscriptions; an endpoint holds at most %d", len(p.Subscriptions), maxWebhookSubscriptions)
 	}
 	for i, s := range p.Subscriptions {
 		if _, err := newWebhookSubscription(fmt.Sprintf("parameters.subscriptions[%d]", i), s); err != nil {

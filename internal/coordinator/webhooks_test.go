@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -175,6 +176,10 @@ func TestWebhookEndpoints(t *testing.T) {
 				Subscriptions: []api.WebhookSubscriptionParams{{EventType: "EVERYTHING"}}}, `parameters.subscriptions[0].eventType: "EVERYTHING" is not an event type`},
 			{"bad filters", api.CreateWebhookEndpointIntent{URL: "https://example.com/hook", Name: "n",
 				Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates, FiltersJSON: `{"colour":"red"}`}}}, "filtersJson must be a JSON object"},
+			{"5,000 subscriptions", api.CreateWebhookEndpointIntent{URL: "https://example.com/hook", Name: "n",
+				Subscriptions: slices.Repeat(subs, 5000)}, "parameters.subscriptions holds 5000 subscriptions; an endpoint holds at most 20"},
+			{"21 subscriptions", api.CreateWebhookEndpointIntent{URL: "https://example.com/hook", Name: "n",
+				Subscriptions: slices.Repeat(subs, 21)}, "an endpoint holds at most 20"},
 		} {
 			_, _, err := strict.root.CreateWebhookEndpoint(ctx, org, tc.p)
 			expectErr(t, tc.name, err, apierr.InvalidArgument, tc.msg)
@@ -193,6 +198,12 @@ func TestWebhookEndpoints(t *testing.T) {
 		if act.Type != "ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT" || created.WebhookEndpoint.URL != rc.srv.URL || !created.WebhookEndpoint.IsActive ||
 			len(created.WebhookEndpoint.Subscriptions) != 1 || created.WebhookEndpoint.OrganizationID != org {
 			t.Fatalf("created %+v", created)
+		}
+		if most, _, err := s.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: rc.srv.URL, Name: "most",
+			Subscriptions: slices.Repeat(subs, 20)}); err != nil || len(most.WebhookEndpoint.Subscriptions) != 20 {
+			t.Fatalf("an endpoint with 20 subscriptions: %+v %v", most, err)
+		} else if _, _, err := s.root.DeleteWebhookEndpoint(ctx, org, most.EndpointID); err != nil {
+			t.Fatal(err)
 		}
 		name := "ops 2"
 		updated, _, err := s.root.UpdateWebhookEndpoint(ctx, org, api.UpdateWebhookEndpointIntent{EndpointID: created.EndpointID, Name: &name})
