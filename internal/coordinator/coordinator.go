@@ -158,6 +158,7 @@ type Coordinator struct {
 	blobs      cache[[]byte]           // sealed blobs by row id: ciphertext only, so that signing reads no row
 	interfaces cache[*parsedInterface] // parsed contract interfaces by id (they never change)
 	vault      *vault
+	costly     costlyGate // the costly policy evaluations running (evalbudget.go)
 
 	ownKeysMu sync.Mutex
 	ownKeys   map[string]*ecdsa.PrivateKey
