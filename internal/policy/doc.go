@@ -72,7 +72,7 @@
 //
 // Evaluation does not short-circuit: every clause is evaluated, and an error anywhere
 // (an *EvalError: a keyword that does not apply to the request, a missing
-// activity.params key, an index out of range, a dynamic value of the wrong type, or
+// activity.params key, a value the request's data leaves out, an index out of range, a dynamic value of the wrong type, or
 // more than 100,000 steps of nested methods) is an error of the whole expression. A Budget bounds the steps of every
 // expression one activity evaluates together (EvalWithin, Request.Budget); once it is spent the error is a
 // *BudgetError, which is no *EvalError, and Decide refuses the activity. For the decision only, the logical operators
@@ -83,8 +83,11 @@
 // # Decision
 //
 // Decide applies the root quorum, rejections, the root-only rule, deny-wins
-// policies, consensus and implicit permissions in the order documented on it. A DENY
-// that fails closes the door unless its failure cannot matter. It reports each policy's
+// policies, consensus and implicit permissions in the order documented on it. A policy
+// whose condition fails only because the request does not have what it reads
+// (Inapplicable) does not apply, as in the reference; a DENY that fails on the data of
+// something the request has closes the door unless its failure cannot matter, and so
+// does every failing DENY with Request.StrictDeny. It reports each policy's
 // outcome with the messages of the reference ("No policies evaluated to outcome:
 // Allow", "The following policies denied this action: <ids>").
 //
