@@ -1,6 +1,9 @@
 package policy
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Budget bounds the evaluation steps of one activity across every expression evaluated for it: the organization's
 // policies (condition, consensus and time, once per call of a batch), its users' MFA conditions and a session's
@@ -61,6 +64,11 @@ type BudgetError struct {
 }
 
 func (e *BudgetError) Error() string { return e.Msg }
+
+func isBudgetError(err error) bool {
+	var be *BudgetError
+	return errors.As(err, &be)
+}
 
 // start charges an expression's fixed cost before it runs and says how many steps it may take.
 func (b *Budget) start(cost int) (int, error) {

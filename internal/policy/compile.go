@@ -147,7 +147,7 @@ func (e *Expr) run(in *Input, b *Budget) (result, known bool, err error) {
 	if b != nil {
 		b.spent += min(allowed-f.steps, allowed)
 	}
-	if be := (*BudgetError)(nil); errors.As(err, &be) {
+	if err != nil && isBudgetError(err) {
 		// Kleene's logic may decide a result despite a failed clause; a spent budget decides nothing.
 		known = false
 	}
