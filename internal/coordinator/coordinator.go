@@ -184,6 +184,7 @@ func New(s *store.Store, cfg Config) *Coordinator {
 	c := &Coordinator{cfg: cfg, store: s, ops: newRegistry(), audit: newAuditor(cfg.Audit), vault: &vault{ring: cfg.Keyring, path: cfg.MasterKeyFile, now: cfg.Now},
 		ownKeys: map[string]*ecdsa.PrivateKey{}, oauth: newOAuthState(cfg)}
 	c.networks.Store(cfg.Networks)
+	c.costly.now = cfg.Now
 	return c
 }
 

@@ -15,7 +15,7 @@ import (
 // scope — spend one policy.Budget together, so that no organization's policies can take a core for seconds on one
 // activity. An evaluation that has spent more than policy.CostlyAfter steps is costly, and costly evaluations take
 // turns: one per organization at a time, at most half the cores' worth in all, and, together, at most costlyRate
-// steps a second (some 15 % of a core; a write activity is decided inside its transaction, and on SQLite every
+// steps a second (a few per cent of a core; a write activity is decided inside its transaction, and on SQLite every
 // organization's writes wait for it). Those without a turn are refused, not queued (a queued one would hold its
 // transaction while it waits). An organization whose last evaluation was costly takes its turn before evaluating
 // anything, so that the activities it sends meanwhile are refused at no cost. Ordinary evaluations, a few hundred
@@ -25,7 +25,7 @@ import (
 // organizations whose last evaluation was costly.
 type costlyGate struct {
 	mu       sync.Mutex
-	now      func() time.Time // refills credit; time.Now when nil
+	now      func() time.Time // refills credit: the coordinator's clock; time.Now when nil
 	running  map[string]int
 	total    int
 	costly   map[string]bool
@@ -36,10 +36,11 @@ type costlyGate struct {
 const (
 	// costlyPerOrg is the most costly evaluations one organization may run at once (costlyTotal for all together).
 	costlyPerOrg = 1
-	// costlyRate is the steps a second costly evaluations may take together, and costlyBurst the most after a quiet
-	// spell (five activities at the budget's limit). Steps, not time, so that a busy machine refuses no more.
-	costlyRate  = policy.DefaultBudget
-	costlyBurst = 5 * policy.DefaultBudget
+	// costlyRate is the steps a second costly evaluations may take together, some 40 ms of a core, and costlyBurst
+	// the most after a quiet spell: two activities at the budget's limit. Steps, not time, so that a busy machine
+	// refuses no more.
+	costlyRate  = policy.DefaultBudget / 4
+	costlyBurst = 2 * policy.DefaultBudget
 )
 
 func costlyTotal() int { return max(1, runtime.GOMAXPROCS(0)/2) }

@@ -83,15 +83,15 @@ func TestCostlyEvaluationsTakeTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	releaseLong()
-	for _, wait := range []time.Duration{0, 100 * time.Millisecond} { // -172,000 steps, then -72,000
+	for _, wait := range []time.Duration{0, 400 * time.Millisecond} { // -172,000 steps, then -72,000
 		now = now.Add(wait)
 		next, releaseNext := c.policyBudget(other) // known costly: it takes its turn first
-		if err := next.Err(); err == nil || !strings.Contains(err.Error(), "have taken the 1000000 steps a second this server gives them") {
+		if err := next.Err(); err == nil || !strings.Contains(err.Error(), "have taken the 250000 steps a second this server gives them") {
 			t.Errorf("%v after the credit was spent: %v, want refused", wait, err)
 		}
 		releaseNext()
 	}
-	now = now.Add(100 * time.Millisecond)
+	now = now.Add(400 * time.Millisecond)
 	if next, releaseNext := c.policyBudget(other); next.Err() != nil {
 		t.Errorf("once the credit is refilled: %v", next.Err())
 	} else {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sigil/sigil/api"
 	"github.com/sigil/sigil/apierr"
@@ -29,7 +30,10 @@ func heavyCondition(n int) string {
 func TestPolicyBudgetSpansPoliciesMfaAndScope(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
-		s := newStack(t, b)
+		// Each activity here is costly, and costly ones take at most 250,000 steps a second together: the clock moves
+		// on ten seconds before each.
+		clock := newClock()
+		s := newStackAt(t, b, clock)
 		org := s.boot.OrganizationID
 		bobID, bob := s.createUser(org, s.root, "bob")
 		s.policy("bob tags", api.EffectAllow, "activity.type in ['ACTIVITY_TYPE_CREATE_USER_TAG', 'ACTIVITY_TYPE_STAMP_LOGIN']", "approvers.any(u, u.id == '"+bobID+"')")
@@ -39,6 +43,7 @@ func TestPolicyBudgetSpansPoliciesMfaAndScope(t *testing.T) {
 		n := 0
 		createTag := func(who string, submit func(api.CreateUserTagIntent) error) error {
 			n++
+			clock.Advance(10 * time.Second)
 			return submit(api.CreateUserTagIntent{UserTagName: fmt.Sprintf("%s %d", who, n), UserIDs: []string{}})
 		}
 		viaKey := func(p api.CreateUserTagIntent) error { _, _, err := bob.CreateUserTag(bg, org, p); return err }
@@ -52,6 +57,7 @@ func TestPolicyBudgetSpansPoliciesMfaAndScope(t *testing.T) {
 			t.Fatal(err)
 		}
 		key, _ := newKey(t, stamp.CurveP256)
+		clock.Advance(10 * time.Second)
 		if _, _, err := bob.StampLogin(bg, org, api.StampLoginIntent{PublicKey: key.PublicKeyHex(), ExpirationSeconds: "900",
 			SessionProfileID: prof.SessionProfileID}); err != nil {
 			t.Fatal(err)
