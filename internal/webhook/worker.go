@@ -384,8 +384,11 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer r.wg.Wait()
 	w.setRunning(true)
 	defer func() { w.release(context.WithoutCancel(ctx), w.setRunning(false), w.now()) }()
+	defer r.releaseWaiting()
 	for ctx.Err() == nil {
-		// Offered deliveries first: they are due, and already leased to this worker.
+		// Claimed runs that waited for their endpoint's or tenant's turn first, then offered deliveries: they are
+		// due, and already leased to this worker.
+		r.startWaiting()
 		runs, held := w.takeOffered(r.free(), r.sched)
 		r.start(runs, r.claims)
 		for _, h := range held {
@@ -417,6 +420,7 @@ type run struct {
 	wg     sync.WaitGroup
 
 	inflight int              // runs started and not ended
+	waiting  []waitingRun     // claimed runs whose endpoint or tenant was at its cap, in claim order
 	claims   int              // claims made
 	wanted   bool             // a claim is wanted
 	poll     <-chan time.Time // the poll interval since the last claim; nil before it is set
@@ -439,29 +443,90 @@ func (r *run) start(runs [][]Delivery, claim int) {
 	}
 }
 
-// admit splits a claim into the runs the scheduler admits and gives the others back: due at once for an endpoint
-// or tenant at its cap (the next claim leaves it alone while it is), when its circuit closes for an open one.
-func (r *run) admit(ds []Delivery) [][]Delivery {
-	var runs [][]Delivery
+// waitingRun is a claimed run waiting for its endpoint's or tenant's turn, since it was claimed.
+type waitingRun struct {
+	ds    []Delivery
+	since time.Time
+}
+
+// admit splits runs into those the scheduler admits, to start, and the others: kept waiting, leased to this worker,
+// when their endpoint or tenant is at its cap (claims leave it alone meanwhile), given back until its circuit closes
+// when it is open.
+func (r *run) admit(runs []waitingRun) [][]Delivery {
+	var start [][]Delivery
 	now := r.w.now()
-	for _, g := range groupBySubject(ds) {
-		switch a, until := r.sched.admit(g[0], now); a {
+	for _, g := range runs {
+		if len(start) == r.free() {
+			r.waiting = append(r.waiting, g)
+			continue
+		}
+		switch a, until := r.sched.admit(g.ds[0], now); a {
 		case admitted:
-			runs = append(runs, g)
+			start = append(start, g.ds)
 		case open:
-			r.w.release(context.WithoutCancel(r.ctx), g, until)
+			r.w.release(context.WithoutCancel(r.ctx), g.ds, until)
 		default:
-			r.w.release(context.WithoutCancel(r.ctx), g, now)
+			r.waiting = append(r.waiting, g)
 		}
 	}
-	return runs
+	return start
+}
+
+// claimedRuns are a claim's runs, waiting from now.
+func claimedRuns(ds []Delivery, now time.Time) []waitingRun {
+	groups := groupBySubject(ds)
+	out := make([]waitingRun, len(groups))
+	for i, g := range groups {
+		out[i] = waitingRun{g, now}
+	}
+	return out
+}
+
+// startWaiting starts the waiting runs the scheduler now admits, in the order they were claimed. One that has waited
+// half its lease is given back instead, so that it is never posted while another worker may claim it.
+func (r *run) startWaiting() {
+	if len(r.waiting) == 0 {
+		return
+	}
+	oldest := r.w.now().Add(-r.w.lease() / 2)
+	waiting := r.waiting[:0]
+	for _, g := range r.waiting {
+		if g.since.Before(oldest) {
+			r.w.release(context.WithoutCancel(r.ctx), g.ds, r.w.now())
+			continue
+		}
+		waiting = append(waiting, g)
+	}
+	r.waiting = nil
+	r.start(r.admit(waiting), claimed)
+}
+
+// releaseWaiting gives back the runs still waiting when Run ends.
+func (r *run) releaseWaiting() {
+	for _, g := range r.waiting {
+		r.w.release(context.WithoutCancel(r.ctx), g.ds, r.w.now())
+	}
+	r.waiting = nil
+}
+
+// busy is what the next claim must leave alone: what the scheduler names, and the endpoints of the runs waiting,
+// which have their share already.
+func (r *run) busy() Busy {
+	b := r.sched.busy(r.w.now())
+	for _, g := range r.waiting {
+		if !slices.Contains(b.Endpoints, g.ds[0].EndpointID) {
+			b.Endpoints = append(b.Endpoints, g.ds[0].EndpointID)
+		}
+	}
+	slices.Sort(b.Endpoints)
+	return b
 }
 
 // claim claims as many due deliveries as there are free slots and starts them. It reports whether to claim again at
 // once: a full claim that fitted in fewer slots may leave some free, and more may be due.
 func (r *run) claim() bool {
 	w, free := r.w, r.free()
-	ds, err := w.Queue.Claim(r.ctx, w.now(), free, w.lease(), r.sched.busy(w.now()))
+	ds, err := w.Queue.Claim(r.ctx, w.now(), free, w.lease(), r.busy())
 	if err != nil && r.ctx.Err() == nil {
 		w.log().Error("webhook: claiming deliveries", "err", err)
 	}
@@ -471,7 +536,7 @@ func (r *run) claim() bool {
 		ds = ds[:free]
 	}
 	r.claims++
-	r.start(r.admit(ds), claimed)
+	r.start(r.admit(claimedRuns(ds, w.now())), claimed)
 	r.poll, r.wanted = nil, false
 	if err == nil && len(ds) == free && r.inflight < r.slots {
 		r.wanted = true
