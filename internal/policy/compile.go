@@ -130,6 +130,9 @@ func (e *Expr) run(in *Input, b *Budget) (result, known bool, err error) {
 	if in == nil {
 		return false, false, errors.New("policy: nil Input")
 	}
+	if e.nvars == 0 && b == nil {
+		return e.root.evalBool(in, nil) // nothing to bind, nothing to count: nothing multiplies
+	}
 	f := e.pool.Get().(*frame)
 	f.steps, f.budget = maxSteps, nil
 	if b != nil {

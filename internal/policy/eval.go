@@ -3,7 +3,8 @@ package policy
 import "fmt"
 
 // frame is the mutable state of one evaluation: the bound variables of any, all and
-// filter, and the steps left. A nil frame counts nothing (tests of single nodes).
+// filter, and the steps left. A nil frame counts nothing: an expression without bound
+// variables evaluated outside a Budget, where nothing can multiply.
 type frame struct {
 	vars  []value
 	steps int
