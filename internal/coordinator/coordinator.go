@@ -181,6 +181,7 @@ type Coordinator struct {
 	accountMemos accountCache            // which wallet account a signWith names, so that signing reads no row (wallet_accounts.go)
 	interfaces   cache[*parsedInterface] // parsed contract interfaces by id (they never change)
 	vault        *vault
+	costly       costlyGate // the costly policy evaluations running (evalbudget.go)
 
 	ownKeysMu sync.Mutex
 	ownKeys   map[string]*ecdsa.PrivateKey
@@ -201,6 +202,7 @@ func New(s *store.Store, cfg Config) *Coordinator {
 		ownKeys: map[string]*ecdsa.PrivateKey{}, oauth: newOAuthState(cfg)}
 	c.networks.Store(cfg.Networks)
 	c.swapVenues.Store(cfg.SwapVenues)
+	c.costly.now = cfg.Now
 	return c
 }
 
