@@ -25,6 +25,7 @@ import (
 	"github.com/sigil/sigil/internal/send"
 	"github.com/sigil/sigil/internal/swap"
 	"github.com/sigil/sigil/internal/testdb"
+	"github.com/sigil/sigil/stamp"
 )
 
 // swapStack is a stack whose coordinator sends and swaps on the given dev chains, its send worker running.
@@ -517,4 +518,65 @@ type exactInputSingle struct {
 	AmountIn          *big.Int
 	AmountOutMinimum  *big.Int
 	SqrtPriceLimitX96 *big.Int
+}
+
+// A swap is its organization's own: another organization (here a sub-organization, whose root user is another
+// tenant's) cannot execute its quote, read its swap, quote from its account nor claim its fees by naming its fee
+// receiver as its own; nothing is sent.
+func TestSwapsAreTheOrganizationsOwn(t *testing.T) {
+	t.Parallel()
+	nodes := swapChains(t)
+	node := nodes[0]
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := swapStack(t, b, nil, nodes[:]...)
+		org := s.boot.OrganizationID
+		from := s.fundedWallet(node, "owner", 1, 200_000_000)
+		feeTo := s.fundedWallet(node, "owner's fees", 0, 0)
+		if _, _, err := s.root.UpsertSwapConfig(bg, org, api.UpsertSwapConfigIntent{FeeReceiverWalletAddress: &feeTo, FeeBps: ptr("50")}); err != nil {
+			t.Fatal(err)
+		}
+		usdc, weth := asset(node, contracts.USDC), asset(node, contracts.WETH)
+		swapped, _, err := s.root.ExecuteQuote(bg, org, mustQuote(t, s.root, org, api.CreateSwapQuoteIntentV2{SignWith: from, InputToken: usdc,
+			OutputToken: weth, InputAmount: "100000000"}), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, err := s.root.WaitForSwap(bg, org, swapped.SwapRequestID, time.Minute); err != nil || st.Status != api.SwapCompleted {
+			t.Fatalf("the owner's swap: %+v %v", st, err)
+		}
+		pending := mustQuote(t, s.root, org, api.CreateSwapQuoteIntentV2{SignWith: from, InputToken: usdc, OutputToken: weth, InputAmount: "50000000"})
+
+		key, params := newKey(t, stamp.CurveP256)
+		sub, _, err := s.root.CreateSubOrganization(bg, org, subOrgParams("other-tenant", params))
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, otherOrg := s.client(key), sub.SubOrganizationID
+		w, _, err := other.CreateWallet(bg, otherOrg, api.CreateWalletIntent{WalletName: "other", Accounts: []api.WalletAccountParams{ethAccount()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = other.ExecuteQuote(bg, otherOrg, pending, false)
+		expectErr(t, "another organization's quote", err, apierr.NotFound, "no swap quote")
+		_, err = other.GetSwapStatus(bg, otherOrg, swapped.SwapRequestID)
+		expectErr(t, "another organization's swap", err, apierr.NotFound, "no swap")
+		_, _, err = other.CreateSwapQuote(bg, otherOrg, api.CreateSwapQuoteIntentV2{SignWith: from, InputToken: usdc, OutputToken: weth, InputAmount: "1000000"})
+		expectErr(t, "another organization's account", err, apierr.InvalidArgument, "no wallet account")
+		if _, _, err := other.UpsertSwapConfig(bg, otherOrg, api.UpsertSwapConfigIntent{FeeReceiverWalletAddress: &feeTo}); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = other.ClaimSwapFees(bg, otherOrg, api.ClaimSwapFeesIntent{})
+		expectErr(t, "another organization's fee receiver", err, apierr.FailedPrecondition, "no wallet account or private key of this organization")
+
+		// Nothing was sent for the other tenant: the owner's quote is still unexecuted, its fees unclaimed.
+		if got := tokenBalance(t, node, contracts.USDC, feeTo); got.Sign() != 0 {
+			t.Fatalf("the fee receiver was paid %s", got)
+		}
+		if n, err := node.Client().PendingNonceAt(bg, common.HexToAddress(w.Addresses[0])); err != nil || n != 0 {
+			t.Fatalf("the other tenant's account sent %d transactions (%v)", n, err)
+		}
+		if st := mustSwap(t, s, s.root, pending, false); st.Status != api.SwapCompleted {
+			t.Fatalf("the owner's quote, executed after the other tenant's attempt: %+v", st)
+		}
+	})
 }
