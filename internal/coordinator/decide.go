@@ -27,10 +27,10 @@ type decisionRequest struct {
 	// allowed only when every call is.
 	moreFacts        []*policy.Input
 	voterInConsensus bool
-	// transfers are the assets what is signed moves, and walletID the wallet (or private key) that signs: what
+	// moves are the assets what is signed (or sent) moves, and walletID the wallet (or private key) that signs: what
 	// velocity controls measure (controls.go).
-	transfers []evm.AssetTransfer
-	walletID  string
+	moves    evm.Moves
+	walletID string
 }
 
 // decide runs the policy engine: the root quorum, then the organization's policies, then implicit permissions. A batch
@@ -46,7 +46,25 @@ func (c *Coordinator) decide(r decisionRequest) policy.Decision {
 			d = next
 		}
 	}
+	if d.Outcome == policy.Deny && r.facts != nil {
+		d.Message += unmeasuredReasons(r.facts.ControlErrors)
+	}
 	return d
+}
+
+// unmeasuredReasons says, for a denial, which velocity controls could not measure the activity and why: those are
+// evaluation errors, which no policy they gate allows.
+func unmeasuredReasons(failed map[string]string) string {
+	ids := make([]string, 0, len(failed))
+	for id := range failed {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var b strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&b, "; velocity control %s cannot measure this activity: %s", id, failed[id])
+	}
+	return b.String()
 }
 
 // decideFacts decides the activity with one set of facts.

@@ -221,7 +221,7 @@ func (x *execution) callFacts(s *signer, nw send.Network, req *send.Request, cal
 		return nil, err
 	}
 	s.facts(facts)
-	d.transfers = append(d.transfers, unsigned.Transfers()...)
+	d.moves.Add(unsigned.Moves(common.HexToAddress(facts.EthTx.From)))
 	return facts, nil
 }
 

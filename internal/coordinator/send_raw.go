@@ -71,7 +71,7 @@ func prepareRawSend(x *execution, p *api.EthSendRawTransactionIntent, tx *types.
 		return nil, err
 	}
 	s.facts(facts)
-	d.facts, d.walletID, d.transfers = facts, s.groupID(), unsigned.Transfers()
+	d.facts, d.walletID, d.moves = facts, s.groupID(), unsigned.Moves(sender)
 	return &rawSendJob{tx: tx, from: strings.ToLower(sender.Hex()), network: nw}, nil
 }
 

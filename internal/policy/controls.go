@@ -19,6 +19,9 @@ type controlEval struct {
 }
 
 func (e *controlEval) eval(in *Input, _ *frame) (value, error) {
+	if reason, failed := in.ControlErrors[e.name]; failed {
+		return value{}, evalErrorf(NotApplicable, "velocity control %q cannot measure this activity: %s", e.name, reason)
+	}
 	pass, ok := in.Controls[e.name]
 	if !ok {
 		return value{}, evalErrorf(NotApplicable, "velocity control %q does not measure this activity", e.name)
