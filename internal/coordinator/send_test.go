@@ -963,7 +963,7 @@ func TestSponsoredGasLimitHoldsForSendsSubmittedTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	one, _ := strconv.ParseFloat(measured.UsageUsd, 64) // what a first sponsored send of an account costs
-	limit := 2.7 * one                                 // the first's cost, and about one and a half sends more
+	limit := 2.7 * one                                  // the first's cost, and about one and a half sends more
 	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: strconv.FormatFloat(limit, 'f', -1, 64),
 		SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
 		t.Fatal(err)

@@ -166,7 +166,9 @@ type rowsReader interface {
 	rows(ctx context.Context, q string, args ...any) (rowScanner, error)
 }
 
-func (t *Tx) rows(ctx context.Context, q string, args ...any) (rowScanner, error) { return t.query(ctx, q, args...) }
+func (t *Tx) rows(ctx context.Context, q string, args ...any) (rowScanner, error) {
+	return t.query(ctx, q, args...)
+}
 
 // storeRows reads rows with the store's read path, durable once closed (durable.go).
 type storeRows struct{ s *Store }
