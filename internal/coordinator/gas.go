@@ -296,10 +296,17 @@ func queryGetGasUsage(r *reader, _ *api.GetGasUsageRequest) (*api.GetGasUsageRes
 	return res, nil
 }
 
+// gasSponsorPrefix begins the secret id of an organization's gas sponsor key on EVM networks.
+const gasSponsorPrefix = "gas-sponsor/"
+
+// GasSponsorSecret is the id of the sealed key of an organization's gas sponsor on EVM networks: what signs the
+// fillers of its nonces (send.Unstick).
+func GasSponsorSecret(orgID string) string { return gasSponsorPrefix + orgID }
+
 // gasSponsor is an organization's gas sponsor on EVM networks: a secp256k1 key (sponsorKey), funded on creation by
 // Config.FundSponsor when there is one (the dev chain's faucet).
 func (c *Coordinator) gasSponsor(ctx context.Context, orgID string) (string, common.Address, error) {
-	id, address, err := c.sponsorKey(ctx, orgID, sponsorKind{name: "gas sponsor", secretPrefix: "gas-sponsor/",
+	id, address, err := c.sponsorKey(ctx, orgID, sponsorKind{name: "gas sponsor", secretPrefix: gasSponsorPrefix,
 		curve: keys.CurveSecp256k1, format: keys.AddressFormatEthereum,
 		generate: func() ([]byte, error) {
 			k, err := crypto.GenerateKey()

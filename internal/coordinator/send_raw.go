@@ -105,6 +105,14 @@ func execRawSend(x *execution, _ *api.EthSendRawTransactionIntent, j *rawSendJob
 	if err != nil {
 		return nil, err
 	}
+	// A nonce past the address's next one would wait for the nonces between forever, and so would every send of the
+	// address this server numbers after it.
+	if next, found, err := x.tx.NextNonce(x.ctx, j.network.CAIP2, j.from); err != nil {
+		return nil, err
+	} else if found && j.tx.Nonce() > next {
+		return nil, apierr.Invalid("parameters.signedTransaction: nonce %d is ahead of %s's next nonce %d: it would wait for the nonces between forever, and the address's later sends behind it",
+			j.tx.Nonce(), j.from, next)
+	}
 	hash := j.tx.Hash().Hex()
 	err = x.tx.InsertSend(x.ctx, store.Send{ID: newID(), OrgID: x.org.ID, ActivityID: x.activityID, Network: j.network.CAIP2,
 		From: j.from, KeySecret: j.keySecret, Request: []byte("{}"), Status: store.SendBroadcasting, Nonce: int64(j.tx.Nonce()), TxHash: hash,

@@ -84,9 +84,9 @@ func bump(v *big.Int) *big.Int {
 	return out.Add(out, big.NewInt(1))
 }
 
-// signFill signs a filler at its nonce, with the node's fees (raised to what outbids a stuck transaction, and for a
-// sponsor's nonce no more than the network's cap on sponsored fees unless outbidding needs more), or ends it when the
-// nonce was used meanwhile.
+// signFill signs a filler at its nonce, with the node's fees (raised to what outbids a stuck transaction; for a
+// sponsor's nonce no more than the network's cap on sponsored fees, unless being mined or outbidding needs more), or
+// ends it when the nonce was used meanwhile.
 func (w *Worker) signFill(ctx context.Context, cl *chainClient, nw Network, s store.Send, req *Request) error {
 	sender := common.HexToAddress(s.From)
 	mined, err := cl.NonceAt(ctx, sender, nil)
@@ -109,8 +109,8 @@ func (w *Worker) signFill(ctx context.Context, cl *chainClient, nw Network, s st
 		base.Set(head.BaseFee)
 	}
 	fee := new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), tip)
-	if s.SponsorOrg != "" && fee.Cmp(nw.sponsorFeeCap()) > 0 {
-		fee = new(big.Int).Set(nw.sponsorFeeCap())
+	if least := new(big.Int).Add(base, tip); s.SponsorOrg != "" && fee.Cmp(nw.sponsorFeeCap()) > 0 {
+		fee = bigMax(least, nw.sponsorFeeCap()) // never so low that it is taken and not mined
 	}
 	if req.FillMinFee != nil && fee.Cmp(req.FillMinFee.ToInt()) < 0 {
 		fee = req.FillMinFee.ToInt()
@@ -126,6 +126,13 @@ func (w *Worker) signFill(ctx context.Context, cl *chainClient, nw Network, s st
 	defer keys.Zero(key)
 	p := &plan{chainID: big.NewInt(nw.ChainID), msg: ethereum.CallMsg{From: sender, To: &sender, Value: new(big.Int)}, gas: params.TxGas, tip: tip, fee: fee}
 	return w.record(ctx, cl, nw, s, p, key, s.From, 0, req.Fill, nil)
+}
+
+func bigMax(a, b *big.Int) *big.Int {
+	if a.Cmp(b) > 0 {
+		return a
+	}
+	return b
 }
 
 func bigMin(a, b *big.Int) *big.Int {

@@ -335,15 +335,14 @@ func (w *Worker) fees(ctx context.Context, cl *chainClient, nw Network, req *Req
 		feeCap = new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), tip)
 	}
 	if !own {
-		limit := nw.sponsorFeeCap()
-		if base.Cmp(limit) > 0 {
-			return nil, nil, &waiting{fmt.Sprintf("waiting for the base fee (%s wei) to fall to this network's cap on sponsored fees (%s wei)", base, limit)}
+		// A fee cap below the base fee and the node's tip would be taken but never mined, holding the sponsor's nonce.
+		limit, least := nw.sponsorFeeCap(), new(big.Int).Add(base, tip)
+		if least.Cmp(limit) > 0 {
+			return nil, nil, &waiting{fmt.Sprintf("waiting for the base fee (%s wei) and the node's tip (%s wei) to fall to this network's cap on sponsored fees (%s wei)",
+				base, tip, limit)}
 		}
 		if feeCap.Cmp(limit) > 0 {
 			feeCap = new(big.Int).Set(limit)
-		}
-		if tip.Cmp(feeCap) > 0 {
-			tip = new(big.Int).Set(feeCap)
 		}
 	}
 	return tip, feeCap, nil

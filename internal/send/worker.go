@@ -140,6 +140,11 @@ func (w *Worker) loop(ctx context.Context, nw Network, wake <-chan struct{}) {
 			}
 			client = cl
 		}
+		if w.cfg.Networks.BlockGasLimit(nw.CAIP2) == 0 { // what the checks of gas limits at submission compare with
+			if head, err := client.HeaderByNumber(ctx, nil); err == nil {
+				w.cfg.Networks.sawBlockGasLimit(nw.CAIP2, head.GasLimit)
+			}
+		}
 		return w.poll(ctx, &chainClient{client}, nw)
 	})
 }

@@ -273,8 +273,19 @@ func (t *Tx) ReleaseNonce(ctx context.Context, network, address string, nonce ui
 
 // NextNonce is the coordinator's next nonce of an address on a network; found is false when it has given none.
 func (s *Store) NextNonce(ctx context.Context, network, address string) (next uint64, found bool, err error) {
+	return nextNonce(s.queryRow(ctx, nextNonceQuery, network, address))
+}
+
+// NextNonce is Store.NextNonce in the transaction.
+func (t *Tx) NextNonce(ctx context.Context, network, address string) (next uint64, found bool, err error) {
+	return nextNonce(t.queryRow(ctx, nextNonceQuery, network, address))
+}
+
+const nextNonceQuery = "SELECT next_nonce FROM send_nonces WHERE network = ? AND address = ?"
+
+func nextNonce(row durableRow) (uint64, bool, error) {
 	var n int64
-	err = s.queryRow(ctx, "SELECT next_nonce FROM send_nonces WHERE network = ? AND address = ?", network, address).Scan(&n)
+	err := row.Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil
 	}
