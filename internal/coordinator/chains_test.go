@@ -186,36 +186,52 @@ func TestSolanaSigning(t *testing.T) {
 	})
 }
 
-// bitcoinPSBT builds a PSBT spending one P2WPKH output of pubA and one P2TR output of pubB (with their witness UTXOs),
-// paying 150,000 satoshis to `to` and 40,000 back to pubA: a fee of 10,000.
+// bitcoinPSBT builds a PSBT spending one P2WPKH output of pubA and one P2TR output of pubB (with their witness UTXOs
+// and the transaction that made them), paying 150,000 satoshis to `to` and 40,000 back to pubA: a fee of 10,000.
 func bitcoinPSBT(t *testing.T, pubA, pubB []byte, to string) []byte {
 	return bitcoinPSBTWith(t, pubA, pubB, to, 150_000, 0)
 }
 
-// fundingTxID is the transaction the test PSBTs spend from.
-var fundingTxID = chainhash.DoubleHashH([]byte("funding"))
-
-// bitcoinPSBTWith is bitcoinPSBT paying value to `to` and spending outputs vout and vout+1 of the funding transaction
-// (100,000 satoshis each).
-func bitcoinPSBTWith(t *testing.T, pubA, pubB []byte, to string, value int64, vout uint32) []byte {
-	t.Helper()
+// fundingTx is the transaction the test PSBTs spend from: six outputs of 100,000 satoshis, paying pubA's P2WPKH
+// script at the even ones and pubB's P2TR script at the odd ones.
+func fundingTx(pubA, pubB []byte) *wire.MsgTx {
 	net := &chaincfg.TestNet3Params
 	a, _ := keys.BitcoinAddress(keys.BitcoinFormat{Network: net, Script: keys.ScriptP2WPKH}, pubA)
 	b, _ := keys.BitcoinAddress(keys.BitcoinFormat{Network: net, Script: keys.ScriptP2TR}, pubB)
-	dest, err := btcutil.DecodeAddress(to, net)
-	if err != nil {
-		t.Fatal(err)
-	}
 	scriptA, _ := txscript.PayToAddrScript(a)
 	scriptB, _ := txscript.PayToAddrScript(b)
-	scriptTo, _ := txscript.PayToAddrScript(dest)
-	p, err := psbt.New([]*wire.OutPoint{{Hash: fundingTxID, Index: vout}, {Hash: fundingTxID, Index: vout + 1}},
-		[]*wire.TxOut{wire.NewTxOut(value, scriptTo), wire.NewTxOut(40_000, scriptA)}, 2, 0, []uint32{wire.MaxTxInSequenceNum, wire.MaxTxInSequenceNum})
+	tx := wire.NewMsgTx(2)
+	tx.AddTxIn(wire.NewTxIn(&wire.OutPoint{Hash: chainhash.DoubleHashH([]byte("coinbase"))}, nil, nil))
+	for i := range 6 {
+		script := scriptA
+		if i%2 == 1 {
+			script = scriptB
+		}
+		tx.AddTxOut(wire.NewTxOut(100_000, script))
+	}
+	return tx
+}
+
+// bitcoinPSBTWith is bitcoinPSBT paying value to `to` and spending outputs vout (even) and vout+1 of the funding
+// transaction.
+func bitcoinPSBTWith(t *testing.T, pubA, pubB []byte, to string, value int64, vout uint32) []byte {
+	t.Helper()
+	funding := fundingTx(pubA, pubB)
+	dest, err := btcutil.DecodeAddress(to, &chaincfg.TestNet3Params)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Inputs[0].WitnessUtxo = wire.NewTxOut(100_000, scriptA)
-	p.Inputs[1].WitnessUtxo = wire.NewTxOut(100_000, scriptB)
+	scriptTo, _ := txscript.PayToAddrScript(dest)
+	id := funding.TxHash()
+	p, err := psbt.New([]*wire.OutPoint{{Hash: id, Index: vout}, {Hash: id, Index: vout + 1}},
+		[]*wire.TxOut{wire.NewTxOut(value, scriptTo), wire.NewTxOut(40_000, funding.TxOut[0].PkScript)}, 2, 0, []uint32{wire.MaxTxInSequenceNum, wire.MaxTxInSequenceNum})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p.Inputs {
+		p.Inputs[i].WitnessUtxo = funding.TxOut[int(vout)+i]
+		p.Inputs[i].NonWitnessUtxo = funding // what binds the P2WPKH input's amount, which its signature does not commit to
+	}
 	var buf bytes.Buffer
 	if err := p.Serialize(&buf); err != nil {
 		t.Fatal(err)

@@ -123,7 +123,7 @@ var (
 		"fee": {typ: tInt, get: func(ref any) (value, error) {
 			fee := ref.(*BitcoinTx).Fee
 			if fee == nil {
-				return value{}, evalErrorf(NotApplicable, "the PSBT does not give every input's spent output, so the fee is unknown")
+				return value{}, evalErrorf(NotApplicable, "the fee is unknown: the PSBT must give every input's previous transaction (or spend only taproot outputs), as a witness UTXO's amount is not bound to a segwit v0 signature")
 			}
 			return uintValue(*fee), nil
 		}},
