@@ -46,10 +46,15 @@ func (c *Coordinator) decide(r decisionRequest) policy.Decision {
 			d = next
 		}
 	}
-	if d.Outcome == policy.Deny && r.facts != nil {
+	if d.Outcome == policy.Deny && r.facts != nil && slices.ContainsFunc(d.Evaluations, readUnmeasured) {
 		d.Message += unmeasuredReasons(r.facts.ControlErrors)
 	}
 	return d
+}
+
+// readUnmeasured reports whether a policy's evaluation failed on a velocity control that cannot measure the activity.
+func readUnmeasured(e policy.Evaluation) bool {
+	return e.Err != nil && strings.Contains(e.Err.Error(), "cannot measure this activity")
 }
 
 // unmeasuredReasons says, for a denial, which velocity controls could not measure the activity and why: those are

@@ -3,6 +3,7 @@ package evm
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math/big"
 	"strings"
@@ -128,14 +129,14 @@ func callMoves(m *Moves, prefix string, from common.Address, to *common.Address,
 		selfCallMoves(m, prefix, from, data, depth, where)
 		return
 	}
-	token := prefix + "erc20:" + strings.ToLower(to.Hex())
+	token := prefix + "erc20:" + lowerAddress(*to)
 	for _, c := range erc20Calls {
 		if len(data) < 4 || !bytes.Equal(data[:4], c.selector) {
 			continue
 		}
 		if len(data) < 4+32*(c.amount+1) {
 			m.Unmeasured = append(m.Unmeasured, Unmeasured{Asset: token,
-				Reason: fmt.Sprintf("%sa call of %s with calldata too short for its arguments (%d bytes)", where, strings.ToLower(to.Hex()), len(data))})
+				Reason: fmt.Sprintf("%sa call of %s with calldata too short for its arguments (%d bytes)", where, lowerAddress(*to), len(data))})
 			return
 		}
 		if c.moves {
@@ -145,13 +146,13 @@ func callMoves(m *Moves, prefix string, from common.Address, to *common.Address,
 		return
 	}
 	m.Unmeasured = append(m.Unmeasured, Unmeasured{Asset: token,
-		Reason: fmt.Sprintf("%sa call of %s (selector 0x%x) that is not an ERC-20 transfer, transferFrom or approve", where, strings.ToLower(to.Hex()), data[:min(4, len(data))])})
+		Reason: fmt.Sprintf("%sa call of %s (selector 0x%x) that is not an ERC-20 transfer, transferFrom or approve", where, lowerAddress(*to), data[:min(4, len(data))])})
 }
 
 // selfCallMoves reads an account's call to itself: the batch delegate's execute(calls) moves what its calls move;
 // any other calldata runs whatever code the account delegates to.
 func selfCallMoves(m *Moves, prefix string, from common.Address, data []byte, depth int, where string) {
-	account := strings.ToLower(from.Hex())
+	account := lowerAddress(from)
 	if len(data) < 4 || !bytes.Equal(data[:4], selExecute) {
 		m.Unmeasured = append(m.Unmeasured, Unmeasured{Asset: prefix, Prefix: true,
 			Reason: fmt.Sprintf("%s%s calls itself with calldata that is not the batch delegate's execute(calls): the code it delegates to may move any of its assets", where, account)})
@@ -173,6 +174,9 @@ func selfCallMoves(m *Moves, prefix string, from common.Address, data []byte, de
 		callMoves(m, prefix, from, &to, c.Value, c.Data, depth+1, fmt.Sprintf("%sbatch call %d: ", where, i))
 	}
 }
+
+// lowerAddress is an address in lower-case hex with 0x, as asset keys hold it (without the checksum's hash).
+func lowerAddress(a common.Address) string { return "0x" + hex.EncodeToString(a[:]) }
 
 // BatchCall is one call of a batch delegate's execute(calls).
 type BatchCall struct {

@@ -142,3 +142,36 @@ func FuzzDecodeBatch(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkMoves reads what a transaction moves: an ERC-20 transfer, and a batch of 50 calls through the batch
+// delegate (an account calling itself).
+func BenchmarkMoves(b *testing.B) {
+	from := common.HexToAddress("0x00000000000000000000000000000000000a11ce")
+	usdc := common.HexToAddress("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913")
+	transfer := append(append(append([]byte{}, selTransfer...), common.LeftPadBytes(from.Bytes(), 32)...), common.LeftPadBytes(big.NewInt(5).Bytes(), 32)...)
+	word := func(v uint64) []byte { return common.LeftPadBytes(new(big.Int).SetUint64(v).Bytes(), 32) }
+	// execute(calls): 50 calls of the token's transfer, each (to, value, offset, length, data padded to 96 bytes).
+	args := append(word(32), word(50)...)
+	heads, tails := []byte{}, []byte{}
+	for i := range 50 {
+		heads = append(heads, word(uint64(50*32+i*(7*32)))...)
+		tails = append(append(append(append(tails, common.LeftPadBytes(usdc.Bytes(), 32)...), word(0)...), word(96)...), word(uint64(len(transfer)))...)
+		tails = append(tails, common.RightPadBytes(transfer, 96)[:96]...)
+	}
+	batch := append(append(append(bytes.Clone(selExecute), args...), heads...), tails...)
+	chain := big.NewInt(8453)
+	b.Run("transfer", func(b *testing.B) {
+		for b.Loop() {
+			if m := CallMoves(chain, from, &usdc, nil, transfer); len(m.Transfers) != 1 {
+				b.Fatal(m)
+			}
+		}
+	})
+	b.Run("batch-of-50", func(b *testing.B) {
+		for b.Loop() {
+			if m := CallMoves(chain, from, &from, nil, batch); len(m.Transfers) != 50 {
+				b.Fatal(len(m.Transfers), m.Unmeasured)
+			}
+		}
+	})
+}
