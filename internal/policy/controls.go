@@ -20,7 +20,8 @@ type controlEval struct {
 
 func (e *controlEval) eval(in *Input, _ *frame) (value, error) {
 	if reason, failed := in.ControlErrors[e.name]; failed {
-		return value{}, evalErrorf(NotApplicable, "velocity control %q cannot measure this activity: %s", e.name, reason)
+		// The control applies, but the activity's data does not say what it adds: a DENY reading it denies.
+		return value{}, evalErrorf(Absent, "velocity control %q cannot measure this activity: %s", e.name, reason)
 	}
 	pass, ok := in.Controls[e.name]
 	if !ok {
