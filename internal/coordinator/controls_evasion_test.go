@@ -134,6 +134,36 @@ func TestVelocityControlReadsERC20CallsBySelector(t *testing.T) {
 	})
 }
 
+// A control read by a DENY fails closed too: under a policy allowing every signing and one denying it once the cap
+// fails, a call the control cannot measure is denied, and a measured one within the cap is not.
+func TestVelocityControlFailsClosedUnderADeny(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStack(t, b)
+		org := s.boot.OrganizationID
+		agentID, agent := s.createUser(org, s.root, "agent")
+		if _, _, err := s.root.CreateVelocityControl(bg, org, dailyUSDC("10")); err != nil {
+			t.Fatal(err)
+		}
+		approver := "approvers.any(u, u.id == '" + agentID + "')"
+		s.policy("sign anything", api.EffectAllow, "activity.action == 'SIGN'", approver)
+		s.policy("but the cap", api.EffectDeny, "activity.action == 'SIGN' && !controls.daily_usdc", "")
+		from := s.ethWallet("denied")
+		sign := func(data []byte) error {
+			_, _, err := agent.SignTransaction(bg, org, api.SignTransactionIntentV2{SignWith: from, Type: api.TransactionTypeEthereum,
+				UnsignedTransaction: unsigned1559(t, token, data, 1)})
+			return err
+		}
+		if err := sign(calldata(t, "transfer", other, usdc(5))); err != nil {
+			t.Fatalf("5 of 10: %v", err)
+		}
+		transferAndCall := append([]byte{0x40, 0x00, 0xae, 0xa0}, calldata(t, "transfer", other, usdc(500_000))[4:]...)
+		if err := sign(transferAndCall); !client.IsCode(err, apierr.PermissionDenied) {
+			t.Errorf("a call the control cannot measure, under a DENY reading it: %v, want a denial", err)
+		}
+	})
+}
+
 // A 0.5 ETH cap: the account calling itself through its batch delegate (execute(calls)) moves what the batch's calls
 // move, so 3 ETH to another address is denied and 0.1 ETH allowed; a call of itself with other calldata runs code
 // that may move anything, and is denied with the reason.
