@@ -70,8 +70,8 @@ var (
 // solanaMoves is what signer (its base58 address) moves in a parsed transaction, keyed as solanaAssetKey keys assets.
 func solanaMoves(p *solana.Parsed, signer string) evm.Moves {
 	var m evm.Moves
-	for _, t := range p.Transfers {
-		if (t.From == signer || t.Authority == signer) && t.Amount > 0 {
+	for i, t := range p.Transfers {
+		if (t.From == signer || p.Authority(i) == signer) && t.Amount > 0 {
 			m.Transfers = append(m.Transfers, evm.AssetTransfer{Asset: solanaSOL, Amount: new(big.Int).SetUint64(t.Amount)})
 		}
 	}

@@ -30,6 +30,7 @@ type Parsed struct {
 	Transfers           []Transfer    // the lamports top-level System Program instructions move
 	SPLTransfers        []SPLTransfer // top-level Token and Token-2022 Transfer, TransferChecked, TransferCheckedWithFee
 	AddressTableLookups []ParsedLookup
+	authorities         []string // of each transfer (Authority)
 }
 
 // ParsedInstruction is one instruction. Accounts lists its static accounts; the accounts it loads from lookup tables
@@ -59,13 +60,16 @@ type InstructionLookup struct {
 }
 
 // Transfer is lamports a System Program instruction moves: a Transfer, a TransferWithSeed, the funding of a
-// CreateAccount or CreateAccountWithSeed, or a WithdrawNonceAccount. From is the account they leave, Authority the
-// signer that lets them leave it (From itself, or the base of a derived account, or a nonce account's authority).
+// CreateAccount or CreateAccountWithSeed, or a WithdrawNonceAccount. From is the account they leave (Parsed.Authority
+// says which signer lets them leave it).
 type Transfer struct {
-	From, To  string
-	Amount    uint64
-	Authority string
+	From, To string
+	Amount   uint64
 }
+
+// Authority is the signer that lets transfer i's lamports leave their account: From itself, the base of the derived
+// account of a TransferWithSeed, or a nonce account's authority.
+func (p *Parsed) Authority(i int) string { return p.authorities[i] }
 
 // SPLTransfer is a token transfer. From and To are token accounts; Owner is the source account's owner (or
 // delegate), Signers the multisig signers that follow it; TokenMint is empty for a plain Transfer, which names no
@@ -191,17 +195,20 @@ func (p *Parsed) systemInstruction(n int, data []byte, addrs []string) error {
 		return nil
 	}
 	var t Transfer
+	var authority string
 	switch binary.LittleEndian.Uint32(data) {
 	case systemTransfer:
 		if err := need("transfer", 12, 2); err != nil {
 			return err
 		}
-		t = Transfer{From: addrs[0], To: addrs[1], Amount: binary.LittleEndian.Uint64(data[4:]), Authority: addrs[0]}
+		t = Transfer{From: addrs[0], To: addrs[1], Amount: binary.LittleEndian.Uint64(data[4:])}
+		authority = addrs[0]
 	case systemCreateAccount:
 		if err := need("CreateAccount", 52, 2); err != nil {
 			return err
 		}
-		t = Transfer{From: addrs[0], To: addrs[1], Amount: binary.LittleEndian.Uint64(data[4:]), Authority: addrs[0]}
+		t = Transfer{From: addrs[0], To: addrs[1], Amount: binary.LittleEndian.Uint64(data[4:])}
+		authority = addrs[0]
 	case systemCreateAccountWithSeed:
 		if err := need("CreateAccountWithSeed", 4+32+8, 2); err != nil {
 			return err
@@ -210,21 +217,24 @@ func (p *Parsed) systemInstruction(n int, data []byte, addrs []string) error {
 		if seedLen > uint64(len(data)) || len(data) < 44+int(seedLen)+8+8+32 {
 			return fmt.Errorf("%w: instruction %d is a System Program CreateAccountWithSeed whose data is cut short", ErrInvalid, n)
 		}
-		t = Transfer{From: addrs[0], To: addrs[1], Amount: binary.LittleEndian.Uint64(data[44+seedLen:]), Authority: addrs[0]}
+		t = Transfer{From: addrs[0], To: addrs[1], Amount: binary.LittleEndian.Uint64(data[44+seedLen:])}
+		authority = addrs[0]
 	case systemWithdrawNonceAccount:
 		if err := need("WithdrawNonceAccount", 12, 5); err != nil {
 			return err
 		}
-		t = Transfer{From: addrs[0], To: addrs[1], Amount: binary.LittleEndian.Uint64(data[4:]), Authority: addrs[4]}
+		t = Transfer{From: addrs[0], To: addrs[1], Amount: binary.LittleEndian.Uint64(data[4:])}
+		authority = addrs[4]
 	case systemTransferWithSeed:
 		if err := need("TransferWithSeed", 12, 3); err != nil {
 			return err
 		}
-		t = Transfer{From: addrs[0], To: addrs[2], Amount: binary.LittleEndian.Uint64(data[4:]), Authority: addrs[1]}
+		t = Transfer{From: addrs[0], To: addrs[2], Amount: binary.LittleEndian.Uint64(data[4:])}
+		authority = addrs[1]
 	default:
 		return nil
 	}
-	p.Transfers = append(p.Transfers, t)
+	p.Transfers, p.authorities = append(p.Transfers, t), append(p.authorities, authority)
 	return nil
 }
 
