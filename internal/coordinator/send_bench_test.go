@@ -19,6 +19,12 @@ import (
 func BenchmarkEthSend(b *testing.B) {
 	node := devChain(b)
 	s := sendingStack(b, testdb.SQLite(b), node)
+	// 100 funded accounts (an organization's most wallets), which every case sends from: a sponsored case's first send
+	// of each delegates it, a later case's sends it as it is.
+	pool := make([]string, 100)
+	for i := range pool {
+		pool[i] = s.fundedWallet(node, fmt.Sprintf("bench %d", i), 10, 0)
+	}
 	for _, c := range []struct {
 		addresses, clients int
 		sponsor, limited   bool
@@ -30,10 +36,7 @@ func BenchmarkEthSend(b *testing.B) {
 			}
 		}
 		n := c.addresses
-		from := make([]string, n)
-		for i := range from {
-			from[i] = s.fundedWallet(node, fmt.Sprintf("bench %d of %d (%d clients, sponsored %v, limited %v)", i, n, c.clients, c.sponsor, c.limited), 10, 0)
-		}
+		from := pool[:n]
 		name := fmt.Sprintf("addresses=%d/clients=%d", n, c.clients)
 		if c.sponsor {
 			name += "/sponsored"

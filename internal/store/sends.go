@@ -161,32 +161,12 @@ func (s *Store) ClaimSend(ctx context.Context, id string, updatedAt, now, until 
 // GasCost is what one sponsored send cost, or may still cost, on its network (decimal wei, or lamports).
 type GasCost struct{ Network, Wei string }
 
-// rowsReader reads rows: a transaction, or the store outside any (storeRows).
-type rowsReader interface {
-	rows(ctx context.Context, q string, args ...any) (rowScanner, error)
-}
-
-func (t *Tx) rows(ctx context.Context, q string, args ...any) (rowScanner, error) {
-	return t.query(ctx, q, args...)
-}
-
-// storeRows reads rows with the store's read path, durable once closed (durable.go).
-type storeRows struct{ s *Store }
-
-func (r storeRows) rows(ctx context.Context, q string, args ...any) (rowScanner, error) {
-	rows, err := r.s.query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	return rows, nil
-}
-
 // SponsoredGasCosts lists what sponsored sends cost since a time (unix nanoseconds): those a billing organization's
 // sponsor paid for, or (orgID not "") those of one of its organizations. A mined send (included, or reverted) counts
 // at its receipt's cost; a signed one not mined yet at the most it may cost (gas limit × fee cap), reserved until its
 // receipt, however long ago it was signed.
 func (s *Store) SponsoredGasCosts(ctx context.Context, sponsorOrg, orgID string, since int64) ([]GasCost, error) {
-	return sponsoredGasCosts(ctx, storeRows{s}, sponsorOrg, orgID, since)
+	return sponsoredGasCosts(ctx, s, sponsorOrg, orgID, since)
 }
 
 // SponsoredGasCosts is Store.SponsoredGasCosts in the transaction, which holds LockSponsorSpend: what it reads stays
@@ -195,7 +175,7 @@ func (t *Tx) SponsoredGasCosts(ctx context.Context, sponsorOrg, orgID string, si
 	return sponsoredGasCosts(ctx, t, sponsorOrg, orgID, since)
 }
 
-func sponsoredGasCosts(ctx context.Context, on rowsReader, sponsorOrg, orgID string, since int64) ([]GasCost, error) {
+func sponsoredGasCosts(ctx context.Context, on queryer, sponsorOrg, orgID string, since int64) ([]GasCost, error) {
 	q := "SELECT network, gas_cost_wei FROM send_transactions WHERE sponsor_org = ? AND status IN (?, ?, ?) AND gas_cost_wei <> '' AND (updated_at >= ? OR status = ?)"
 	args := []any{sponsorOrg, SendIncluded, SendFailed, SendBroadcasting, since, SendBroadcasting}
 	if orgID != "" {
