@@ -701,9 +701,13 @@ func TestEthSendTransactionSlowNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waiting, err := s.root.WaitForSendTransaction(bg, s.boot.OrganizationID, id, 1500*time.Millisecond)
-	if err == nil || waiting.TxStatus != api.TxStatusInitialized || !strings.Contains(waiting.TxError, "did not answer") {
-		t.Fatalf("while the node is slow: %+v %v", waiting, err)
+	var waiting *api.GetSendTransactionStatusResponse
+	waitFor(t, "the send saying the node does not answer", func() bool {
+		waiting, err = s.root.GetSendTransactionStatus(bg, s.boot.OrganizationID, id)
+		return err == nil && strings.Contains(waiting.TxError, "did not answer")
+	})
+	if waiting.TxStatus != api.TxStatusInitialized {
+		t.Fatalf("while the node is slow: %+v", waiting)
 	}
 	delay.Store(0)
 	st, err := s.waitSend(id)
