@@ -325,17 +325,26 @@ func TestBitcoinSigning(t *testing.T) {
 
 // tronTransfer encodes a Transaction.raw of one TransferContract (protobuf, by hand).
 func tronTransfer(owner, to string, amount uint64) []byte {
-	field := func(num int, data []byte) []byte {
-		return append(binary.AppendUvarint(binary.AppendUvarint(nil, uint64(num)<<3|2), uint64(len(data))), data...)
-	}
-	addr := func(a string) []byte { b, _, _ := base58.CheckDecode(a); return append([]byte{0x41}, b...) }
-	value := append(append(field(1, addr(owner)), field(2, addr(to))...), binary.AppendUvarint([]byte{3 << 3}, amount)...)
-	any := append(field(1, []byte("type.googleapis.com/protocol.TransferContract")), field(2, value)...)
-	raw := append(field(1, []byte{0xc3, 0xe8}), field(4, []byte{1, 2, 3, 4, 5, 6, 7, 8})...)
+	value := append(append(protoLen(1, tronAddr(owner)), protoLen(2, tronAddr(to))...), binary.AppendUvarint([]byte{3 << 3}, amount)...)
+	return tronRaw(1, "TransferContract", value)
+}
+
+// tronRaw encodes a Transaction.raw of one contract of the given type number and name, with its parameter's value.
+func tronRaw(typ uint64, name string, value []byte) []byte {
+	any := append(protoLen(1, []byte("type.googleapis.com/protocol."+name)), protoLen(2, value)...)
+	raw := append(protoLen(1, []byte{0xc3, 0xe8}), protoLen(4, []byte{1, 2, 3, 4, 5, 6, 7, 8})...)
 	raw = append(raw, binary.AppendUvarint([]byte{8 << 3}, 1767229200000)...)
-	raw = append(raw, field(11, append([]byte{1 << 3, 1}, field(2, any)...))...)
+	raw = append(raw, protoLen(11, append(binary.AppendUvarint([]byte{1 << 3}, typ), protoLen(2, any)...))...)
 	return append(raw, binary.AppendUvarint([]byte{14 << 3}, 1767225600000)...)
 }
+
+// protoLen encodes a length-delimited protobuf field.
+func protoLen(num int, data []byte) []byte {
+	return append(binary.AppendUvarint(binary.AppendUvarint(nil, uint64(num)<<3|2), uint64(len(data))), data...)
+}
+
+// tronAddr is a base58 Tron address's 21 bytes.
+func tronAddr(a string) []byte { b, _, _ := base58.CheckDecode(a); return append([]byte{0x41}, b...) }
 
 // A non-root user signs a TRX transfer a tron.tx policy allows; the signature recovers to the account's key. A larger
 // amount is denied; a transaction that does not parse is refused.
