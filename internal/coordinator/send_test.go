@@ -852,78 +852,80 @@ func TestEthSendTransactionSponsored(t *testing.T) {
 // sponsorship refuses sponsored sends.
 func TestSponsoredGasLimits(t *testing.T) {
 	t.Parallel()
-	node := devChain(t)
-	s := sendingStack(t, testdb.SQLite(t), node)
-	org := s.boot.OrganizationID
-	from := s.fundedWallet(node, "limited", 1, 0)
-	_, err := s.root.GetGasUsage(bg, org)
-	expectErr(t, "usage with no configuration", err, apierr.NotFound, "set no gas-spend limits")
-	_, _, err = s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "50000"})
-	expectErr(t, "a long window", err, apierr.InvalidArgument, "from 1 to 43200")
-	res, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"})
-	if err != nil || res.GasUsageConfigID == "" {
-		t.Fatalf("upsert: %+v %v", res, err)
-	}
-	usage, err := s.root.GetGasUsage(bg, org)
-	if err != nil || usage.UsageUsd != "0" || usage.WindowLimitUsd != "1" || usage.WindowDurationMinutes != 60 || !common.IsHexAddress(usage.SponsorAddress) {
-		t.Fatalf("usage before: %+v %v", usage, err)
-	}
-	// The sponsor exists before any sponsored send, so that it can be funded first; it is the one that pays.
-	sponsorAddress := common.HexToAddress(usage.SponsorAddress)
-	funded, err := node.Client().BalanceAt(bg, sponsorAddress, nil)
-	if err != nil || funded.Sign() == 0 {
-		t.Fatalf("the sponsor %s holds %v (%v)", sponsorAddress, funded, err)
-	}
-	yes := true
-	sponsored := func() (string, error) {
-		res, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &yes,
-			Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000d00d", Value: "1"}}})
-		if err != nil {
-			return "", err
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		node := devChain(t)
+		s := sendingStack(t, b, node)
+		org := s.boot.OrganizationID
+		from := s.fundedWallet(node, "limited", 1, 0)
+		_, err := s.root.GetGasUsage(bg, org)
+		expectErr(t, "usage with no configuration", err, apierr.NotFound, "set no gas-spend limits")
+		_, _, err = s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "50000"})
+		expectErr(t, "a long window", err, apierr.InvalidArgument, "from 1 to 43200")
+		res, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"})
+		if err != nil || res.GasUsageConfigID == "" {
+			t.Fatalf("upsert: %+v %v", res, err)
 		}
-		return res.SendTransactionStatusID, nil
-	}
-	id, err := sponsored()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.waitSend(id); err != nil {
-		t.Fatal(err)
-	}
-	usage, err = s.root.GetGasUsage(bg, org)
-	if err != nil || usage.UsageUsd == "0" || usage.UsageWei == "0" || usage.SponsorAddress != sponsorAddress.Hex() {
-		t.Fatalf("usage after one sponsored send: %+v %v", usage, err)
-	}
-	if left, err := node.Client().BalanceAt(bg, sponsorAddress, nil); err != nil || new(big.Int).Sub(funded, left).String() != usage.UsageWei {
-		t.Errorf("the sponsor paid %v, the usage says %s wei (%v)", new(big.Int).Sub(funded, left), usage.UsageWei, err)
-	}
-	// A limit a twentieth above the spend: the spend has not reached it, so a second sponsored send is accepted, but
-	// what it may cost would pass it, and the worker refuses it before signing anything.
-	limit := justAbove(t, usage.UsageUsd)
-	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: limit, SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
-		t.Fatal(err)
-	}
-	id, err = sponsored()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.waitSend(id); err == nil || !strings.Contains(err.Error(), "past its limit of "+limit+" USD") {
-		t.Errorf("a sponsored send that would pass the limit: %v", err)
-	}
-	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "0.000001", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
-		t.Fatal(err)
-	}
-	_, err = sponsored()
-	expectErr(t, "a sponsored send past the limit", err, apierr.ResourceExhausted, "at or past its limit of 0.000001 USD")
-	if _, err := s.waitSend(mustSend(t, s, from, caip2(node), api.EthCallParams{To: "0x000000000000000000000000000000000000d00d", Value: "1"})); err != nil {
-		t.Errorf("a send the account pays, past the sponsor's limit: %v", err)
-	}
-	no := false
-	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "100", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60", Enabled: &no}); err != nil {
-		t.Fatal(err)
-	}
-	_, err = sponsored()
-	expectErr(t, "sponsorship disabled", err, apierr.FailedPrecondition, "gas sponsorship is disabled")
+		usage, err := s.root.GetGasUsage(bg, org)
+		if err != nil || usage.UsageUsd != "0" || usage.WindowLimitUsd != "1" || usage.WindowDurationMinutes != 60 || !common.IsHexAddress(usage.SponsorAddress) {
+			t.Fatalf("usage before: %+v %v", usage, err)
+		}
+		// The sponsor exists before any sponsored send, so that it can be funded first; it is the one that pays.
+		sponsorAddress := common.HexToAddress(usage.SponsorAddress)
+		funded, err := node.Client().BalanceAt(bg, sponsorAddress, nil)
+		if err != nil || funded.Sign() == 0 {
+			t.Fatalf("the sponsor %s holds %v (%v)", sponsorAddress, funded, err)
+		}
+		yes := true
+		sponsored := func() (string, error) {
+			res, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &yes,
+				Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000d00d", Value: "1"}}})
+			if err != nil {
+				return "", err
+			}
+			return res.SendTransactionStatusID, nil
+		}
+		id, err := sponsored()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.waitSend(id); err != nil {
+			t.Fatal(err)
+		}
+		usage, err = s.root.GetGasUsage(bg, org)
+		if err != nil || usage.UsageUsd == "0" || usage.UsageWei == "0" || usage.SponsorAddress != sponsorAddress.Hex() {
+			t.Fatalf("usage after one sponsored send: %+v %v", usage, err)
+		}
+		if left, err := node.Client().BalanceAt(bg, sponsorAddress, nil); err != nil || new(big.Int).Sub(funded, left).String() != usage.UsageWei {
+			t.Errorf("the sponsor paid %v, the usage says %s wei (%v)", new(big.Int).Sub(funded, left), usage.UsageWei, err)
+		}
+		// A limit a twentieth above the spend: the spend has not reached it, so a second sponsored send is accepted, but
+		// what it may cost would pass it, and the worker refuses it before signing anything.
+		limit := justAbove(t, usage.UsageUsd)
+		if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: limit, SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
+			t.Fatal(err)
+		}
+		id, err = sponsored()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.waitSend(id); err == nil || !strings.Contains(err.Error(), "past its limit of "+limit+" USD") {
+			t.Errorf("a sponsored send that would pass the limit: %v", err)
+		}
+		if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "0.000001", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = sponsored()
+		expectErr(t, "a sponsored send past the limit", err, apierr.ResourceExhausted, "at or past its limit of 0.000001 USD")
+		if _, err := s.waitSend(mustSend(t, s, from, caip2(node), api.EthCallParams{To: "0x000000000000000000000000000000000000d00d", Value: "1"})); err != nil {
+			t.Errorf("a send the account pays, past the sponsor's limit: %v", err)
+		}
+		no := false
+		if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "100", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60", Enabled: &no}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = sponsored()
+		expectErr(t, "sponsorship disabled", err, apierr.FailedPrecondition, "gas sponsorship is disabled")
+	})
 }
 
 // justAbove is a USD amount a twentieth above usd: under it, but below what any sponsored send may cost on top.
@@ -942,68 +944,70 @@ func justAbove(t *testing.T, usd string) string {
 // spend past the limit, and the others fail with the limit's reason.
 func TestSponsoredGasLimitHoldsForSendsSubmittedTogether(t *testing.T) {
 	t.Parallel()
-	node := devChain(t)
-	s := sendingStack(t, testdb.SQLite(t), node)
-	org := s.boot.OrganizationID
-	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
-		t.Fatal(err)
-	}
-	var accounts []string
-	for i := range 6 {
-		accounts = append(accounts, s.fundedWallet(node, fmt.Sprintf("together %d", i), 1, 0))
-	}
-	yes := true
-	first, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: accounts[0], Caip2: caip2(node), Sponsor: &yes,
-		Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000d00f", Value: "1"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.waitSend(first.SendTransactionStatusID); err != nil {
-		t.Fatal(err)
-	}
-	measured, err := s.root.GetGasUsage(bg, org)
-	if err != nil {
-		t.Fatal(err)
-	}
-	one, _ := strconv.ParseFloat(measured.UsageUsd, 64) // what a first sponsored send of an account costs
-	limit := 2.7 * one                                  // the first's cost, and about one and a half sends more
-	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: strconv.FormatFloat(limit, 'f', -1, 64),
-		SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
-		t.Fatal(err)
-	}
-	accounts = accounts[1:]
-	var ids []string
-	for _, from := range accounts {
-		res, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &yes,
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		node := devChain(t)
+		s := sendingStack(t, b, node)
+		org := s.boot.OrganizationID
+		if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
+			t.Fatal(err)
+		}
+		var accounts []string
+		for i := range 6 {
+			accounts = append(accounts, s.fundedWallet(node, fmt.Sprintf("together %d", i), 1, 0))
+		}
+		yes := true
+		first, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: accounts[0], Caip2: caip2(node), Sponsor: &yes,
 			Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000d00f", Value: "1"}}})
 		if err != nil {
-			expectErr(t, "a sponsored send after one was signed", err, apierr.ResourceExhausted, "at or past its limit")
-			continue
+			t.Fatal(err)
 		}
-		ids = append(ids, res.SendTransactionStatusID)
-	}
-	included, refused := 0, 0
-	for _, id := range ids {
-		st, err := s.waitSend(id)
-		switch {
-		case err == nil && st.TxStatus == "INCLUDED":
-			included++
-		case err == nil:
-			t.Errorf("send %s: %+v", id, st)
-		case strings.Contains(err.Error(), "past its limit"):
-			refused++
-		default:
-			t.Errorf("send %s failed for another reason: %v", id, err)
+		if _, err := s.waitSend(first.SendTransactionStatusID); err != nil {
+			t.Fatal(err)
 		}
-	}
-	usage, err := s.root.GetGasUsage(bg, org)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spent, _ := strconv.ParseFloat(usage.UsageUsd, 64)
-	if included == 0 || refused == 0 || spent > limit {
-		t.Fatalf("%d of %d sponsored sends submitted together paid for, %d refused: %s USD spent under a limit of %v", included, len(ids), refused, usage.UsageUsd, limit)
-	}
+		measured, err := s.root.GetGasUsage(bg, org)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one, _ := strconv.ParseFloat(measured.UsageUsd, 64) // what a first sponsored send of an account costs
+		limit := 2.7 * one                                  // the first's cost, and about one and a half sends more
+		if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: strconv.FormatFloat(limit, 'f', -1, 64),
+			SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
+			t.Fatal(err)
+		}
+		accounts = accounts[1:]
+		var ids []string
+		for _, from := range accounts {
+			res, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &yes,
+				Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000d00f", Value: "1"}}})
+			if err != nil {
+				expectErr(t, "a sponsored send after one was signed", err, apierr.ResourceExhausted, "at or past its limit")
+				continue
+			}
+			ids = append(ids, res.SendTransactionStatusID)
+		}
+		included, refused := 0, 0
+		for _, id := range ids {
+			st, err := s.waitSend(id)
+			switch {
+			case err == nil && st.TxStatus == "INCLUDED":
+				included++
+			case err == nil:
+				t.Errorf("send %s: %+v", id, st)
+			case strings.Contains(err.Error(), "past its limit"):
+				refused++
+			default:
+				t.Errorf("send %s failed for another reason: %v", id, err)
+			}
+		}
+		usage, err := s.root.GetGasUsage(bg, org)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spent, _ := strconv.ParseFloat(usage.UsageUsd, 64)
+		if included == 0 || refused == 0 || spent > limit {
+			t.Fatalf("%d of %d sponsored sends submitted together paid for, %d refused: %s USD spent under a limit of %v", included, len(ids), refused, usage.UsageUsd, limit)
+		}
+	})
 }
 
 // Sponsored sends of one account submitted together each take their own sponsored-batch nonce: none reverts for a
