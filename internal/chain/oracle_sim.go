@@ -1,0 +1,79 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/sigil/sigil/internal/contracts"
+)
+
+// The prices of the dev chain's lending markets. Aave v3's oracle (AaveOracle over one Chainlink-style feed per asset,
+// USD with 8 decimals) is where the dev chain keeps them; Morpho Blue's oracles (a price of the collateral in loan
+// units, scaled by 10^36) follow from it: the USDC/WETH market's is WETH's price in USDC, the vault-collateral
+// market's the value of one vault share (the vault's convertToAssets) in USDT. The simulator keeps them in step at
+// every step, so a vault that earns raises what its shares may borrow, and SetPrice moves a price on both protocols at
+// once: that is how a position becomes liquidatable on the dev chain (the keeper then liquidates it, keeper.go).
+
+// pricedAssets are the assets whose USD price SetPrice moves (fixture names).
+var pricedAssets = []string{contracts.USDC, contracts.USDT, contracts.WETH}
+
+// SetPrice makes asset (USDC, USDT or weth) worth usd8 US dollars with 8 decimals (3000_0000_0000 is $3,000) on Aave
+// v3 and on both Morpho markets. Aave's feeds answer a fixed price, as its mocks do, so the price is a new feed for the
+// asset, set as a pool admin sets a source (AaveOracle.setAssetSources): Aave's own code reads it from the next block.
+func (s *Simulator) SetPrice(ctx context.Context, asset string, usd8 *big.Int) error {
+	if !slices.Contains(pricedAssets, asset) {
+		return fmt.Errorf("chain: simulator: %q has no price (%v)", asset, pricedAssets)
+	}
+	if usd8.Sign() <= 0 {
+		return fmt.Errorf("chain: simulator: a price must be above 0, got %s", usd8)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data, err := contracts.MustLoad(contracts.AaveMockAggregator).DeployData(usd8)
+	if err != nil {
+		return err
+	}
+	receipt, err := s.sender.Transact(ctx, nil, nil, data)
+	if err != nil {
+		return fmt.Errorf("chain: simulator: deploy a price feed: %w", err)
+	}
+	if err := sendTo(ctx, s.sender, s.addresses, contracts.AaveOracleName, nil, "setAssetSources",
+		[]common.Address{s.addresses[asset]}, []common.Address{receipt.ContractAddress}); err != nil {
+		return err
+	}
+	st := &step{s: s, ctx: ctx, report: StepReport{Paid: map[string]*big.Int{}}}
+	st.oracles()
+	return st.err
+}
+
+// Price is asset's USD price on Aave v3's oracle, 8 decimals.
+func (s *Simulator) Price(ctx context.Context, asset string) (*big.Int, error) {
+	return readUint(ctx, s.client, s.addresses, contracts.AaveOracleName, "getAssetPrice", s.addresses[asset])
+}
+
+// oracles sets each Morpho oracle to the price that follows from Aave's, when it differs (so an idle chain stays idle:
+// no transaction, no block).
+func (st *step) oracles() {
+	usd := map[string]*big.Int{}
+	for _, asset := range pricedAssets {
+		usd[asset] = st.read(contracts.AaveOracleName, "getAssetPrice", st.s.addresses[asset])
+	}
+	one := big.NewInt(1_000_000) // one whole svUSDC share (6 decimals)
+	share := st.read(contracts.VaultUSDC, "convertToAssets", one)
+	if st.err != nil {
+		return
+	}
+	shareUSD := new(big.Int).Div(new(big.Int).Mul(usd[contracts.USDC], share), one)
+	for oracle, price := range map[string]*big.Int{
+		contracts.MorphoOracle:      contracts.MorphoOraclePrice(usd[contracts.WETH], usd[contracts.USDC], 18, 6),
+		contracts.MorphoVaultOracle: contracts.MorphoOraclePrice(shareUSD, usd[contracts.USDT], 6, 6),
+	} {
+		if st.read(oracle, "price").Cmp(price) != 0 {
+			st.send(oracle, nil, "setPrice", price)
+		}
+	}
+}
