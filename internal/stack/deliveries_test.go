@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -69,6 +70,17 @@ func TestStackPostingNoWebhookDeliveries(t *testing.T) {
 		t.Fatal("no delivery waits in the outbox")
 	}
 
-	start(t, stack.Config{Dir: t.TempDir(), DatabaseURL: db.URL, NoDevChain: true, MasterKeyFile: filepath.Join(db.Dir, "master.key")})
+	// The other process serves the same root organization: its data directory has the first start's records.
+	other := t.TempDir()
+	for _, name := range []string{stack.BootstrapFile, stack.AuthProxyIdentityFile} {
+		data, err := os.ReadFile(filepath.Join(db.Dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(other, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start(t, stack.Config{Dir: other, DatabaseURL: db.URL, NoDevChain: true, MasterKeyFile: filepath.Join(db.Dir, "master.key")})
 	testwait.Until(t, "the other process to post every delivery", func() bool { return posted.Load() > 0 && pending() == 0 })
 }
