@@ -14,9 +14,9 @@ import (
 // The prices of the dev chain's lending markets. Aave v3's oracle (AaveOracle over one Chainlink-style feed per asset,
 // USD with 8 decimals) is where the dev chain keeps them; Morpho Blue's oracles (a price of the collateral in loan
 // units, scaled by 10^36) follow from it: the USDC/WETH market's is WETH's price in USDC, the vault-collateral
-// market's the value of one vault share (the vault's convertToAssets) in USDT. The simulator keeps them in step at
-// every step, so a vault that earns raises what its shares may borrow, and SetPrice moves a price on both protocols at
-// once: that is how a position becomes liquidatable on the dev chain (the keeper then liquidates it, keeper.go).
+// market's the value of one vault share (the vault's convertToAssets) in USDT. SetPrice moves a price on both protocols
+// at once and brings both Morpho oracles in step (the vault's share price included; the simulator's steps leave them,
+// so that a step sends no transaction beyond the yield it pays and an idle chain stays idle): that is how a position becomes liquidatable on the dev chain (the keeper then liquidates it, keeper.go).
 
 // pricedAssets are the assets whose USD price SetPrice moves (fixture names).
 var pricedAssets = []string{contracts.USDC, contracts.USDT, contracts.WETH}

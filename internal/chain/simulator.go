@@ -99,7 +99,7 @@ func (s *Simulator) Step(ctx context.Context) (StepReport, error) {
 	elapsed := head.Time - s.lastTime
 	report.Elapsed = time.Duration(elapsed) * time.Second
 	st := &step{s: s, ctx: ctx, elapsed: new(big.Int).SetUint64(elapsed), report: report}
-	for _, pay := range []func(){st.vaults, st.lending, st.staking, st.allocators, st.oracles} {
+	for _, pay := range []func(){st.vaults, st.lending, st.staking, st.allocators} {
 		pay()
 		if st.err != nil {
 			return report, fmt.Errorf("chain: simulator: %w", st.err)
