@@ -190,24 +190,6 @@ func (k *Keeper) balance(ctx context.Context, token, holder common.Address) (*bi
 	return out[0].(*big.Int), nil
 }
 
-// Morpho Blue's constants (ConstantsLib): the liquidation incentive factor is min(1.15, 1 / (1 − 0.3 × (1 − LLTV))).
-var (
-	morphoMaxLIF       = big.NewInt(1_150_000_000_000_000_000)
-	morphoCursor       = big.NewInt(300_000_000_000_000_000)
-	morphoOracleScale  = new(big.Int).Exp(big.NewInt(10), big.NewInt(36), nil)
-	morphoVirtualShare = big.NewInt(1_000_000)
-)
-
-// MorphoLIF is Morpho Blue's liquidation incentive factor of a market with that LLTV (both WAD).
-func MorphoLIF(lltv *big.Int) *big.Int {
-	den := new(big.Int).Sub(one18, new(big.Int).Div(new(big.Int).Mul(morphoCursor, new(big.Int).Sub(one18, lltv)), one18))
-	lif := new(big.Int).Div(new(big.Int).Mul(one18, one18), den)
-	if lif.Cmp(morphoMaxLIF) > 0 {
-		return new(big.Int).Set(morphoMaxLIF)
-	}
-	return lif
-}
-
 // morpho liquidates every borrower of the market whose debt exceeds what its collateral may carry: its whole debt when
 // the collateral covers it with the incentive, else all of its collateral (the rest is bad debt, which Morpho
 // realises).
@@ -242,13 +224,12 @@ func (k *Keeper) morpho(ctx context.Context, params contracts.MorphoMarketParams
 		if shares.Sign() == 0 {
 			continue
 		}
-		// SharesMathLib.toAssetsUp, with Morpho's virtual shares and assets.
-		borrowed := mulDivUp(shares, new(big.Int).Add(totalBorrowAssets, big.NewInt(1)), new(big.Int).Add(totalBorrowShares, morphoVirtualShare))
-		maxBorrow := new(big.Int).Div(new(big.Int).Mul(new(big.Int).Div(new(big.Int).Mul(collateral, price), morphoOracleScale), params.Lltv), one18)
+		borrowed := abis.MorphoToAssetsUp(shares, totalBorrowAssets, totalBorrowShares)
+		maxBorrow := new(big.Int).Div(new(big.Int).Mul(new(big.Int).Div(new(big.Int).Mul(collateral, price), abis.MorphoOraclePriceScale), params.Lltv), one18)
 		if borrowed.Cmp(maxBorrow) <= 0 {
 			continue
 		}
-		seizeAll := new(big.Int).Div(new(big.Int).Mul(new(big.Int).Div(new(big.Int).Mul(borrowed, MorphoLIF(params.Lltv)), one18), morphoOracleScale), price)
+		seizeAll := new(big.Int).Div(new(big.Int).Mul(new(big.Int).Div(new(big.Int).Mul(borrowed, abis.MorphoLIF(params.Lltv)), one18), abis.MorphoOraclePriceScale), price)
 		seized, repaidShares := new(big.Int), shares
 		if seizeAll.Cmp(collateral) > 0 {
 			seized, repaidShares = collateral, new(big.Int)
@@ -263,10 +244,4 @@ func (k *Keeper) morpho(ctx context.Context, params contracts.MorphoMarketParams
 		done = append(done, Liquidation{Protocol: "morpho", Borrower: user, TxHash: hash})
 	}
 	return done, nil
-}
-
-func mulDivUp(x, y, d *big.Int) *big.Int {
-	n := new(big.Int).Mul(x, y)
-	n.Add(n, new(big.Int).Sub(d, big.NewInt(1)))
-	return n.Div(n, d)
 }

@@ -145,12 +145,12 @@ func (e *marketEntry) queueMorphoAccount(b *batch, user common.Address) func(m m
 			return new(big.Int)
 		}
 		shares, collateral := get(1), get(2)
-		borrowed := toAssetsUp(shares, m.market.TotalBorrowAssets, m.market.TotalBorrowShares)
+		borrowed := abis.MorphoToAssetsUp(shares, m.market.TotalBorrowAssets, m.market.TotalBorrowShares)
 		lltv := fraction(e.params.Lltv, wad)
 		coll := e.collaterals[0]
 		a := &account{e: e, supplied: map[common.Address]*big.Int{coll: collateral}, owed: map[common.Address]*big.Int{e.loan: borrowed},
 			usedAsCollateral: map[common.Address]bool{coll: true},
-			price:            map[common.Address]*big.Rat{e.loan: big.NewRat(1, 1), coll: new(big.Rat).SetFrac(price, oraclePriceScale)},
+			price:            map[common.Address]*big.Rat{e.loan: big.NewRat(1, 1), coll: new(big.Rat).SetFrac(price, abis.MorphoOraclePriceScale)},
 			assetThreshold:   map[common.Address]*big.Rat{coll: lltv}, morphoBorrowShares: shares,
 			baseDecimals: e.cfg.LoanToken.Decimals, currency: e.cfg.LoanToken.Symbol, maxLtv: lltv, threshold: lltv}
 		a.available = new(big.Int).Sub(m.market.TotalSupplyAssets, m.market.TotalBorrowAssets)

@@ -235,6 +235,9 @@ func (r *borrowRequest) plan(a *account, balance, allowance, liquidity *big.Int)
 		}
 		return afterApprovals(approvals(t, r.asset, e.contract, r.amount, allowance, r.maxAppr), e.supplyStep(r)), r.amount, zero, nil
 	case "borrow":
+		if a.collateral.Sign() == 0 {
+			return nil, nil, nil, fieldError("args.marketId", "the address has no collateral in %s: supply some first", e.cfg.ID)
+		}
 		hf := a.healthAfter(r.asset, zero, r.amount)
 		if hf != nil && hf.Cmp(big.NewRat(1, 1)) < 0 {
 			return nil, nil, nil, fieldError("args.amount", "borrowing %s would leave the health factor at %s, under 1: the position "+

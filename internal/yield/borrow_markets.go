@@ -232,6 +232,6 @@ func (e *marketEntry) morphoMarketDTO(m morphoRead) marketDTO {
 	d.BorrowRate = apyContinuous(m.rate)
 	lltv := ratString(fraction(e.params.Lltv, wad))
 	d.CollateralTokens = []collateralDTO{{Token: e.cfg.CollateralTokens[0].dto(e.network.ID), MaxLtv: lltv, LiquidationThreshold: lltv,
-		LiquidationPenalty: ratString(new(big.Rat).Sub(fraction(morphoLIF(e.params.Lltv), wad), big.NewRat(1, 1))), SupplyRate: "0"}}
+		LiquidationPenalty: ratString(new(big.Rat).Sub(fraction(abis.MorphoLIF(e.params.Lltv), wad), big.NewRat(1, 1))), SupplyRate: "0"}}
 	return d
 }

@@ -156,31 +156,6 @@ func wTaylorCompounded(x, n *big.Int) *big.Int {
 	return first.Add(first, second).Add(first, third)
 }
 
-// Morpho's SharesMathLib, with its virtual shares and assets.
-var virtualShares = big.NewInt(1_000_000)
-
-func toAssetsUp(shares, totalAssets, totalShares *big.Int) *big.Int {
-	n := new(big.Int).Mul(shares, new(big.Int).Add(totalAssets, big.NewInt(1)))
-	d := new(big.Int).Add(totalShares, virtualShares)
-	n.Add(n, new(big.Int).Sub(d, big.NewInt(1)))
-	return n.Div(n, d)
-}
-
-// oraclePriceScale is Morpho's ORACLE_PRICE_SCALE.
-var oraclePriceScale = new(big.Int).Exp(big.NewInt(10), big.NewInt(36), nil)
-
-// morphoLIF is Morpho Blue's liquidation incentive factor: min(1.15, 1 / (1 − 0.3 × (1 − LLTV))), WAD.
-func morphoLIF(lltv *big.Int) *big.Int {
-	cursor := big.NewInt(300_000_000_000_000_000)
-	maxLIF := big.NewInt(1_150_000_000_000_000_000)
-	den := new(big.Int).Sub(wad, wMulDown(cursor, new(big.Int).Sub(wad, lltv)))
-	lif := new(big.Int).Div(new(big.Int).Mul(wad, wad), den)
-	if lif.Cmp(maxLIF) > 0 {
-		return maxLIF
-	}
-	return lif
-}
-
 // verifyMarkets reads, once at start, what never changes of each market and checks the catalogue against it: token
 // decimals; for Aave, that every token is a reserve of the pool (its aToken and debt tokens are kept) and has a price
 // on the oracle; for Morpho, that the market exists with exactly the catalogue's parameters.
@@ -231,12 +206,13 @@ func (e *marketEntry) queueChecks(b *batch) []func() error {
 				})
 			}
 			reserve := readReserveDataWith(b, &abis.AaveV3Borrowing, e.contract, a)
-			price := b.uint(e.oracle, &abis.AaveOracle, "getAssetPrice", a)
+			// AaveOracle reverts for an asset without a source (and no fallback oracle): that is "no price" too.
+			price := b.optionalUint(e.oracle, &abis.AaveOracle, "getAssetPrice", a)
 			checks = append(checks, func() error {
 				if reserve.ATokenAddress == (common.Address{}) {
 					return fmt.Errorf("%s: %s is not a reserve of the pool %s", e.cfg.ID, t.Symbol, e.contract.Hex())
 				}
-				if price.Sign() == 0 {
+				if p := price(); p == nil || p.Sign() == 0 {
 					return fmt.Errorf("%s: the oracle %s has no price of %s", e.cfg.ID, e.oracle.Hex(), t.Symbol)
 				}
 				e.reserves[a] = &aaveReserve{aToken: reserve.ATokenAddress, variableDebt: reserve.VariableDebtTokenAddress,
