@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/sigil/sigil/internal/contracts"
 	"github.com/sigil/sigil/internal/store"
@@ -200,4 +202,96 @@ func TestBorrowMorphoAgainstAVault(t *testing.T) {
 			t.Fatalf("history %+v", history)
 		}
 	})
+}
+
+// wrap turns eth of the wallet's ether into WETH (WETH9's deposit), signed by the wallet.
+func (w *wallet) wrap(eth string) {
+	w.e.t.Helper()
+	ctx := context.Background()
+	nonce, err := w.e.eth.PendingNonceAt(ctx, w.addr)
+	if err != nil {
+		w.e.t.Fatal(err)
+	}
+	weth := w.e.addr(contracts.WETH)
+	data, _ := contracts.MustLoad(contracts.WrappedEther).Pack("deposit")
+	gas, err := w.e.eth.EstimateGas(ctx, ethereum.CallMsg{From: w.addr, To: &weth, Value: baseUnits(eth, 18), Data: data})
+	if err != nil {
+		w.e.t.Fatal(err)
+	}
+	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: w.e.chainID, Nonce: nonce, GasTipCap: big.NewInt(1e9),
+		GasFeeCap: big.NewInt(100e9), Gas: gas, To: &weth, Value: baseUnits(eth, 18), Data: data}),
+		types.LatestSignerForChainID(w.e.chainID), w.key)
+	if err != nil {
+		w.e.t.Fatal(err)
+	}
+	if r := w.send(tx); r.Status != types.ReceiptStatusSuccessful {
+		w.e.t.Fatal("WETH deposit reverted")
+	}
+}
+
+// Morpho Blue's USDC/WETH market, to the end of a position: a withdrawal that would leave the health factor under 1 is
+// refused with the number, a partial repayment lowers the debt, and when WETH falls below what covers the debt with
+// Morpho's incentive, the keeper seizes all the collateral and Morpho writes the rest off as bad debt, which the
+// history shows; the address then holds no position.
+func TestBorrowMorphoBadDebt(t *testing.T) {
+	e := newEnv(t, envOptions{fresh: true})
+	id := e.marketID(IntegrationMorpho, "USDC", "WETH")
+	w := e.newWallet("2", nil)
+	w.wrap("1")
+	a, _ := w.borrowAction(e.key10, "supply", map[string]any{"marketId": id, "amount": "1"}, 201)
+	if len(a.Transactions) != 2 || selector(unsigned(t, a.Transactions[1]).Data) != "0x238d6579" {
+		t.Fatalf("supply %+v", a)
+	}
+	w.execute(e.key10, a)
+	// 1 WETH at 3,000 USDC and an 86% LLTV carries 2,580 USDC.
+	_, r := w.borrowAction(e.key10, "borrow", map[string]any{"marketId": id, "amount": "2581"}, 400)
+	if !strings.Contains(string(r.body), "health factor at 0.99961255") {
+		t.Errorf("a borrow just over the LLTV: %s", r.body)
+	}
+	a, _ = w.borrowAction(e.key10, "borrow", map[string]any{"marketId": id, "amount": "2000"}, 201)
+	if selector(unsigned(t, a.Transactions[0]).Data) != "0x50d8cd4b" || *a.Metadata.HealthFactor.Predicted != "1.29" {
+		t.Errorf("borrow %+v", a.Metadata)
+	}
+	w.execute(e.key10, a)
+
+	// Half the collateral out would leave 1,290 USDC of capacity against 2,000 of debt.
+	_, r = w.borrowAction(e.key10, "withdraw", map[string]any{"marketId": id, "amount": "0.5"}, 400)
+	if !strings.Contains(string(r.body), "withdrawing 0.5 WETH would leave the health factor at 0.644999") {
+		t.Errorf("a withdrawal under 1: %s", r.body)
+	}
+	a, _ = w.borrowAction(e.key10, "repay", map[string]any{"marketId": id, "amount": "500"}, 201)
+	if len(a.Transactions) != 2 || selector(unsigned(t, a.Transactions[1]).Data) != "0x20b76e81" {
+		t.Fatalf("repay %+v", a)
+	}
+	w.execute(e.key10, a)
+	ps := e.positions(e.key10, w.addr, id)
+	if len(ps) != 1 || len(ps[0].Debt) != 1 || !strings.HasPrefix(ps[0].Debt[0].Amount, "1500.") || ps[0].Collateral[0].Amount != "1" ||
+		ps[0].TotalCollateralValue != "3000" || !strings.HasPrefix(*ps[0].HealthFactor, "1.7199") || ps[0].Status != "healthy" {
+		t.Fatalf("after repaying 500: %+v", ps)
+	}
+
+	// At 1,200 USDC a WETH, 1 WETH with Morpho's 4.38% incentive covers about 1,149.6 USDC of the 1,500 owed.
+	if err := e.chain.Simulator().SetPrice(context.Background(), contracts.WETH, big.NewInt(1200_00000000)); err != nil {
+		t.Fatal(err)
+	}
+	if ps = e.positions(e.key10, w.addr, id); ps[0].Status != "liquidatable" || !strings.HasPrefix(*ps[0].HealthFactor, "0.6879") {
+		t.Fatalf("after the fall: %+v", ps[0])
+	}
+	done, err := e.chain.Keeper().Run(context.Background())
+	if err != nil || len(done) != 1 || done[0].Borrower != w.addr || done[0].Protocol != "morpho" {
+		t.Fatalf("keeper: %+v, %v", done, err)
+	}
+	var history struct{ Items []liquidationDTO }
+	e.mustCall(e.key10, "GET", "/v1/liquidations?address="+w.addr.Hex()+"&marketId="+id, nil, 200, &history)
+	if len(history.Items) != 1 {
+		t.Fatalf("history %+v", history)
+	}
+	l := history.Items[0]
+	if l.CollateralSeized.Amount != "1" || !strings.HasPrefix(l.DebtRepaid.Amount, "1149.6") || l.BadDebt == nil ||
+		!strings.HasPrefix(l.BadDebt.Amount, "350.") || l.TransactionHash != done[0].TxHash.Hex() || *l.MarketID != id {
+		t.Errorf("liquidation %+v (bad debt %+v)", l, l.BadDebt)
+	}
+	if ps = e.positions(e.key10, w.addr, id); len(ps) != 0 {
+		t.Errorf("after the liquidation: %+v", ps)
+	}
 }
