@@ -119,6 +119,9 @@ func (c Config) validate() (host string, port int, err error) {
 	if c.BlockPeriod < 0 || c.Simulator.Period < 0 || c.KeeperPeriod < 0 {
 		return "", 0, fmt.Errorf("chain: block, simulator and keeper periods must not be negative")
 	}
+	if w := c.Simulator.PriceWalkBps; w < 0 || w > 5_000 {
+		return "", 0, fmt.Errorf("chain: the price walk is %d bps a step; it must be from 0 (off) to 5000 (50%%)", w)
+	}
 	return host, port, nil
 }
 

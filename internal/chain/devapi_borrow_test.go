@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/rpc"
@@ -78,5 +79,57 @@ func TestSigilNamespace(t *testing.T) {
 	}
 	if err := n.Simulator().SetPrice(ctx, "DAI", big.NewInt(1)); err == nil || !strings.Contains(err.Error(), "has no price") {
 		t.Errorf("SetPrice of DAI: %v", err)
+	}
+}
+
+// With the price walk on, each step moves WETH by 1 to PriceWalkBps basis points on Aave's oracle and the USDC/WETH
+// Morpho oracle with it; the stablecoins stay. A walk over 50% a step is refused at start.
+func TestSimulatorPriceWalk(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	if _, err := Start(ctx, Config{ListenAddr: "127.0.0.1:0", Logger: quietLog, Simulator: SimulatorConfig{PriceWalkBps: 5001}}); err == nil ||
+		!strings.Contains(err.Error(), "price walk") {
+		t.Fatalf("a 50.01%% walk: %v", err)
+	}
+	n, err := Start(ctx, Config{ListenAddr: "127.0.0.1:0", Logger: quietLog, Simulator: SimulatorConfig{PriceWalkBps: 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	sim := n.Simulator()
+	prev, err := sim.Price(ctx, contracts.WETH)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := n.AdvanceTime(time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		report, err := sim.Step(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now, err := sim.Price(ctx, contracts.WETH)
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved := new(big.Int).Abs(new(big.Int).Sub(now, prev))
+		if report.Prices[contracts.WETH].Cmp(now) != 0 || moved.Sign() == 0 ||
+			moved.Cmp(new(big.Int).Div(new(big.Int).Mul(prev, big.NewInt(300)), big.NewInt(10_000))) > 0 {
+			t.Fatalf("WETH went from %s to %s (report %v), want a move of 1 to 300 bps", prev, now, report.Prices)
+		}
+		to := n.Contracts()[contracts.MorphoOracle]
+		data, _ := abis.MorphoOracle.Pack("price")
+		out, err := n.Client().CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := contracts.MorphoOraclePrice(now, big.NewInt(100_000_000), 18, 6); new(big.Int).SetBytes(out).Cmp(want) != 0 {
+			t.Fatalf("the Morpho oracle answers %x, want %s", out, want)
+		}
+		prev = now
+	}
+	if p, _ := sim.Price(ctx, contracts.USDC); p.Cmp(big.NewInt(100_000_000)) != 0 {
+		t.Errorf("USDC moved to %s", p)
 	}
 }

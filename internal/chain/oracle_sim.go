@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -15,8 +16,10 @@ import (
 // USD with 8 decimals) is where the dev chain keeps them; Morpho Blue's oracles (a price of the collateral in loan
 // units, scaled by 10^36) follow from it: the USDC/WETH market's is WETH's price in USDC, the vault-collateral
 // market's the value of one vault share (the vault's convertToAssets) in USDT. SetPrice moves a price on both protocols
-// at once and brings both Morpho oracles in step (the vault's share price included; the simulator's steps leave them,
-// so that a step sends no transaction beyond the yield it pays and an idle chain stays idle): that is how a position becomes liquidatable on the dev chain (the keeper then liquidates it, keeper.go).
+// at once and brings both Morpho oracles in step, the vault's share price included. A simulator step leaves them
+// (so that it sends no transaction beyond the yield it pays, and an idle chain stays idle) unless its price walk is on
+// (SimulatorConfig.PriceWalkBps), which moves WETH a little at every step. Either way a position can become
+// liquidatable, and the keeper then liquidates it (keeper.go).
 
 // pricedAssets are the assets whose USD price SetPrice moves (fixture names).
 var pricedAssets = []string{contracts.USDC, contracts.USDT, contracts.WETH}
@@ -33,21 +36,55 @@ func (s *Simulator) SetPrice(ctx context.Context, asset string, usd8 *big.Int) e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	st := &step{s: s, ctx: ctx, report: StepReport{Paid: map[string]*big.Int{}, Prices: map[string]*big.Int{}}}
+	st.setPrice(asset, usd8)
+	return st.err
+}
+
+// setPrice sets asset's feed on Aave's oracle and brings the Morpho oracles in step.
+func (st *step) setPrice(asset string, usd8 *big.Int) {
+	if st.err != nil {
+		return
+	}
 	data, err := contracts.MustLoad(contracts.AaveMockAggregator).DeployData(usd8)
 	if err != nil {
-		return err
+		st.err = err
+		return
 	}
-	receipt, err := s.sender.Transact(ctx, nil, nil, data)
+	receipt, err := st.s.sender.Transact(st.ctx, nil, nil, data)
 	if err != nil {
-		return fmt.Errorf("chain: simulator: deploy a price feed: %w", err)
+		st.err = fmt.Errorf("chain: simulator: deploy a price feed: %w", err)
+		return
 	}
-	if err := sendTo(ctx, s.sender, s.addresses, contracts.AaveOracleName, nil, "setAssetSources",
-		[]common.Address{s.addresses[asset]}, []common.Address{receipt.ContractAddress}); err != nil {
-		return err
+	if err := sendTo(st.ctx, st.s.sender, st.s.addresses, contracts.AaveOracleName, nil, "setAssetSources",
+		[]common.Address{st.s.addresses[asset]}, []common.Address{receipt.ContractAddress}); err != nil {
+		st.err = err
+		return
 	}
-	st := &step{s: s, ctx: ctx, report: StepReport{Paid: map[string]*big.Int{}}}
 	st.oracles()
-	return st.err
+}
+
+// priceWalk moves WETH's price by a random 1 to PriceWalkBps basis points, up or down, when the walk is on. The
+// stablecoins stay at their prices: the walk is the volatile collateral's.
+func (st *step) priceWalk() {
+	bps := st.s.cfg.PriceWalkBps
+	if bps <= 0 || st.err != nil {
+		return
+	}
+	price := st.read(contracts.AaveOracleName, "getAssetPrice", st.s.addresses[contracts.WETH])
+	if st.err != nil {
+		return
+	}
+	move := 1 + rand.Int64N(bps)
+	if rand.IntN(2) == 0 {
+		move = -move
+	}
+	next := new(big.Int).Div(new(big.Int).Mul(price, big.NewInt(10_000+move)), big.NewInt(10_000))
+	if next.Sign() <= 0 {
+		next = big.NewInt(1)
+	}
+	st.setPrice(contracts.WETH, next)
+	st.report.Prices[contracts.WETH] = next
 }
 
 // Price is asset's USD price on Aave v3's oracle, 8 decimals.

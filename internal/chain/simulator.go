@@ -32,6 +32,11 @@ type SimulatorConfig struct {
 	LendingAPRBps   int64 // liquidity rate published by both lending reserves; default 400
 	StakingAPRBps   int64 // reward rate published by both staking contracts; default 350
 	IncentiveAPRBps int64 // incentive tokens given to the allocator vaults (sold on harvest); default 200
+
+	// PriceWalkBps, if positive, moves WETH's oracle price at each step by a random 1 to PriceWalkBps basis points, up
+	// or down (oracle_sim.go): a market that moves by itself, so positions drift toward liquidation as on a live
+	// network. 0 (the default) leaves prices where SetPrice puts them.
+	PriceWalkBps int64
 }
 
 func (c SimulatorConfig) withDefaults() SimulatorConfig {
@@ -70,6 +75,8 @@ type StepReport struct {
 	// Paid maps a fixture name to what it received, in base units of what was paid: the vault's
 	// asset, the lending reserve's asset, wei for staking, incentive tokens for allocator vaults.
 	Paid map[string]*big.Int
+	// Prices maps an asset's fixture name to the USD price (8 decimals) the step's price walk set.
+	Prices map[string]*big.Int
 }
 
 // NewSimulator returns a simulator that pays from sender, the owner of the fixtures. Its first
@@ -92,14 +99,14 @@ func (s *Simulator) Step(ctx context.Context) (StepReport, error) {
 	if err != nil {
 		return StepReport{}, fmt.Errorf("chain: simulator: read latest block: %w", err)
 	}
-	report := StepReport{Paid: map[string]*big.Int{}}
+	report := StepReport{Paid: map[string]*big.Int{}, Prices: map[string]*big.Int{}}
 	if head.Time <= s.lastTime {
 		return report, nil
 	}
 	elapsed := head.Time - s.lastTime
 	report.Elapsed = time.Duration(elapsed) * time.Second
 	st := &step{s: s, ctx: ctx, elapsed: new(big.Int).SetUint64(elapsed), report: report}
-	for _, pay := range []func(){st.vaults, st.lending, st.staking, st.allocators} {
+	for _, pay := range []func(){st.vaults, st.lending, st.staking, st.allocators, st.priceWalk} {
 		pay()
 		if st.err != nil {
 			return report, fmt.Errorf("chain: simulator: %w", st.err)
