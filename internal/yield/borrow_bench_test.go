@@ -1,8 +1,10 @@
 package yield
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"math/big"
 	"net/http"
 	"slices"
@@ -145,4 +147,62 @@ func createMorphoMarkets(t testing.TB, n *chain.Node, count int) []MarketConfig 
 		out = append(out, m)
 	}
 	return out
+}
+
+// POST /v1/actions, a borrow built against a position (read from the chain, refused or allowed by its health factor,
+// simulated, stored with its transaction), over HTTP on loopback, SQLite as the store: on Aave v3 (an account over the
+// pool: USDT supplied, USDC borrowed) and on Morpho Blue (vault shares supplied, USDT borrowed), one of each per round so
+// the two are measured side by side. Nothing is signed: each round stores one more action of each.
+//
+//	go test ./internal/yield -run '^$' -bench BenchmarkBorrowAction -benchtime 200x
+func BenchmarkBorrowAction(b *testing.B) {
+	e := newEnv(b, envOptions{fresh: true, rateLimit: 1 << 30})
+	aave, morpho := e.marketID(IntegrationAave, "USDC", ""), e.marketID(IntegrationMorpho, "USDT", "svUSDC")
+	w := e.newWallet("5", map[string]string{"USDT": "1000", "USDC": "1000"})
+	supply, _ := w.borrowAction(e.key10, "supply", map[string]any{"marketId": aave, "amount": "1000",
+		"collateralTokenAddress": e.addr(contracts.USDT).Hex()}, 201)
+	w.execute(e.key10, supply)
+	vault := e.yieldID(KindERC4626, e.addr(contracts.VaultUSDC).Hex(), "USDC")
+	w.execute(e.key10, w.act(e.key10, "enter", vault, map[string]any{"amount": "1000"}))
+	supply, _ = w.borrowAction(e.key10, "supply", map[string]any{"marketId": morpho, "amount": "1000"}, 201)
+	w.execute(e.key10, supply)
+	client := &http.Client{}
+	post := func(market string) time.Duration {
+		body, _ := json.Marshal(map[string]any{"action": "borrow", "address": w.addr.Hex(), "args": map[string]any{"marketId": market, "amount": "100"}})
+		req, _ := http.NewRequest("POST", e.srv.URL+"/v1/actions", bytes.NewReader(body))
+		req.Header.Set("X-API-KEY", e.key10)
+		req.Header.Set("Content-Type", "application/json")
+		t0 := time.Now()
+		res, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		d := time.Since(t0)
+		if res.StatusCode != 201 {
+			b.Fatalf("status %d: %s", res.StatusCode, out)
+		}
+		return d
+	}
+	post(aave) // connections and caches warm
+	post(morpho)
+	calls0, trips0 := e.svc.RPCStats("sigil-dev")
+	var onAave, onMorpho []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		onAave = append(onAave, post(aave))
+		onMorpho = append(onMorpho, post(morpho))
+	}
+	b.StopTimer()
+	calls, trips := e.svc.RPCStats("sigil-dev")
+	p50 := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds()) / 1000
+	}
+	b.ReportMetric(p50(onAave), "p50-aave-ms")
+	b.ReportMetric(p50(onMorpho), "p50-morpho-ms")
+	b.ReportMetric(p50(onMorpho)/p50(onAave), "ratio-morpho/aave")
+	b.ReportMetric(float64(calls-calls0)/float64(2*b.N), "rpc-calls/req")
+	b.ReportMetric(float64(trips-trips0)/float64(2*b.N), "round-trips/req")
 }
