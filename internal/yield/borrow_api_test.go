@@ -25,6 +25,10 @@ func TestBorrowAPIReadsAndRefusals(t *testing.T) {
 					c.Markets[i].Enabled, disabled = ptr(false), c.Markets[i].ID
 				}
 			}
+			// SparkLend is Aave v3's Pool: the dev chain's pool stands in for one.
+			spark := c.Markets[0]
+			spark.Integration, spark.ID, spark.Name = IntegrationSpark, "", "SparkLend USDC"
+			c.Markets = append(c.Markets, spark)
 		}})
 		if disabled == "" {
 			t.Fatal("no Morpho USDC/WETH market in the dev catalogue")
@@ -42,11 +46,11 @@ func TestBorrowAPIReadsAndRefusals(t *testing.T) {
 			}
 			return strings.Join(out, ",")
 		}
-		if p := list(""); p.Total != 4 || len(p.Items) != 4 || strings.Contains(ids(p), disabled) || p.Limit != 20 {
+		if p := list(""); p.Total != 5 || len(p.Items) != 5 || strings.Contains(ids(p), disabled) || p.Limit != 20 {
 			t.Errorf("enabled markets: %d of %d: %s", len(p.Items), p.Total, ids(p))
 		}
 		all := list("?scope=all")
-		if all.Total != 5 || !strings.Contains(ids(all), disabled) {
+		if all.Total != 6 || !strings.Contains(ids(all), disabled) {
 			t.Errorf("all markets: %s", ids(all))
 		}
 		if p := list("?scope=all&integrationId=" + IntegrationMorpho); p.Total != 2 {
@@ -58,11 +62,17 @@ func TestBorrowAPIReadsAndRefusals(t *testing.T) {
 		if p := list("?network=elsewhere"); p.Total != 0 || p.Items == nil || len(p.Items) != 0 {
 			t.Errorf("another network: %+v", p)
 		}
-		if p := list("?scope=all&offset=3&limit=1"); p.Total != 5 || len(p.Items) != 1 || p.Items[0].ID != all.Items[3].ID {
+		if p := list("?scope=all&offset=3&limit=1"); p.Total != 6 || len(p.Items) != 1 || p.Items[0].ID != all.Items[3].ID {
 			t.Errorf("page 4 of 1: %s", ids(p))
 		}
-		if p := list("?scope=all&offset=9"); p.Total != 5 || len(p.Items) != 0 {
+		if p := list("?scope=all&offset=9"); p.Total != 6 || len(p.Items) != 0 {
 			t.Errorf("past the end: %s", ids(p))
+		}
+
+		if p := list("?integrationId=" + IntegrationSpark); p.Total != 1 || p.Items[0].ID != "sigil-dev-sparklend-usdc" ||
+			p.Items[0].ProviderID != "spark" || p.Items[0].Type != "pool" || len(p.Items[0].CollateralTokens) != 3 ||
+			p.Items[0].CollateralTokens[1].MaxLtv != "0.75" {
+			t.Errorf("SparkLend markets: %+v", p.Items)
 		}
 
 		var m marketDTO
@@ -80,7 +90,7 @@ func TestBorrowAPIReadsAndRefusals(t *testing.T) {
 			status     int
 		}{
 			{"/v1/markets?scope=some", "scope: \"some\" is not one of enabled, all", 400},
-			{"/v1/markets?integrationId=spark-borrow", "integrationId: \"spark-borrow\" is not one of", 400},
+			{"/v1/markets?integrationId=lista-borrow", "integrationId: \"lista-borrow\" is not one of aave-borrow, spark-borrow, morpho-blue-borrow", 400},
 			{"/v1/markets?limit=0", "limit: must be a whole number from 1 to 100", 400},
 			{"/v1/markets?limit=101", "limit", 400},
 			{"/v1/markets?offset=-1", "offset", 400},

@@ -16,13 +16,51 @@ const (
 	// IntegrationAave is Aave v3's Pool: a pool market per borrowable reserve, with every collateral reserve of the
 	// pool as its collateral; the account's health factor spans the pool.
 	IntegrationAave = "aave-borrow"
+	// IntegrationSpark is SparkLend, a fork of Aave v3 with the same Pool, oracle and account interfaces: its markets
+	// are read and built exactly as Aave's.
+	IntegrationSpark = "spark-borrow"
 	// IntegrationMorpho is Morpho Blue: an isolated market per MarketParams, one collateral and one loan token.
 	IntegrationMorpho = "morpho-blue-borrow"
 )
 
+// integration is what the service knows of an integration: whose interface its markets speak (Aave v3's Pool or
+// Morpho Blue), its provider and the slug of its market ids.
+type integration struct {
+	id, provider, slug string
+	aavePool           bool
+}
+
+var integrations = []integration{
+	{IntegrationAave, "aave", "aave-v3", true},
+	{IntegrationSpark, "spark", "sparklend", true},
+	{IntegrationMorpho, "morpho", "morpho-blue", false},
+}
+
+func integrationOf(id string) (integration, bool) {
+	for _, i := range integrations {
+		if i.id == id {
+			return i, true
+		}
+	}
+	return integration{}, false
+}
+
+// checkIntegration refuses an integrationId the service does not serve, naming those it does.
+func checkIntegration(field, id string) error {
+	if _, ok := integrationOf(id); ok {
+		return nil
+	}
+	var ids []string
+	for _, i := range integrations {
+		ids = append(ids, i.id)
+	}
+	return fieldError(field, "%q is not one of %s", truncate(id, 60), strings.Join(ids, ", "))
+}
+
 // MarketConfig is one lending market of the Borrow API.
 type MarketConfig struct {
-	// ID is derived when empty: <network>-aave-v3-<loan symbol>, <network>-morpho-blue-<market id>, lower-case.
+	// ID is derived when empty: <network>-aave-v3-<loan symbol> (SparkLend: -sparklend-), <network>-morpho-blue-<market
+	// id>, lower-case.
 	ID               string          `json:"id,omitempty"`
 	Integration      string          `json:"integrationId"`
 	Network          string          `json:"network"`
@@ -76,30 +114,32 @@ func (m *MarketConfig) validate(n *Network) error {
 		}
 		return nil
 	}
-	switch m.Integration {
-	case IntegrationAave:
+	in, ok := integrationOf(m.Integration)
+	if !ok {
+		return checkIntegration("integrationId", m.Integration)
+	}
+	if in.aavePool {
 		if m.LLTV != "" || m.Contracts.Morpho != "" || m.Contracts.IRM != "" {
-			return errors.New("lltv, contracts.morpho and contracts.irm are Morpho's: an Aave market reads its parameters from the pool")
+			return errors.New("lltv, contracts.morpho and contracts.irm are Morpho's: an Aave v3 pool market reads its parameters from the pool")
 		}
 		return errors.Join(need("pool", m.Contracts.Pool), need("oracle", m.Contracts.Oracle))
-	case IntegrationMorpho:
-		if len(m.CollateralTokens) != 1 {
-			return errors.New("collateralTokens: a Morpho Blue market has exactly one")
-		}
-		lltv, ok := new(big.Int).SetString(m.LLTV, 10)
-		if !ok || lltv.Sign() <= 0 || lltv.Cmp(wad) >= 0 {
-			return fmt.Errorf("lltv %q must be a WAD between 0 and 10^18 exclusive (860000000000000000 is 86%%)", m.LLTV)
-		}
-		return errors.Join(need("morpho", m.Contracts.Morpho), need("oracle", m.Contracts.Oracle), need("irm", m.Contracts.IRM))
 	}
-	return fmt.Errorf("integrationId %q is not one of %s, %s", m.Integration, IntegrationAave, IntegrationMorpho)
+	if len(m.CollateralTokens) != 1 {
+		return errors.New("collateralTokens: a Morpho Blue market has exactly one")
+	}
+	lltv, ok := new(big.Int).SetString(m.LLTV, 10)
+	if !ok || lltv.Sign() <= 0 || lltv.Cmp(wad) >= 0 {
+		return fmt.Errorf("lltv %q must be a WAD between 0 and 10^18 exclusive (860000000000000000 is 86%%)", m.LLTV)
+	}
+	return errors.Join(need("morpho", m.Contracts.Morpho), need("oracle", m.Contracts.Oracle), need("irm", m.Contracts.IRM))
 }
 
 func (m *MarketConfig) derivedID(n *Network) string {
-	if m.Integration == IntegrationAave {
-		return strings.ToLower(fmt.Sprintf("%s-aave-v3-%s", n.ID, m.LoanToken.Symbol))
+	in, _ := integrationOf(m.Integration)
+	if in.aavePool {
+		return strings.ToLower(fmt.Sprintf("%s-%s-%s", n.ID, in.slug, m.LoanToken.Symbol))
 	}
-	return strings.ToLower(fmt.Sprintf("%s-morpho-blue-%s", n.ID, abis.MorphoMarketID(m.morphoParams()).Hex()))
+	return strings.ToLower(fmt.Sprintf("%s-%s-%s", n.ID, in.slug, abis.MorphoMarketID(m.morphoParams()).Hex()))
 }
 
 // validateMarkets checks the catalogue's markets and fills in derived ids.

@@ -29,6 +29,11 @@ func TestCatalogueMarkets(t *testing.T) {
 	if c.Markets[0].ID != "base-aave-v3-usdc" {
 		t.Errorf("Aave market id %s", c.Markets[0].ID)
 	}
+	spark := catalogueWithMarkets()
+	spark.Markets[0].Integration = IntegrationSpark
+	if err := spark.Validate(); err != nil || spark.Markets[0].ID != "base-sparklend-usdc" {
+		t.Errorf("SparkLend market: id %s, %v", spark.Markets[0].ID, err)
+	}
 	if id := c.Markets[1].ID; !strings.HasPrefix(id, "base-morpho-blue-0x") || len(id) != len("base-morpho-blue-0x")+64 {
 		t.Errorf("Morpho market id %s", id)
 	}
@@ -38,7 +43,7 @@ func TestCatalogueMarkets(t *testing.T) {
 		error string
 	}{
 		{"unknown network", func(c *Catalogue) { c.Markets[0].Network = "mars" }, "unknown network"},
-		{"unknown integration", func(c *Catalogue) { c.Markets[0].Integration = "spark-borrow" }, "is not one of aave-borrow"},
+		{"unknown integration", func(c *Catalogue) { c.Markets[0].Integration = "lista-borrow" }, "is not one of aave-borrow, spark-borrow"},
 		{"no collateral", func(c *Catalogue) { c.Markets[0].CollateralTokens = nil }, "collateralTokens: at least one"},
 		{"bad loan token", func(c *Catalogue) { c.Markets[0].LoanToken.Address = "0x12" }, "loanToken.address"},
 		{"bad collateral", func(c *Catalogue) { c.Markets[0].CollateralTokens[1].Symbol = "" }, "collateralTokens[1].symbol"},

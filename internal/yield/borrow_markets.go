@@ -58,8 +58,10 @@ func (s *Service) handleMarkets(r *http.Request, _ *keyInfo) (any, error) {
 		return nil, fieldError("scope", "%q is not one of enabled, all", truncate(scope, 40))
 	}
 	integration, network := q.Get("integrationId"), q.Get("network")
-	if integration != "" && integration != IntegrationAave && integration != IntegrationMorpho {
-		return nil, fieldError("integrationId", "%q is not one of %s, %s", truncate(integration, 60), IntegrationAave, IntegrationMorpho)
+	if integration != "" {
+		if err := checkIntegration("integrationId", integration); err != nil {
+			return nil, err
+		}
 	}
 	var matched []*marketEntry
 	for _, e := range s.markets {
@@ -166,10 +168,9 @@ func (r *reserveReads) get(pool, asset common.Address) *abis.ReserveData {
 func (e *marketEntry) baseDTO() marketDTO {
 	d := marketDTO{ID: e.cfg.ID, IntegrationID: e.cfg.Integration, Network: e.network.ID, ChainID: big.NewInt(e.network.ChainID).String(),
 		Name: e.cfg.Name, Address: e.contract.Hex(), LoanToken: e.cfg.LoanToken.dto(e.network.ID), IsEnabled: e.cfg.enabled()}
+	d.ProviderID, d.Type = e.integration.provider, "isolated"
 	if e.aave() {
-		d.ProviderID, d.Type = "aave", "pool"
-	} else {
-		d.ProviderID, d.Type = "morpho", "isolated"
+		d.Type = "pool"
 	}
 	if d.Name == "" {
 		d.Name = e.cfg.LoanToken.Symbol + " market"

@@ -69,8 +69,10 @@ func (s *Service) handlePositions(r *http.Request, _ *keyInfo) (any, error) {
 
 // positionGroups are the accounts an address may hold: each Aave pool (with its markets) and each Morpho market.
 func (s *Service) positionGroups(network, integration, marketID string) ([][]*marketEntry, error) {
-	if integration != "" && integration != IntegrationAave && integration != IntegrationMorpho {
-		return nil, fieldError("integrationId", "%q is not one of %s, %s", truncate(integration, 60), IntegrationAave, IntegrationMorpho)
+	if integration != "" {
+		if err := checkIntegration("integrationId", integration); err != nil {
+			return nil, err
+		}
 	}
 	if marketID != "" && s.marketByID[marketID] == nil {
 		return nil, fieldError("marketId", "unknown market %q; GET /v1/markets?scope=all lists them", truncate(marketID, 200))
@@ -81,14 +83,14 @@ func (s *Service) positionGroups(network, integration, marketID string) ([][]*ma
 		if (network != "" && e.network.ID != network) || (integration != "" && e.cfg.Integration != integration) {
 			continue
 		}
-		if marketID != "" && !(e.cfg.ID == marketID || (e.aave() && s.marketByID[marketID].aave() && s.marketByID[marketID].contract == e.contract && s.marketByID[marketID].network == e.network)) {
+		if marketID != "" && !samePosition(e, s.marketByID[marketID]) {
 			continue
 		}
 		if !e.aave() {
 			groups = append(groups, []*marketEntry{e})
 			continue
 		}
-		k := e.network.ID + "/" + strings.ToLower(e.contract.Hex())
+		k := e.cfg.Integration + "/" + e.network.ID + "/" + strings.ToLower(e.contract.Hex())
 		if i, ok := pools[k]; ok {
 			groups[i] = append(groups[i], e)
 			continue
@@ -97,6 +99,12 @@ func (s *Service) positionGroups(network, integration, marketID string) ([][]*ma
 		groups = append(groups, []*marketEntry{e})
 	}
 	return groups, nil
+}
+
+// samePosition is whether an address's position in market a is its position in market b: the same market, or two
+// markets of one Aave v3 pool (an account spans the pool).
+func samePosition(a, b *marketEntry) bool {
+	return a == b || (a.aave() && a.cfg.Integration == b.cfg.Integration && a.network == b.network && a.contract == b.contract)
 }
 
 // readAccount reads an address's account in e's pool or market: one round trip, and one more for a Morpho market's

@@ -16,6 +16,7 @@ import (
 // marketEntry is one catalogue market with its addresses parsed.
 type marketEntry struct {
 	cfg         MarketConfig
+	integration integration
 	network     *Network
 	client      *chainClient
 	loan        common.Address
@@ -40,7 +41,8 @@ func newMarketEntry(m MarketConfig, n *Network, c *chainClient) *marketEntry {
 	for _, t := range m.CollateralTokens {
 		e.collaterals = append(e.collaterals, common.HexToAddress(t.Address))
 	}
-	if m.Integration == IntegrationAave {
+	e.integration, _ = integrationOf(m.Integration)
+	if e.integration.aavePool {
 		e.contract = common.HexToAddress(m.Contracts.Pool)
 	} else {
 		e.contract = common.HexToAddress(m.Contracts.Morpho)
@@ -50,7 +52,8 @@ func newMarketEntry(m MarketConfig, n *Network, c *chainClient) *marketEntry {
 	return e
 }
 
-func (e *marketEntry) aave() bool { return e.cfg.Integration == IntegrationAave }
+// aave is whether the market is on an Aave v3 Pool (Aave's or SparkLend's); otherwise it is on Morpho Blue.
+func (e *marketEntry) aave() bool { return e.integration.aavePool }
 
 // token is the catalogue's token at address a, loan or collateral.
 func (e *marketEntry) token(a common.Address) (Token, bool) {
