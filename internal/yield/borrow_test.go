@@ -253,6 +253,13 @@ func TestBorrowMorphoBadDebt(t *testing.T) {
 		t.Errorf("borrow %+v", a.Metadata)
 	}
 	w.execute(e.key10, a)
+	// The stored action reads back as the Borrow API built it, done.
+	var stored actionDTO
+	e.mustCall(e.key10, "GET", "/v1/actions/"+a.ID, nil, 200, &stored)
+	if stored.Status != "SUCCESS" || stored.MarketID == nil || *stored.MarketID != id || *stored.IntegrationID != IntegrationMorpho ||
+		stored.Metadata == nil || *stored.Metadata.HealthFactor.Predicted != "1.29" || stored.Intent != "borrow" || stored.Type != "BORROW" {
+		t.Errorf("GET the borrow: %+v", stored)
+	}
 
 	// Half the collateral out would leave 1,290 USDC of capacity against 2,000 of debt.
 	_, r = w.borrowAction(e.key10, "withdraw", map[string]any{"marketId": id, "amount": "0.5"}, 400)
