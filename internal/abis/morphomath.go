@@ -33,3 +33,50 @@ func MorphoToAssetsUp(shares, totalAssets, totalShares *big.Int) *big.Int {
 	n.Add(n, new(big.Int).Sub(d, big.NewInt(1)))
 	return n.Div(n, d)
 }
+
+// MorphoMarket is Morpho Blue's Market, as market(id) returns it and IIrm.borrowRateView takes it.
+type MorphoMarket struct {
+	TotalSupplyAssets *big.Int
+	TotalSupplyShares *big.Int
+	TotalBorrowAssets *big.Int
+	TotalBorrowShares *big.Int
+	LastUpdate        *big.Int
+	Fee               *big.Int
+}
+
+// AsMorphoMarket is market(id)'s unpacked values as a MorphoMarket (zero where a value is missing).
+func AsMorphoMarket(v []any) MorphoMarket {
+	get := func(i int) *big.Int {
+		if i < len(v) {
+			if b, ok := v[i].(*big.Int); ok {
+				return b
+			}
+		}
+		return new(big.Int)
+	}
+	return MorphoMarket{get(0), get(1), get(2), get(3), get(4), get(5)}
+}
+
+// Accrued is the market with the interest at ratePerSecond (WAD, the IRM's borrowRateView) accrued from its last
+// update to the time now, as Morpho's _accrueInterest and MorphoBalancesLib.expectedMarketBalances compute it (the fee
+// only splits the supply side, whose total it does not change).
+func (m MorphoMarket) Accrued(ratePerSecond *big.Int, now uint64) MorphoMarket {
+	elapsed := new(big.Int).Sub(new(big.Int).SetUint64(now), m.LastUpdate)
+	if elapsed.Sign() <= 0 || ratePerSecond.Sign() == 0 || m.TotalBorrowAssets.Sign() == 0 {
+		return m
+	}
+	interest := wMulDown(m.TotalBorrowAssets, wTaylorCompounded(ratePerSecond, elapsed))
+	m.TotalBorrowAssets = new(big.Int).Add(m.TotalBorrowAssets, interest)
+	m.TotalSupplyAssets = new(big.Int).Add(m.TotalSupplyAssets, interest)
+	return m
+}
+
+// Morpho Blue's MathLib.
+func wMulDown(x, y *big.Int) *big.Int { return new(big.Int).Div(new(big.Int).Mul(x, y), morphoWAD) }
+
+func wTaylorCompounded(x, n *big.Int) *big.Int {
+	first := new(big.Int).Mul(x, n)
+	second := new(big.Int).Div(new(big.Int).Mul(first, first), new(big.Int).Mul(big.NewInt(2), morphoWAD))
+	third := new(big.Int).Div(new(big.Int).Mul(second, first), new(big.Int).Mul(big.NewInt(3), morphoWAD))
+	return first.Add(first, second).Add(first, third)
+}

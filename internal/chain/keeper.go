@@ -18,8 +18,8 @@ import (
 
 // Keeper is the dev chain's liquidator: what liquidation bots do on a live network. Each pass finds the borrowers of
 // Aave v3 and of both Morpho Blue markets from the protocols' Borrow events, asks each protocol whether a borrower is
-// liquidatable (Aave's getUserAccountData health factor under 1; Morpho's own test: the debt above the collateral's
-// value times the LLTV, at its oracle's price), and liquidates those that are, from the dev account, which mints or
+// liquidatable (Aave's getUserAccountData health factor under 1; Morpho's own test: the debt, with interest accrued to
+// the latest block, above the collateral's value times the LLTV, at its oracle's price), and liquidates those that are, from the dev account, which mints or
 // wraps the debt it repays. The protocols' LiquidationCall and Liquidate events are the liquidation history the yield
 // service's Borrow API reads.
 type Keeper struct {
@@ -190,6 +190,28 @@ func (k *Keeper) balance(ctx context.Context, token, holder common.Address) (*bi
 	return out[0].(*big.Int), nil
 }
 
+// accruedMarket is the market with its interest accrued to the latest block, as Morpho accrues it before it judges a
+// liquidation: a position that interest alone has pushed past the LLTV is liquidatable too.
+func (k *Keeper) accruedMarket(ctx context.Context, morpho common.Address, id common.Hash, params contracts.MorphoMarketParams) (abis.MorphoMarket, error) {
+	values, err := k.call(ctx, &abis.MorphoBlue, morpho, "market", id)
+	if err != nil {
+		return abis.MorphoMarket{}, err
+	}
+	m := abis.AsMorphoMarket(values)
+	if m.TotalBorrowAssets.Sign() == 0 {
+		return m, nil
+	}
+	rate, err := k.call(ctx, &abis.MorphoIrm, params.Irm, "borrowRateView", params, m)
+	if err != nil {
+		return abis.MorphoMarket{}, err
+	}
+	head, err := k.client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return abis.MorphoMarket{}, err
+	}
+	return m.Accrued(rate[0].(*big.Int), head.Time), nil
+}
+
 // morpho liquidates every borrower of the market whose debt exceeds what its collateral may carry: its whole debt when
 // the collateral covers it with the incentive, else all of its collateral (the rest is bad debt, which Morpho
 // realises).
@@ -204,11 +226,11 @@ func (k *Keeper) morpho(ctx context.Context, params contracts.MorphoMarketParams
 	if len(users) == 0 {
 		return nil, nil
 	}
-	m, err := k.call(ctx, &abis.MorphoBlue, morpho, "market", id)
+	m, err := k.accruedMarket(ctx, morpho, id, params)
 	if err != nil {
 		return nil, err
 	}
-	totalBorrowAssets, totalBorrowShares := m[2].(*big.Int), m[3].(*big.Int)
+	totalBorrowAssets, totalBorrowShares := m.TotalBorrowAssets, m.TotalBorrowShares
 	p, err := k.call(ctx, &abis.MorphoOracle, params.Oracle, "price")
 	if err != nil {
 		return nil, err

@@ -95,32 +95,10 @@ func decodeReserveConfig(data *big.Int) reserveConfig {
 	return c
 }
 
-// morphoMarket is Morpho Blue's Market, as market(id) returns it and IIrm.borrowRateView takes it.
-type morphoMarket struct {
-	TotalSupplyAssets *big.Int
-	TotalSupplyShares *big.Int
-	TotalBorrowAssets *big.Int
-	TotalBorrowShares *big.Int
-	LastUpdate        *big.Int
-	Fee               *big.Int
-}
-
-func asMorphoMarket(v []any) morphoMarket {
-	get := func(i int) *big.Int {
-		if i < len(v) {
-			if b, ok := v[i].(*big.Int); ok {
-				return b
-			}
-		}
-		return new(big.Int)
-	}
-	return morphoMarket{get(0), get(1), get(2), get(3), get(4), get(5)}
-}
-
 // morphoRead is what one request knows of a Morpho market: its state with the interest accrued up to the latest
 // block (MorphoBalancesLib.expectedMarketBalances), and the borrow rate per second (WAD) its model charges now.
 type morphoRead struct {
-	market morphoMarket
+	market abis.MorphoMarket
 	rate   *big.Int
 }
 
@@ -129,7 +107,7 @@ type morphoRead struct {
 func (e *marketEntry) queueMorpho(b *batch, h *head) (finish func(next *batch) func() (morphoRead, error)) {
 	values := b.read(e.contract, &abis.MorphoBlue, "market", e.id)
 	return func(next *batch) func() (morphoRead, error) {
-		m := asMorphoMarket(*values)
+		m := abis.AsMorphoMarket(*values)
 		rate := new(big.Int)
 		if m.LastUpdate.Sign() > 0 && m.TotalBorrowAssets.Sign() > 0 {
 			rate = next.uint(e.params.Irm, &abis.MorphoIrm, "borrowRateView", e.params, m)
@@ -138,25 +116,9 @@ func (e *marketEntry) queueMorpho(b *batch, h *head) (finish func(next *batch) f
 			if m.LastUpdate.Sign() == 0 {
 				return morphoRead{}, fmt.Errorf("morpho market %s is not created", e.id.Hex())
 			}
-			elapsed := new(big.Int).Sub(new(big.Int).SetUint64(uint64(h.Time)), m.LastUpdate)
-			if elapsed.Sign() > 0 && rate.Sign() > 0 {
-				interest := wMulDown(m.TotalBorrowAssets, wTaylorCompounded(rate, elapsed))
-				m.TotalBorrowAssets = new(big.Int).Add(m.TotalBorrowAssets, interest)
-				m.TotalSupplyAssets = new(big.Int).Add(m.TotalSupplyAssets, interest)
-			}
-			return morphoRead{market: m, rate: rate}, nil
+			return morphoRead{market: m.Accrued(rate, uint64(h.Time)), rate: rate}, nil
 		}
 	}
-}
-
-// Morpho Blue's MathLib, for the interest it would accrue.
-func wMulDown(x, y *big.Int) *big.Int { return new(big.Int).Div(new(big.Int).Mul(x, y), wad) }
-
-func wTaylorCompounded(x, n *big.Int) *big.Int {
-	first := new(big.Int).Mul(x, n)
-	second := new(big.Int).Div(new(big.Int).Mul(first, first), new(big.Int).Mul(big.NewInt(2), wad))
-	third := new(big.Int).Div(new(big.Int).Mul(second, first), new(big.Int).Mul(big.NewInt(3), wad))
-	return first.Add(first, second).Add(first, third)
 }
 
 // verifyMarkets reads, once at start, what never changes of each market and checks the catalogue against it: token
