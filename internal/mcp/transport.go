@@ -19,13 +19,17 @@ import (
 
 // ServeStdio serves one session over standard input and output (for a local agent host that starts sigil mcp), until
 // the host closes it or ctx ends.
-func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
 }
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // HTTPConfig is the Streamable HTTP transport's: who may connect, and its limits.
 type HTTPConfig struct {
