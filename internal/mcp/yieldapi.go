@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -157,11 +158,12 @@ func (y *yieldAPI) action(ctx context.Context, id string) (*action, json.RawMess
 	return &out, raw, nil
 }
 
-// network is one of the yield service's networks.
+// network is one of the yield service's networks. ChainID is its EVM chain id, 0 for a network that has none (the
+// service gives chain ids as strings, such as "1" or "cosmoshub-4").
 type network struct {
-	ID      string `json:"id"`
-	Name    string `json:"name"`
-	ChainID int64  `json:"chainId"`
+	ID      string
+	Name    string
+	ChainID int64
 }
 
 // networks lists the yield service's networks.
@@ -170,9 +172,20 @@ func (y *yieldAPI) networks(ctx context.Context) ([]network, json.RawMessage, er
 	if err != nil {
 		return nil, nil, err
 	}
-	var out []network
-	if err := json.Unmarshal(raw, &out); err != nil {
+	var listed []struct {
+		ID      string `json:"id"`
+		Name    string `json:"name"`
+		ChainID string `json:"chainId"`
+	}
+	if err := json.Unmarshal(raw, &listed); err != nil {
 		return nil, nil, fmt.Errorf("the yield service's networks: %w", err)
+	}
+	out := make([]network, len(listed))
+	for i, n := range listed {
+		out[i] = network{ID: n.ID, Name: n.Name}
+		if id, err := strconv.ParseInt(n.ChainID, 10, 64); err == nil && id > 0 {
+			out[i].ChainID = id
+		}
 	}
 	return out, raw, nil
 }
