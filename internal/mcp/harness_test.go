@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
@@ -19,43 +21,75 @@ import (
 	"github.com/sigil/sigil/client"
 	sigilmcp "github.com/sigil/sigil/internal/mcp"
 	"github.com/sigil/sigil/internal/stack"
+	"github.com/sigil/sigil/internal/store"
 	"github.com/sigil/sigil/stamp"
 )
 
-// One stack serves the package's tests: a whole sigil up on SQLite (dev chain, yield service, coordinator) in a
-// temporary directory.
-var (
-	stackOnce sync.Once
-	shared    *stack.Stack
-	stackErr  error
-	stackDir  string
-)
+// One stack per database backend serves the package's tests: a whole sigil up (dev chain, yield service,
+// coordinator) in a temporary directory, on SQLite, and on PostgreSQL when SIGIL_TEST_POSTGRES_URL names a server.
+type sharedStack struct {
+	once sync.Once
+	s    *stack.Stack
+	err  error
+	dir  string
+	drop func() error // the PostgreSQL database's
+}
+
+var stacks = map[string]*sharedStack{"sqlite": {}, "postgres": {}}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if shared != nil {
-		shared.Close()
-	}
-	if stackDir != "" {
-		os.RemoveAll(stackDir)
+	for _, st := range stacks {
+		if st.s != nil {
+			st.s.Close()
+		}
+		if st.drop != nil {
+			_ = st.drop()
+		}
+		if st.dir != "" {
+			os.RemoveAll(st.dir)
+		}
 	}
 	os.Exit(code)
 }
 
-func theStack(t testing.TB) stack.Bootstrap {
+// eachBackend runs fn once per database backend, each on its backend's stack. PostgreSQL is skipped when
+// SIGIL_TEST_POSTGRES_URL is not set, and a failure under CI.
+func eachBackend(t *testing.T, fn func(t *testing.T, b stack.Bootstrap)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, theStack(t, "sqlite")) })
+	t.Run("postgres", func(t *testing.T) {
+		if os.Getenv("SIGIL_TEST_POSTGRES_URL") == "" {
+			if os.Getenv("CI") != "" {
+				t.Fatal("SIGIL_TEST_POSTGRES_URL is not set: under CI both database backends must be tested")
+			}
+			t.Skip("SIGIL_TEST_POSTGRES_URL is not set")
+		}
+		fn(t, theStack(t, "postgres"))
+	})
+}
+
+// theStack is the backend's stack, started by the first test that asks for it.
+func theStack(t testing.TB, backend string) stack.Bootstrap {
 	t.Helper()
-	stackOnce.Do(func() {
-		if stackDir, stackErr = os.MkdirTemp("", "sigil-mcp-test"); stackErr != nil {
+	st := stacks[backend]
+	st.once.Do(func() {
+		if st.dir, st.err = os.MkdirTemp("", "sigil-mcp-test"); st.err != nil {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		shared, stackErr = stack.Start(ctx, stack.Config{Dir: stackDir, ChainEphemeral: true})
+		cfg := stack.Config{Dir: st.dir, ChainEphemeral: true}
+		if backend == "postgres" {
+			if cfg.DatabaseURL, st.drop, st.err = store.ScratchPostgres(ctx, os.Getenv("SIGIL_TEST_POSTGRES_URL"), "sigil_mcp_test"); st.err != nil {
+				return
+			}
+		}
+		st.s, st.err = stack.Start(ctx, cfg)
 	})
-	if stackErr != nil {
-		t.Fatal(stackErr)
+	if st.err != nil {
+		t.Fatal(st.err)
 	}
-	return shared.Bootstrap()
+	return st.s.Bootstrap()
 }
 
 // agent is a non-root user with an API key, a funded wallet account and the specification's three policies for the
@@ -71,15 +105,15 @@ type agent struct {
 	token   string // USDC's address
 	vault   string
 	server  *sigilmcp.Server
+	http    *httptest.Server // the server's HTTP transport, once a session has used it
 	session *mcp.ClientSession
 }
 
-// newAgent makes the agent's user, wallet and policies with the root key, and connects an MCP client to a server
-// acting as the agent, configured as sigil mcp configures one (change adjusts the configuration).
-func newAgent(t testing.TB, change func(*sigilmcp.Config)) *agent {
+// newAgent makes the agent's user, wallet and policies with the root key, and connects an MCP client over the
+// transport to a server acting as the agent, configured as sigil mcp configures one (change adjusts the configuration).
+func newAgent(t testing.TB, b stack.Bootstrap, over string, change func(*sigilmcp.Config)) *agent {
 	t.Helper()
 	ctx := context.Background()
-	b := theStack(t)
 	rootKey, err := b.RootKey()
 	if err != nil {
 		t.Fatal(err)
@@ -105,15 +139,18 @@ func newAgent(t testing.TB, change func(*sigilmcp.Config)) *agent {
 	a.address = w.Addresses[0]
 	a.fund("1", "1000")
 	a.findVault()
+	// Each agent's policies are its wallet's, so that the agents of the package's tests, in one organization, do not
+	// see each other's.
+	mine := "wallet.id == '" + w.WalletID + "'"
 	consensus := "approvers.any(user, user.id == '" + a.userID + "')"
 	policy := func(label, to, selector string) api.CreatePolicyIntentV3 {
 		return api.CreatePolicyIntentV3{PolicyName: label + " " + a.userID[:8], Effect: api.EffectAllow, Consensus: consensus,
-			Condition: "eth.tx.to == '" + strings.ToLower(to) + "' && eth.tx.data[0..10] == '" + selector + "'"}
+			Condition: mine + " && eth.tx.to == '" + strings.ToLower(to) + "' && eth.tx.data[0..10] == '" + selector + "'"}
 	}
 	// The fourth policy lets the agent transfer USDC only with a root user's approval as well: a human in the loop.
 	gated := api.CreatePolicyIntentV3{PolicyName: "transfer USDC with approval " + a.userID[:8], Effect: api.EffectAllow,
 		Consensus: consensus + " && approvers.any(user, user.id == '" + b.UserID + "')",
-		Condition: "eth.tx.to == '" + strings.ToLower(a.token) + "' && eth.tx.data[0..10] == '0xa9059cbb'"}
+		Condition: mine + " && eth.tx.to == '" + strings.ToLower(a.token) + "' && eth.tx.data[0..10] == '0xa9059cbb'"}
 	if _, _, err := a.root.CreatePolicies(ctx, b.OrganizationID, api.CreatePoliciesIntent{Policies: []api.CreatePolicyIntentV3{
 		policy("approve USDC", a.token, "0x095ea7b3"), policy("deposit into the vault", a.vault, "0x6e553f65"),
 		policy("withdraw from the vault", a.vault, "0xba087652"), gated}}); err != nil {
@@ -132,26 +169,77 @@ func newAgent(t testing.TB, change func(*sigilmcp.Config)) *agent {
 	if a.server, err = sigilmcp.New(cfg); err != nil {
 		t.Fatal(err)
 	}
-	a.session = a.connect()
+	a.session = a.connect(over)
 	return a
 }
 
-// connect opens another session with the agent's server, over an in-memory transport.
-func (a *agent) connect() *mcp.ClientSession {
+// The transports a test's client reaches the server over: stdio (as an agent host that starts sigil mcp) and
+// Streamable HTTP (as a remote agent, through the bearer-token handler sigil mcp --http serves).
+const (
+	overStdio = "stdio"
+	overHTTP  = "http"
+)
+
+var transports = []string{overStdio, overHTTP}
+
+// testToken is the HTTP transport's bearer token in tests.
+const testToken = "test-token-0123456789abcdef"
+
+// connect opens another session with the agent's server, over the transport.
+func (a *agent) connect(over string) *mcp.ClientSession {
 	a.t.Helper()
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := a.server.MCP().Connect(ctx, st, nil)
-	if err != nil {
-		a.t.Fatal(err)
+	var ct mcp.Transport
+	switch over {
+	case overStdio:
+		hostIn, serverOut := io.Pipe()
+		serverIn, hostOut := io.Pipe()
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- a.server.ServeStdio(ctx, serverIn, serverOut) }()
+		a.t.Cleanup(func() {
+			cancel()
+			hostOut.Close()
+			serverOut.Close()
+			if err := <-done; err != nil {
+				a.t.Errorf("ServeStdio: %v", err)
+			}
+		})
+		ct = &mcp.IOTransport{Reader: hostIn, Writer: hostOut}
+	case overHTTP:
+		ct = &mcp.StreamableClientTransport{Endpoint: a.httpURL() + sigilmcp.MCPPath,
+			HTTPClient: &http.Client{Transport: bearer{testToken}}, MaxRetries: -1}
+	default:
+		a.t.Fatalf("no transport %q", over)
 	}
-	a.t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil).Connect(context.Background(), ct, nil)
 	if err != nil {
 		a.t.Fatal(err)
 	}
 	a.t.Cleanup(func() { cs.Close() })
 	return cs
+}
+
+// httpURL is the agent's server over Streamable HTTP, started on first use.
+func (a *agent) httpURL() string {
+	a.t.Helper()
+	if a.http == nil {
+		h, err := a.server.HTTPHandler(sigilmcp.HTTPConfig{Token: testToken})
+		if err != nil {
+			a.t.Fatal(err)
+		}
+		a.http = httptest.NewServer(h)
+		a.t.Cleanup(a.http.Close)
+	}
+	return a.http.URL
+}
+
+// bearer sends the HTTP transport's token with each request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 func (a *agent) fund(eth, usdc string) {

@@ -11,15 +11,24 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/internal/stack"
 	"github.com/sigil/sigil/internal/testwait"
 )
 
-// The second specification's journey through the tools, as an agent host drives it: find the USDC vault, check the
+// The second specification's journey through the tools, as an agent host drives it, over each transport on each
+// backend: find the USDC vault, check the
 // enter with evaluate_activity and a simulation, sign the approval and send it, send the deposit, read the balance,
 // exit; a transfer to another contract is denied with its reason; a transfer that needs a root user's approval waits
 // for it, and the agent's poll completes once the root user approves.
 func TestJourney(t *testing.T) {
-	a := newAgent(t, nil)
+	eachBackend(t, func(t *testing.T, b stack.Bootstrap) {
+		for _, over := range transports {
+			t.Run(over, func(t *testing.T) { journey(t, newAgent(t, b, over, nil)) })
+		}
+	})
+}
+
+func journey(t *testing.T, a *agent) {
 	ctx := context.Background()
 
 	found := a.ok("yields_get_all", map[string]any{"networks": []string{a.boot.Network}, "token": "USDC", "types": []string{"vault"}})
