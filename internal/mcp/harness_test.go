@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -223,7 +224,7 @@ func (a *agent) connect(over string) *mcp.ClientSession {
 func (a *agent) httpURL() string {
 	a.t.Helper()
 	if a.http == nil {
-		h, err := a.server.HTTPHandler(sigilmcp.HTTPConfig{Token: testToken})
+		h, err := a.server.HTTPHandler(sigilmcp.HTTPConfig{Token: testToken, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			a.t.Fatal(err)
 		}

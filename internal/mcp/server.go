@@ -150,7 +150,7 @@ func (s *Server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 		start := time.Now()
 		res, err := next(withTool(ctx, name), method, req)
 		attrs := []any{"tool", name, "duration_ms", float64(time.Since(start).Microseconds()) / 1000}
-		if r, ok := res.(*mcp.CallToolResult); ok && r.IsError {
+		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError { // an unknown tool answers a nil result
 			attrs = append(attrs, "tool_error", true)
 		}
 		if err != nil {
