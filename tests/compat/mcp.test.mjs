@@ -3,7 +3,8 @@
 // second specification's journey, as an agent under three policies walks it. It finds the USDC vault, checks the enter
 // with evaluate_activity and a simulation, signs the approval and sends it, sends the deposit, reads the balance and
 // exits; a transfer to another contract is denied with the policy engine's reason; a transfer that needs a root user's
-// approval waits for it, and the agent's poll completes once the root user approves.
+// approval waits for it, and the agent's poll completes once the root user approves: through the API, or (over HTTP) in
+// the dashboard, at the link the tool gave, where the activity shows it came through MCP and which tool.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -16,6 +17,7 @@ import { generateP256KeyPair } from "@turnkey/crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { chromium } from "playwright-core";
 
 const dir = process.env.SIGIL_DIR;
 const bin = process.env.SIGIL_BIN ?? "sigil";
@@ -94,12 +96,38 @@ async function connect(agent, over) {
   return { client, close: async () => { await client.close(); proc.kill(); } };
 }
 
-for (const over of ["stdio", "http"]) {
+// The root user approves an activity with the API, or in the dashboard opened at the agent's link.
+const approveWithAPI = (approval) => root.approveActivity(envelope("ACTIVITY_TYPE_APPROVE_ACTIVITY", { fingerprint: approval.fingerprint }));
+
+async function approveInDashboard(approval) {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(approval.dashboardUrl);
+    await page.fill("#api-public-key", boot.apiPublicKey);
+    await page.fill("#api-private-key", boot.apiPrivateKey);
+    await page.click("#sign-in");
+    await page.waitForSelector("#activity-detail:not([hidden]) dd:has-text('ACTIVITY_TYPE_SIGN_TRANSACTION_V2')");
+    assert.ok(await page.isVisible("#activity-detail dd:has-text('MCP · sign_transaction')"), "the activity shows the tool it came through");
+    await page.click("#activity-detail button:has-text('Approve')");
+    await page.waitForSelector("#status.show:has-text('Approved')");
+    await page.click("button[data-tab=activities]");
+    await page.waitForSelector("#activities td:has-text('MCP · send_transaction')");
+    assert.deepEqual(errors, [], "no script errors on the page");
+  } finally {
+    await browser.close();
+  }
+}
+
+for (const [over, approve] of [["stdio", approveWithAPI], ["http", approveInDashboard]]) {
   test(`the agent's journey through sigil mcp over ${over}, with the official MCP client`, async () => {
     const agent = await newAgent(over);
     const { client, close } = await connect(agent, over);
     try {
-      await journey(client, agent);
+      await journey(client, agent, approve);
     } finally {
       await close();
     }
@@ -127,7 +155,7 @@ async function waitConfirmed(client, transactionId) {
   assert.fail(`transaction ${transactionId} was not CONFIRMED`);
 }
 
-async function journey(client, agent) {
+async function journey(client, agent, approveAsRoot) {
   const { tools } = await client.listTools();
   for (const name of ["yields_get_all", "yields_get", "actions_enter", "actions_exit", "submit_hash", "get_transaction",
     "evaluate_activity", "simulate_transaction", "sign_transaction", "send_transaction", "activities_get"]) {
@@ -193,7 +221,7 @@ async function journey(client, agent) {
   assert.ok(approval.approvers.some((a) => a.userId === boot.userId), JSON.stringify(approval.approvers));
   assert.match(approval.dashboardUrl, new RegExp(`\\?activity=${approval.activityId}$`));
   const polling = ok(client, "activities_get", { activityId: approval.activityId, waitSeconds: 60 });
-  await root.approveActivity(envelope("ACTIVITY_TYPE_APPROVE_ACTIVITY", { fingerprint: approval.fingerprint }));
+  await approveAsRoot(approval);
   const done = await polling;
   assert.equal(done.sigil.status, "ACTIVITY_STATUS_COMPLETED", JSON.stringify(done));
   assert.match(done.sigil.signedTransaction, /^0x02/);
