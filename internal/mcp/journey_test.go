@@ -28,7 +28,7 @@ func TestJourney(t *testing.T) {
 	})
 }
 
-func journey(t *testing.T, a *agent) {
+func journey(t testing.TB, a *agent) {
 	ctx := context.Background()
 
 	found := a.ok("yields_get_all", map[string]any{"networks": []string{a.boot.Network}, "token": "USDC", "types": []string{"vault"}})
