@@ -96,18 +96,19 @@ func theStack(t testing.TB, backend string) stack.Bootstrap {
 // agent is a non-root user with an API key, a funded wallet account and the specification's three policies for the
 // USDC vault, and an MCP session acting as that user.
 type agent struct {
-	t       testing.TB
-	boot    stack.Bootstrap
-	root    *client.Client
-	userID  string
-	key     *stamp.APIKey
-	address string
-	yieldID string
-	token   string // USDC's address
-	vault   string
-	server  *sigilmcp.Server
-	http    *httptest.Server // the server's HTTP transport, once a session has used it
-	session *mcp.ClientSession
+	t        testing.TB
+	boot     stack.Bootstrap
+	root     *client.Client
+	userID   string
+	key      *stamp.APIKey
+	address  string
+	walletID string
+	yieldID  string
+	token    string // USDC's address
+	vault    string
+	server   *sigilmcp.Server
+	http     *httptest.Server // the server's HTTP transport, once a session has used it
+	session  *mcp.ClientSession
 }
 
 // newAgent makes the agent's user, wallet and policies with the root key, and connects an MCP client over the
@@ -137,7 +138,7 @@ func newAgent(t testing.TB, b stack.Bootstrap, over string, change func(*sigilmc
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.address = w.Addresses[0]
+	a.address, a.walletID = w.Addresses[0], w.WalletID
 	a.fund("1", "1000")
 	a.findVault()
 	// Each agent's policies are its wallet's, so that the agents of the package's tests, in one organization, do not

@@ -604,8 +604,8 @@ func (s *Server) rewardRateHistory(ctx context.Context, in *historyIn) (*mcp.Cal
 	}
 	var samples struct {
 		Items []struct {
-			Timestamp string `json:"timestamp"`
-			Price     string `json:"price"`
+			Timestamp string      `json:"timestamp"`
+			Price     json.Number `json:"price"` // a JSON number (or a string of one), read exactly as a big.Rat below
 		} `json:"items"`
 	}
 	if err := json.Unmarshal(raw, &samples); err != nil {
@@ -618,7 +618,7 @@ func (s *Server) rewardRateHistory(ctx context.Context, in *historyIn) (*mcp.Cal
 	var pts []point
 	for _, smp := range samples.Items {
 		t, err1 := time.Parse(time.RFC3339, smp.Timestamp)
-		p, ok := new(big.Rat).SetString(smp.Price)
+		p, ok := new(big.Rat).SetString(smp.Price.String())
 		if err1 == nil && ok && p.Sign() > 0 && !t.Before(from) && !t.After(to) {
 			pts = append(pts, point{t, p})
 		}
