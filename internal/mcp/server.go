@@ -80,9 +80,8 @@ type Server struct {
 	limits *sessionLimits
 	logger *slog.Logger
 
-	whoOnce sync.Once
-	who     *api.WhoamiResponse
-	whoErr  error
+	whoMu sync.Mutex
+	who   *api.WhoamiResponse // once read
 }
 
 // New builds the server and its tools, resources and prompts.
@@ -165,13 +164,17 @@ func (s *Server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 // servers).
 const codeRateLimited = -32029
 
-// whoami is the user the server acts as, read once.
+// whoami is the user the server acts as, read once it has been read successfully: a failure (the coordinator down)
+// is tried again next time.
 func (s *Server) whoami(ctx context.Context) (*api.WhoamiResponse, error) {
-	s.whoOnce.Do(func() { s.who, s.whoErr = s.coord.Whoami(ctx, s.cfg.OrganizationID) })
-	if s.whoErr != nil {
-		err := s.whoErr
-		s.whoOnce = sync.Once{} // a failure (the coordinator down) is tried again next time
-		return nil, err
+	s.whoMu.Lock()
+	defer s.whoMu.Unlock()
+	if s.who == nil {
+		who, err := s.coord.Whoami(ctx, s.cfg.OrganizationID)
+		if err != nil {
+			return nil, err
+		}
+		s.who = who
 	}
 	return s.who, nil
 }
