@@ -96,6 +96,9 @@ func BenchmarkJourney(b *testing.B) {
 	boot := theStack(b, "sqlite")
 	for _, over := range transports {
 		b.Run(over, func(b *testing.B) {
+			if b.N > 10 {
+				b.Fatalf("run with -benchtime Nx, N at most 10 (got %d): each round makes a user with 4 policies, and an organization holds at most 100 of each", b.N)
+			}
 			for range b.N {
 				b.StopTimer()
 				a := newAgent(b, boot, over, nil)
