@@ -138,3 +138,19 @@ func TestReadTools(t *testing.T) {
 		t.Errorf("an unknown yield: %s", text(r))
 	}
 }
+
+// actions_manage reaches the yield service in its shape (which decodes strictly): a passthrough that is not one the
+// service issued for this yield, address and action is refused by the service, and the agent reads why.
+func TestManageRefusesAForeignPassthrough(t *testing.T) {
+	a := newAgent(t, theStack(t, "sqlite"), overStdio, nil)
+	staking := a.ok("yields_get_all", map[string]any{"networks": []string{a.boot.Network}, "types": []string{"staking"}})
+	items, _ := path(staking, "untrusted.yieldService.items").([]any)
+	if len(items) == 0 {
+		t.Fatalf("no staking yield on %s", a.boot.Network)
+	}
+	res := a.call("actions_manage", map[string]any{"yieldId": str(items[0], "id"), "walletAddress": a.address,
+		"action": "CLAIM_REWARDS", "passthrough": "eyJub3QiOiJpc3N1ZWQifQ"})
+	if !res.IsError || !strings.Contains(text(res), "HTTP 400") || !strings.Contains(text(res), "passthrough") {
+		t.Errorf("a foreign passthrough: %s", text(res))
+	}
+}
