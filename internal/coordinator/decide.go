@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 	"sync"
@@ -148,7 +149,8 @@ func readsParams(policies []policy.Policy) bool {
 	return false
 }
 
-// activityParams exposes the parameters the policy language names (snake_case) from the intent (lowerCamelCase).
+// activityParams exposes the parameters the policy language names (snake_case) from the intent (lowerCamelCase); an
+// int parameter may be a decimal string, as the reference's amounts are.
 func activityParams(params []policy.Param, intent json.RawMessage) map[string]any {
 	if len(params) == 0 {
 		return nil
@@ -167,6 +169,12 @@ func activityParams(params []policy.Param, intent json.RawMessage) map[string]an
 		}
 		switch x := v.(type) {
 		case string:
+			if p.Type != "int" {
+				out[p.Name] = x
+			} else if n, ok := new(big.Int).SetString(x, 10); ok && n.Sign() >= 0 && isDigits(x) {
+				out[p.Name] = n // amounts travel as decimal strings
+			}
+		case bool:
 			out[p.Name] = x
 		case json.Number:
 			if n, err := x.Int64(); err == nil {
