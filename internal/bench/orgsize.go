@@ -279,7 +279,7 @@ func orgSizeOps() []orgSizeOp {
 	return []orgSizeOp{
 		{"SIGN_RAW_PAYLOAD_V2 by address", 30, false, raw},
 		{"SIGN_TRANSACTION_V2 by address", 30, false, tx},
-		{"CREATE_WALLET_ACCOUNTS (100)", 6, false, accounts},
+		{"CREATE_WALLET_ACCOUNTS (100)", 10, false, accounts},
 		{"CREATE_USERS (1)", 10, false, users},
 		{"CREATE_POLICY", 10, false, policy},
 		{"get_wallet_account", 30, false, getAccount},
