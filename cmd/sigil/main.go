@@ -42,6 +42,7 @@ func commands() *command {
 		}},
 		{name: "demo", summary: "run a user journey against the running stack", subs: []*command{
 			{name: "yield", args: "[flags]", run: runDemoYield, summary: "a policy-restricted agent earns yield, end to end"},
+			{name: "borrow", args: "[flags]", run: runDemoBorrow, summary: "the agent borrows against its vault position, within its policies' limit"},
 			{name: "web", args: "[flags]", run: runDemoWeb,
 				summary: "serve the browser example: a user signs up and logs in through the auth proxy"},
 		}},

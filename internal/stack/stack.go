@@ -88,7 +88,11 @@ type Config struct {
 	// ChainSimulate accrues yield on this period (0: off). ChainEphemeral keeps the chain in memory instead of
 	// Dir/chain.
 	ChainBlockPeriod, ChainSimulate time.Duration
-	ChainEphemeral                  bool
+	// ChainKeeper runs the dev liquidator on this period (0: off). ChainPriceWalkBps moves WETH's oracle price by up to
+	// that many basis points at each simulator step (0: off).
+	ChainKeeper       time.Duration
+	ChainPriceWalkBps int64
+	ChainEphemeral    bool
 	// ChainRPC, when set, is an existing node (Anvil, Hardhat, geth --dev) that the dev chain's fixtures, faucet
 	// and simulator use instead of an embedded node; ChainListen is then the faucet's alone.
 	ChainRPC string
@@ -503,7 +507,7 @@ func isLoopback(addr string) bool {
 // chainConfig is the dev chain of a stack: its data in DIR/chain unless ephemeral.
 func chainConfig(cfg Config, logger *slog.Logger) chain.Config {
 	c := chain.Config{ListenAddr: cmp.Or(cfg.ChainListen, "127.0.0.1:0"), RPCURL: cfg.ChainRPC, BlockPeriod: cfg.ChainBlockPeriod, Logger: logger,
-		Simulator: chain.SimulatorConfig{Period: cfg.ChainSimulate}}
+		Simulator: chain.SimulatorConfig{Period: cfg.ChainSimulate, PriceWalkBps: cfg.ChainPriceWalkBps}, KeeperPeriod: cfg.ChainKeeper}
 	if !cfg.ChainEphemeral {
 		c.DataDir = filepath.Join(cfg.Dir, "chain")
 	}
