@@ -98,7 +98,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 // await waits for the update of the activity to the status; it fails the test after a while.
 func (r *receiver) await(activityID, status string) delivered {
 	r.t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(30 * time.Second) // generous: a loaded machine
 	for {
 		r.mu.Lock()
 		for _, e := range r.events {
@@ -114,6 +114,18 @@ func (r *receiver) await(activityID, status string) delivered {
 			r.t.Fatalf("no %s update of activity %s arrived", status, activityID)
 		}
 	}
+}
+
+// received says whether any update of the activity arrived.
+func (r *receiver) received(activityID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.events {
+		if e.activity.ID == activityID {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *receiver) count() int {
@@ -309,13 +321,14 @@ func TestWebhookActivityUpdates(t *testing.T) {
 		if _, _, err := s.root.DeleteWebhookEndpoint(ctx, org, endpointID); err != nil {
 			t.Fatal(err)
 		}
-		before := all.count()
+		// Deliveries claimed before the deletion may still land (a busy machine's worker can be mid-post); what must
+		// not is an event of an activity after it.
 		_, act, err = s.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "late", Accounts: []api.WalletAccountParams{ethAccount()}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		wallets.await(act.ID, api.StatusCompleted) // delivered to the other endpoint, so the worker has run since
-		if all.count() != before {
+		if all.received(act.ID) {
 			t.Errorf("the deleted endpoint still received events")
 		}
 	})
