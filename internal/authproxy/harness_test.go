@@ -235,7 +235,7 @@ func newClientKey(t testing.TB) clientKey {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := token.CompressedPublicKeyHex(&k.PublicKey)
+	pub, err := stamp.P256PublicKeyHex(&k.PublicKey)
 	if err != nil {
 		t.Fatal(err)
 	}
