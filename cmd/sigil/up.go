@@ -291,7 +291,7 @@ func parseNetwork(v string) (coordinator.Network, error) {
 		return coordinator.Network{}, fmt.Errorf("%q: a Solana cluster takes no options", opts)
 	}
 	if u, err := url.Parse(rpc); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return coordinator.Network{}, fmt.Errorf("%q: the RPC URL must be http(s)://host...", rpc)
+		return coordinator.Network{}, fmt.Errorf("%q: the RPC URL must be an http or https URL with a host", rpc)
 	}
 	n := coordinator.Network{CAIP2: caip2, RPCURL: rpc}
 	if opts != "" {
