@@ -211,6 +211,7 @@ func (c *chainFlags) register(fs *flag.FlagSet) {
 
 // reloadTLSOnHangup reads the stack's certificate and key again on each SIGHUP, as servers do after a renewal; a pair
 // that fails to load is logged and the certificate in use stays. The returned function stops listening for SIGHUP.
+// Windows delivers no SIGHUP: there a renewed certificate takes a restart.
 func reloadTLSOnHangup(s *stack.Stack, logger *slog.Logger) (stop func()) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
