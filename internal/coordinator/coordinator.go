@@ -35,10 +35,17 @@ import (
 type Config struct {
 	// MaxBodyBytes caps request bodies (default 1 MiB).
 	MaxBodyBytes int64
+	// RequestTimeout is how long the server works on one request before it gives up and answers DEADLINE_EXCEEDED
+	// (default 30 seconds), so that no request holds a connection or a lock for long, whatever happens to it.
+	RequestTimeout time.Duration
 	// MaxTimestampAge is how old an activity's timestampMs may be (default 1 hour).
 	MaxTimestampAge time.Duration
 	// MaxTimestampSkew is how far in the future an activity's timestampMs may be (default 5 minutes).
 	MaxTimestampSkew time.Duration
+	// StrictPolicyErrors decides a DENY policy whose condition fails because the activity does not have what it reads
+	// (eth.tx on a message signing, an activity.params the type lacks) as one that might apply: it denies. Off (the
+	// default), such a policy does not apply, as in the reference; see docs/API.md, "Policies that cannot be evaluated".
+	StrictPolicyErrors bool
 	// AllowedOrigins lists the browser origins allowed to call the API ("*" allows any).
 	AllowedOrigins []string
 	// Now is the clock (default time.Now).
@@ -57,12 +64,15 @@ type Config struct {
 	// OTP and login (see docs/OTP.md).
 	//
 	// Email delivers OTP e-mail (nil refuses OTP_TYPE_EMAIL); EmailFrom is the sender address when a request names
-	// none. EmailTemplates holds the organizations' custom templates (emailCustomization.templateId). Logos fetches
-	// emailCustomization.logoUrl (default: a notify.LogoFetcher that refuses private networks).
-	Email          notify.EmailSender
-	EmailFrom      string
-	EmailTemplates *notify.Templates
-	Logos          *notify.LogoFetcher
+	// none. EmailSenderDomains are the domains whose addresses a request may name instead, as its sender or reply-to
+	// address (none: EmailFrom only). EmailTemplates holds the organizations' custom templates
+	// (emailCustomization.templateId). Logos fetches emailCustomization.logoUrl (default: a notify.LogoFetcher that
+	// refuses private networks).
+	Email              notify.EmailSender
+	EmailFrom          string
+	EmailSenderDomains notify.SenderDomains
+	EmailTemplates     *notify.Templates
+	Logos              *notify.LogoFetcher
 	// SMS delivers OTP text messages (nil refuses OTP_TYPE_SMS).
 	SMS notify.SMSSender
 	// OTPLimits are the attempts, live codes, SMS rate limit and code lifetimes (default otp.DefaultLimits()).
@@ -114,6 +124,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxBodyBytes == 0 {
 		c.MaxBodyBytes = 1 << 20
 	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = 30 * time.Second
+	}
 	if c.MaxTimestampAge == 0 {
 		c.MaxTimestampAge = time.Hour
 	}
@@ -149,15 +162,16 @@ func (c Config) withDefaults() Config {
 
 // Coordinator is the service. It is safe for concurrent use.
 type Coordinator struct {
-	cfg        Config
-	store      *store.Store
-	ops        *registry // every activity type and query it serves
-	audit      *auditor
-	exprs      exprCache
-	orgs       orgCache
-	blobs      cache[[]byte]           // sealed blobs by row id: ciphertext only, so that signing reads no row
-	interfaces cache[*parsedInterface] // parsed contract interfaces by id (they never change)
-	vault      *vault
+	cfg          Config
+	store        *store.Store
+	ops          *registry // every activity type and query it serves
+	audit        *auditor
+	exprs        exprCache
+	orgs         orgCache
+	blobs        cache[[]byte]           // sealed blobs by row id: ciphertext only, so that signing reads no row
+	accountMemos accountCache            // which wallet account a signWith names, so that signing reads no row (wallet_accounts.go)
+	interfaces   cache[*parsedInterface] // parsed contract interfaces by id (they never change)
+	vault        *vault
 
 	ownKeysMu sync.Mutex
 	ownKeys   map[string]*ecdsa.PrivateKey

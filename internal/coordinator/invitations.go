@@ -16,7 +16,6 @@ import (
 
 const (
 	resInvitation     = "INVITATION"
-	maxInvitations    = 1000 // per organization, revoked ones included
 	invitationTagsMax = 100
 )
 
@@ -75,8 +74,8 @@ func validateCreateInvitations(p *api.CreateInvitationsIntent) error {
 }
 
 func execCreateInvitations(x *execution, p *api.CreateInvitationsIntent) (*api.CreateInvitationsResult, error) {
-	if len(x.org.Invitations)+len(p.Invitations) > maxInvitations {
-		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "organization %s would have more than %d invitations; delete some first", x.org.ID, maxInvitations)
+	if len(x.org.Invitations)+len(p.Invitations) > maxInvitationsPerOrg { // revoked ones included
+		return nil, limitReached("organization %s would have more than %d invitations; delete some first", x.org.ID, maxInvitationsPerOrg)
 	}
 	res := &api.CreateInvitationsResult{InvitationIDs: []string{}}
 	for i, inv := range p.Invitations {
@@ -94,7 +93,7 @@ func execCreateInvitations(x *execution, p *api.CreateInvitationsIntent) (*api.C
 }
 
 // checkInvitable refuses an invitation to an address a user of the organization has or an open invitation names, from
-// a sender who is not a user of the organization, or with tags the organization does not have.
+// a sender who is not the submitting user, or with tags the organization does not have.
 func (x *execution) checkInvitable(path string, inv api.InvitationParams) error {
 	for _, u := range x.org.Users {
 		if strings.EqualFold(u.Email, inv.ReceiverUserEmail) {
@@ -108,6 +107,10 @@ func (x *execution) checkInvitable(path string, inv api.InvitationParams) error 
 	}
 	if x.org.User(inv.SenderUserID) == nil {
 		return apierr.NotFoundf("%s.senderUserId: user %s not found in organization %s", path, inv.SenderUserID, x.org.ID)
+	}
+	// The invitation says who sent it: that is whoever submits it, never another user it would speak for.
+	if inv.SenderUserID != x.who.User.ID {
+		return apierr.Denied("%s.senderUserId: an invitation is sent by the user who submits it (%s), not by user %s", path, x.who.User.ID, inv.SenderUserID)
 	}
 	for i, tagID := range inv.ReceiverUserTags {
 		if x.org.Tag(tagID) == nil {

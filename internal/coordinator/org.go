@@ -12,8 +12,10 @@ import (
 	"github.com/sigil/sigil/internal/store"
 )
 
-// Org is an organization's document: everything the coordinator knows about one organization, loaded whole for each
-// activity (decisions need the users, tags, quorum and policies together) and written back whole with a new version.
+// Org is an organization's document: the bounded part of what the coordinator knows about one organization (users,
+// policies, tags, wallets, keys, settings: each under a limit), loaded whole for each activity — decisions need the
+// users, tags, quorum and policies together — and written back whole with a new version. What grows without bound
+// lives in rows of the organization instead: wallet accounts (WalletAccount), sub-organizations, activities.
 type Org struct {
 	ID         string  `json:"id"`
 	Name       string  `json:"name"`
@@ -47,6 +49,9 @@ type Org struct {
 	Invitations []*Invitation `json:"invitations,omitempty"`
 	// GasUsage is a billing organization's gas-spend limits of sponsored sends (gas.go); nil for none.
 	GasUsage *GasUsageConfig `json:"gasUsage,omitempty"`
+	// AccountRemovals counts the activities that deleted wallet accounts (wallet_accounts.go): accounts are rows apart
+	// from the document, and a deletion must change the document's version all the same.
+	AccountRemovals int64 `json:"accountRemovals,omitempty"`
 
 	version int64              // the stored version this document was read at
 	stored  []byte             // the document as read, to skip writing one that did not change
@@ -92,6 +97,9 @@ type APIKey struct {
 	// Method is how the session of a session key was opened, as MFA policies name it (AUTHENTICATION_TYPE_OAUTH,
 	// _EMAIL_OTP, _SMS_OTP); empty when it is not known.
 	Method string `json:"method,omitempty"`
+	// CreatedBy and Origin say where the key came from (lineage.go).
+	CreatedBy string `json:"createdBy,omitempty"`
+	Origin    string `json:"origin,omitempty"`
 	// ExpiresAt is zero for a key that never expires.
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
 	CreatedAt time.Time `json:"createdAt"`
@@ -118,6 +126,10 @@ type Authenticator struct {
 	Transports        []string  `json:"transports"`
 	CreatedAt         time.Time `json:"createdAt"`
 	UpdatedAt         time.Time `json:"updatedAt"`
+
+	// CreatedBy and Origin say where the passkey came from (lineage.go).
+	CreatedBy string `json:"createdBy,omitempty"`
+	Origin    string `json:"origin,omitempty"`
 }
 
 // OAuthProvider is an OIDC identity (issuer, subject, audience) linked to a user.
@@ -129,6 +141,10 @@ type OAuthProvider struct {
 	Audience  string    `json:"audience"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+
+	// CreatedBy and Origin say where the link came from (lineage.go).
+	CreatedBy string `json:"createdBy,omitempty"`
+	Origin    string `json:"origin,omitempty"`
 }
 
 // Policy is a policy as stored: its expressions are sources, compiled (once per process) when decisions need them.
@@ -220,12 +236,7 @@ func (o *Org) indexEntries() []store.IndexEntry {
 			add(indexOIDC, oidcIdentity(p.Issuer, p.Subject, p.Audience))
 		}
 	}
-	for _, w := range o.Wallets {
-		for _, a := range w.Accounts {
-			add(indexAddress, addressKey(a.Address))
-		}
-	}
-	for _, k := range o.PrivateKeys {
+	for _, k := range o.PrivateKeys { // wallet accounts are found by their own address index (store.AccountOwners)
 		for _, a := range k.Addresses {
 			add(indexAddress, addressKey(a.Address))
 		}

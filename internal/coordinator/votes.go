@@ -1,8 +1,6 @@
 package coordinator
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"time"
 
@@ -24,22 +22,28 @@ var (
 	rejectActivity  = prepared(api.RejectActivity, on(resOrganization, actUpdate), validateVote, prepareVote, execReject)
 )
 
-// validateVote refuses a fingerprint no activity can have (an activity's is the hex SHA-256 of its request body,
-// engine.go), before it reaches a query: PostgreSQL refuses some strings (a NUL) outright.
+// validateVote refuses a fingerprint no activity can have (fingerprint.go), and records the vote's intent with the
+// fingerprint in the reference's form, whichever form it was given in.
 func validateVote(p *api.VoteIntent) error {
 	if p.Fingerprint == "" {
 		return apierr.Invalid("parameters.fingerprint must name the activity to vote on")
 	}
-	if b, err := hex.DecodeString(p.Fingerprint); err != nil || len(b) != sha256.Size {
-		return apierr.Invalid("parameters.fingerprint: %q is not an activity's fingerprint (64 hexadecimal digits)", p.Fingerprint)
+	digest, err := parseFingerprint("parameters.fingerprint", p.Fingerprint)
+	if err != nil {
+		return err
 	}
+	p.Fingerprint = wireFingerprint(digest)
 	return nil
 }
 
 // target loads the activity a vote is for, holding it for the transaction. Only an activity waiting for consensus is
 // found: one never recorded and one already decided are alike to a vote.
 func (x *execution) target(fingerprint string) (*record, error) {
-	row, err := x.tx.ActivityAwaitingVotes(x.ctx, x.org.ID, fingerprint)
+	digest, err := parseFingerprint("parameters.fingerprint", fingerprint)
+	if err != nil {
+		return nil, err
+	}
+	row, err := x.tx.ActivityAwaitingVotes(x.ctx, x.org.ID, digest)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierr.NotFoundf("No activity waiting for consensus has fingerprint %s (it may be unknown, or already completed, rejected or failed)", fingerprint)
 	}
@@ -263,7 +267,7 @@ func (x *execution) rerun(target *record) (*rerun, error) {
 	}
 	sub := *x
 	sub.org = x.org.clone()
-	sub.who = &principal{Org: sub.org, User: sub.org.User(submitter.ID), PublicKey: target.Votes[0].PublicKey}
+	sub.who = &principal{Org: sub.org, User: sub.org.User(submitter.ID), CredID: target.CredentialID, PublicKey: target.Votes[0].PublicKey}
 	sub.activityID, sub.created = target.ID, nil
 	var req decisionRequest
 	execute, err := j.prepare(&sub, &req)
@@ -284,7 +288,7 @@ func (x *execution) executeTarget(t *voteTarget) error {
 	if err != nil {
 		return failOrAbort(err, t.rec, x.now)
 	}
-	if t.rec.Result, err = jsonMarshal(result); err != nil {
+	if err := t.rec.setResult(result); err != nil {
 		return err
 	}
 	t.rec.Status = api.StatusCompleted
