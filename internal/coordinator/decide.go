@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +32,9 @@ type decisionRequest struct {
 	// velocity controls measure (controls.go).
 	transfers []evm.AssetTransfer
 	walletID  string
+	// budget bounds the activity's policy evaluation, every expression together (evalbudget.go); nil, the decision's
+	// own budget.
+	budget *policy.Budget
 }
 
 // decide runs the policy engine: the root quorum, then the organization's policies, then implicit permissions. A batch
@@ -97,6 +101,7 @@ func (c *Coordinator) policyRequest(r decisionRequest) (*policy.Request, error) 
 		VoterInConsensus:    r.voterInConsensus,
 		StrictDeny:          c.cfg.StrictPolicyErrors,
 		Policies:            policies,
+		Budget:              r.budget,
 	}, nil
 }
 
@@ -144,7 +149,8 @@ func readsParams(policies []policy.Policy) bool {
 	return false
 }
 
-// activityParams exposes the parameters the policy language names (snake_case) from the intent (lowerCamelCase).
+// activityParams exposes the parameters the policy language names (snake_case) from the intent (lowerCamelCase); an
+// int parameter may be a decimal string, as the reference's amounts are.
 func activityParams(params []policy.Param, intent json.RawMessage) map[string]any {
 	if len(params) == 0 {
 		return nil
@@ -163,6 +169,12 @@ func activityParams(params []policy.Param, intent json.RawMessage) map[string]an
 		}
 		switch x := v.(type) {
 		case string:
+			if p.Type != "int" {
+				out[p.Name] = x
+			} else if n, ok := new(big.Int).SetString(x, 10); ok && n.Sign() >= 0 && isDigits(x) {
+				out[p.Name] = n // amounts travel as decimal strings
+			}
+		case bool:
 			out[p.Name] = x
 		case json.Number:
 			if n, err := x.Int64(); err == nil {
@@ -245,8 +257,12 @@ func (c *Coordinator) compile(src string, field policy.Field) (*policy.Expr, err
 	return e, nil
 }
 
-// permissionError is the denial of the reference: 403, code 7, and the policy engine's details.
+// permissionError is the denial of the reference: 403, code 7, and the policy engine's details; or, for a decision
+// the budget did not let the policies make, its refusal.
 func permissionError(d policy.Decision) *apierr.Error {
+	if refusal := asBudgetRefusal(d.Err); refusal != nil {
+		return refusal
+	}
 	evals := make([]map[string]string, 0, len(d.Evaluations))
 	for _, e := range d.Evaluations {
 		evals = append(evals, map[string]string{"policyId": e.PolicyID, "outcome": string(e.Outcome)})

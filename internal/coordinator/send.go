@@ -299,6 +299,7 @@ func (c *Coordinator) UseNetworks(n *send.Networks) { c.networks.Store(n) }
 func (c *Coordinator) wakeSends(rec *record) {
 	switch rec.Type {
 	case ethSendTransactionV2.Type, ethSendRawTransaction.Type, ethUndelegate7702.Type, solSendTransactionV2.Type, solSendTransaction.Type:
+	case executeSwapV2.Type, executeSwapV3.Type, claimSwapFees.Type: // swaps send too
 	default:
 		return
 	}
