@@ -9,8 +9,9 @@ up: build
 test:
 	bash scripts/test.sh
 
-# cgo off: no C compiler runs (go-ethereum's storage would build a C zstd library, a third of a first build), and the
-# binary is the one the Dockerfile builds. go build relinks only when something changed.
+# cgo off: no C compiler runs (libsecp256k1 and the dev chain database's zstd would be compiled, 23 % of a first
+# build's CPU: docs/benchmarks/2026-12-01-platform.md), and the binary is the one the Dockerfile builds. go build
+# relinks only when something changed.
 build:
 	CGO_ENABLED=0 go build -o bin/sigil ./cmd/sigil
 
