@@ -174,6 +174,8 @@ compat() {
   checks "demo-yield-$name" "$SIGIL_BIN" demo yield --dir "$dir" --cleanup
   echo "==> the agent journey, the coordinator sending: sigil demo yield --send ($name)"
   checks "demo-yield-send-$name" "$SIGIL_BIN" demo yield --dir "$dir" --cleanup --send
+  echo "==> the agent journey's second chapter: sigil demo borrow ($name)"
+  checks "demo-borrow-$name" "$SIGIL_BIN" demo borrow --dir "$dir" --cleanup
   # --- platform stage: the Go SDK, imported by its path from a module of its own, signs a transaction ---
   echo "==> the Go SDK from another module: tests/sdkmodule ($name)"
   checks "sdk-module-$name" env -C tests/sdkmodule SIGIL_DIR="$dir" go test -count=1 ./...

@@ -42,6 +42,7 @@ func commands() *command {
 		}},
 		{name: "demo", summary: "run a user journey against the running stack", subs: []*command{
 			{name: "yield", args: "[flags]", run: runDemoYield, summary: "a policy-restricted agent earns yield, end to end"},
+			{name: "borrow", args: "[flags]", run: runDemoBorrow, summary: "the agent borrows against its vault position, within its policies' limit"},
 			{name: "web", args: "[flags]", run: runDemoWeb,
 				summary: "serve the browser example: a user signs up and logs in through the auth proxy"},
 		}},
@@ -60,6 +61,11 @@ func commands() *command {
 					summary: "delete an endpoint of a project; its deliveries not made yet are abandoned"},
 			}},
 		}},
+		{name: "mcp", args: "--key FILE [flags]", run: runMCP,
+			summary: "serve an agent MCP tools over stdio or HTTP: yield discovery, policy checks, signing and sending as one user",
+			doc: "The server acts as the user whose API key --key (or SIGIL_MCP_API_KEY) gives: every request it makes is stamped\n" +
+				"with that key, so the organization's policies decide everything. It serves stdio by default (an agent host\n" +
+				"starts it), or MCP's Streamable HTTP at --http ADDR, which needs a bearer token (--http-token-file). See docs/MCP.md."},
 		{name: "webhooks", summary: "receive the coordinator's webhooks locally, see their deliveries, replay dead letters", subs: []*command{
 			{name: "listen", args: "[flags]", run: runWebhooksListen,
 				summary: "register a local endpoint, verify and print every delivery, and delete the endpoint on exit",
@@ -76,6 +82,15 @@ func commands() *command {
 		{name: "authproxy", args: "[flags]", run: runAuthProxy,
 			summary: "run the auth proxy alone in front of a running coordinator (the --dir of sigil up)"},
 		{name: "backup", args: "[flags]", run: runBackup, summary: "copy the SQLite database of a running stack"},
+		{name: "sends", summary: "look after the coordinator's sends", subs: []*command{
+			{name: "unstick", args: "--network CAIP2 --address ADDRESS [flags]", run: runSendsUnstick,
+				summary: "fill the nonces an address's stuck sends hold, so that its later transactions are mined",
+				doc: "For each send of the address signed and not mined (BROADCASTING) on the network, records a filler: a zero-value\n" +
+					"transfer of the address to itself at that nonce, with fees an eighth above the stuck transaction's. A running\n" +
+					"coordinator's send worker signs and broadcasts it; whichever of the two is mined, the other is reported failed\n" +
+					"(replaced). ADDRESS may be an organization's gas sponsor (get_gas_usage's sponsorAddress). Sends a node\n" +
+					"refuses for good need no operator: the worker fails them and releases or fills their nonces itself."},
+		}},
 		{name: "bench", args: "[flags]", run: runBench,
 			summary: "measure stamped activities and queries against a coordinator on loopback"},
 		{name: "config", summary: "show the settings sigil up would run with", subs: []*command{

@@ -28,10 +28,10 @@ type decisionRequest struct {
 	// allowed only when every call is.
 	moreFacts        []*policy.Input
 	voterInConsensus bool
-	// transfers are the assets what is signed moves, and walletID the wallet (or private key) that signs: what
+	// moves are the assets what is signed (or sent) moves, and walletID the wallet (or private key) that signs: what
 	// velocity controls measure (controls.go).
-	transfers []evm.AssetTransfer
-	walletID  string
+	moves    evm.Moves
+	walletID string
 	// budget bounds the activity's policy evaluation, every expression together (evalbudget.go); nil, the decision's
 	// own budget.
 	budget *policy.Budget
@@ -50,7 +50,30 @@ func (c *Coordinator) decide(r decisionRequest) policy.Decision {
 			d = next
 		}
 	}
+	if d.Outcome == policy.Deny && r.facts != nil && slices.ContainsFunc(d.Evaluations, readUnmeasured) {
+		d.Message += unmeasuredReasons(r.facts.ControlErrors)
+	}
 	return d
+}
+
+// readUnmeasured reports whether a policy's evaluation failed on a velocity control that cannot measure the activity.
+func readUnmeasured(e policy.Evaluation) bool {
+	return e.Err != nil && strings.Contains(e.Err.Error(), "cannot measure this activity")
+}
+
+// unmeasuredReasons says, for a denial, which velocity controls could not measure the activity and why: those are
+// evaluation errors, which no policy they gate allows.
+func unmeasuredReasons(failed map[string]string) string {
+	ids := make([]string, 0, len(failed))
+	for id := range failed {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var b strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&b, "; velocity control %s cannot measure this activity: %s", id, failed[id])
+	}
+	return b.String()
 }
 
 // decideFacts decides the activity with one set of facts.
