@@ -2,6 +2,8 @@
 # the services for a deployment: the dev chain left out (--dev-chain=false), listening on every interface behind a TLS
 # proxy (--expose), or with TLS of its own (add --tls-cert and --tls-key, the files mounted read-only). Set
 # SIGIL_DATABASE_URL for PostgreSQL; without it the SQLite database lives in the /var/lib/sigil volume.
+# The whole dev stack, dev chain included, on the host's loopback where a dev stack listens (README: Start-up):
+#   docker run --rm --network host -v sigil-dev:/var/lib/sigil sigil up --dir /var/lib/sigil
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./

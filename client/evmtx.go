@@ -9,7 +9,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rlp"
 )
 
@@ -28,6 +27,10 @@ type EVMTransaction struct {
 	ChainID              json.Number     `json:"chainId"`
 	Type                 json.RawMessage `json:"type,omitempty"`
 }
+
+// dynamicFeeTxType is EIP-1559's transaction type, named here rather than taken from go-ethereum's core/types, which
+// would make every program that imports the SDK link go-ethereum's blob and KZG code.
+const dynamicFeeTxType = 2
 
 // UnsignedTransaction encodes a transaction given as that JSON into the unsigned serialization SIGN_TRANSACTION_V2
 // takes (hex, no 0x): EIP-1559 (type 2) when it has maxFeePerGas, legacy with EIP-155 when it has gasPrice.
@@ -81,8 +84,8 @@ func UnsignedTransaction(jsonTx string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		prefix = []byte{types.DynamicFeeTxType}
-		fields = []any{chainID, uint64(nonce), tip, fee, gas.Uint64(), to, value, data, types.AccessList{}}
+		prefix = []byte{dynamicFeeTxType}
+		fields = []any{chainID, uint64(nonce), tip, fee, gas.Uint64(), to, value, data, []any{} /* access list */}
 	} else {
 		price, err := q("gasPrice", t.GasPrice)
 		if err != nil {

@@ -179,6 +179,10 @@ func (c *Client) GetPolicyEvaluations(ctx context.Context, orgID, activityID str
 
 // EvaluateActivity asks what submitting the activity now would decide, without executing or storing anything.
 func (c *Client) EvaluateActivity(ctx context.Context, orgID, activityType string, params any) (*api.EvaluateActivityResponse, error) {
+	orgID, err := c.organization(orgID)
+	if err != nil {
+		return nil, err
+	}
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return nil, err

@@ -10,8 +10,8 @@ import (
 	"encoding/json"
 
 	"github.com/sigil/sigil/api"
-	"github.com/sigil/sigil/internal/token"
 	"github.com/sigil/sigil/stamp"
+	"github.com/sigil/sigil/stamp/clientsig"
 )
 
 // OTP and login activities. VERIFY_OTP and OTP_LOGIN carry a secret (the code, the verification token) that the API
@@ -59,15 +59,15 @@ func (c *Client) StampLogin(ctx context.Context, orgID string, p api.StampLoginI
 // LoginSignature signs the clientSignature of an OTP login: key is the client key the verification token binds,
 // tokenID the token's id claim, sessionPublicKey the key the login registers.
 func LoginSignature(key *ecdsa.PrivateKey, tokenID, sessionPublicKey string) (*api.ClientSignature, error) {
-	msg, err := token.LoginMessage(tokenID, sessionPublicKey)
+	msg, err := clientsig.LoginMessage(tokenID, sessionPublicKey)
 	if err != nil {
 		return nil, err
 	}
-	cs, err := token.SignClientMessage(key, msg)
+	cs, err := clientsig.Sign(key, msg)
 	if err != nil {
 		return nil, err
 	}
-	return &api.ClientSignature{PublicKey: cs.PublicKey, Scheme: cs.Scheme, Message: cs.Message, Signature: cs.Signature}, nil
+	return &cs, nil
 }
 
 // AttestedStamper stamps with X-Stamp-Attested: a P-256 client key whose binding to a user Token proves (a
@@ -81,7 +81,7 @@ type AttestedStamper struct {
 
 // Stamp signs body (DER ECDSA over SHA-256) and returns the X-Stamp-Attested header.
 func (s AttestedStamper) Stamp(body []byte) (string, string, error) {
-	pub, err := token.CompressedPublicKeyHex(&s.Key.PublicKey)
+	pub, err := stamp.P256PublicKeyHex(&s.Key.PublicKey)
 	if err != nil {
 		return "", "", err
 	}

@@ -17,8 +17,13 @@ import (
 // NewSubmitRequest builds, without sending it, the request Submit sends for an activity: the envelope with
 // timestampMs from c.Now and the client's GenerateAppProofs, stamped by c.Stamper, ready for c.HTTP.Do. It serves
 // callers that send requests themselves, a load generator that prepares its next request ahead for example. Read the
-// answer with ReadResponse into an api.ActivityResponse; unlike Submit, nothing waits for an activity still pending.
+// answer with ReadResponse into an api.ActivityResponse; unlike Submit, nothing is retried and nothing waits for an
+// activity still pending. orgID "" is the client's Organization.
 func (c *Client) NewSubmitRequest(ctx context.Context, orgID string, spec api.ActivitySpec, params any) (*http.Request, error) {
+	orgID, err := c.organization(orgID)
+	if err != nil {
+		return nil, err
+	}
 	rawParams, err := json.Marshal(params)
 	if err != nil {
 		return nil, err
@@ -38,7 +43,7 @@ func (c *Client) NewSubmitRequest(ctx context.Context, orgID string, spec api.Ac
 // NewQueryRequest builds, without sending it, the stamped request Query sends for the query at path (the name under
 // /public/v1/query/) with body. Read the answer with ReadResponse.
 func (c *Client) NewQueryRequest(ctx context.Context, path string, body any) (*http.Request, error) {
-	return c.newRequest(ctx, "/public/v1/query/"+path, body)
+	return c.newRequest(ctx, "/public/v1/query/"+path, c.withOrganization(body))
 }
 
 func (c *Client) newRequest(ctx context.Context, path string, body any) (*http.Request, error) {

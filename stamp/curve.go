@@ -185,6 +185,16 @@ func parseEd25519(raw []byte) (ed25519.PublicKey, error) {
 	return ed25519.PublicKey(raw), nil
 }
 
+// P256PublicKeyHex is the lower-case hex of the SEC1 compressed form of a P-256 public key: how the reference's API
+// names API keys, session keys and client keys.
+func P256PublicKeyHex(k *ecdsa.PublicKey) (string, error) {
+	raw, err := compressP256(k)
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(raw), nil
+}
+
 // compressP256 encodes an ECDSA P-256 public key as a SEC1 compressed point.
 func compressP256(k *ecdsa.PublicKey) ([]byte, error) {
 	u, err := k.Bytes() // 0x04 || X || Y

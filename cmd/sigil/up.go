@@ -227,6 +227,7 @@ func (c *chainFlags) register(fs *flag.FlagSet) {
 
 // reloadTLSOnHangup reads the stack's certificate and key again on each SIGHUP, as servers do after a renewal; a pair
 // that fails to load is logged and the certificate in use stays. The returned function stops listening for SIGHUP.
+// Windows delivers no SIGHUP: there a renewed certificate takes a restart.
 func reloadTLSOnHangup(s *stack.Stack, logger *slog.Logger) (stop func()) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -313,7 +314,7 @@ func parseNetwork(v string) (coordinator.Network, error) {
 		return coordinator.Network{}, fmt.Errorf("%q: a Solana cluster takes no options", opts)
 	}
 	if u, err := url.Parse(rpc); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return coordinator.Network{}, fmt.Errorf("%q: the RPC URL must be http(s)://host...", rpc)
+		return coordinator.Network{}, fmt.Errorf("%q: the RPC URL must be an http or https URL with a host", rpc)
 	}
 	n := coordinator.Network{CAIP2: caip2, RPCURL: rpc}
 	if opts != "" {

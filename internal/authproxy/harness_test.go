@@ -235,7 +235,7 @@ func newClientKey(t testing.TB) clientKey {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := token.CompressedPublicKeyHex(&k.PublicKey)
+	pub, err := stamp.P256PublicKeyHex(&k.PublicKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,11 @@ func newClientKey(t testing.TB) clientKey {
 // stamper stamps with the key, as a session key stamps after a login.
 func (k clientKey) stamper(t testing.TB) *stamp.APIKey {
 	t.Helper()
-	s, err := stamp.ParseAPIKey(stamp.CurveP256, hex.EncodeToString(k.priv.D.FillBytes(make([]byte, 32))))
+	raw, err := k.priv.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := stamp.ParseAPIKey(stamp.CurveP256, hex.EncodeToString(raw))
 	if err != nil {
 		t.Fatal(err)
 	}

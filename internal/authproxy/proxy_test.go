@@ -18,6 +18,7 @@ import (
 	"github.com/sigil/sigil/internal/oidc/oidctest"
 	"github.com/sigil/sigil/internal/testdb"
 	"github.com/sigil/sigil/internal/token"
+	"github.com/sigil/sigil/stamp/clientsig"
 )
 
 const origin = "https://app.example"
@@ -154,18 +155,18 @@ func TestOTPCurrentFlow(t *testing.T) {
 		keys := []api.APIKeyParamsV2{{APIKeyName: "device", PublicKey: device.pub, CurveType: api.CurveP256}}
 		claimsID, _ := unverifiedID(verified.VerificationToken)
 		keysJSON, _ := json.Marshal(keys)
-		msg, err := token.SignupMessage(claimsID, token.SignupUsage{APIKeys: keysJSON, Email: "grace@sigil.test"})
+		msg, err := clientsig.SignupMessage(claimsID, clientsig.SignupUsage{APIKeys: keysJSON, Email: "grace@sigil.test"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		cs, err := token.SignClientMessage(device.priv, msg)
+		cs, err := clientsig.Sign(device.priv, msg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		signup := call[api.ProxySignupResponse](t, p, "/v1/signup_v2", api.ProxySignupRequest[api.OauthProviderParamsV2]{
 			UserEmail: "grace@sigil.test", VerificationToken: verified.VerificationToken, APIKeys: keys,
 			Authenticators: []api.AuthenticatorParamsV2{}, OauthProviders: []api.OauthProviderParamsV2{},
-			ClientSignature: &api.ClientSignature{PublicKey: cs.PublicKey, Scheme: cs.Scheme, Message: cs.Message, Signature: cs.Signature}})
+			ClientSignature: &cs})
 		if acct := call[api.ProxyAccountResponse](t, p, "/v1/account", lookup); acct.OrganizationID != signup.OrganizationID {
 			t.Fatalf("account after signup = %+v, want %s", acct, signup.OrganizationID)
 		}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
 )
 
@@ -15,7 +14,7 @@ import (
 const flushPause = 500 * time.Microsecond
 
 // flushTime is how long the disk takes to make one small write durable: a 4 KiB page written in place in a file of
-// dir and fdatasync'ed, as SQLite syncs a commit's frames, n times with a pause between. Every activity is answered
+// dir and flushed (flush), as the store syncs a commit's frames, n times with a pause between. Every activity is answered
 // only after such a flush (internal/store/durable.go), so its p50 is part of the floor under a single client's latency on this
 // machine, however little else the server does.
 func flushTime(dir string, n int) (p50, p90 time.Duration, err error) {
@@ -41,7 +40,7 @@ func flushTime(dir string, n int) (p50, p90 time.Duration, err error) {
 			return 0, 0, err
 		}
 		start := time.Now()
-		if err := syscall.Fdatasync(int(f.Fd())); err != nil {
+		if err := flush(f); err != nil {
 			return 0, 0, fmt.Errorf("bench: flush probe in %s: %w", filepath.Dir(f.Name()), err)
 		}
 		took[i] = time.Since(start)

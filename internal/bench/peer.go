@@ -2,10 +2,12 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
+	"runtime"
 	"slices"
 	"strconv"
 	"time"
@@ -44,6 +46,9 @@ func (b bench) runPeer(ctx context.Context, cfg Config, base loadPlan, rounds in
 	peer := *cfg.Peer
 	if peer.Key == "" {
 		peer.Key = "bench"
+	}
+	if runtime.GOOS != "linux" {
+		return errors.New("bench: the side by side with a peer reads the peer's CPU time from Linux's /proc: run it on Linux")
 	}
 	pid, err := peerPID(peer)
 	if err != nil {

@@ -94,7 +94,7 @@ func listeningInodes(table string, port int, inodes map[string]bool) error {
 	return s.Err()
 }
 
-// machineTicks is the CPU time of the whole machine so far, summed over its cores, from the first line of /proc/stat:
+// machineTicks (Linux only; elsewhere the machine's use is not reported) is the CPU time of the whole machine so far, summed over its cores, from the first line of /proc/stat:
 // busy (every state but idle and I/O wait) and all, in clock ticks; and how many cores the lines after it count.
 func machineTicks() (busy, all int64, cores int, err error) {
 	data, err := os.ReadFile("/proc/stat")

@@ -2,9 +2,10 @@ package bundle
 
 import (
 	"crypto/ecdh"
-	"crypto/elliptic"
 	"encoding/hex"
 	"fmt"
+
+	"filippo.io/nistec"
 
 	"github.com/sigil/sigil/internal/keys"
 )
@@ -19,12 +20,11 @@ func CredentialBundle(target *ecdh.PublicKey, secret []byte) (string, error) {
 	}
 	enc, _ := hex.DecodeString(c.EncappedPublic)
 	ct, _ := hex.DecodeString(c.Ciphertext)
-	x, y := elliptic.Unmarshal(elliptic.P256(), enc) // deprecated for keys, still right for point compression
-	if x == nil {
+	ephemeral, err := nistec.NewP256Point().SetBytes(enc)
+	if err != nil {
 		return "", fmt.Errorf("bundle: ephemeral key is not a P-256 point")
 	}
-	compressed := elliptic.MarshalCompressed(elliptic.P256(), x, y)
-	return keys.Base58CheckEncode(append(compressed, ct...)), nil
+	return keys.Base58CheckEncode(append(ephemeral.BytesCompressed(), ct...)), nil
 }
 
 // OpenCredentialBundle decrypts a credential bundle with the target's private key.
@@ -33,10 +33,13 @@ func OpenCredentialBundle(receiver *ecdh.PrivateKey, credentialBundle string) ([
 	if err != nil || len(raw) <= 33 {
 		return nil, fmt.Errorf("%w: not a credential bundle", ErrMalformed)
 	}
-	x, y := elliptic.UnmarshalCompressed(elliptic.P256(), raw[:33])
-	if x == nil {
+	if raw[0] != 2 && raw[0] != 3 {
 		return nil, fmt.Errorf("%w: the ephemeral key is not a compressed P-256 point", ErrMalformed)
 	}
-	enc := elliptic.Marshal(elliptic.P256(), x, y) // HPKE takes the uncompressed point
-	return Open(receiver, Ciphertext{EncappedPublic: hex.EncodeToString(enc), Ciphertext: hex.EncodeToString(raw[33:])})
+	ephemeral, err := nistec.NewP256Point().SetBytes(raw[:33])
+	if err != nil {
+		return nil, fmt.Errorf("%w: the ephemeral key is not a compressed P-256 point", ErrMalformed)
+	}
+	// HPKE takes the uncompressed point.
+	return Open(receiver, Ciphertext{EncappedPublic: hex.EncodeToString(ephemeral.Bytes()), Ciphertext: hex.EncodeToString(raw[33:])})
 }

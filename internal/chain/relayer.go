@@ -2,6 +2,7 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
@@ -150,7 +151,7 @@ func (r *Relayer) read(ctx context.Context, chainID int64, n *Node) error {
 func decodeLocked(chainID int64, l types.Log) (locked, error) {
 	ev := contracts.MustLoad(contracts.SigilBridge).ABI.Events["Locked"]
 	if len(l.Topics) != 4 {
-		return locked{}, fmt.Errorf("Locked has %d topics", len(l.Topics))
+		return locked{}, fmt.Errorf("the Locked event has %d topics", len(l.Topics))
 	}
 	values, err := ev.Inputs.NonIndexed().Unpack(l.Data)
 	if err != nil {
@@ -163,7 +164,7 @@ func decodeLocked(chainID int64, l types.Log) (locked, error) {
 	destPath, _ := values[5].([]byte)
 	destMinOut, _ := values[6].(*big.Int)
 	if amount == nil || dest == nil || destMinOut == nil {
-		return locked{}, fmt.Errorf("Locked carries no amounts")
+		return locked{}, errors.New("the Locked event carries no amounts")
 	}
 	return locked{origin: chainID, dest: dest.Int64(), lock: bridgeLock{Id: l.Topics[1], Ref: l.Topics[2], OriginChainId: big.NewInt(chainID),
 		Token: destToken, Amount: amount, Recipient: recipient, DestPath: destPath, DestMinOut: destMinOut}}, nil

@@ -19,7 +19,6 @@ import (
 	"github.com/sigil/sigil/internal/notify"
 	"github.com/sigil/sigil/internal/otp"
 	"github.com/sigil/sigil/internal/store"
-	"github.com/sigil/sigil/internal/token"
 	"github.com/sigil/sigil/stamp"
 )
 
@@ -485,7 +484,7 @@ func serveResolveAuthProxyConfig(ctx context.Context, c *Coordinator, header htt
 	if err != nil {
 		return nil, err
 	}
-	tokenKey, err := token.CompressedPublicKeyHex(&tk.PublicKey)
+	tokenKey, err := stamp.P256PublicKeyHex(&tk.PublicKey)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/sigil/sigil/internal/testdb"
 	tokens "github.com/sigil/sigil/internal/token"
 	"github.com/sigil/sigil/stamp"
+	"github.com/sigil/sigil/stamp/clientsig"
 )
 
 // proxyStack is an OTP stack whose coordinator knows an auth proxy service identity.
@@ -321,15 +322,15 @@ func TestSignupWithVerificationToken(t *testing.T) {
 		}
 		sign := func(claims tokens.VerificationClaims, u api.RootUserParamsV5) *api.ClientSignature {
 			keysJSON, _ := json.Marshal(u.APIKeys)
-			msg, err := tokens.SignupMessage(claims.ID, tokens.SignupUsage{APIKeys: keysJSON, Email: u.UserEmail})
+			msg, err := clientsig.SignupMessage(claims.ID, clientsig.SignupUsage{APIKeys: keysJSON, Email: u.UserEmail})
 			if err != nil {
 				t.Fatal(err)
 			}
-			cs, err := tokens.SignClientMessage(clientKey, msg)
+			cs, err := clientsig.Sign(clientKey, msg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return &api.ClientSignature{PublicKey: cs.PublicKey, Scheme: cs.Scheme, Message: cs.Message, Signature: cs.Signature}
+			return &cs
 		}
 		one := int32(1)
 		create := func(u api.RootUserParamsV5, tok string, cs *api.ClientSignature) (*api.CreateSubOrganizationResult, *api.Activity, error) {

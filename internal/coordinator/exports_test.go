@@ -30,11 +30,11 @@ func (s *stack) signerKey(t *testing.T) *ecdsa.PublicKey {
 		t.Fatal(err)
 	}
 	raw, _ := hex.DecodeString(out.PublicKey)
-	x, y := elliptic.Unmarshal(elliptic.P256(), raw)
-	if x == nil {
-		t.Fatalf("signer key %q", out.PublicKey)
+	pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), raw)
+	if err != nil {
+		t.Fatalf("signer key %q: %v", out.PublicKey, err)
 	}
-	return &ecdsa.PublicKey{Curve: elliptic.P256(), X: x, Y: y}
+	return pub
 }
 
 // Export a wallet's mnemonic to a client key, import it back as a new wallet: the accounts derive to the same

@@ -313,7 +313,7 @@ func (c *Coordinator) gasSponsor(ctx context.Context, orgID string) (string, com
 			if err != nil {
 				return nil, err
 			}
-			return k.D.FillBytes(make([]byte, 32)), nil
+			return crypto.FromECDSA(k), nil
 		},
 		fund: func(ctx context.Context, address string) error {
 			if c.cfg.FundSponsor == nil {

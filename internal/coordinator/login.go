@@ -12,6 +12,7 @@ import (
 	"github.com/sigil/sigil/internal/otp"
 	"github.com/sigil/sigil/internal/policy"
 	"github.com/sigil/sigil/internal/token"
+	"github.com/sigil/sigil/stamp/clientsig"
 )
 
 // The activity types of this file.
@@ -70,8 +71,8 @@ func (l otpLoginRequest) validate() error {
 	if l.signatureRequired && l.signature == nil {
 		return apierr.Invalid("parameters.clientSignature is required by OTP_LOGIN_V2: sign the login message with the key the verification token binds")
 	}
-	if l.signature != nil && l.signature.Scheme != token.ClientSignatureSchemeP256 {
-		return apierr.Invalid("parameters.clientSignature.scheme must be %s, got %q", token.ClientSignatureSchemeP256, l.signature.Scheme)
+	if l.signature != nil && l.signature.Scheme != clientsig.SchemeP256 {
+		return apierr.Invalid("parameters.clientSignature.scheme must be %s, got %q", clientsig.SchemeP256, l.signature.Scheme)
 	}
 	return checkExpiration(l.expirationSeconds)
 }
@@ -171,8 +172,7 @@ func checkLoginSignature(l otpLoginRequest, c token.VerificationClaims) error {
 	if l.signature == nil {
 		return apierr.Invalid("parameters.clientSignature is required: the verification token binds a client key, so sign the login message with it")
 	}
-	cs := token.ClientSignature{PublicKey: l.signature.PublicKey, Scheme: l.signature.Scheme, Message: l.signature.Message, Signature: l.signature.Signature}
-	if err := token.VerifyLoginSignature(cs, c, l.publicKey); err != nil {
+	if err := token.VerifyLoginSignature(*l.signature, c, l.publicKey); err != nil {
 		return apierr.Invalid("parameters.clientSignature: %s", err.Error())
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/sigil/sigil/internal/policy"
 	"github.com/sigil/sigil/internal/store"
 	"github.com/sigil/sigil/internal/token"
+	"github.com/sigil/sigil/stamp"
 )
 
 // The activity types of this file.
@@ -448,7 +449,7 @@ func sessionKeyHex(path, s string) (string, error) {
 	if err != nil {
 		return "", apierr.Invalid("%s: %s (a P-256 public key in hex, as the SDKs generate it)", path, err.Error())
 	}
-	return token.CompressedPublicKeyHex(pub)
+	return stamp.P256PublicKeyHex(pub)
 }
 
 func execVerifyOtpV1(x *execution, p *api.VerifyOtpIntent) (*api.VerifyOtpResult, error) {

@@ -21,7 +21,6 @@ import (
 	"github.com/sigil/sigil/internal/seal"
 	"github.com/sigil/sigil/internal/store"
 	"github.com/sigil/sigil/internal/testdb"
-	tokens "github.com/sigil/sigil/internal/token"
 	"github.com/sigil/sigil/stamp"
 )
 
@@ -225,7 +224,7 @@ func newP256(t testing.TB) (*ecdsa.PrivateKey, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := tokens.CompressedPublicKeyHex(&k.PublicKey)
+	pub, err := stamp.P256PublicKeyHex(&k.PublicKey)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"math/big"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -31,11 +31,18 @@ func jwkKey(k tokens.JWK) (*ecdsa.PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}, nil
+	if len(x) != 32 || len(y) != 32 {
+		return nil, fmt.Errorf("JWK coordinates of %d and %d bytes, want 32", len(x), len(y))
+	}
+	return ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, x...), y...))
 }
 
 func hexScalar(k *ecdsa.PrivateKey) string {
-	return hex.EncodeToString(k.D.FillBytes(make([]byte, 32)))
+	raw, err := k.Bytes()
+	if err != nil {
+		panic(err) // a P-256 key always has its bytes
+	}
+	return hex.EncodeToString(raw)
 }
 
 // userVerified reads the stored user's verification flags.

@@ -14,6 +14,7 @@ import (
 	"github.com/sigil/sigil/internal/bundle"
 	"github.com/sigil/sigil/internal/policy"
 	"github.com/sigil/sigil/internal/token"
+	"github.com/sigil/sigil/stamp"
 )
 
 // Sessions the coordinator makes for a user already authenticated, as the reference's SDKs ask for them:
@@ -136,7 +137,7 @@ func compressedHex(pub *ecdh.PublicKey) string {
 	if err != nil {
 		panic(err) // a key just generated on the curve
 	}
-	out, _ := token.CompressedPublicKeyHex(k)
+	out, _ := stamp.P256PublicKeyHex(k)
 	return out
 }
 

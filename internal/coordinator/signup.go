@@ -8,6 +8,7 @@ import (
 	"github.com/sigil/sigil/apierr"
 	"github.com/sigil/sigil/internal/otp"
 	"github.com/sigil/sigil/internal/token"
+	"github.com/sigil/sigil/stamp/clientsig"
 )
 
 // A CREATE_SUB_ORGANIZATION may carry a verification token (the auth proxy's signup after an OTP): the root user
@@ -19,16 +20,16 @@ import (
 type signupToken struct {
 	token     string
 	signature *api.ClientSignature
-	usages    []token.SignupUsage // per root user, in order: what a client signature must name
+	usages    []clientsig.SignupUsage // per root user, in order: what a client signature must name
 }
 
 // signupUsage describes one root user as the signup message of @turnkey/core names it.
-func signupUsage(email, phone string, apiKeys, authenticators, oauthProviders any) token.SignupUsage {
+func signupUsage(email, phone string, apiKeys, authenticators, oauthProviders any) clientsig.SignupUsage {
 	raw := func(v any) json.RawMessage {
 		b, _ := json.Marshal(v)
 		return b
 	}
-	return token.SignupUsage{APIKeys: raw(apiKeys), Authenticators: raw(authenticators), OAuthProviders: raw(oauthProviders),
+	return clientsig.SignupUsage{APIKeys: raw(apiKeys), Authenticators: raw(authenticators), OAuthProviders: raw(oauthProviders),
 		Email: email, PhoneNumber: phone}
 }
 
@@ -58,8 +59,8 @@ func (s signupToken) validate() error {
 	if len(s.token) > maxTokenLen {
 		return apierr.Invalid("parameters.verificationToken must be the token VERIFY_OTP returned")
 	}
-	if s.signature != nil && s.signature.Scheme != token.ClientSignatureSchemeP256 {
-		return apierr.Invalid("parameters.clientSignature.scheme must be %s, got %q", token.ClientSignatureSchemeP256, s.signature.Scheme)
+	if s.signature != nil && s.signature.Scheme != clientsig.SchemeP256 {
+		return apierr.Invalid("parameters.clientSignature.scheme must be %s, got %q", clientsig.SchemeP256, s.signature.Scheme)
 	}
 	return nil
 }
@@ -91,8 +92,7 @@ func (s signupToken) apply(x *execution, sub *Org) error {
 	case claims.PublicKey == "" && s.signature != nil:
 		return apierr.Invalid("parameters.clientSignature was given, but the verification token binds no client key to check it with")
 	case claims.PublicKey != "":
-		cs := token.ClientSignature{PublicKey: s.signature.PublicKey, Scheme: s.signature.Scheme, Message: s.signature.Message, Signature: s.signature.Signature}
-		if err := token.VerifySignupSignature(cs, claims, s.usages[i]); err != nil {
+		if err := token.VerifySignupSignature(*s.signature, claims, s.usages[i]); err != nil {
 			return apierr.Invalid("parameters.clientSignature: %s", err.Error())
 		}
 	}

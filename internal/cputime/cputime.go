@@ -2,27 +2,13 @@
 // operation. Unlike wall time it does not count waiting (for the disk, for a peer), and it counts every core.
 package cputime
 
-import (
-	"syscall"
-	"time"
-)
+import "time"
 
 // Process is the user and system CPU time of this process so far, all threads; its children's is not included.
-func Process() time.Duration { return usage(syscall.RUSAGE_SELF) }
+func Process() time.Duration { return processTime() }
 
 // Thread is the user and system CPU time of the calling thread so far.
-func Thread() time.Duration { return usage(rusageThread) }
-
-// rusageThread is Linux's RUSAGE_THREAD, which package syscall does not name.
-const rusageThread = 1
-
-func usage(who int) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(who, &ru); err != nil {
-		panic(err) // only for a bad who
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func Thread() time.Duration { return threadTime() }
 
 // Meter counts the process's CPU time from when it was started. Benchmarks report it per operation:
 //

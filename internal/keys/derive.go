@@ -10,7 +10,8 @@ import (
 	"fmt"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
-	"golang.org/x/crypto/ripemd160" //nolint:staticcheck // BIP-32 fingerprints are defined with RIPEMD-160.
+	//lint:ignore SA1019 BIP-32 fingerprints and Bitcoin's HASH160 are defined with RIPEMD-160: there is no other hash to use.
+	"golang.org/x/crypto/ripemd160"
 )
 
 // Node is one key of an HD tree, private part included. Wipe it with

@@ -89,11 +89,11 @@ func signP256(privateKey, digest []byte) (Signature, error) {
 	if len(digest) != 32 {
 		return Signature{}, fmt.Errorf("P-256 signs a 32-byte digest, got %d bytes", len(digest))
 	}
+	// The caller wipes privateKey; crypto/ecdsa keeps its copy of the scalar where nothing outside it can wipe it.
 	k, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), privateKey)
 	if err != nil {
 		return Signature{}, fmt.Errorf("invalid P-256 private key: %w", err)
 	}
-	defer clear(k.D.Bits())
 	r, s, err := ecdsa.Sign(rand.Reader, k, digest)
 	if err != nil {
 		return Signature{}, fmt.Errorf("P-256 signing failed: %w", err)
@@ -125,7 +125,7 @@ func signEd25519(privateKey, message []byte) (Signature, error) {
 // so the signature verifies against a P2TR address's output key; without, against the key's x coordinate (Spark).
 func SignSchnorr(privateKey, digest []byte, taprootTweak bool) (Signature, error) {
 	if len(digest) != 32 {
-		return Signature{}, fmt.Errorf("Schnorr signs a 32-byte digest, got %d bytes", len(digest))
+		return Signature{}, fmt.Errorf("BIP-340 signs a 32-byte digest, got %d bytes", len(digest))
 	}
 	if err := checkSecp256k1Key(privateKey); err != nil {
 		return Signature{}, err
@@ -139,7 +139,7 @@ func SignSchnorr(privateKey, digest []byte, taprootTweak bool) (Signature, error
 	}
 	s, err := schnorr.Sign(k, digest)
 	if err != nil {
-		return Signature{}, fmt.Errorf("Schnorr signing failed: %w", err)
+		return Signature{}, fmt.Errorf("BIP-340 signing failed: %w", err)
 	}
 	raw := s.Serialize()
 	var sig Signature

@@ -21,12 +21,6 @@ import (
 // What comes of an activity the server submits: completed, denied by policy, or waiting for approvals. Each is answered
 // the same way by every tool that submits one.
 
-// outcome is an activity submitted for a tool, as the coordinator answered.
-type outcome struct {
-	activity *api.Activity
-	err      error
-}
-
 // policyOutcome is one policy's verdict, with the policy's name.
 type policyOutcome struct {
 	PolicyID   string `json:"policyId"`

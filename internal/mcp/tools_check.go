@@ -130,7 +130,7 @@ func (s *Server) evaluate(ctx context.Context, in *evaluateIn) (*mcp.CallToolRes
 			typ = "ACTIVITY_TYPE_" + typ
 		}
 		params = in.Parameters
-		if params == nil {
+		if in.Parameters == nil { // params holds a nil map, not nil, once assigned
 			params = map[string]any{}
 		}
 	default:

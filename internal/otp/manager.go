@@ -23,7 +23,8 @@ const (
 // INVALID_ARGUMENT.
 var (
 	ErrInvalidRequest = errors.New("invalid OTP request")
-	// ErrLimit: the contact already has MaxLiveCodes live codes.
+	// ErrLimit: the contact already has MaxLiveCodes live codes. The text is the reference's, which its SDKs recognize.
+	//lint:ignore ST1005 the reference's SDKs match this exact message.
 	ErrLimit = errors.New("Max number of OTPs have been initiated")
 	// ErrRateLimited: too many SMS codes for one userIdentifier recently.
 	ErrRateLimited = errors.New("too many OTP requests for this user")

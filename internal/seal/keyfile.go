@@ -231,7 +231,7 @@ func writeFileAtomic(path string, data []byte) error {
 func (kf *keyFile) keyring() (*Keyring, error) {
 	keys := make([]MasterKey, len(kf.Keys))
 	for i, k := range kf.Keys {
-		keys[i] = MasterKey{Version: k.Version, Key: k.Key}
+		keys[i] = MasterKey(k)
 	}
 	return NewKeyring(kf.Active, keys...)
 }

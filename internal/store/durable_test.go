@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -62,7 +61,7 @@ func killWriters(t *testing.T, b testdb.Backend, writers int) {
 			acked = append(acked, id)
 		}
 	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	for lines.Scan() { // what it acknowledged before it died

@@ -187,19 +187,6 @@ func ParseP256PublicKey(hexKey string) (*ecdsa.PublicKey, error) {
 	return pub, nil
 }
 
-// CompressedPublicKeyHex returns the lower-case hex of the compressed SEC1
-// form of a P-256 public key, the format the SDKs use for key identities.
-func CompressedPublicKeyHex(pub *ecdsa.PublicKey) (string, error) {
-	raw, err := pub.Bytes()
-	if err != nil {
-		return "", err
-	}
-	out := make([]byte, 33)
-	out[0] = 2 | raw[64]&1
-	copy(out[1:], raw[1:33])
-	return hex.EncodeToString(out), nil
-}
-
 // sameKeyHex reports whether two hex public keys denote the same point; they
 // may differ in case or in compression.
 func sameKeyHex(a, b string) bool {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/sigil/sigil/stamp"
 )
 
 // keyFromJWK rebuilds the public key a relying party would read from the JWKS.
@@ -106,7 +108,7 @@ func TestParseP256PublicKey(t *testing.T) {
 	// Both parities of y decompress to the original point.
 	for i := range 16 {
 		k := testKey(t, fmt.Sprintf("key %d", i))
-		c, err := CompressedPublicKeyHex(&k.PublicKey)
+		c, err := stamp.P256PublicKeyHex(&k.PublicKey)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +117,7 @@ func TestParseP256PublicKey(t *testing.T) {
 		}
 	}
 	key := testKey(t, "client")
-	compressed, _ := CompressedPublicKeyHex(&key.PublicKey)
+	compressed, _ := stamp.P256PublicKeyHex(&key.PublicKey)
 	raw, _ := key.PublicKey.Bytes()
 	for _, tc := range []struct {
 		in string

@@ -13,6 +13,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/stamp"
+	"github.com/sigil/sigil/stamp/clientsig"
 )
 
 // testKey derives a fixed P-256 key from a label, so vectors are reproducible.
@@ -29,7 +33,7 @@ func testKey(t testing.TB, label string) *ecdsa.PrivateKey {
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 func sampleVerification(t testing.TB) VerificationClaims {
-	pub, err := CompressedPublicKeyHex(&testKey(t, "client").PublicKey)
+	pub, err := stamp.P256PublicKeyHex(&testKey(t, "client").PublicKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,10 +312,10 @@ type sdkVectors struct {
 	SDKVerificationClaims map[string]string `json:"sdkVerificationClaims"`
 	SDKParsedSession      map[string]any    `json:"sdkParsedSession"`
 	LoginSignature        struct {
-		ClientSignature
+		api.ClientSignature
 		SessionPublicKey string `json:"sessionPublicKey"`
 	} `json:"loginSignature"`
-	SignupSignature ClientSignature `json:"signupSignature"`
+	SignupSignature api.ClientSignature `json:"signupSignature"`
 }
 
 func loadVectors(t *testing.T) sdkVectors {
@@ -361,7 +365,7 @@ func TestSDKVectors(t *testing.T) {
 
 	// Messages the SDK built are byte-identical to ours, and its signatures verify.
 	login := v.LoginSignature
-	msg, err := LoginMessage(c.ID, login.SessionPublicKey)
+	msg, err := clientsig.LoginMessage(c.ID, login.SessionPublicKey)
 	if err != nil || msg != login.Message {
 		t.Errorf("LoginMessage =\n%s\nSDK built\n%s", msg, login.Message)
 	}
@@ -369,12 +373,12 @@ func TestSDKVectors(t *testing.T) {
 		t.Errorf("SDK login signature: %v", err)
 	}
 	var signup struct {
-		SignupV2 SignupUsage `json:"signupV2"`
+		SignupV2 clientsig.SignupUsage `json:"signupV2"`
 	}
 	if err := json.Unmarshal([]byte(v.SignupSignature.Message), &signup); err != nil {
 		t.Fatal(err)
 	}
-	msg, err = SignupMessage(c.ID, signup.SignupV2)
+	msg, err = clientsig.SignupMessage(c.ID, signup.SignupV2)
 	if err != nil || msg != v.SignupSignature.Message {
 		t.Errorf("SignupMessage =\n%s\nSDK built\n%s", msg, v.SignupSignature.Message)
 	}
@@ -393,24 +397,24 @@ func TestClientSignatureRejects(t *testing.T) {
 	login := v.LoginSignature.ClientSignature
 	session := v.LoginSignature.SessionPublicKey
 	var signup struct {
-		SignupV2 SignupUsage `json:"signupV2"`
+		SignupV2 clientsig.SignupUsage `json:"signupV2"`
 	}
 	_ = json.Unmarshal([]byte(v.SignupSignature.Message), &signup)
 	otherToken := claims
 	otherToken.ID = "another-token"
 	unbound := claims
 	unbound.PublicKey = ""
-	strangerKey, _ := CompressedPublicKeyHex(&testKey(t, "stranger").PublicKey)
+	strangerKey, _ := stamp.P256PublicKeyHex(&testKey(t, "stranger").PublicKey)
 	strangerToken := claims
 	strangerToken.PublicKey = strangerKey
 	// A stranger signs a login for this token with its own key.
-	stranger, err := SignClientMessage(testKey(t, "stranger"), login.Message)
+	stranger, err := clientsig.Sign(testKey(t, "stranger"), login.Message)
 	if err != nil {
 		t.Fatal(err)
 	}
-	withScheme := func(s string) ClientSignature { c := login; c.Scheme = s; return c }
-	withSig := func(s string) ClientSignature { c := login; c.Signature = s; return c }
-	withMsg := func(m string) ClientSignature { c := login; c.Message = m; return c }
+	withScheme := func(s string) api.ClientSignature { c := login; c.Scheme = s; return c }
+	withSig := func(s string) api.ClientSignature { c := login; c.Signature = s; return c }
+	withMsg := func(m string) api.ClientSignature { c := login; c.Message = m; return c }
 	otherEmail := signup.SignupV2
 	otherEmail.Email = "someone@else.com"
 	moreKeys := signup.SignupV2
@@ -444,11 +448,11 @@ func TestClientSignatureRejects(t *testing.T) {
 func TestClientSignatureRoundTrip(t *testing.T) {
 	client := testKey(t, "client")
 	claims := sampleVerification(t)
-	msg, err := LoginMessage(claims.ID, claims.PublicKey)
+	msg, err := clientsig.LoginMessage(claims.ID, claims.PublicKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := SignClientMessage(client, msg)
+	cs, err := clientsig.Sign(client, msg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,20 +463,20 @@ func TestClientSignatureRoundTrip(t *testing.T) {
 			t.Errorf("session key %s: %v", session, err)
 		}
 	}
-	usage := SignupUsage{APIKeys: json.RawMessage(`[{"apiKeyName":"k","publicKey":"02aa"}]`), Email: "a<b>&c@example.com"}
-	msg, err = SignupMessage(claims.ID, usage)
+	usage := clientsig.SignupUsage{APIKeys: json.RawMessage(`[{"apiKeyName":"k","publicKey":"02aa"}]`), Email: "a<b>&c@example.com"}
+	msg, err = clientsig.SignupMessage(claims.ID, usage)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(msg, `"email":"a<b>&c@example.com"`) {
 		t.Errorf("HTML characters escaped, JSON.stringify would not: %s", msg)
 	}
-	cs, err = SignClientMessage(client, msg)
+	cs, err = clientsig.Sign(client, msg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Absent lists equal empty ones; key order inside objects does not matter.
-	want := SignupUsage{APIKeys: json.RawMessage(`[{"publicKey":"02aa","apiKeyName":"k"}]`), Authenticators: json.RawMessage(`[]`), Email: usage.Email}
+	want := clientsig.SignupUsage{APIKeys: json.RawMessage(`[{"publicKey":"02aa","apiKeyName":"k"}]`), Authenticators: json.RawMessage(`[]`), Email: usage.Email}
 	if err := VerifySignupSignature(cs, claims, want); err != nil {
 		t.Error(err)
 	}
