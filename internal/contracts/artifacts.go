@@ -45,6 +45,15 @@ const (
 	GasStation          = "GasStation"
 )
 
+// Names of the Earn contracts: the fee wrapper, its splitter, the factory that deploys both, and the Merkl-style
+// reward distributor.
+const (
+	EarnWrapper           = "EarnWrapper"
+	EarnFeeSplitter       = "EarnFeeSplitter"
+	EarnWrapperFactory    = "EarnWrapperFactory"
+	EarnRewardDistributor = "EarnRewardDistributor"
+)
+
 // Names of Morpho Blue's artifacts, compiled from @morpho-org/morpho-blue's sources (see build.sh).
 const (
 	MorphoBlue       = "MorphoBlue"

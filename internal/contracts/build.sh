@@ -27,6 +27,10 @@ contracts=(
   MorphoMarketVault
   GasStation
   BatchDelegate
+  EarnWrapper
+  EarnFeeSplitter
+  EarnWrapperFactory
+  EarnRewardDistributor
 )
 
 # solc's own solcjs, by path: the 0.8.19 compiler installed beside it for Morpho Blue has a solcjs command too.

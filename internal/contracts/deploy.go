@@ -89,6 +89,7 @@ func Deploy(ctx context.Context, s Sender, caller bind.ContractCaller, cfg Confi
 	d := &deployer{ctx: ctx, s: s, caller: caller, cfg: cfg.withDefaults(s.Address()), out: Addresses{}}
 	steps := []func(){
 		d.tokens, d.vaults, d.pool, d.allocatorVaults, d.feeWrapper, d.lending, d.staking, d.aave, d.morpho, d.delegate,
+		d.earn,
 	}
 	for _, step := range steps {
 		step()

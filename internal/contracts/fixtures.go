@@ -52,6 +52,12 @@ const (
 	// Station is what gas sponsors call to run an account's signed batch (sponsored sends); the batch delegate takes
 	// sponsored batches from it alone.
 	Station = "gas-station"
+
+	// Earn: the factory of fee wrappers (with the platform's fee), the Merkl-style reward distributor and the reward
+	// token it pays (see earn_deploy.go).
+	EarnFactory     = "earn-wrapper-factory"
+	EarnDistributor = "earn-reward-distributor"
+	RewardToken     = "MORPHO"
 )
 
 // Fixture describes one deployed contract.
@@ -96,6 +102,10 @@ var Fixtures = []Fixture{
 	{MorphoVaultUSDC, MorphoMarketVault, USDC, 6},
 	{Station, GasStation, "", 0},
 	{Delegate7702, BatchDelegate, "", 0},
+	// Earn (earn_deploy.go)
+	{RewardToken, TestToken, "", 18},
+	{EarnFactory, EarnWrapperFactory, "", 0},
+	{EarnDistributor, EarnRewardDistributor, "", 0},
 }
 
 // FixtureNamed returns the fixture with that name.
