@@ -137,7 +137,7 @@ func TestEarnWrapper(t *testing.T) {
 			if paid := sub(c.balance(contracts.USDC, client), before); sub(paid, clientDue).CmpAbs(big.NewInt(1)) > 0 {
 				t.Fatalf("release paid %s, %s was releasable", paid, clientDue)
 			}
-			_, err = c.owner.sendAt(contracts.EarnFeeSplitter, splitter, "release", client)
+			_, err := c.owner.sendAt(contracts.EarnFeeSplitter, splitter, "release", client)
 			wantRevert(t, err, contracts.EarnFeeSplitter, "NothingToRelease")
 			_, err = c.owner.sendAt(contracts.EarnFeeSplitter, splitter, "release", c.alice.addr)
 			wantRevert(t, err, contracts.EarnFeeSplitter, "NotPayee")
