@@ -32,6 +32,14 @@ type SimulatorConfig struct {
 	LendingAPRBps   int64 // liquidity rate published by both lending reserves; default 400
 	StakingAPRBps   int64 // reward rate published by both staking contracts; default 350
 	IncentiveAPRBps int64 // incentive tokens given to the allocator vaults (sold on harvest); default 200
+
+	// RewardAPRBps is the Earn campaign's MORPHO reward on positions in the Morpho vault held through Earn wrappers
+	// (valuing MORPHO at one USDC); default 300. RewardRootPeriod is how often a new reward root is published, in
+	// chain time (Merkl's roughly 8 hours by default). See rewards.go.
+	RewardAPRBps     int64
+	RewardRootPeriod time.Duration
+	// RewardsDir keeps the campaign's accounting across restarts (rewards.json); "" keeps it in memory.
+	RewardsDir string
 }
 
 func (c SimulatorConfig) withDefaults() SimulatorConfig {
@@ -44,6 +52,10 @@ func (c SimulatorConfig) withDefaults() SimulatorConfig {
 	set(&c.LendingAPRBps, 400)
 	set(&c.StakingAPRBps, 350)
 	set(&c.IncentiveAPRBps, 200)
+	set(&c.RewardAPRBps, 300)
+	if c.RewardRootPeriod == 0 {
+		c.RewardRootPeriod = 8 * time.Hour
+	}
 	return c
 }
 
@@ -61,6 +73,7 @@ type Simulator struct {
 
 	mu       sync.Mutex
 	lastTime uint64 // chain time of the last step
+	book     *rewardBook
 }
 
 // StepReport tells what one step paid.
@@ -79,7 +92,11 @@ func NewSimulator(client *ethclient.Client, sender *Account, addresses contracts
 	if err != nil {
 		return nil, fmt.Errorf("chain: simulator: read latest block: %w", err)
 	}
-	return &Simulator{client: client, sender: sender, addresses: addresses, cfg: cfg.withDefaults(), lastTime: head.Time}, nil
+	book, err := loadRewardBook(cfg.RewardsDir, addresses[contracts.EarnDistributor], head.Time)
+	if err != nil {
+		return nil, err
+	}
+	return &Simulator{client: client, sender: sender, addresses: addresses, cfg: cfg.withDefaults(), lastTime: head.Time, book: book}, nil
 }
 
 const secondsPerYear = 365 * 24 * 3600
@@ -99,7 +116,7 @@ func (s *Simulator) Step(ctx context.Context) (StepReport, error) {
 	elapsed := head.Time - s.lastTime
 	report.Elapsed = time.Duration(elapsed) * time.Second
 	st := &step{s: s, ctx: ctx, elapsed: new(big.Int).SetUint64(elapsed), report: report}
-	for _, pay := range []func(){st.vaults, st.lending, st.staking, st.allocators} {
+	for _, pay := range []func(){st.vaults, st.lending, st.staking, st.allocators, st.rewards} {
 		pay()
 		if st.err != nil {
 			return report, fmt.Errorf("chain: simulator: %w", st.err)
