@@ -164,6 +164,8 @@ func activityParams(params []policy.Param, intent json.RawMessage) map[string]an
 		switch x := v.(type) {
 		case string:
 			out[p.Name] = x
+		case bool:
+			out[p.Name] = x
 		case json.Number:
 			if n, err := x.Int64(); err == nil {
 				out[p.Name] = n

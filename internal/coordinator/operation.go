@@ -71,6 +71,10 @@ type Activity[P, C, E, R any] struct {
 	activityInfo
 	// Check validates the parameters before anything is stored, and returns what it parsed from them.
 	Check func(*P) (C, error)
+	// Read, when set, reads what the activity needs from outside the store (a network's node) once the request is
+	// authenticated, before its transaction, so that no transaction waits on a network: it returns C with what it
+	// read. An error refuses the request, as Check's do.
+	Read func(*reading, *P, C) (C, error)
 	// Prepare runs before the decision (in the activity's transaction, or ahead of it for a signing activity): it adds
 	// to the decision request what the policy engine reads beyond the activity itself, and resolves what Execute uses.
 	Prepare func(*execution, *P, C, *decisionRequest) (E, error)
@@ -90,6 +94,8 @@ type operation interface {
 type job interface {
 	// params are the decoded parameters: the intent the activity is recorded with (redacted) and decided on.
 	params() any
+	// read runs the Read step, if the type has one.
+	read(r *reading) error
 	// prepare runs the Prepare step in x, filling d, and returns the Execute step bound to what it resolved.
 	prepare(x *execution, d *decisionRequest) (execute func() (any, error), err error)
 }
@@ -116,6 +122,26 @@ type typedJob[P, C, E, R any] struct {
 }
 
 func (j *typedJob[P, C, E, R]) params() any { return j.p }
+
+func (j *typedJob[P, C, E, R]) read(r *reading) error {
+	if j.a.Read == nil {
+		return nil
+	}
+	c, err := j.a.Read(r, j.p, j.c)
+	if err != nil {
+		return err
+	}
+	j.c = c
+	return nil
+}
+
+// reading is what a Read step reads with: the organization as authenticated (no transaction holds it) and the
+// coordinator.
+type reading struct {
+	ctx context.Context
+	c   *Coordinator
+	org *Org
+}
 
 func (j *typedJob[P, C, E, R]) prepare(x *execution, d *decisionRequest) (func() (any, error), error) {
 	e, err := j.a.Prepare(x, j.p, j.c, d)

@@ -46,6 +46,8 @@ func activities() []operation {
 		enableAuthProxy, updateAuthProxyConfig, rotateAuthProxyKey, disableAuthProxy,
 		// webhook endpoints (webhooks.go)
 		createWebhookEndpoint, updateWebhookEndpoint, deleteWebhookEndpoint, replayWebhookDeliveries,
+		// Earn: fee wrappers, deposits, withdrawals, rewards and fees, sent through the send path (earn.go)
+		earnDeployWrapper, earnSetWrapperState, earnDeposit, earnWithdraw, earnClaimRewards, claimEarnFees,
 	}
 }
 
@@ -63,6 +65,9 @@ func queries() []queryOp {
 		getAuthProxyConfig, resolveAuthProxyConfig,
 		listWebhookEndpoints, listWebhookDeliveries,
 		getSendTransactionStatus, getNonces, getGasUsage,
+		// Earn (earn_queries.go)
+		getEarnDeployStatus, getEarnDepositStatus, getEarnWithdrawStatus, getEarnClaimRewardsStatus, getClaimEarnFeesStatus,
+		listEarnVaults, listEarnEnabledVaults, listEarnPositions, listEarnRewards,
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -283,7 +284,7 @@ func (c *Coordinator) RunSends(ctx context.Context) error {
 	if networks == nil {
 		return nil
 	}
-	w := send.NewWorker(send.Config{Store: c.store, Networks: networks, OpenKey: c.openSecret, CustomErrors: c.customError, Sponsor: c.gasSponsor, SolanaSponsor: c.solanaSponsor,
+	w := send.NewWorker(send.Config{Store: c.store, Networks: networks, OpenKey: c.openSecret, CustomErrors: c.earnCustomErrors, Sponsor: c.gasSponsor, SolanaSponsor: c.solanaSponsor,
 		CheckSponsor: c.checkSponsor, Changed: c.enqueueSendUpdate, Committed: c.notifyWebhooks, GiveUp: c.cfg.SendGiveUp, Lease: c.cfg.SendLease,
 		Now: c.cfg.Now, Logger: c.cfg.Logger})
 	c.sendWorker.Store(w)
@@ -300,7 +301,9 @@ func (c *Coordinator) wakeSends(rec *record) {
 	switch rec.Type {
 	case ethSendTransactionV2.Type, ethSendRawTransaction.Type, ethUndelegate7702.Type, solSendTransactionV2.Type, solSendTransaction.Type:
 	default:
-		return
+		if !slices.Contains(earnTypes, rec.Type) {
+			return
+		}
 	}
 	if rec.Status != api.StatusCompleted {
 		return

@@ -121,9 +121,9 @@ type WrapperState struct {
 	ClaimableClientFee *big.Int
 }
 
-// ReadWrappers reads each wrapper's state for holder (zero: no holder's shares) and, where client is not zero, the
-// client's claimable fee through splitters[i]; one round trip.
-func ReadWrappers(ctx context.Context, client *rpc.Client, wrappers, splitters []common.Address, holder, feeClient common.Address) ([]WrapperState, error) {
+// ReadWrappers reads each wrapper's state for holder (zero: no holder's shares) and, where feeClients[i] is given and
+// not zero, that client's claimable fee through splitters[i]; two round trips at most.
+func ReadWrappers(ctx context.Context, client *rpc.Client, wrappers, splitters, feeClients []common.Address, holder common.Address) ([]WrapperState, error) {
 	r := NewReads(client)
 	type slots struct{ total, shares, value, max, liquidity, fee *[]any }
 	all := make([]slots, len(wrappers))
@@ -133,8 +133,8 @@ func ReadWrappers(ctx context.Context, client *rpc.Client, wrappers, splitters [
 			s.shares = r.Add(&abis.EarnWrapper, w, "balanceOf", holder)
 			s.max = r.Add(&abis.EarnWrapper, w, "maxWithdraw", holder)
 		}
-		if feeClient != (common.Address{}) && i < len(splitters) {
-			s.fee = r.Add(&abis.EarnFeeSplitter, splitters[i], "releasableAssets", feeClient)
+		if i < len(feeClients) && i < len(splitters) && feeClients[i] != (common.Address{}) {
+			s.fee = r.Add(&abis.EarnFeeSplitter, splitters[i], "releasableAssets", feeClients[i])
 		}
 		all[i] = s
 	}

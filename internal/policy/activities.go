@@ -3,7 +3,7 @@ package policy
 // Param is one key of activity.params, which the language names in snake_case.
 type Param struct {
 	Name string
-	Type string // "string", "int" or "list<string>"
+	Type string // "string", "int", "bool" or "list<string>"
 }
 
 // The parameters activity.params may hold: the language's vocabulary, which the type checker knows. Which activity
@@ -20,8 +20,23 @@ var (
 	ParamWalletID        = Param{"wallet_id", "string"}
 	ParamOTPLength       = Param{"otp_length", "int"}
 	ParamSessionProfile  = Param{"session_profile_id", "string"}
+
+	// Earn's (internal/coordinator/earn.go): addresses as given, amounts and fees as the decimal strings the intents carry.
+	ParamVaultAddress     = Param{"vault_address", "string"}
+	ParamWrapperAddress   = Param{"wrapper_address", "string"}
+	ParamChainCAIP2       = Param{"chain_caip2", "string"}
+	ParamClientFeeBps     = Param{"client_fee_bps", "string"}
+	ParamClientFeeWallet  = Param{"client_fee_wallet", "string"}
+	ParamSignWith         = Param{"sign_with", "string"}
+	ParamAssets           = Param{"assets", "string"}
+	ParamAmountValue      = Param{"amount_value", "string"}
+	ParamSponsor          = Param{"sponsor", "bool"}
+	ParamDepositsDisabled = Param{"deposits_disabled", "bool"}
 )
 
 // Params is the whole vocabulary of activity.params.
 var Params = []Param{ParamHashFunction, ParamEncoding, ParamTxType, ParamUserIDs, ParamUserID, ParamAPIKeyIDs,
-	ParamTargetPublicKey, ParamWalletID, ParamOTPLength, ParamSessionProfile}
+	ParamTargetPublicKey, ParamWalletID, ParamOTPLength, ParamSessionProfile,
+	// Earn
+	ParamVaultAddress, ParamWrapperAddress, ParamChainCAIP2, ParamClientFeeBps, ParamClientFeeWallet, ParamSignWith, ParamAssets,
+	ParamAmountValue, ParamSponsor, ParamDepositsDisabled}

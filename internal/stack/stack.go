@@ -34,6 +34,7 @@ import (
 	"github.com/sigil/sigil/internal/authproxy"
 	"github.com/sigil/sigil/internal/chain"
 	"github.com/sigil/sigil/internal/chain/devcatalogue"
+	"github.com/sigil/sigil/internal/chain/devearn"
 	"github.com/sigil/sigil/internal/contracts"
 	"github.com/sigil/sigil/internal/coordinator"
 	"github.com/sigil/sigil/internal/dashboard"
@@ -383,6 +384,14 @@ func (s *Stack) startNetworks(ctx context.Context, cfg Config, st *store.Store, 
 		}
 		s.coord.UseNetworks(nws)
 		s.runWebhooks("send worker", s.coord.RunSends)
+	}
+	if !cfg.NoDevChain {
+		// Earn on the dev chains: their wrapper factory, reward distributor and rewards API, and curated vaults.
+		cat, err := devearn.Catalogue(ctx, s.boot.Chains...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("earn catalogue: %w", err)
+		}
+		s.coord.UseEarn(cat)
 	}
 	return networks, servers, nil
 }
