@@ -1,0 +1,276 @@
+package coordinator_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/apierr"
+	"github.com/sigil/sigil/client"
+	"github.com/sigil/sigil/internal/chain"
+	"github.com/sigil/sigil/internal/chain/devearn"
+	"github.com/sigil/sigil/internal/contracts"
+	"github.com/sigil/sigil/internal/testdb"
+)
+
+// earnChain is a dev chain whose simulated Merkl publishes a reward root every ten minutes of chain time, so that a
+// test's jump in time stays within the hour a sponsored batch is valid for (its deadline is the server's clock).
+func earnChain(t *testing.T) *chain.Node {
+	t.Helper()
+	node, err := chain.Start(bg, chain.Config{ListenAddr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler),
+		Simulator: chain.SimulatorConfig{RewardRootPeriod: 10 * time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { node.Close() })
+	return node
+}
+
+// earnStack is a sending stack on a dev chain with Earn on it.
+func earnStack(t *testing.T, b testdb.Backend, node *chain.Node) *stack {
+	t.Helper()
+	s := sendingStack(t, b, node)
+	cat, err := devearn.Catalogue(bg, node.Bootstrap())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.coord.UseEarn(cat)
+	return s
+}
+
+func usdcCAIP19(node *chain.Node) string {
+	return caip2(node) + "/erc20:" + strings.ToLower(node.Contracts()[contracts.USDC].Hex())
+}
+
+// earnWait follows an Earn request to COMPLETED, failing the test on FAILED or after a generous deadline.
+func earnWait(t *testing.T, c *client.Client, get func(context.Context) (string, string, string, error)) string {
+	t.Helper()
+	hash, err := c.WaitForEarn(bg, 60*time.Second, get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hash
+}
+
+func (s *stack) deployWrapper(node *chain.Node, vault common.Address, feeBps, feeWallet string) *api.EarnDeployWrapperResult {
+	s.t.Helper()
+	org := s.boot.OrganizationID
+	res, _, err := s.root.EarnDeployWrapper(bg, org, api.EarnDeployWrapperIntent{VaultAddress: vault.Hex(), ChainCaip2: caip2(node),
+		ClientFeeBps: feeBps, ClientFeeWallet: feeWallet})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	earnWait(s.t.(*testing.T), s.root, func(ctx context.Context) (string, string, string, error) {
+		st, err := s.root.GetEarnDeployStatus(ctx, org, res.DeployRequestID)
+		if err != nil {
+			return "", "", "", err
+		}
+		return st.Status, st.DeployTxHash, st.Error, nil
+	})
+	return res
+}
+
+func tokenBalance(t *testing.T, node *chain.Node, token string, holder string) *big.Int {
+	t.Helper()
+	out, err := contracts.MustLoad(contracts.TestToken).Call(bg, node.Client(), node.Contracts()[token], "balanceOf", common.HexToAddress(holder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out[0].(*big.Int)
+}
+
+func wantAPIError(t *testing.T, err error, code apierr.Code, contains string) {
+	t.Helper()
+	var e *apierr.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v, want an API error (%d) containing %q", err, code, contains)
+	}
+	if e.Code != code || !strings.Contains(e.Message, contains) {
+		t.Fatalf("error %d %q, want %d containing %q", e.Code, e.Message, code, contains)
+	}
+}
+
+// Earn end to end on the dev chain, through the Go SDK: the catalogue lists the Morpho vault and Aave's USDC reserve
+// with their TVL and APY, a wrapper is deployed where the factory predicts (again: the same wrapper), a sponsored
+// deposit lands in the Morpho vault through the wrapper, the position earns and shows it net of fees, MAX withdraws the
+// exact share balance, the rewards the dev chain's Merkl published are claimed with their proof, and the client's fees
+// are released to its fee wallet.
+func TestEarnLifecycle(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		node := earnChain(t)
+		s := earnStack(t, b, node)
+		org := s.boot.OrganizationID
+		feeWallet := s.ethWallet("fees")
+		user := s.fundedWallet(node, "user", 0, 1_000_000_000) // 1,000 USDC, no ether: sponsored sends
+
+		vaults, err := s.root.ListEarnVaults(bg, api.ListEarnVaultsRequest{OrganizationID: org, Caip19: usdcCAIP19(node)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(vaults.Vaults) != 2 {
+			t.Fatalf("USDC vaults: %+v", vaults.Vaults)
+		}
+		morpho := node.Contracts()[contracts.MorphoVaultUSDC]
+		for i, v := range vaults.Vaults {
+			if v.APYPct == "" || v.APYPct == "0.000000" || v.TVL == "0" || v.Enabled {
+				t.Errorf("vault %d: %+v", i, v)
+			}
+			if i > 0 {
+				prev, _ := new(big.Int).SetString(vaults.Vaults[i-1].TVL, 10)
+				cur, _ := new(big.Int).SetString(v.TVL, 10)
+				if prev.Cmp(cur) < 0 {
+					t.Errorf("vaults not sorted by TVL: %s before %s", prev, cur)
+				}
+			}
+		}
+
+		dep := s.deployWrapper(node, morpho, "2000", feeWallet)
+		again := s.deployWrapper(node, morpho, "2000", feeWallet)
+		if *again != *dep {
+			t.Fatalf("a repeated deployment is %+v, the first %+v", again, dep)
+		}
+		if code, _ := node.Client().CodeAt(bg, common.HexToAddress(dep.WrapperAddress), nil); len(code) == 0 {
+			t.Fatal("no wrapper on chain")
+		}
+		enabled, err := s.root.ListEarnEnabledVaults(bg, api.ListEarnEnabledVaultsRequest{OrganizationID: org, IncludeExposure: ptr(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(enabled.EnabledVaults) != 1 || enabled.EnabledVaults[0].DeployStatus != api.EarnStatusCompleted ||
+			enabled.EnabledVaults[0].ClientFeeBps != "2000" || len(enabled.EnabledVaults[0].Exposures) != 1 {
+			t.Fatalf("enabled vaults: %+v", enabled.EnabledVaults)
+		}
+
+		sponsor := true
+		deposit, _, err := s.root.EarnDeposit(bg, org, api.EarnDepositIntent{WrapperAddress: dep.WrapperAddress, SignWith: user,
+			Assets: "100000000", ChainCaip2: caip2(node), Sponsor: &sponsor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		earnWait(t, s.root, func(ctx context.Context) (string, string, string, error) {
+			st, err := s.root.GetEarnDepositStatus(ctx, org, deposit.DepositRequestID)
+			if err != nil {
+				return "", "", "", err
+			}
+			return st.Status, st.DepositTxHash, st.Error, nil
+		})
+		positions, err := s.root.ListEarnPositions(bg, org, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(positions.Positions) != 1 || positions.Positions[0].TotalDeposited != "100000000" {
+			t.Fatalf("positions: %+v", positions.Positions)
+		}
+		if v, _ := new(big.Int).SetString(positions.Positions[0].CurrentValue, 10); v.Cmp(big.NewInt(99_999_990)) < 0 {
+			t.Fatalf("the position is worth %s just after depositing 100 USDC", v)
+		}
+
+		// A quarter of an hour of chain time: the vault's interest, and a reward root.
+		if err := node.AdvanceTime(15 * time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := node.Simulator().Step(bg); err != nil {
+			t.Fatal(err)
+		}
+		positions, err = s.root.ListEarnPositions(bg, org, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grown, _ := new(big.Int).SetString(positions.Positions[0].CurrentValue, 10)
+		if grown.Cmp(big.NewInt(100_000_000)) <= 0 {
+			t.Fatalf("a quarter of an hour earned nothing: %s", grown)
+		}
+
+		before := tokenBalance(t, node, contracts.USDC, user)
+		withdraw, _, err := s.root.EarnWithdraw(bg, org, api.EarnWithdrawIntent{WrapperAddress: dep.WrapperAddress, SignWith: user,
+			ChainCaip2: caip2(node), Sponsor: &sponsor, AmountValue: api.EarnWithdrawMax})
+		if err != nil {
+			t.Fatal(err)
+		}
+		earnWait(t, s.root, func(ctx context.Context) (string, string, string, error) {
+			st, err := s.root.GetEarnWithdrawStatus(ctx, org, withdraw.WithdrawRequestID)
+			if err != nil {
+				return "", "", "", err
+			}
+			return st.Status, st.WithdrawTxHash, st.Error, nil
+		})
+		got := new(big.Int).Sub(tokenBalance(t, node, contracts.USDC, user), before)
+		if got.Cmp(grown) < 0 {
+			t.Fatalf("MAX withdrew %s, the position was worth %s", got, grown)
+		}
+		positions, err = s.root.ListEarnPositions(bg, org, user)
+		if err != nil || len(positions.Positions) != 0 {
+			t.Fatalf("after MAX: %+v, %v (no dust: the position is closed)", positions, err)
+		}
+
+		rewards, err := s.root.ListEarnRewards(bg, org, user, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rewards.Rewards) != 1 || rewards.Rewards[0].Symbol != "MORPHO" || rewards.Rewards[0].Claimable == "0" {
+			t.Fatalf("rewards: %+v", rewards.Rewards)
+		}
+		claimable, _ := new(big.Int).SetString(rewards.Rewards[0].Claimable, 10)
+		claim, _, err := s.root.EarnClaimRewards(bg, org, api.EarnClaimRewardsIntent{SignWith: user, ChainCaip2: caip2(node), Sponsor: &sponsor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		earnWait(t, s.root, func(ctx context.Context) (string, string, string, error) {
+			st, err := s.root.GetEarnClaimRewardsStatus(ctx, org, claim.ClaimRequestID)
+			if err != nil {
+				return "", "", "", err
+			}
+			return st.Status, st.ClaimTxHash, st.Error, nil
+		})
+		if got := tokenBalance(t, node, contracts.RewardToken, user); got.Cmp(claimable) != 0 {
+			t.Fatalf("claimed %s MORPHO, %s was claimable", got, claimable)
+		}
+		rewards, err = s.root.ListEarnRewards(bg, org, user, caip2(node))
+		if err != nil || len(rewards.Rewards) != 1 || rewards.Rewards[0].Claimable != "0" || rewards.Rewards[0].Claimed != claimable.String() {
+			t.Fatalf("after the claim: %+v, %v", rewards, err)
+		}
+		_, _, err = s.root.EarnClaimRewards(bg, org, api.EarnClaimRewardsIntent{SignWith: user, ChainCaip2: caip2(node), Sponsor: &sponsor})
+		wantAPIError(t, err, apierr.InvalidArgument, "no reward claimable")
+
+		enabled, err = s.root.ListEarnEnabledVaults(bg, api.ListEarnEnabledVaultsRequest{OrganizationID: org})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fee, _ := new(big.Int).SetString(enabled.EnabledVaults[0].ClaimableClientFee, 10)
+		if fee == nil || fee.Sign() == 0 {
+			t.Fatalf("no client fee accrued: %+v", enabled.EnabledVaults[0])
+		}
+		fees, _, err := s.root.ClaimEarnFees(bg, org, api.ClaimEarnFeesIntent{WrapperAddress: dep.WrapperAddress})
+		if err != nil {
+			t.Fatal(err)
+		}
+		earnWait(t, s.root, func(ctx context.Context) (string, string, string, error) {
+			st, err := s.root.GetClaimEarnFeesStatus(ctx, org, fees.ClaimRequestID)
+			if err != nil {
+				return "", "", "", err
+			}
+			return st.Status, st.ClaimTxHash, st.Error, nil
+		})
+		if got := tokenBalance(t, node, contracts.USDC, feeWallet); got.Cmp(fee) < 0 {
+			t.Fatalf("the fee wallet received %s USDC, %s was claimable", got, fee)
+		}
+		_, _, err = s.root.ClaimEarnFees(bg, org, api.ClaimEarnFeesIntent{WrapperAddress: dep.WrapperAddress})
+		wantAPIError(t, err, apierr.FailedPrecondition, "no fee of yours")
+
+		// Paused: deposits refused, withdrawals not.
+		if _, _, err := s.root.EarnSetWrapperState(bg, org, api.EarnSetWrapperStateIntent{WrapperAddress: dep.WrapperAddress, DepositsDisabled: true}); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = s.root.EarnDeposit(bg, org, api.EarnDepositIntent{WrapperAddress: dep.WrapperAddress, SignWith: user, Assets: "1",
+			ChainCaip2: caip2(node), Sponsor: &sponsor})
+		wantAPIError(t, err, apierr.FailedPrecondition, "paused")
+	})
+}
