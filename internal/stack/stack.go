@@ -90,6 +90,9 @@ type Config struct {
 	// Dir/chain.
 	ChainBlockPeriod, ChainSimulate time.Duration
 	ChainEphemeral                  bool
+	// ChainRewardPeriod is how often, in chain time, the dev chain publishes an Earn reward root (0: every 8 hours,
+	// as Merkl does).
+	ChainRewardPeriod time.Duration
 	// ChainRPC, when set, is an existing node (Anvil, Hardhat, geth --dev) that the dev chain's fixtures, faucet
 	// and simulator use instead of an embedded node; ChainListen is then the faucet's alone.
 	ChainRPC string
@@ -506,7 +509,7 @@ func isLoopback(addr string) bool {
 // chainConfig is the dev chain of a stack: its data in DIR/chain unless ephemeral.
 func chainConfig(cfg Config, logger *slog.Logger) chain.Config {
 	c := chain.Config{ListenAddr: cmp.Or(cfg.ChainListen, "127.0.0.1:0"), RPCURL: cfg.ChainRPC, BlockPeriod: cfg.ChainBlockPeriod, Logger: logger,
-		Simulator: chain.SimulatorConfig{Period: cfg.ChainSimulate}}
+		Simulator: chain.SimulatorConfig{Period: cfg.ChainSimulate, RewardRootPeriod: cfg.ChainRewardPeriod}}
 	if !cfg.ChainEphemeral {
 		c.DataDir = filepath.Join(cfg.Dir, "chain")
 	}
