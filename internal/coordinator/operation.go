@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -126,6 +127,13 @@ func (j *typedJob[P, C, E, R]) params() any { return j.p }
 func (j *typedJob[P, C, E, R]) read(r *reading) error {
 	if j.a.Read == nil {
 		return nil
+	}
+	// The document a submission was authenticated with may be a cached one that lags a commit; what is read is
+	// checked against the stored one (reads in a vote's transaction have it already).
+	if fresh, err := r.c.loadOrg(r.ctx, r.org.ID); err == nil {
+		r.org = fresh
+	} else if !errors.Is(err, errOrgNotFound) {
+		return err
 	}
 	c, err := j.a.Read(r, j.p, j.c)
 	if err != nil {
