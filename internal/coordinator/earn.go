@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -730,12 +731,16 @@ func earnRequestStatus(r store.EarnRequest) (status, txHash, reason string) {
 	return api.EarnStatusPending, txHash, ""
 }
 
-// earnCustomErrors decodes reverts with the interface an organization uploaded, and otherwise with the Earn contracts'
-// own errors (the wrapper's, the splitter's, the distributor's and OpenZeppelin's ERC-20 errors), so that a failed
-// Earn transaction says why without an upload.
+// earnCustomErrors decodes reverts with the interface an organization uploaded, and otherwise, for the Earn contracts
+// (the organization's wrappers and splitters, the factories and distributors of the catalogue), with their own
+// errors (OpenZeppelin's ERC-4626 and ERC-20 errors among the wrapper's), so that a failed Earn transaction says why
+// without an upload. Other contracts' reverts are decoded as before.
 func (c *Coordinator) earnCustomErrors(ctx context.Context, orgID, address string, data []byte) (string, string, bool) {
 	if name, params, ok := c.customError(ctx, orgID, address, data); ok {
 		return name, params, ok
+	}
+	if !c.isEarnContract(ctx, orgID, address) {
+		return "", "", false
 	}
 	for _, a := range earnErrorABIs {
 		if e, err := evm.DecodeError(a, data); err == nil {
@@ -743,4 +748,29 @@ func (c *Coordinator) earnCustomErrors(ctx context.Context, orgID, address strin
 		}
 	}
 	return "", "", false
+}
+
+// isEarnContract reports whether address is one of the organization's (or its parent's) wrappers or splitters, or a
+// factory or distributor of the catalogue.
+func (c *Coordinator) isEarnContract(ctx context.Context, orgID, address string) bool {
+	if !common.IsHexAddress(address) {
+		return false
+	}
+	a := common.HexToAddress(address)
+	if cat := c.earn.Load(); cat != nil {
+		for _, n := range cat.Networks {
+			if a == n.Factory || a == n.Distributor {
+				return true
+			}
+		}
+	}
+	ids := []string{orgID}
+	if org, err := c.loadOrg(ctx, orgID); err == nil && org.ParentID != "" {
+		ids = append(ids, org.ParentID)
+	}
+	ws, err := c.store.EarnWrappers(ctx, "", ids...)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(ws, func(w store.EarnWrapper) bool { return w.Wrapper == lower(a) || w.Splitter == lower(a) })
 }

@@ -56,9 +56,9 @@ var (
 // earnHTTP asks rewards APIs, with a bound on each request.
 var earnHTTP = &http.Client{Timeout: earnReadTimeout}
 
-// earnErrorABIs decode the reverts of Earn's transactions: the wrapper's (with OpenZeppelin's ERC-4626 and ERC-20
-// errors), the splitter's, the distributor's.
-var earnErrorABIs = []*abi.ABI{&abis.EarnWrapper, &abis.EarnFeeSplitter, &abis.EarnRewardDistributor, &abis.EarnWrapperFactory, &abis.ERC20}
+// earnErrorABIs decode the reverts of Earn's contracts: the wrapper's (with OpenZeppelin's ERC-4626 and ERC-20
+// errors), the splitter's, the distributor's, the factory's.
+var earnErrorABIs = []*abi.ABI{&abis.EarnWrapper, &abis.EarnFeeSplitter, &abis.EarnRewardDistributor, &abis.EarnWrapperFactory}
 
 func jsonString(v any) string {
 	b, err := json.Marshal(v)
