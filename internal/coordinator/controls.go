@@ -359,7 +359,7 @@ func (s *controlSpec) applies(op *activityInfo) bool {
 		return slices.Contains(s.types, op.Type)
 	}
 	if s.assets != nil {
-		return op.Signs // transfers are measured in what is signed
+		return op.Action == actSign // transfers are measured in what is signed, or sent
 	}
 	return true
 }
@@ -416,6 +416,9 @@ func (c *Coordinator) measureControls(ctx context.Context, q velocityReader, r *
 		r.facts.Controls = make(map[string]bool, len(out))
 		for _, m := range out {
 			r.facts.Controls[m.spec.Identifier] = m.passes
+		}
+		for _, facts := range r.moreFacts { // every call of a batch is decided with the whole activity's measures
+			facts.Controls = r.facts.Controls
 		}
 	}
 	return out, nil

@@ -274,3 +274,102 @@ func TestEarnLifecycle(t *testing.T) {
 		wantAPIError(t, err, apierr.FailedPrecondition, "paused")
 	})
 }
+
+// Bad input is refused with the reference's errors and sends nothing: an unknown vault, a fee over the cap, a fee
+// wallet outside the organization, zero and negative amounts, more than the balance, a wrapper that is not the
+// organization's (deployed on chain by hand: recorded once earn_deploy_wrapper names its configuration, without a send).
+func TestEarnRefusals(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		node := earnChain(t)
+		s := earnStack(t, b, node)
+		org := s.boot.OrganizationID
+		feeWallet, user := s.ethWallet("fees"), s.fundedWallet(node, "user", 1, 5_000_000)
+		morpho := node.Contracts()[contracts.MorphoVaultUSDC].Hex()
+		deploy := func(vault, fee, wallet string) error {
+			_, _, err := s.root.EarnDeployWrapper(bg, org, api.EarnDeployWrapperIntent{VaultAddress: vault, ChainCaip2: caip2(node), ClientFeeBps: fee, ClientFeeWallet: wallet})
+			return err
+		}
+		wantAPIError(t, deploy("0x000000000000000000000000000000000000dEaD", "100", feeWallet), apierr.NotFound, "not a vault of the Earn catalogue")
+		wantAPIError(t, deploy(morpho, "4001", feeWallet), apierr.InvalidArgument, "over the maximum of 4000")
+		wantAPIError(t, deploy(morpho, "-1", feeWallet), apierr.InvalidArgument, "whole number of basis points")
+		wantAPIError(t, deploy(morpho, "100", "0x000000000000000000000000000000000000bEEF"), apierr.InvalidArgument, "not a wallet account of this organization")
+		wantAPIError(t, deploy(morpho, "100", feeWallet+"00"), apierr.InvalidArgument, "must be a 0x address")
+
+		// A wrapper of this configuration deployed through the factory by hand: not the organization's until it deploys it.
+		data, err := contracts.MustLoad(contracts.EarnWrapperFactory).Pack("deployVaultWrapper", common.HexToAddress(morpho), big.NewInt(100), common.HexToAddress(feeWallet))
+		if err != nil {
+			t.Fatal(err)
+		}
+		by := s.fundedWallet(node, "deployer", 1, 0)
+		id := mustSend(t, s, by, caip2(node), api.EthCallParams{To: node.Contracts()[contracts.EarnFactory].Hex(), Data: "0x" + common.Bytes2Hex(data)})
+		if _, err := s.waitSend(id); err != nil {
+			t.Fatal(err)
+		}
+		pred, err := contracts.MustLoad(contracts.EarnWrapperFactory).Call(bg, node.Client(), node.Contracts()[contracts.EarnFactory], "predictVaultWrapper",
+			common.HexToAddress(morpho), big.NewInt(100), common.HexToAddress(feeWallet))
+		if err != nil {
+			t.Fatal(err)
+		}
+		foreign := pred[0].(common.Address).Hex()
+		deposit := func(wrapper, assets string) error {
+			_, _, err := s.root.EarnDeposit(bg, org, api.EarnDepositIntent{WrapperAddress: wrapper, SignWith: user, Assets: assets, ChainCaip2: caip2(node)})
+			return err
+		}
+		wantAPIError(t, deposit(foreign, "1"), apierr.FailedPrecondition, "not a wrapper this organization deployed")
+		wantAPIError(t, deposit(morpho, "1"), apierr.FailedPrecondition, "not a wrapper this organization deployed")
+
+		dep := s.deployWrapper(node, common.HexToAddress(morpho), "100", feeWallet)
+		if dep.WrapperAddress != foreign {
+			t.Fatalf("deployed %s, the factory predicted %s", dep.WrapperAddress, foreign)
+		}
+		wantAPIError(t, deposit(dep.WrapperAddress, "0"), apierr.InvalidArgument, "more than zero")
+		wantAPIError(t, deposit(dep.WrapperAddress, "-5"), apierr.InvalidArgument, "more than zero")
+		wantAPIError(t, deposit(dep.WrapperAddress, "1.5"), apierr.InvalidArgument, "decimal amount")
+		wantAPIError(t, deposit(dep.WrapperAddress, "5000001"), apierr.FailedPrecondition, "is more than the USDC")
+		_, _, err = s.root.EarnWithdraw(bg, org, api.EarnWithdrawIntent{WrapperAddress: dep.WrapperAddress, SignWith: user, ChainCaip2: caip2(node), AmountValue: "MAX"})
+		wantAPIError(t, err, apierr.FailedPrecondition, "holds no position")
+
+		if nonce, err := node.Client().NonceAt(bg, common.HexToAddress(user), nil); err != nil || nonce != 0 {
+			t.Fatalf("the user's wallet sent %d transactions (%v); refusals send nothing", nonce, err)
+		}
+		if reqs, err := s.store.EarnPositionRequests(bg, org, strings.ToLower(user)); err != nil || len(reqs) != 0 {
+			t.Fatalf("refusals recorded %d requests (%v)", len(reqs), err)
+		}
+	})
+}
+
+// Policies see what Earn signs: a velocity control capping a user's USDC outflow caps its deposits (the approval moves
+// the asset), and activity.params holds the intent (a DENY on sponsored deposits).
+func TestEarnPolicies(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		node := earnChain(t)
+		s := earnStack(t, b, node)
+		org := s.boot.OrganizationID
+		dep := s.deployWrapper(node, node.Contracts()[contracts.MorphoVaultUSDC], "100", s.ethWallet("fees"))
+		user := s.fundedWallet(node, "user", 1, 500_000_000)
+		bobID, bob := s.createUser(org, s.root, "bob")
+		control := dailyUSDC("150")
+		control.DataSource.ChainAssetTransfer.Definition[0].CAIP19 = usdcCAIP19(node)
+		if _, _, err := s.root.CreateVelocityControl(bg, org, control); err != nil {
+			t.Fatal(err)
+		}
+		s.policy("daily cap", api.EffectAllow, "activity.resource == 'PRIVATE_KEY' && activity.action == 'SIGN' && controls.daily_usdc",
+			"approvers.any(user, user.id == '"+bobID+"')")
+		s.policy("no sponsored deposits", api.EffectDeny, "activity.type == 'ACTIVITY_TYPE_EARN_DEPOSIT' && activity.params.sponsor == true", "")
+		deposit := func(assets string, sponsor bool) error {
+			_, _, err := bob.EarnDeposit(bg, org, api.EarnDepositIntent{WrapperAddress: dep.WrapperAddress, SignWith: user, Assets: assets,
+				ChainCaip2: caip2(node), Sponsor: &sponsor})
+			return err
+		}
+		wantAPIError(t, deposit("1000000", true), apierr.PermissionDenied, "")
+		if err := deposit("100000000", false); err != nil {
+			t.Fatalf("100 USDC under a 150 USDC cap: %v", err)
+		}
+		wantAPIError(t, deposit("60000000", false), apierr.PermissionDenied, "")
+		if err := deposit("50000000", false); err != nil {
+			t.Fatalf("150 USDC in all under a 150 USDC cap: %v", err)
+		}
+	})
+}
