@@ -204,29 +204,29 @@ type ListEarnEnabledVaultsResponse struct {
 
 // EarnEnabledVault is one wrapper of the organization: its vault, fees, deposits through it, and its deployment.
 type EarnEnabledVault struct {
-	VaultAddress                       string               `json:"vaultAddress"`
-	WrapperAddress                     string               `json:"wrapperAddress"`
-	Provider                           string               `json:"provider"`
-	Caip19                             string               `json:"caip19"`
-	APYPct                             string               `json:"apyPct"`
-	TotalDeposited                     string               `json:"totalDeposited"`
-	Display                            *EarnValueDisplay    `json:"display,omitempty"`
-	NetAPYPct                          string               `json:"netApyPct"`
-	ClientFeeBps                       string               `json:"clientFeeBps"`
-	DepositsDisabled                   bool                 `json:"depositsDisabled"`
-	Name                               string               `json:"name,omitempty"`
-	Curator                            string               `json:"curator,omitempty"`
-	ClaimableClientFee                 string               `json:"claimableClientFee,omitempty"`
-	ClaimableClientFeeDisplay          *EarnValueDisplay    `json:"claimableClientFeeDisplay,omitempty"`
-	ClientFeeWallet                    string               `json:"clientFeeWallet,omitempty"`
-	Liquidity                          string               `json:"liquidity,omitempty"`
-	LiquidityDisplay                   *EarnValueDisplay    `json:"liquidityDisplay,omitempty"`
-	Exposures                          []EarnVaultExposure  `json:"exposures,omitempty"`
-	ForceDeallocatableLiquidity        string               `json:"forceDeallocatableLiquidity,omitempty"`
-	ForceDeallocatableLiquidityDisplay *EarnValueDisplay    `json:"forceDeallocatableLiquidityDisplay,omitempty"`
-	DeployStatus                       string               `json:"deployStatus,omitempty"`
-	DeployRequestID                    string               `json:"deployRequestId,omitempty"`
-	DeployError                        string               `json:"deployError,omitempty"`
+	VaultAddress                       string              `json:"vaultAddress"`
+	WrapperAddress                     string              `json:"wrapperAddress"`
+	Provider                           string              `json:"provider"`
+	Caip19                             string              `json:"caip19"`
+	APYPct                             string              `json:"apyPct"`
+	TotalDeposited                     string              `json:"totalDeposited"`
+	Display                            *EarnValueDisplay   `json:"display,omitempty"`
+	NetAPYPct                          string              `json:"netApyPct"`
+	ClientFeeBps                       string              `json:"clientFeeBps"`
+	DepositsDisabled                   bool                `json:"depositsDisabled"`
+	Name                               string              `json:"name,omitempty"`
+	Curator                            string              `json:"curator,omitempty"`
+	ClaimableClientFee                 string              `json:"claimableClientFee,omitempty"`
+	ClaimableClientFeeDisplay          *EarnValueDisplay   `json:"claimableClientFeeDisplay,omitempty"`
+	ClientFeeWallet                    string              `json:"clientFeeWallet,omitempty"`
+	Liquidity                          string              `json:"liquidity,omitempty"`
+	LiquidityDisplay                   *EarnValueDisplay   `json:"liquidityDisplay,omitempty"`
+	Exposures                          []EarnVaultExposure `json:"exposures,omitempty"`
+	ForceDeallocatableLiquidity        string              `json:"forceDeallocatableLiquidity,omitempty"`
+	ForceDeallocatableLiquidityDisplay *EarnValueDisplay   `json:"forceDeallocatableLiquidityDisplay,omitempty"`
+	DeployStatus                       string              `json:"deployStatus,omitempty"`
+	DeployRequestID                    string              `json:"deployRequestId,omitempty"`
+	DeployError                        string              `json:"deployError,omitempty"`
 }
 
 // EarnVaultExposure is one Morpho Blue market a vault supplies to.

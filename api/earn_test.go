@@ -29,10 +29,10 @@ func TestEarnShapesMatchTurnkeyHTTP(t *testing.T) {
 		"v1GetEarnDeployStatusRequest": GetEarnDeployStatusRequest{}, "v1GetEarnDepositStatusRequest": GetEarnDepositStatusRequest{},
 		"v1GetEarnWithdrawStatusRequest": GetEarnWithdrawStatusRequest{}, "v1GetEarnClaimRewardsStatusRequest": GetEarnClaimRewardsStatusRequest{},
 		"v1GetClaimEarnFeesStatusRequest": GetClaimEarnFeesStatusRequest{},
-		"v1GetEarnDeployStatusResponse": GetEarnDeployStatusResponse{}, "v1GetEarnDepositStatusResponse": GetEarnDepositStatusResponse{},
+		"v1GetEarnDeployStatusResponse":   GetEarnDeployStatusResponse{}, "v1GetEarnDepositStatusResponse": GetEarnDepositStatusResponse{},
 		"v1GetEarnWithdrawStatusResponse": GetEarnWithdrawStatusResponse{}, "v1GetEarnClaimRewardsStatusResponse": GetEarnClaimRewardsStatusResponse{},
 		"v1GetClaimEarnFeesStatusResponse": GetClaimEarnFeesStatusResponse{},
-		"v1ListEarnVaultsRequest": ListEarnVaultsRequest{}, "v1ListEarnEnabledVaultsRequest": ListEarnEnabledVaultsRequest{},
+		"v1ListEarnVaultsRequest":          ListEarnVaultsRequest{}, "v1ListEarnEnabledVaultsRequest": ListEarnEnabledVaultsRequest{},
 		"v1ListEarnPositionsRequest": ListEarnPositionsRequest{}, "v1ListEarnRewardsRequest": ListEarnRewardsRequest{},
 		"v1EarnValueDisplay": EarnValueDisplay{}, "v1EarnPositionDisplay": EarnPositionDisplay{}, "v1EarnRewardDisplay": EarnRewardDisplay{},
 	}

@@ -70,7 +70,7 @@ var (
 	}
 	claimEarnFees = &Activity[api.ClaimEarnFeesIntent, *earnPlan, *earnSend, api.ClaimEarnFeesResult]{
 		activityInfo: newInfo(api.ClaimEarnFees.ActivitySpec, on(resPrivateKey, actSign, policy.ParamWrapperAddress)),
-		Check: checkClaimEarnFees, Read: readClaimEarnFees, Prepare: prepareEarnPlan[api.ClaimEarnFeesIntent],
+		Check:        checkClaimEarnFees, Read: readClaimEarnFees, Prepare: prepareEarnPlan[api.ClaimEarnFeesIntent],
 		Execute: func(x *execution, _ *api.ClaimEarnFeesIntent, s *earnSend) (*api.ClaimEarnFeesResult, error) {
 			id, err := x.execEarnSend(s)
 			return &api.ClaimEarnFeesResult{ClaimRequestID: id}, err

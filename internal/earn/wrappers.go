@@ -168,4 +168,3 @@ func ReadWrappers(ctx context.Context, client *rpc.Client, wrappers, splitters, 
 	}
 	return out, nil
 }
-
