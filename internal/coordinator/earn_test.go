@@ -22,7 +22,7 @@ import (
 
 // earnChain is a dev chain whose simulated Merkl publishes a reward root every ten minutes of chain time, so that a
 // test's jump in time stays within the hour a sponsored batch is valid for (its deadline is the server's clock).
-func earnChain(t *testing.T) *chain.Node {
+func earnChain(t testing.TB) *chain.Node {
 	t.Helper()
 	node, err := chain.Start(bg, chain.Config{ListenAddr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler),
 		Simulator: chain.SimulatorConfig{RewardRootPeriod: 10 * time.Minute}})
@@ -34,7 +34,7 @@ func earnChain(t *testing.T) *chain.Node {
 }
 
 // earnStack is a sending stack on a dev chain with Earn on it.
-func earnStack(t *testing.T, b testdb.Backend, node *chain.Node) *stack {
+func earnStack(t testing.TB, b testdb.Backend, node *chain.Node) *stack {
 	t.Helper()
 	s := sendingStack(t, b, node)
 	cat, err := devearn.Catalogue(bg, node.Bootstrap())
@@ -50,7 +50,7 @@ func usdcCAIP19(node *chain.Node) string {
 }
 
 // earnWait follows an Earn request to COMPLETED, failing the test on FAILED or after a generous deadline.
-func earnWait(t *testing.T, c *client.Client, get func(context.Context) (string, string, string, error)) string {
+func earnWait(t testing.TB, c *client.Client, get func(context.Context) (string, string, string, error)) string {
 	t.Helper()
 	hash, err := c.WaitForEarn(bg, 60*time.Second, get)
 	if err != nil {
@@ -67,7 +67,7 @@ func (s *stack) deployWrapper(node *chain.Node, vault common.Address, feeBps, fe
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	earnWait(s.t.(*testing.T), s.root, func(ctx context.Context) (string, string, string, error) {
+	earnWait(s.t, s.root, func(ctx context.Context) (string, string, string, error) {
 		st, err := s.root.GetEarnDeployStatus(ctx, org, res.DeployRequestID)
 		if err != nil {
 			return "", "", "", err
