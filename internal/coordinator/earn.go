@@ -175,10 +175,14 @@ func checkChain(path, s string) error {
 func lower(addr common.Address) string { return strings.ToLower(addr.Hex()) }
 
 // earnWallet is a wallet account or private key of the organization that signs an Earn transaction, by its address.
-func earnWallet(org *Org, path, address string) (common.Address, error) {
-	s, err := org.signer(address)
-	if err != nil {
+func earnWallet(r *reading, path, address string) (common.Address, error) {
+	s, err := r.c.signer(r.ctx, r.db, r.org, address)
+	var apiErr *apierr.Error
+	if errors.As(err, &apiErr) {
 		return common.Address{}, apierr.Invalid("%s: no wallet account or private key %s in this organization", path, address)
+	}
+	if err != nil {
+		return common.Address{}, err
 	}
 	from, err := s.ethereumAddress()
 	if err != nil {
@@ -299,7 +303,7 @@ func readEarnDeploy(r *reading, p *api.EarnDeployWrapperIntent, plan *earnDeploy
 	if !ok {
 		return nil, apierr.New(apierr.NotFound, "EARN_VAULT_NOT_FOUND", "parameters.vaultAddress: %s is not a vault of the Earn catalogue on %s (list_earn_vaults lists them)", p.VaultAddress, en.CAIP2)
 	}
-	wallet, err := earnWallet(r.org, "parameters.clientFeeWallet", p.ClientFeeWallet)
+	wallet, err := earnWallet(r, "parameters.clientFeeWallet", p.ClientFeeWallet)
 	if err != nil {
 		return nil, apierr.Invalid("parameters.clientFeeWallet: %s is not a wallet account of this organization; fees are paid to one", p.ClientFeeWallet)
 	}
@@ -494,7 +498,7 @@ func readEarnDeposit(r *reading, p *api.EarnDepositIntent, _ *earnPlan) (*earnPl
 		return nil, apierr.New(apierr.FailedPrecondition, "EARN_SETUP_REQUIRED",
 			"parameters.wrapperAddress: the deployment of %s is %s; deposit once get_earn_deploy_status reports COMPLETED", p.WrapperAddress, status)
 	}
-	from, err := earnWallet(r.org, "parameters.signWith", p.SignWith)
+	from, err := earnWallet(r, "parameters.signWith", p.SignWith)
 	if err != nil {
 		return nil, err
 	}
@@ -550,7 +554,7 @@ func readEarnWithdraw(r *reading, p *api.EarnWithdrawIntent, _ *earnPlan) (*earn
 	if err != nil {
 		return nil, err
 	}
-	from, err := earnWallet(r.org, "parameters.signWith", p.SignWith)
+	from, err := earnWallet(r, "parameters.signWith", p.SignWith)
 	if err != nil {
 		return nil, err
 	}
@@ -608,7 +612,7 @@ func readEarnClaimRewards(r *reading, p *api.EarnClaimRewardsIntent, _ *earnPlan
 	if err != nil {
 		return nil, err
 	}
-	from, err := earnWallet(r.org, "parameters.signWith", p.SignWith)
+	from, err := earnWallet(r, "parameters.signWith", p.SignWith)
 	if err != nil {
 		return nil, err
 	}

@@ -84,7 +84,7 @@ func queryEvaluateActivity(r *reader, q *api.EvaluateActivityRequest) (*api.Eval
 	if err != nil {
 		return nil, err
 	}
-	if err := j.read(&reading{ctx: r.ctx, c: r.c, org: r.org}); err != nil {
+	if err := j.read(&reading{ctx: r.ctx, c: r.c, org: r.org, db: r.c.store}); err != nil {
 		return nil, err
 	}
 	info := op.info()
@@ -106,7 +106,7 @@ func queryEvaluateActivity(r *reader, q *api.EvaluateActivityRequest) (*api.Eval
 		}
 	} else {
 		err := r.c.store.Write(r.ctx, func(tx *store.Tx) error {
-			x.tx = tx
+			x.tx, x.ctx = tx, store.Holding(r.ctx, tx)
 			if _, err := j.prepare(x, &req); err != nil {
 				return err
 			}
