@@ -2,6 +2,7 @@ package coordinator_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"math/big"
@@ -370,6 +371,62 @@ func TestEarnPolicies(t *testing.T) {
 		wantAPIError(t, deposit("60000000", false), apierr.PermissionDenied, "")
 		if err := deposit("50000000", false); err != nil {
 			t.Fatalf("150 USDC in all under a 150 USDC cap: %v", err)
+		}
+	})
+}
+
+// An Earn deposit that waits for an approval is read again when the approval completes it: what the chain says then
+// decides. A deposit the wallet can no longer cover when it is approved is refused and sends nothing; one it can is
+// sent, its request polled to COMPLETED.
+func TestEarnApproval(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		node := earnChain(t)
+		s := earnStack(t, b, node)
+		org := s.boot.OrganizationID
+		dep := s.deployWrapper(node, node.Contracts()[contracts.MorphoVaultUSDC], "100", s.ethWallet("fees"))
+		user := s.fundedWallet(node, "user", 1, 100_000_000)
+		_, carol := s.createUser(org, s.root, "carol")
+		s.policy("carol's deposits need the root", api.EffectAllow, "activity.type == 'ACTIVITY_TYPE_EARN_DEPOSIT'",
+			"approvers.any(user, user.id == '"+s.boot.UserID+"')")
+		deposit := func(assets string) *api.Activity {
+			_, a, err := carol.EarnDeposit(bg, org, api.EarnDepositIntent{WrapperAddress: dep.WrapperAddress, SignWith: user, Assets: assets,
+				ChainCaip2: caip2(node)})
+			if !isConsensusNeeded(err) {
+				t.Fatalf("carol's deposit: %v, want it to wait for the root's approval", err)
+			}
+			return a
+		}
+
+		// 80 USDC waits; the wallet sends 30 of its 100 away; approved, the deposit no longer fits and sends nothing.
+		late := deposit("80000000")
+		if _, err := s.waitSend(mustSend(t, s, user, caip2(node), api.EthCallParams{To: node.Contracts()[contracts.USDC].Hex(),
+			Data: usdcTransfer(common.HexToAddress(s.ethWallet("elsewhere")), 30_000_000)})); err != nil {
+			t.Fatal(err)
+		}
+		_, err := s.root.ApproveActivity(bg, org, late.Fingerprint)
+		wantAPIError(t, err, apierr.FailedPrecondition, "is more than the USDC")
+		if reqs, err := s.store.EarnPositionRequests(bg, org, strings.ToLower(user)); err != nil || len(reqs) != 0 {
+			t.Fatalf("the refused deposit recorded %d requests (%v)", len(reqs), err)
+		}
+
+		// 70 USDC waits and fits when approved: the approval completes it, and its request is polled to COMPLETED.
+		a := deposit("70000000")
+		done, err := s.root.ApproveActivity(bg, org, a.Fingerprint)
+		var res api.EarnDepositResult
+		if err != nil || done.Status != api.StatusCompleted || json.Unmarshal(done.Result[api.EarnDeposit.ResultKey], &res) != nil || res.DepositRequestID == "" {
+			t.Fatalf("approved deposit: %+v, %v", done, err)
+		}
+		earnWait(t, s.root, func(ctx context.Context) (string, string, string, error) {
+			st, err := s.root.GetEarnDepositStatus(ctx, org, res.DepositRequestID)
+			if err != nil {
+				return "", "", "", err
+			}
+			return st.Status, st.DepositTxHash, st.Error, nil
+		})
+		positions, err := s.root.ListEarnPositions(bg, org, user)
+		if err != nil || len(positions.Positions) != 1 || positions.Positions[0].TotalDeposited != "70000000" {
+			t.Fatalf("positions after the approved deposit: %+v, %v", positions, err)
 		}
 	})
 }
