@@ -342,6 +342,16 @@ func prepareEarnDeploy(x *execution, _ *api.EarnDeployWrapperIntent, plan *earnD
 	case !errors.Is(err, store.ErrNotFound):
 		return nil, err
 	}
+	if job.existing == nil {
+		// Every list of the organization's wrappers reads each from the chain: their number is bounded.
+		n, err := x.tx.CountEarnWrappers(x.ctx, x.org.ID)
+		if err != nil {
+			return nil, err
+		}
+		if n >= maxEarnWrappersPerOrg {
+			return nil, limitReached("organization %s has %d Earn wrappers, the most an organization may have", x.org.ID, maxEarnWrappersPerOrg)
+		}
+	}
 	if job.existing != nil || plan.predicted.Deployed {
 		// Nothing is sent; the policy engine still decides the activity, as the deployment it would be.
 		d.walletID = ""

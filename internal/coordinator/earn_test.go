@@ -18,6 +18,7 @@ import (
 	"github.com/sigil/sigil/internal/chain"
 	"github.com/sigil/sigil/internal/chain/devearn"
 	"github.com/sigil/sigil/internal/contracts"
+	"github.com/sigil/sigil/internal/store"
 	"github.com/sigil/sigil/internal/testdb"
 )
 
@@ -278,7 +279,8 @@ func TestEarnLifecycle(t *testing.T) {
 
 // Bad input is refused with the reference's errors and sends nothing: an unknown vault, a fee over the cap, a fee
 // wallet outside the organization, zero and negative amounts, more than the balance, a wrapper that is not the
-// organization's (deployed on chain by hand: recorded once earn_deploy_wrapper names its configuration, without a send).
+// organization's (deployed on chain by hand: recorded once earn_deploy_wrapper names its configuration, without a send),
+// a wrapper past the organization's limit.
 func TestEarnRefusals(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
@@ -336,6 +338,29 @@ func TestEarnRefusals(t *testing.T) {
 		}
 		if reqs, err := s.store.EarnPositionRequests(bg, org, strings.ToLower(user)); err != nil || len(reqs) != 0 {
 			t.Fatalf("refusals recorded %d requests (%v)", len(reqs), err)
+		}
+
+		// At the limit of wrappers (100, the others recorded here directly), a new configuration is refused with a 429
+		// and nothing sent; a configuration the organization has is the same wrapper still.
+		if err := s.store.Write(bg, func(tx *store.Tx) error {
+			for i := 1; i < 100; i++ {
+				w := strings.ToLower(common.BigToAddress(big.NewInt(int64(0x1000 + i))).Hex())
+				if err := tx.InsertEarnWrapper(bg, store.EarnWrapper{OrgID: org, Network: caip2(node), Wrapper: w, Vault: strings.ToLower(morpho),
+					Splitter: w, ClientFeeWallet: strings.ToLower(feeWallet), DeployRequestID: "none"}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		feeNonce, _ := node.Client().NonceAt(bg, common.HexToAddress(feeWallet), nil)
+		wantAPIError(t, deploy(morpho, "200", feeWallet), apierr.ResourceExhausted, "100 Earn wrappers")
+		if again := s.deployWrapper(node, common.HexToAddress(morpho), "100", feeWallet); *again != *dep {
+			t.Fatalf("at the limit, the organization's own configuration is %+v, was %+v", again, dep)
+		}
+		if nonce, _ := node.Client().NonceAt(bg, common.HexToAddress(feeWallet), nil); nonce != feeNonce {
+			t.Fatalf("the fee wallet sent %d transactions at the limit", nonce-feeNonce)
 		}
 	})
 }

@@ -68,6 +68,15 @@ func (t *Tx) EarnWrapper(ctx context.Context, orgID, network, wrapper string) (E
 	return w, nil
 }
 
+// CountEarnWrappers counts an organization's wrappers, on every network, in the transaction that would add one.
+func (t *Tx) CountEarnWrappers(ctx context.Context, orgID string) (int, error) {
+	var n int
+	if err := t.queryRow(ctx, "SELECT COUNT(*) FROM earn_wrappers WHERE org_id = ?", orgID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count earn wrappers: %w", err)
+	}
+	return n, nil
+}
+
 // SetEarnWrapperDeposits pauses (disabled) or resumes deposits to an organization's wrapper; ErrNotFound when it has
 // no such wrapper.
 func (t *Tx) SetEarnWrapperDeposits(ctx context.Context, orgID, network, wrapper string, disabled bool) error {
