@@ -18,6 +18,7 @@ import (
 	"github.com/sigil/sigil/internal/chain"
 	"github.com/sigil/sigil/internal/chain/devearn"
 	"github.com/sigil/sigil/internal/contracts"
+	"github.com/sigil/sigil/internal/coordinator"
 	"github.com/sigil/sigil/internal/store"
 	"github.com/sigil/sigil/internal/testdb"
 )
@@ -36,9 +37,9 @@ func earnChain(t testing.TB) *chain.Node {
 }
 
 // earnStack is a sending stack on a dev chain with Earn on it.
-func earnStack(t testing.TB, b testdb.Backend, node *chain.Node) *stack {
+func earnStack(t testing.TB, b testdb.Backend, node *chain.Node, more ...func(*coordinator.Config)) *stack {
 	t.Helper()
-	s := sendingStack(t, b, node)
+	s := sendingStack(t, b, node, more...)
 	cat, err := devearn.Catalogue(bg, node.Bootstrap())
 	if err != nil {
 		t.Fatal(err)
@@ -454,4 +455,43 @@ func TestEarnApproval(t *testing.T) {
 			t.Fatalf("positions after the approved deposit: %+v, %v", positions, err)
 		}
 	})
+}
+
+// An Earn deposit's send is a send like any other: the endpoints subscribed to SEND_TRANSACTION_STATUS_UPDATES receive
+// its BROADCASTING and INCLUDED statuses, from the depositing wallet, with the hash get_earn_deposit_status reports.
+func TestEarnWebhooks(t *testing.T) {
+	t.Parallel()
+	node := earnChain(t)
+	s := earnStack(t, testdb.SQLite(t), node, func(c *coordinator.Config) {
+		c.Webhooks = coordinator.WebhookConfig{AllowPrivateNetworks: true, PollInterval: 50 * time.Millisecond}
+	})
+	runWebhooks(t, s.coord)
+	org := s.boot.OrganizationID
+	dep := s.deployWrapper(node, node.Contracts()[contracts.MorphoVaultUSDC], "100", s.ethWallet("fees"))
+	rc := newReceiver(t, s, 0)
+	s.subscribe(rc.srv.URL, `{"networks":["`+caip2(node)+`"]}`, api.WebhookSendTransactionUpdates)
+	user := s.fundedWallet(node, "user", 1, 10_000_000)
+	deposit, _, err := s.root.EarnDeposit(bg, org, api.EarnDepositIntent{WrapperAddress: dep.WrapperAddress, SignWith: user, Assets: "10000000",
+		ChainCaip2: caip2(node)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := earnWait(t, s.root, func(ctx context.Context) (string, string, string, error) {
+		st, err := s.root.GetEarnDepositStatus(ctx, org, deposit.DepositRequestID)
+		if err != nil {
+			return "", "", "", err
+		}
+		return st.Status, st.DepositTxHash, st.Error, nil
+	})
+	var sendID any
+	for _, status := range []string{api.TxStatusBroadcasting, api.TxStatusIncluded} {
+		body := rc.awaitBody(status, func(eventType string, b map[string]any) bool {
+			eth, _ := b["eth"].(map[string]any)
+			return eventType == api.WebhookSendTransactionUpdates && b["from"] == strings.ToLower(user) && b["txStatus"] == status && eth["txHash"] == hash
+		})
+		if sendID != nil && body["sendTransactionStatusId"] != sendID {
+			t.Errorf("%s is of send %v, BROADCASTING of %v", status, body["sendTransactionStatusId"], sendID)
+		}
+		sendID = body["sendTransactionStatusId"]
+	}
 }

@@ -54,13 +54,16 @@ func devChain(t testing.TB) *chain.Node {
 func caip2(node *chain.Node) string { return "eip155:" + node.ChainID().String() }
 
 // sendingStack is a stack whose coordinator sends on the dev chain, its send worker running until the test ends.
-func sendingStack(t testing.TB, b testdb.Backend, node *chain.Node) *stack {
+func sendingStack(t testing.TB, b testdb.Backend, node *chain.Node, more ...func(*coordinator.Config)) *stack {
 	t.Helper()
 	s := newStackWith(t, b, nil, func(cfg *coordinator.Config) {
 		cfg.Networks = devNetworks(t, node)
 		cfg.FundSponsor = func(ctx context.Context, address common.Address) error {
 			_, err := node.Faucet().Fund(ctx, address, big.NewInt(params.Ether), nil)
 			return err
+		}
+		for _, f := range more {
+			f(cfg)
 		}
 	})
 	runSends(t, s.coord)
