@@ -1,6 +1,7 @@
 // Earn through Sigil with the official SDKs, unmodified: @turnkey/sdk-server's Earn methods drive the catalogue, a
-// wrapper's deployment, a sponsored deposit and its status, the position, a MAX withdrawal, and (through @turnkey/http,
-// where sdk-server 's client has no methods for them) the wallet's rewards and their claim, on the stack's dev chain.
+// wrapper's deployment, a sponsored deposit and its status, the position, a MAX withdrawal, the organization's wrappers
+// and the release of its fee, and (through @turnkey/http, where sdk-server's client has no methods for them) the fee
+// release's status, the wallet's rewards and their claim, pausing deposits, on the stack's dev chain.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -95,6 +96,21 @@ test("deposit → status → position → withdraw MAX → rewards claim", async
   ({ positions } = await api.listEarnPositions({ walletAddress: user }));
   assert.equal(positions.length, 0);
 
+  // The client's fee on the yield, accrued in the wrapper's splitter, released to the fee wallet in USDC.
+  const { enabledVaults } = await api.listEarnEnabledVaults({ includeExposure: true });
+  const enabled = enabledVaults.find((v) => v.wrapperAddress === wrapperAddress);
+  assert.equal(enabled.clientFeeBps, "1500");
+  assert.equal(enabled.deployStatus, "COMPLETED");
+  assert.equal(enabled.clientFeeWallet.toLowerCase(), feeWallet.toLowerCase());
+  assert.ok(enabled.exposures.length > 0, "the Morpho vault's markets");
+  assert.ok(Number(enabled.netApyPct) < Number(enabled.apyPct), `net ${enabled.netApyPct} of gross ${enabled.apyPct}`);
+  const fee = BigInt(enabled.claimableClientFee);
+  assert.ok(fee > 0n, `no client fee accrued: ${enabled.claimableClientFee}`);
+  const fees = await api.claimEarnFees({ wrapperAddress });
+  const released = await poll(() => http.getClaimEarnFeesStatus({ organizationId: org, claimRequestId: fees.claimRequestId }));
+  assert.equal(released.status, "COMPLETED", released.error);
+  assert.ok((await balance(usdc, feeWallet)) >= fee, "the fee wallet received the claimable fee");
+
   const { rewards } = await http.listEarnRewards({ organizationId: org, walletAddress: user, caip2 });
   assert.equal(rewards.length, 1);
   assert.equal(rewards[0].symbol, "MORPHO");
@@ -109,6 +125,16 @@ test("deposit → status → position → withdraw MAX → rewards claim", async
   const after = await http.listEarnRewards({ organizationId: org, walletAddress: user, caip2 });
   assert.equal(after.rewards[0].claimable, "0");
   assert.equal(after.rewards[0].claimed, claimable.toString());
+
+  // Deposits paused: refused, nothing sent; resumed: accepted again.
+  const setState = (depositsDisabled) => http.earnSetWrapperState({ type: "ACTIVITY_TYPE_EARN_SET_WRAPPER_STATE", timestampMs: String(Date.now()),
+    organizationId: org, parameters: { wrapperAddress, depositsDisabled } });
+  const paused = await setState(true);
+  assert.deepEqual(paused.activity.result.earnSetWrapperStateResult, { wrapperAddress, depositsDisabled: true });
+  await assert.rejects(api.earnDeposit({ wrapperAddress, signWith: user, assets: "1000000", chainCaip2: caip2, sponsor: true }), /EARN_DEPOSITS_DISABLED|paused/);
+  await setState(false);
+  const resumed = await api.earnDeposit({ wrapperAddress, signWith: user, assets: "1000000", chainCaip2: caip2, sponsor: true });
+  assert.equal((await poll(() => api.getEarnDepositStatus({ depositRequestId: resumed.depositRequestId }))).status, "COMPLETED");
 });
 
 test("bad input gets the reference's errors and sends nothing", async () => {
