@@ -331,15 +331,14 @@ func (r *reader) enabledVaults(en *earn.Network, ws []store.EarnWrapper, vaults 
 	if err != nil {
 		return nil, chainUnavailable(nw, err)
 	}
-	statuses := make([][2]string, len(ws))
+	statuses, err := r.deployStatuses(ws)
+	if err != nil {
+		return nil, err
+	}
 	var deployed []int
 	var addrs, splitters, clients []common.Address
 	for i, w := range ws {
-		if req, err := r.c.store.EarnRequestByID(r.ctx, w.OrgID, store.EarnDeploy, w.DeployRequestID); err == nil {
-			status, _, reason := earnRequestStatus(req)
-			statuses[i] = [2]string{status, reason}
-		}
-		if statuses[i][0] != api.EarnStatusCompleted {
+		if statuses[i].status != api.EarnStatusCompleted {
 			continue // no code to read until it is mined
 		}
 		deployed = append(deployed, i)
@@ -367,7 +366,7 @@ func (r *reader) enabledVaults(en *earn.Network, ws []store.EarnWrapper, vaults 
 			Caip19: en.CAIP19(&v), APYPct: pct(st.APY), NetAPYPct: pct(st.APY * (1 - float64(total)/10_000)),
 			TotalDeposited: deposited.String(), Display: display(deposited, v.Asset), ClientFeeBps: strconv.FormatInt(w.ClientFeeBps, 10),
 			DepositsDisabled: w.DepositsDisabled, Name: v.Name, Curator: v.Curator, Liquidity: st.Liquidity.String(),
-			LiquidityDisplay: display(st.Liquidity, v.Asset), DeployStatus: statuses[i][0], DeployRequestID: w.DeployRequestID, DeployError: statuses[i][1]}
+			LiquidityDisplay: display(st.Liquidity, v.Asset), DeployStatus: statuses[i].status, DeployRequestID: w.DeployRequestID, DeployError: statuses[i].reason}
 		if owner {
 			ev.ClientFeeWallet = common.HexToAddress(w.ClientFeeWallet).Hex()
 			ev.ClaimableClientFee, ev.ClaimableClientFeeDisplay = claimable.String(), display(claimable, v.Asset)
@@ -376,6 +375,25 @@ func (r *reader) enabledVaults(en *earn.Network, ws []store.EarnWrapper, vaults 
 			ev.Exposures = exposures(en, st, v.Asset)
 		}
 		out = append(out, ev)
+	}
+	return out, nil
+}
+
+// deployStatus is a wrapper's deployment as its request has it.
+type deployStatus struct{ status, reason string }
+
+// deployStatuses are the wrappers' deployments; a wrapper whose request is not found has none (an empty status).
+func (r *reader) deployStatuses(ws []store.EarnWrapper) ([]deployStatus, error) {
+	out := make([]deployStatus, len(ws))
+	for i, w := range ws {
+		req, err := r.c.store.EarnRequestByID(r.ctx, w.OrgID, store.EarnDeploy, w.DeployRequestID)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[i].status, _, out[i].reason = earnRequestStatus(req)
 	}
 	return out, nil
 }
@@ -432,17 +450,35 @@ func queryListEarnPositions(r *reader, q *api.ListEarnPositionsRequest) (*api.Li
 	if err != nil {
 		return nil, err
 	}
+	statuses, err := r.deployStatuses(wrappers)
+	if err != nil {
+		return nil, err
+	}
+	// One batch of reads per network, of the wrappers whose deployment is mined.
 	cat := r.c.earn.Load()
-	for _, w := range wrappers {
-		en, ok := cat.Network(w.Network)
+	byNetwork := map[string][]store.EarnWrapper{}
+	for i, w := range wrappers {
+		if statuses[i].status == api.EarnStatusCompleted {
+			byNetwork[w.Network] = append(byNetwork[w.Network], w)
+		}
+	}
+	for _, caip := range slices.Sorted(mapKeys(byNetwork)) {
+		en, ok := cat.Network(caip)
 		if !ok {
+			continue // a network Earn no longer runs on
+		}
+		var ws []store.EarnWrapper
+		var vaults []*earn.Vault
+		var addrs []common.Address
+		for _, w := range byNetwork[caip] {
+			if v, ok := en.Vault(w.Vault); ok {
+				ws, vaults, addrs = append(ws, w), append(vaults, v), append(addrs, common.HexToAddress(w.Wrapper))
+			}
+		}
+		if len(ws) == 0 {
 			continue
 		}
-		v, ok := en.Vault(w.Vault)
-		if !ok {
-			continue
-		}
-		_, nw, err := r.c.earnNetwork("walletAddress", w.Network)
+		_, nw, err := r.c.earnNetwork("walletAddress", caip)
 		if err != nil {
 			continue
 		}
@@ -451,26 +487,30 @@ func queryListEarnPositions(r *reader, q *api.ListEarnPositionsRequest) (*api.Li
 			return nil, err
 		}
 		ctx, cancel := context.WithTimeout(r.ctx, earnReadTimeout)
-		states, err := earn.ReadWrappers(ctx, cl, []common.Address{common.HexToAddress(w.Wrapper)}, nil, nil, wallet)
+		states, err := earn.ReadWrappers(ctx, cl, addrs, nil, nil, wallet)
 		cancel()
 		if err != nil {
-			if errors.Is(err, earn.ErrReverted) {
-				continue // not deployed yet
-			}
 			return nil, chainUnavailable(nw, err)
 		}
-		if states[0].Shares.Sign() == 0 {
-			continue
+		for i, w := range ws {
+			if states[i].Shares.Sign() > 0 {
+				out.Positions = append(out.Positions, earnPosition(en, vaults[i], w, states[i], requests))
+			}
 		}
-		deposited, withdrawn := positionTotals(requests, w.Wrapper)
-		out.Positions = append(out.Positions, api.EarnPosition{VaultAddress: v.Address.Hex(), WrapperAddress: common.HexToAddress(w.Wrapper).Hex(),
-			Provider: v.Provider, Caip19: en.CAIP19(v), CurrentValue: states[0].Value.String(), TotalDeposited: deposited.String(),
-			TotalWithdrawn: withdrawn.String(), DepositsDisabled: w.DepositsDisabled,
-			Display: &api.EarnPositionDisplay{CurrentValueUSD: usdString(states[0].Value, v.Asset), TotalDepositedUSD: usdString(deposited, v.Asset),
-				TotalWithdrawnUSD: usdString(withdrawn, v.Asset), CurrentValueCrypto: units.Format(states[0].Value, uint8(v.Asset.Decimals)),
-				TotalDepositedCrypto: units.Format(deposited, uint8(v.Asset.Decimals)), TotalWithdrawnCrypto: units.Format(withdrawn, uint8(v.Asset.Decimals))}})
 	}
 	return out, nil
+}
+
+// earnPosition is a wallet's position in a wrapper, as read from the chain, with its totals from its requests.
+func earnPosition(en *earn.Network, v *earn.Vault, w store.EarnWrapper, st earn.WrapperState, requests []store.EarnRequest) api.EarnPosition {
+	deposited, withdrawn := positionTotals(requests, w.Wrapper)
+	decimals := uint8(v.Asset.Decimals)
+	return api.EarnPosition{VaultAddress: v.Address.Hex(), WrapperAddress: common.HexToAddress(w.Wrapper).Hex(), Provider: v.Provider,
+		Caip19: en.CAIP19(v), CurrentValue: st.Value.String(), TotalDeposited: deposited.String(), TotalWithdrawn: withdrawn.String(),
+		DepositsDisabled: w.DepositsDisabled,
+		Display: &api.EarnPositionDisplay{CurrentValueUSD: usdString(st.Value, v.Asset), TotalDepositedUSD: usdString(deposited, v.Asset),
+			TotalWithdrawnUSD: usdString(withdrawn, v.Asset), CurrentValueCrypto: units.Format(st.Value, decimals),
+			TotalDepositedCrypto: units.Format(deposited, decimals), TotalWithdrawnCrypto: units.Format(withdrawn, decimals)}}
 }
 
 // positionTotals sums a wrapper's completed deposits and withdrawals in the order they were made; a completed MAX

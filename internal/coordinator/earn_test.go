@@ -21,6 +21,7 @@ import (
 	"github.com/sigil/sigil/internal/coordinator"
 	"github.com/sigil/sigil/internal/store"
 	"github.com/sigil/sigil/internal/testdb"
+	"github.com/sigil/sigil/stamp"
 )
 
 // earnChain is a dev chain whose simulated Merkl publishes a reward root every ten minutes of chain time, so that a
@@ -494,4 +495,70 @@ func TestEarnWebhooks(t *testing.T) {
 		}
 		sendID = body["sendTransactionStatusId"]
 	}
+}
+
+// A sub-organization's wallets deposit into their parent's wrappers, see their positions, and see the parent's
+// wrappers without the client's fee and fee wallet; deploying, pausing and claiming fees stay the parent's, and the
+// parent's status queries do not answer for a sub-organization's requests.
+func TestEarnSubOrganization(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		node := earnChain(t)
+		s := earnStack(t, b, node)
+		org := s.boot.OrganizationID
+		feeWallet := s.ethWallet("fees")
+		dep := s.deployWrapper(node, node.Contracts()[contracts.MorphoVaultUSDC], "100", feeWallet)
+		key, params := newKey(t, stamp.CurveSecp256k1)
+		sub, _, err := s.root.CreateSubOrganization(bg, org, subOrgParams("Alice", params))
+		if err != nil {
+			t.Fatal(err)
+		}
+		subID, alice := sub.SubOrganizationID, s.client(key)
+		w, _, err := alice.CreateWallet(bg, subID, api.CreateWalletIntent{WalletName: "alice", Accounts: []api.WalletAccountParams{ethAccount()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		user := w.Addresses[0]
+		if _, err := node.Faucet().Fund(bg, common.HexToAddress(user), big.NewInt(1e18), map[string]*big.Int{"USDC": big.NewInt(20_000_000)}); err != nil {
+			t.Fatal(err)
+		}
+
+		deposit, _, err := alice.EarnDeposit(bg, subID, api.EarnDepositIntent{WrapperAddress: dep.WrapperAddress, SignWith: user, Assets: "20000000",
+			ChainCaip2: caip2(node)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		earnWait(t, alice, func(ctx context.Context) (string, string, string, error) {
+			st, err := alice.GetEarnDepositStatus(ctx, subID, deposit.DepositRequestID)
+			if err != nil {
+				return "", "", "", err
+			}
+			return st.Status, st.DepositTxHash, st.Error, nil
+		})
+		if _, err := s.root.GetEarnDepositStatus(bg, org, deposit.DepositRequestID); !client.IsCode(err, apierr.NotFound) {
+			t.Errorf("the parent reading its sub-organization's deposit by id: %v", err)
+		}
+		positions, err := alice.ListEarnPositions(bg, subID, user)
+		if err != nil || len(positions.Positions) != 1 || positions.Positions[0].TotalDeposited != "20000000" ||
+			positions.Positions[0].WrapperAddress != dep.WrapperAddress {
+			t.Fatalf("the sub-organization's positions: %+v, %v", positions, err)
+		}
+		enabled, err := alice.ListEarnEnabledVaults(bg, api.ListEarnEnabledVaultsRequest{OrganizationID: subID})
+		if err != nil || len(enabled.EnabledVaults) != 1 {
+			t.Fatalf("the sub-organization's enabled vaults: %+v, %v", enabled, err)
+		}
+		if v := enabled.EnabledVaults[0]; v.ClientFeeWallet != "" || v.ClaimableClientFee != "" || v.TotalDeposited == "0" {
+			t.Errorf("a sub-organization sees the parent's fee: %+v", v)
+		}
+
+		_, _, err = alice.EarnDeployWrapper(bg, subID, api.EarnDeployWrapperIntent{VaultAddress: node.Contracts()[contracts.MorphoVaultUSDC].Hex(),
+			ChainCaip2: caip2(node), ClientFeeBps: "100", ClientFeeWallet: user})
+		wantAPIError(t, err, apierr.PermissionDenied, "only callable by a parent organization")
+		_, _, err = alice.EarnSetWrapperState(bg, subID, api.EarnSetWrapperStateIntent{WrapperAddress: dep.WrapperAddress, DepositsDisabled: true})
+		wantAPIError(t, err, apierr.PermissionDenied, "only callable by a parent organization")
+		_, _, err = alice.ClaimEarnFees(bg, subID, api.ClaimEarnFeesIntent{WrapperAddress: dep.WrapperAddress})
+		wantAPIError(t, err, apierr.PermissionDenied, "only callable by a parent organization")
+		_, err = alice.ListEarnVaults(bg, api.ListEarnVaultsRequest{OrganizationID: subID, Caip19: usdcCAIP19(node)})
+		wantAPIError(t, err, apierr.PermissionDenied, "only callable by a parent organization")
+	})
 }
