@@ -177,7 +177,22 @@ func TestEarnLifecycle(t *testing.T) {
 			t.Fatalf("the position is worth %s just after depositing 100 USDC", v)
 		}
 
-		// A quarter of an hour of chain time: the vault's interest, and a reward root.
+		// Two minutes of chain time, within the reward period: the position's MORPHO accrues, pending until a root
+		// publishes it, and nothing is claimable yet.
+		if err := node.AdvanceTime(2 * time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := node.Simulator().Step(bg); err != nil {
+			t.Fatal(err)
+		}
+		early, err := s.root.ListEarnRewards(bg, org, user, caip2(node))
+		if err != nil || len(early.Rewards) != 1 || early.Rewards[0].Pending == "0" || early.Rewards[0].Claimable != "0" {
+			t.Fatalf("rewards before a root: %+v, %v", early, err)
+		}
+		_, _, err = s.root.EarnClaimRewards(bg, org, api.EarnClaimRewardsIntent{SignWith: user, ChainCaip2: caip2(node), Sponsor: &sponsor})
+		wantAPIError(t, err, apierr.InvalidArgument, "no reward claimable")
+
+		// A quarter of an hour more: the vault's interest, and a reward root.
 		if err := node.AdvanceTime(15 * time.Minute); err != nil {
 			t.Fatal(err)
 		}
