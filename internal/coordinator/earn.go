@@ -734,8 +734,10 @@ func earnRequestStatus(r store.EarnRequest) (status, txHash, reason string) {
 	case store.SendFailed:
 		reason = st.TxError
 		if st.Error != nil {
+			// The send's message names the innermost revert (the cause); what else of the chain was decoded is added,
+			// and the frames nothing decodes (a caller re-raising its callee's revert) are not.
 			for _, e := range st.Error.RevertChain {
-				if e.DisplayMessage != "" && !strings.Contains(reason, e.DisplayMessage) {
+				if e.ErrorType != "unknown" && e.DisplayMessage != "" && !strings.Contains(reason, e.DisplayMessage) {
 					reason += ": " + e.DisplayMessage
 				}
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/sigil/sigil/internal/coordinator"
 	"github.com/sigil/sigil/internal/store"
 	"github.com/sigil/sigil/internal/testdb"
+	"github.com/sigil/sigil/internal/testwait"
 	"github.com/sigil/sigil/stamp"
 )
 
@@ -41,12 +42,18 @@ func earnChain(t testing.TB) *chain.Node {
 func earnStack(t testing.TB, b testdb.Backend, node *chain.Node, more ...func(*coordinator.Config)) *stack {
 	t.Helper()
 	s := sendingStack(t, b, node, more...)
+	useDevEarn(t, s, node)
+	return s
+}
+
+// useDevEarn has the stack's coordinator run Earn on the dev chain's deployment.
+func useDevEarn(t testing.TB, s *stack, node *chain.Node) {
+	t.Helper()
 	cat, err := devearn.Catalogue(bg, node.Bootstrap())
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.coord.UseEarn(cat)
-	return s
 }
 
 func usdcCAIP19(node *chain.Node) string {
@@ -575,5 +582,88 @@ func TestEarnSubOrganization(t *testing.T) {
 		wantAPIError(t, err, apierr.PermissionDenied, "only callable by a parent organization")
 		_, err = alice.ListEarnVaults(bg, api.ListEarnVaultsRequest{OrganizationID: subID, Caip19: usdcCAIP19(node)})
 		wantAPIError(t, err, apierr.PermissionDenied, "only callable by a parent organization")
+	})
+}
+
+// A request whose transaction reverts is FAILED, with the revert decoded from Earn's own contracts: two fee claims
+// read before either is sent both pass; one releases the fee, and the other reverts with the splitter's
+// NothingToRelease.
+func TestEarnFailedStatus(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		node := earnChain(t)
+		s := idleSendingStack(t, b, node)
+		useDevEarn(t, s, node)
+		stop := startSends(s.coord)
+		org := s.boot.OrganizationID
+		feeWallet := s.fundedWallet(node, "fees", 1, 0)
+		dep := s.deployWrapper(node, node.Contracts()[contracts.MorphoVaultUSDC], "2000", feeWallet)
+		user := s.fundedWallet(node, "user", 1, 100_000_000)
+		wait := func(get func(context.Context) (string, string, string, error)) { earnWait(t, s.root, get) }
+		deposit, _, err := s.root.EarnDeposit(bg, org, api.EarnDepositIntent{WrapperAddress: dep.WrapperAddress, SignWith: user, Assets: "100000000",
+			ChainCaip2: caip2(node)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wait(func(ctx context.Context) (string, string, string, error) {
+			st, err := s.root.GetEarnDepositStatus(ctx, org, deposit.DepositRequestID)
+			if err != nil {
+				return "", "", "", err
+			}
+			return st.Status, st.DepositTxHash, st.Error, nil
+		})
+		// A quarter of an hour of interest (within the hour a sponsored claim's deadline allows), then a withdrawal: the
+		// wrapper mints the fee's shares to its splitter.
+		if err := node.AdvanceTime(15 * time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		withdraw, _, err := s.root.EarnWithdraw(bg, org, api.EarnWithdrawIntent{WrapperAddress: dep.WrapperAddress, SignWith: user,
+			ChainCaip2: caip2(node), AmountValue: "1000000"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wait(func(ctx context.Context) (string, string, string, error) {
+			st, err := s.root.GetEarnWithdrawStatus(ctx, org, withdraw.WithdrawRequestID)
+			if err != nil {
+				return "", "", "", err
+			}
+			return st.Status, st.WithdrawTxHash, st.Error, nil
+		})
+
+		stop() // both claims are read and recorded before either is sent
+		var ids []string
+		for range 2 {
+			res, _, err := s.root.ClaimEarnFees(bg, org, api.ClaimEarnFeesIntent{WrapperAddress: dep.WrapperAddress})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, res.ClaimRequestID)
+		}
+		if st, err := s.root.GetClaimEarnFeesStatus(bg, org, ids[0]); err != nil || st.Status != api.EarnStatusPending || st.ClaimTxHash != "" {
+			t.Fatalf("a claim not yet sent: %+v, %v", st, err)
+		}
+		t.Cleanup(startSends(s.coord))
+		statuses := make([]*api.GetClaimEarnFeesStatusResponse, 2)
+		for i, id := range ids {
+			testwait.Until(t, "claim "+id+" to leave PENDING", func() bool {
+				st, err := s.root.GetClaimEarnFeesStatus(bg, org, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				statuses[i] = st
+				return st.Status != api.EarnStatusPending
+			})
+		}
+		// The worker sends them in either order: one releases the fee, the other finds nothing left.
+		if statuses[0].Status == api.EarnStatusFailed {
+			statuses[0], statuses[1] = statuses[1], statuses[0]
+		}
+		if st := statuses[0]; st.Status != api.EarnStatusCompleted || st.ClaimTxHash == "" {
+			t.Fatalf("one claim: %+v, want COMPLETED with its hash", st)
+		}
+		want := `NothingToRelease{"payee":"` + common.HexToAddress(feeWallet).Hex() + `"}`
+		if st := statuses[1]; st.Status != api.EarnStatusFailed || !strings.HasSuffix(st.Error, want) {
+			t.Fatalf("the other claim: %+v, want FAILED with the splitter's %s", st, want)
+		}
 	})
 }
