@@ -143,6 +143,27 @@ func TestEarnLifecycle(t *testing.T) {
 			}
 		}
 
+		// Paged by vault address, in the same order; filtered by provider.
+		first, err := s.root.ListEarnVaults(bg, api.ListEarnVaultsRequest{OrganizationID: org, Caip19: usdcCAIP19(node), PaginationOptions: &api.Pagination{Limit: "1"}})
+		if err != nil || len(first.Vaults) != 1 || first.Vaults[0].VaultAddress != vaults.Vaults[0].VaultAddress || !first.PageInfo.HasNextPage {
+			t.Fatalf("first page: %+v, %v", first, err)
+		}
+		second, err := s.root.ListEarnVaults(bg, api.ListEarnVaultsRequest{OrganizationID: org, Caip19: usdcCAIP19(node),
+			PaginationOptions: &api.Pagination{Limit: "1", After: first.PageInfo.EndCursor}})
+		if err != nil || len(second.Vaults) != 1 || second.Vaults[0].VaultAddress != vaults.Vaults[1].VaultAddress || second.PageInfo.HasNextPage || !second.PageInfo.HasPreviousPage {
+			t.Fatalf("second page: %+v, %v", second, err)
+		}
+		aave, err := s.root.ListEarnVaults(bg, api.ListEarnVaultsRequest{OrganizationID: org, Caip19: usdcCAIP19(node), Provider: api.EarnProviderAave})
+		if err != nil || len(aave.Vaults) != 1 || aave.Vaults[0].Provider != api.EarnProviderAave {
+			t.Fatalf("Aave's vaults: %+v, %v", aave, err)
+		}
+		_, err = s.root.ListEarnVaults(bg, api.ListEarnVaultsRequest{OrganizationID: org, Caip19: usdcCAIP19(node), PaginationOptions: &api.Pagination{Limit: "101"}})
+		wantAPIError(t, err, apierr.InvalidArgument, "between 1 and 100")
+		_, err = s.root.ListEarnVaults(bg, api.ListEarnVaultsRequest{OrganizationID: org, Caip19: usdcCAIP19(node), Provider: "EARN_PROVIDER_COMPOUND"})
+		wantAPIError(t, err, apierr.InvalidArgument, "is not EARN_PROVIDER_MORPHO or EARN_PROVIDER_AAVE")
+		_, err = s.root.ListEarnVaults(bg, api.ListEarnVaultsRequest{OrganizationID: org, Caip19: "eip155:1337/slip44:60"})
+		wantAPIError(t, err, apierr.InvalidArgument, "CAIP-19")
+
 		dep := s.deployWrapper(node, morpho, "2000", feeWallet)
 		again := s.deployWrapper(node, morpho, "2000", feeWallet)
 		if *again != *dep {
