@@ -32,6 +32,9 @@ type SimulatorConfig struct {
 	LendingAPRBps   int64 // liquidity rate published by both lending reserves; default 400
 	StakingAPRBps   int64 // reward rate published by both staking contracts; default 350
 	IncentiveAPRBps int64 // incentive tokens given to the allocator vaults (sold on harvest); default 200
+	// SwapTradeBps is the largest trade a step makes in each Uniswap pool, in basis points of its depth, to keep the
+	// prices moving (simulator_swaps.go); default 30; negative: no trades.
+	SwapTradeBps int64
 
 	// RewardAPRBps is the Earn campaign's MORPHO reward on positions in the Morpho vault held through Earn wrappers
 	// (valuing MORPHO at one USDC); default 300. RewardRootPeriod is how often a new reward root is published, in
@@ -52,6 +55,7 @@ func (c SimulatorConfig) withDefaults() SimulatorConfig {
 	set(&c.LendingAPRBps, 400)
 	set(&c.StakingAPRBps, 350)
 	set(&c.IncentiveAPRBps, 200)
+	set(&c.SwapTradeBps, defaultSwapTradeBps)
 	set(&c.RewardAPRBps, 300)
 	if c.RewardRootPeriod == 0 {
 		c.RewardRootPeriod = 8 * time.Hour
@@ -81,7 +85,8 @@ type StepReport struct {
 	// Elapsed is the chain time the step paid for.
 	Elapsed time.Duration
 	// Paid maps a fixture name to what it received, in base units of what was paid: the vault's
-	// asset, the lending reserve's asset, wei for staking, incentive tokens for allocator vaults.
+	// asset, the lending reserve's asset, wei for staking, incentive tokens for allocator vaults,
+	// and for a Uniswap pool the input of the trade the step made in it.
 	Paid map[string]*big.Int
 }
 
@@ -115,8 +120,11 @@ func (s *Simulator) Step(ctx context.Context) (StepReport, error) {
 	}
 	elapsed := head.Time - s.lastTime
 	report.Elapsed = time.Duration(elapsed) * time.Second
-	st := &step{s: s, ctx: ctx, elapsed: new(big.Int).SetUint64(elapsed), report: report}
-	for _, pay := range []func(){st.vaults, st.lending, st.staking, st.allocators, st.rewards} {
+	st := &step{s: s, ctx: ctx, elapsed: new(big.Int).SetUint64(elapsed), report: report, seed: head.Time}
+	for _, pay := range []func(){st.vaults, st.lending, st.staking, st.allocators,
+		st.swapPools, // simulator_swaps.go
+		st.rewards,   // Earn's rewards (rewards.go)
+	} {
 		pay()
 		if st.err != nil {
 			return report, fmt.Errorf("chain: simulator: %w", st.err)
@@ -132,6 +140,7 @@ type step struct {
 	ctx     context.Context
 	elapsed *big.Int
 	report  StepReport
+	seed    uint64 // of the step's randomness: the chain time it runs at
 	err     error
 }
 

@@ -78,9 +78,6 @@ var (
 	}
 )
 
-// earnTypes are the Earn activity types that record sends (wakeSends wakes the send worker for them).
-var earnTypes = []string{earnDeployWrapper.Type, earnDeposit.Type, earnWithdraw.Type, earnClaimRewards.Type, claimEarnFees.Type}
-
 // UseEarn sets the Earn catalogue: the networks Earn runs on and their curated vaults (nil: Earn is off, and its
 // activities say so).
 func (c *Coordinator) UseEarn(cat *earn.Catalogue) { c.earn.Store(cat) }

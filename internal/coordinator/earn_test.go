@@ -88,15 +88,6 @@ func (s *stack) deployWrapper(node *chain.Node, vault common.Address, feeBps, fe
 	return res
 }
 
-func tokenBalance(t *testing.T, node *chain.Node, token string, holder string) *big.Int {
-	t.Helper()
-	out, err := contracts.MustLoad(contracts.TestToken).Call(bg, node.Client(), node.Contracts()[token], "balanceOf", common.HexToAddress(holder))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out[0].(*big.Int)
-}
-
 func wantAPIError(t *testing.T, err error, code apierr.Code, contains string) {
 	t.Helper()
 	var e *apierr.Error
@@ -411,7 +402,7 @@ func TestEarnRefusals(t *testing.T) {
 }
 
 // Policies see what Earn signs: a velocity control capping a user's USDC outflow caps its deposits (the approval moves
-// the asset), and activity.params holds the intent (a DENY on sponsored deposits).
+// the asset), and activity.params holds the intent (a DENY on sponsored deposits, one on deposits over an amount).
 func TestEarnPolicies(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
@@ -429,12 +420,14 @@ func TestEarnPolicies(t *testing.T) {
 		s.policy("daily cap", api.EffectAllow, "activity.resource == 'PRIVATE_KEY' && activity.action == 'SIGN' && controls.daily_usdc",
 			"approvers.any(user, user.id == '"+bobID+"')")
 		s.policy("no sponsored deposits", api.EffectDeny, "activity.type == 'ACTIVITY_TYPE_EARN_DEPOSIT' && activity.params.sponsor == true", "")
+		s.policy("no deposit over 120 USDC", api.EffectDeny, "activity.type == 'ACTIVITY_TYPE_EARN_DEPOSIT' && activity.params.assets > 120000000", "")
 		deposit := func(assets string, sponsor bool) error {
 			_, _, err := bob.EarnDeposit(bg, org, api.EarnDepositIntent{WrapperAddress: dep.WrapperAddress, SignWith: user, Assets: assets,
 				ChainCaip2: caip2(node), Sponsor: &sponsor})
 			return err
 		}
 		wantAPIError(t, deposit("1000000", true), apierr.PermissionDenied, "")
+		wantAPIError(t, deposit("120000001", false), apierr.PermissionDenied, "") // within the cap, over the policy's bound
 		if err := deposit("100000000", false); err != nil {
 			t.Fatalf("100 USDC under a 150 USDC cap: %v", err)
 		}

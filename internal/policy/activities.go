@@ -21,22 +21,45 @@ var (
 	ParamOTPLength       = Param{"otp_length", "int"}
 	ParamSessionProfile  = Param{"session_profile_id", "string"}
 
-	// Earn's (internal/coordinator/earn.go): addresses as given, amounts and fees as the decimal strings the intents carry.
+	// Earn's (internal/coordinator/earn.go), besides sign_with and sponsor (below): addresses as given; a deposit's
+	// assets and the client's fee are numbers, as the swaps' amounts are, so that a policy can bound them; a
+	// withdrawal's amount_value is a string, as it may be "MAX".
 	ParamVaultAddress     = Param{"vault_address", "string"}
 	ParamWrapperAddress   = Param{"wrapper_address", "string"}
 	ParamChainCAIP2       = Param{"chain_caip2", "string"}
-	ParamClientFeeBps     = Param{"client_fee_bps", "string"}
+	ParamClientFeeBps     = Param{"client_fee_bps", "int"}
 	ParamClientFeeWallet  = Param{"client_fee_wallet", "string"}
-	ParamSignWith         = Param{"sign_with", "string"}
-	ParamAssets           = Param{"assets", "string"}
+	ParamAssets           = Param{"assets", "int"}
 	ParamAmountValue      = Param{"amount_value", "string"}
-	ParamSponsor          = Param{"sponsor", "bool"}
 	ParamDepositsDisabled = Param{"deposits_disabled", "bool"}
+)
+
+// The parameters of the swap activities (sign_with and sponsor Earn's too): amounts (base units) and fees (basis points) are numbers, so that a policy
+// can bound them (activity.params.input_amount <= 1000000000).
+var (
+	ParamSignWith                 = Param{"sign_with", "string"}
+	ParamInputToken               = Param{"input_token", "string"}
+	ParamOutputToken              = Param{"output_token", "string"}
+	ParamInputAmount              = Param{"input_amount", "int"}
+	ParamSlippageBps              = Param{"slippage_bps", "int"}
+	ParamDestinationAddress       = Param{"destination_address", "string"}
+	ParamQuoteID                  = Param{"quote_id", "string"}
+	ParamQuotedOutputAmount       = Param{"quoted_output_amount", "int"}
+	ParamMinOutputAmount          = Param{"min_output_amount", "int"}
+	ParamSponsor                  = Param{"sponsor", "bool"}
+	ParamFeeBps                   = Param{"fee_bps", "int"}
+	ParamStableFeeBps             = Param{"stable_fee_bps", "int"}
+	ParamFeeReceiverWalletAddress = Param{"fee_receiver_wallet_address", "string"}
 )
 
 // Params is the whole vocabulary of activity.params.
 var Params = []Param{ParamHashFunction, ParamEncoding, ParamTxType, ParamUserIDs, ParamUserID, ParamAPIKeyIDs,
 	ParamTargetPublicKey, ParamWalletID, ParamOTPLength, ParamSessionProfile,
 	// Earn
-	ParamVaultAddress, ParamWrapperAddress, ParamChainCAIP2, ParamClientFeeBps, ParamClientFeeWallet, ParamSignWith, ParamAssets,
-	ParamAmountValue, ParamSponsor, ParamDepositsDisabled}
+	ParamVaultAddress, ParamWrapperAddress, ParamChainCAIP2, ParamClientFeeBps, ParamClientFeeWallet, ParamAssets, ParamAmountValue,
+	ParamDepositsDisabled,
+	// swaps
+	ParamSignWith, ParamInputToken, ParamOutputToken, ParamInputAmount, ParamSlippageBps, ParamDestinationAddress,
+	ParamQuoteID, ParamQuotedOutputAmount, ParamMinOutputAmount, ParamSponsor, ParamFeeBps, ParamStableFeeBps,
+	ParamFeeReceiverWalletAddress,
+}
