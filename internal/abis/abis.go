@@ -26,10 +26,6 @@ var (
 	NativeStaking   = mustParse("NativeStaking")
 	ProviderStaking = mustParse("ProviderStaking")
 
-	// Morpho Blue (its own ABI, from @morpho-org/morpho-blue) and an interest rate model's borrowRateView (IIrm's
-	// signature, which the package's IrmMock implements).
-	MorphoBlue = mustParse("MorphoBlue")
-	MorphoIrm  = mustParse("MorphoIrmMock")
 	// Earn: the fee wrapper, its splitter, the factory that deploys both and the reward distributor (Merkl's
 	// Distributor's claim, claimed and getMerkleRoot).
 	EarnWrapper           = mustParse("EarnWrapper")
