@@ -14,13 +14,6 @@ var Unimplemented = []UnimplementedFamily{
 		Query: []string{"get_app_status", "get_boot_proof", "get_latest_boot_proof", "get_tvc_app", "get_tvc_deployment",
 			"get_tvc_deployment_debug_logs", "get_tvc_deployment_provisioning_details", "get_tvc_qos_versions",
 			"list_tvc_app_deployments", "list_tvc_apps", "list_tvc_operators", "list_tvc_quorum_keys", "validate_tvc_image"}},
-	{Name: "Earn", Why: "Sigil's yield service builds the transactions that enter, exit and manage yield positions instead " +
-		"(docs/YIELD.md); they are signed with SIGN_TRANSACTION_V2 or sent with ETH_SEND_TRANSACTION_V2",
-		Submit: []string{"claim_earn_fees", "earn_claim_rewards", "earn_deploy_wrapper", "earn_deposit", "earn_set_wrapper_state",
-			"earn_withdraw"},
-		Query: []string{"get_claim_earn_fees_status", "get_earn_claim_rewards_status", "get_earn_deploy_status",
-			"get_earn_deposit_status", "get_earn_withdraw_status", "list_earn_enabled_vaults", "list_earn_positions",
-			"list_earn_rewards", "list_earn_vaults"}},
 	{Name: "Fiat on-ramp", Why: "it needs an on-ramp provider, a third-party service Sigil does not integrate",
 		Submit: []string{"create_fiat_on_ramp_credential", "delete_fiat_on_ramp_credential", "init_fiat_on_ramp",
 			"update_fiat_on_ramp_credential"},

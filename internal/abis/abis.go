@@ -1,8 +1,8 @@
 // Package abis holds the ABIs of the contracts Sigil's services call on any network — ERC-20 tokens, ERC-4626 vaults,
-// Aave v3's Pool, and Sigil's allocator vault, fee wrapper and staking contracts — and what they return. They are the
-// ABIs of the dev chain's fixtures (internal/contracts/build.sh writes them here), which implement the standard
-// interfaces with the standard signatures, so calldata built from them works against real deployments. The package
-// holds no bytecode and no deployment: a service that calls contracts links nothing of the dev chain.
+// Aave v3's Pool, Morpho Blue, and Sigil's allocator vault, fee wrapper, staking and Earn contracts — and what they
+// return. They are the ABIs of the dev chain's fixtures (internal/contracts/build.sh writes them here), which implement
+// the standard interfaces with the standard signatures, so calldata built from them works against real deployments.
+// The package holds no bytecode and no deployment: a service that calls contracts links nothing of the dev chain.
 package abis
 
 import (
@@ -25,6 +25,13 @@ var (
 	FeeWrapper      = mustParse("FeeWrapper")
 	NativeStaking   = mustParse("NativeStaking")
 	ProviderStaking = mustParse("ProviderStaking")
+
+	// Earn: the fee wrapper, its splitter, the factory that deploys both and the reward distributor (Merkl's
+	// Distributor's claim, claimed and getMerkleRoot).
+	EarnWrapper           = mustParse("EarnWrapper")
+	EarnFeeSplitter       = mustParse("EarnFeeSplitter")
+	EarnWrapperFactory    = mustParse("EarnWrapperFactory")
+	EarnRewardDistributor = mustParse("EarnRewardDistributor")
 )
 
 // JSON is the ABI of the compiled contract named name, as solc wrote it, if this package holds it.

@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -164,6 +165,7 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 	}
 	stack.RegisterLifecycle(beacon)
 	stack.RegisterHandler("Sigil dev faucet", FaucetPath, faucetHandler(n.log, n.readyFaucet))
+	stack.RegisterHandler("Sigil dev rewards", RewardsPath, rewardsHandler(n.cfg.ChainID, n.readySimulator))
 
 	if err := stack.Start(); err != nil {
 		stack.Close()
@@ -199,7 +201,9 @@ func (n *Node) setUp(ctx context.Context, key *ecdsa.PrivateKey, rec *record) er
 		faucet.settled = n.sealer.syncPool
 	}
 	n.faucet = faucet
-	sim, err := NewSimulator(n.client, n.dev, addresses, n.cfg.Simulator)
+	simCfg := n.cfg.Simulator
+	simCfg.RewardsDir = n.cfg.DataDir
+	sim, err := NewSimulator(n.client, n.dev, addresses, simCfg)
 	if err != nil {
 		return err
 	}
@@ -397,22 +401,37 @@ func (n *Node) revert(ctx context.Context, id uint64) (bool, error) {
 
 // Bootstrap is what bootstrap.json says about the dev chain.
 type Bootstrap struct {
-	NetworkID string            `json:"networkId"`
-	Name      string            `json:"name,omitempty"`
-	ChainID   int64             `json:"chainId"`
-	RPCURL    string            `json:"rpcUrl"`
-	FaucetURL string            `json:"faucetUrl"`
-	Contracts map[string]string `json:"contracts"`
+	NetworkID string `json:"networkId"`
+	Name      string `json:"name,omitempty"`
+	ChainID   int64  `json:"chainId"`
+	RPCURL    string `json:"rpcUrl"`
+	FaucetURL string `json:"faucetUrl"`
+	// RewardsURL serves the Earn reward trees in Merkl's API shape (RewardsPath).
+	RewardsURL string            `json:"rewardsUrl,omitempty"`
+	Contracts  map[string]string `json:"contracts"`
 }
 
 // Bootstrap returns the chain's entry for bootstrap.json (addresses checksummed).
 func (n *Node) Bootstrap() Bootstrap {
 	b := Bootstrap{NetworkID: n.cfg.NetworkID, Name: n.cfg.Name, ChainID: n.cfg.ChainID, RPCURL: n.RPCURL(), FaucetURL: n.FaucetURL(),
-		Contracts: make(map[string]string, len(n.addresses))}
+		RewardsURL: n.RewardsURL(), Contracts: make(map[string]string, len(n.addresses))}
 	for name, addr := range n.addresses {
 		b.Contracts[name] = addr.Hex()
 	}
 	return b
+}
+
+// readySimulator is the simulator once it runs, nil before.
+func (n *Node) readySimulator() *Simulator {
+	if n.readyFaucet() == nil {
+		return nil
+	}
+	return n.simulator
+}
+
+// RewardsURL is the base URL of the dev chain's rewards API, in Merkl's shape (GET RewardsURL/v4/users/{address}/rewards).
+func (n *Node) RewardsURL() string {
+	return strings.TrimSuffix(strings.TrimSuffix(n.FaucetURL(), FaucetPath), "/")
 }
 
 // readyFaucet is the faucet once it can serve, nil before.

@@ -76,6 +76,7 @@ func (n *Node) serveFaucet(host string, port int) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(FaucetPath, faucetHandler(n.log, n.readyFaucet))
+	mux.Handle(RewardsPath, rewardsHandler(n.cfg.ChainID, n.readySimulator))
 	n.faucetServer = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	n.faucetURL = "http://" + ln.Addr().String() + FaucetPath
 	go func() {

@@ -40,6 +40,13 @@ type SimulatorConfig struct {
 	// or down (oracle_sim.go): a market that moves by itself, so positions drift toward liquidation as on a live
 	// network. 0 (the default) leaves prices where SetPrice puts them.
 	PriceWalkBps int64
+	// RewardAPRBps is the Earn campaign's MORPHO reward on positions in the Morpho vault held through Earn wrappers
+	// (valuing MORPHO at one USDC); default 300. RewardRootPeriod is how often a new reward root is published, in
+	// chain time (Merkl's roughly 8 hours by default). See rewards.go.
+	RewardAPRBps     int64
+	RewardRootPeriod time.Duration
+	// RewardsDir keeps the campaign's accounting across restarts (rewards.json); "" keeps it in memory.
+	RewardsDir string
 }
 
 func (c SimulatorConfig) withDefaults() SimulatorConfig {
@@ -53,6 +60,10 @@ func (c SimulatorConfig) withDefaults() SimulatorConfig {
 	set(&c.StakingAPRBps, 350)
 	set(&c.IncentiveAPRBps, 200)
 	set(&c.SwapTradeBps, defaultSwapTradeBps)
+	set(&c.RewardAPRBps, 300)
+	if c.RewardRootPeriod == 0 {
+		c.RewardRootPeriod = 8 * time.Hour
+	}
 	return c
 }
 
@@ -70,6 +81,7 @@ type Simulator struct {
 
 	mu       sync.Mutex
 	lastTime uint64 // chain time of the last step
+	book     *rewardBook
 }
 
 // StepReport tells what one step paid.
@@ -91,7 +103,11 @@ func NewSimulator(client *ethclient.Client, sender *Account, addresses contracts
 	if err != nil {
 		return nil, fmt.Errorf("chain: simulator: read latest block: %w", err)
 	}
-	return &Simulator{client: client, sender: sender, addresses: addresses, cfg: cfg.withDefaults(), lastTime: head.Time}, nil
+	book, err := loadRewardBook(cfg.RewardsDir, addresses[contracts.EarnDistributor], head.Time)
+	if err != nil {
+		return nil, err
+	}
+	return &Simulator{client: client, sender: sender, addresses: addresses, cfg: cfg.withDefaults(), lastTime: head.Time, book: book}, nil
 }
 
 const secondsPerYear = 365 * 24 * 3600
@@ -113,6 +129,7 @@ func (s *Simulator) Step(ctx context.Context) (StepReport, error) {
 	st := &step{s: s, ctx: ctx, elapsed: new(big.Int).SetUint64(elapsed), report: report, seed: head.Time}
 	for _, pay := range []func(){st.vaults, st.lending, st.staking, st.allocators, st.priceWalk,
 		st.swapPools, // simulator_swaps.go
+		st.rewards,   // Earn's rewards (rewards.go)
 	} {
 		pay()
 		if st.err != nil {

@@ -45,6 +45,15 @@ const (
 	GasStation          = "GasStation"
 )
 
+// Names of the Earn contracts: the fee wrapper, its splitter, the factory that deploys both, and the Merkl-style
+// reward distributor.
+const (
+	EarnWrapper           = "EarnWrapper"
+	EarnFeeSplitter       = "EarnFeeSplitter"
+	EarnWrapperFactory    = "EarnWrapperFactory"
+	EarnRewardDistributor = "EarnRewardDistributor"
+)
+
 // Names of Uniswap V3's artifacts, taken as @uniswap/v3-core and @uniswap/v3-periphery publish them (see build.sh),
 // and of Sigil's own contracts over them.
 const (

@@ -30,6 +30,11 @@ contracts=(
   # Sigil's swap entry and cross-chain bridge, over Uniswap V3 (below)
   SwapFeeRouter
   SigilBridge
+  # Earn's fee wrapper, its splitter and factory, and the Merkl-style reward distributor
+  EarnWrapper
+  EarnFeeSplitter
+  EarnWrapperFactory
+  EarnRewardDistributor
 )
 
 # solc's own solcjs, by path: the 0.8.19 compiler installed beside it for Morpho Blue has a solcjs command too.

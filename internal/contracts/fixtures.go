@@ -71,6 +71,11 @@ const (
 	UniswapPoolIncentiveUSDC  = "uniswap-v3-pool-inc-usdc"
 	SwapRouterName            = "swap-fee-router"
 	Bridge                    = "sigil-bridge"
+	// Earn: the factory of fee wrappers (with the platform's fee), the Merkl-style reward distributor and the reward
+	// token it pays (see earn_deploy.go).
+	EarnFactory     = "earn-wrapper-factory"
+	EarnDistributor = "earn-reward-distributor"
+	RewardToken     = "MORPHO"
 )
 
 // Fixture describes one deployed contract.
@@ -131,6 +136,10 @@ var Fixtures = []Fixture{
 	{Bridge, SigilBridge, "", 0},
 	// borrow
 	{MorphoVaultOracle, MorphoOracleMock, "", 0},
+	// Earn (earn_deploy.go)
+	{RewardToken, TestToken, "", 18},
+	{EarnFactory, EarnWrapperFactory, "", 0},
+	{EarnDistributor, EarnRewardDistributor, "", 0},
 }
 
 // FixtureNamed returns the fixture with that name.

@@ -398,7 +398,7 @@ func TestUnimplementedPathsSayWhy(t *testing.T) {
 	}{
 		{"stamped activity", "submit/set_ip_allowlist", setAllowlist, true, "/public/v1/submit/set_ip_allowlist is not implemented by Sigil (IP allowlists: "},
 		{"activity without a stamp", "submit/set_ip_allowlist", setAllowlist, false, "/public/v1/submit/set_ip_allowlist is not implemented by Sigil (IP allowlists: "},
-		{"activity with a body that is not JSON", "submit/earn_deposit", []byte(`{"type":`), false, "/public/v1/submit/earn_deposit is not implemented by Sigil (Earn: "},
+		{"activity with a body that is not JSON", "submit/create_tvc_app", []byte(`{"type":`), false, "/public/v1/submit/create_tvc_app is not implemented by Sigil (Turnkey Verifiable Cloud: "},
 		{"stamped query", "query/list_secrets", listSecrets, true, "/public/v1/query/list_secrets is not implemented by Sigil (Secrets: "},
 		{"query without a stamp", "query/get_tvc_app", listSecrets, false, "/public/v1/query/get_tvc_app is not implemented by Sigil (Turnkey Verifiable Cloud: "},
 	} {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/sigil/sigil/internal/earn"
 	"github.com/sigil/sigil/internal/metrics"
 	"github.com/sigil/sigil/internal/notify"
 	"github.com/sigil/sigil/internal/oidc"
@@ -193,6 +194,7 @@ type Coordinator struct {
 	sendWorker    atomic.Pointer[send.Worker]        // this process's send worker, while RunSends runs
 	networks      atomic.Pointer[send.Networks]      // the networks it sends on (Config.Networks, or UseNetworks)
 	swapVenues    atomic.Pointer[swap.Venues]        // the networks it swaps on (Config.SwapVenues, or UseSwapVenues)
+	earn          atomic.Pointer[earn.Catalogue]     // Earn's networks and vaults (UseEarn); nil: Earn is off
 }
 
 // New returns a coordinator over a store.

@@ -53,6 +53,10 @@ func (c *Coordinator) Submit(ctx context.Context, path string, header http.Heade
 		return nil, err
 	}
 	rctx, span := tracer.Start(ctx, "activity.run", trace.WithAttributes(attribute.String("sigil.activity_type", sub.env.Type)))
+	if err := sub.job.read(&reading{ctx: rctx, c: c, org: sub.org, db: c.store}); err != nil {
+		span.End()
+		return nil, err
+	}
 	rec, err := c.run(rctx, sub)
 	if err == nil && rec.fresh {
 		c.audit.record(rec) // committed

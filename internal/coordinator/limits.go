@@ -18,6 +18,9 @@ const (
 	maxInvitationsPerOrg = 100
 	maxTagsPerOrg        = 100 // user tags and private key tags together
 	maxTagsPerSubOrg     = 10
+	// Earn's wrappers are rows, but list_earn_enabled_vaults and list_earn_positions read each of an organization's
+	// from the chain: Sigil's own bound (the reference publishes none).
+	maxEarnWrappersPerOrg = 100
 
 	// Per user, each kind on its own.
 	maxAuthenticatorsPerUser = 10

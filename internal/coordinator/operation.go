@@ -2,11 +2,13 @@ package coordinator
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/sigil/sigil/api"
 	"github.com/sigil/sigil/internal/policy"
+	"github.com/sigil/sigil/internal/store"
 )
 
 // An activity type is one value of type *Activity, declared beside its steps (users.go, wallets.go, ...) and listed
@@ -71,6 +73,10 @@ type Activity[P, C, E, R any] struct {
 	activityInfo
 	// Check validates the parameters before anything is stored, and returns what it parsed from them.
 	Check func(*P) (C, error)
+	// Read, when set, reads what the activity needs from outside the store (a network's node) once the request is
+	// authenticated, before its transaction, so that no transaction waits on a network: it returns C with what it
+	// read. An error refuses the request, as Check's do.
+	Read func(*reading, *P, C) (C, error)
 	// Ahead (optional) does an activity's costly work that needs no lock — deriving and sealing keys — before its
 	// transaction, against the cached organization (the execution has no transaction), and returns what it parsed
 	// with that work added; Execute must check in its transaction that the work still fits, and do it there if not. It
@@ -95,6 +101,8 @@ type operation interface {
 type job interface {
 	// params are the decoded parameters: the intent the activity is recorded with (redacted) and decided on.
 	params() any
+	// read runs the Read step, if the type has one.
+	read(r *reading) error
 	// prepare runs the Prepare step in x, filling d, and returns the Execute step bound to what it resolved.
 	prepare(x *execution, d *decisionRequest) (execute func() (any, error), err error)
 	// ahead runs the Ahead step, if the type has one, in x, which has no transaction.
@@ -123,6 +131,36 @@ type typedJob[P, C, E, R any] struct {
 }
 
 func (j *typedJob[P, C, E, R]) params() any { return j.p }
+
+func (j *typedJob[P, C, E, R]) read(r *reading) error {
+	if j.a.Read == nil {
+		return nil
+	}
+	// The document a submission was authenticated with may be a cached one that lags a commit; what is read is
+	// checked against the stored one (reads in a vote's transaction have it already).
+	if _, inTx := r.db.(*store.Tx); !inTx {
+		if fresh, err := r.c.loadOrg(r.ctx, r.org.ID); err == nil {
+			r.org = fresh
+		} else if !errors.Is(err, errOrgNotFound) {
+			return err
+		}
+	}
+	c, err := j.a.Read(r, j.p, j.c)
+	if err != nil {
+		return err
+	}
+	j.c = c
+	return nil
+}
+
+// reading is what a Read step reads with: the organization as authenticated (no transaction holds it), where its
+// wallet accounts are read (the store, or a vote's transaction), and the coordinator.
+type reading struct {
+	ctx context.Context
+	c   *Coordinator
+	org *Org
+	db  store.AccountReader
+}
 
 func (j *typedJob[P, C, E, R]) ahead(x *execution) {
 	if j.a.Ahead != nil {

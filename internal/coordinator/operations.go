@@ -49,6 +49,8 @@ func activities() []operation {
 		// swaps: quotes from Uniswap V3's pools, their execution as sends, the client fee and its claim (swaps.go,
 		// swap_execute.go, swap_fees.go)
 		createSwapQuote, createSwapQuoteV2, executeSwapV2, executeSwapV3, upsertSwapConfig, claimSwapFees,
+		// Earn: fee wrappers, deposits, withdrawals, rewards and fees, sent through the send path (earn.go)
+		earnDeployWrapper, earnSetWrapperState, earnDeposit, earnWithdraw, earnClaimRewards, claimEarnFees,
 	}
 }
 
@@ -67,6 +69,9 @@ func queries() []queryOp {
 		listWebhookEndpoints, listWebhookDeliveries,
 		getSendTransactionStatus, getNonces, getGasUsage,
 		getSwapStatus, // swap_status.go
+		// Earn (earn_queries.go)
+		getEarnDeployStatus, getEarnDepositStatus, getEarnWithdrawStatus, getEarnClaimRewardsStatus, getClaimEarnFeesStatus,
+		listEarnVaults, listEarnEnabledVaults, listEarnPositions, listEarnRewards,
 	}
 }
 

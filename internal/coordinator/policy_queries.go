@@ -84,6 +84,9 @@ func queryEvaluateActivity(r *reader, q *api.EvaluateActivityRequest) (*api.Eval
 	if err != nil {
 		return nil, err
 	}
+	if err := j.read(&reading{ctx: r.ctx, c: r.c, org: r.org, db: r.c.store}); err != nil {
+		return nil, err
+	}
 	info := op.info()
 	if r.who.ViaParent && !info.ByParent {
 		return decisionResponse(policy.Decision{Outcome: policy.Deny, Message: "a parent organization's credentials may not submit this activity here"}), nil

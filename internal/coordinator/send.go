@@ -313,7 +313,7 @@ func (c *Coordinator) RunSends(ctx context.Context) error {
 	if networks == nil {
 		return nil
 	}
-	w := send.NewWorker(send.Config{Store: c.store, Networks: networks, OpenKey: c.openSecret, CustomErrors: c.customError, Sponsor: c.gasSponsor, SolanaSponsor: c.solanaSponsor,
+	w := send.NewWorker(send.Config{Store: c.store, Networks: networks, OpenKey: c.openSecret, CustomErrors: c.earnCustomErrors, Sponsor: c.gasSponsor, SolanaSponsor: c.solanaSponsor,
 		SponsorLimits: c.sponsorLimits, Changed: c.enqueueSendUpdate, Committed: c.notifyWebhooks, GiveUp: c.cfg.SendGiveUp, Lease: c.cfg.SendLease,
 		Now: c.cfg.Now, Logger: c.cfg.Logger})
 	c.sendWorker.Store(w)
@@ -330,6 +330,7 @@ func (c *Coordinator) wakeSends(rec *record) {
 	switch rec.Type {
 	case ethSendTransactionV2.Type, ethSendRawTransaction.Type, ethUndelegate7702.Type, solSendTransactionV2.Type, solSendTransaction.Type:
 	case executeSwapV2.Type, executeSwapV3.Type, claimSwapFees.Type: // swaps send too
+	case earnDeployWrapper.Type, earnDeposit.Type, earnWithdraw.Type, earnClaimRewards.Type, claimEarnFees.Type: // and Earn
 	default:
 		return
 	}

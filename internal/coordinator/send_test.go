@@ -55,17 +55,26 @@ func devChain(t testing.TB) *chain.Node {
 func caip2(node *chain.Node) string { return "eip155:" + node.ChainID().String() }
 
 // sendingStack is a stack whose coordinator sends on the dev chain, its send worker running until the test ends.
-func sendingStack(t testing.TB, b testdb.Backend, node *chain.Node) *stack {
+func sendingStack(t testing.TB, b testdb.Backend, node *chain.Node, more ...func(*coordinator.Config)) *stack {
 	t.Helper()
-	s := newStackWith(t, b, nil, func(cfg *coordinator.Config) {
+	s := idleSendingStack(t, b, node, more...)
+	runSends(t, s.coord)
+	return s
+}
+
+// idleSendingStack is sendingStack without its send worker: sends are recorded, and wait for startSends.
+func idleSendingStack(t testing.TB, b testdb.Backend, node *chain.Node, more ...func(*coordinator.Config)) *stack {
+	t.Helper()
+	return newStackWith(t, b, nil, func(cfg *coordinator.Config) {
 		cfg.Networks = devNetworks(t, node)
 		cfg.FundSponsor = func(ctx context.Context, address common.Address) error {
 			_, err := node.Faucet().Fund(ctx, address, big.NewInt(params.Ether), nil)
 			return err
 		}
+		for _, f := range more {
+			f(cfg)
+		}
 	})
-	runSends(t, s.coord)
-	return s
 }
 
 func devNetworks(t testing.TB, node *chain.Node) *send.Networks {
@@ -78,10 +87,15 @@ func devNetworks(t testing.TB, node *chain.Node) *send.Networks {
 }
 
 func runSends(t testing.TB, c *coordinator.Coordinator) {
-	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(startSends(c))
+}
+
+// startSends runs the coordinator's send worker until the function it returns is called (which waits for it to end).
+func startSends(c *coordinator.Coordinator) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.RunSends(ctx) }()
-	t.Cleanup(func() { stop(); <-done })
+	return func() { cancel(); <-done }
 }
 
 // fundedWallet creates an Ethereum account in the root organization and funds it with eth ether and usdc USDC units.

@@ -281,6 +281,10 @@ func (x *execution) rerun(target *record) (*rerun, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What the activity reads from a network is read again now, in the vote's transaction (votes are few).
+	if err := j.read(&reading{ctx: x.ctx, c: x.c, org: x.org, db: x.accounts()}); err != nil {
+		return nil, err
+	}
 	submitter := x.org.User(target.Votes[0].UserID)
 	if submitter == nil {
 		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "the user who submitted activity %s no longer exists", target.ID)

@@ -20,9 +20,21 @@ var (
 	ParamWalletID        = Param{"wallet_id", "string"}
 	ParamOTPLength       = Param{"otp_length", "int"}
 	ParamSessionProfile  = Param{"session_profile_id", "string"}
+
+	// Earn's (internal/coordinator/earn.go), besides sign_with and sponsor (below): addresses as given; a deposit's
+	// assets and the client's fee are numbers, as the swaps' amounts are, so that a policy can bound them; a
+	// withdrawal's amount_value is a string, as it may be "MAX".
+	ParamVaultAddress     = Param{"vault_address", "string"}
+	ParamWrapperAddress   = Param{"wrapper_address", "string"}
+	ParamChainCAIP2       = Param{"chain_caip2", "string"}
+	ParamClientFeeBps     = Param{"client_fee_bps", "int"}
+	ParamClientFeeWallet  = Param{"client_fee_wallet", "string"}
+	ParamAssets           = Param{"assets", "int"}
+	ParamAmountValue      = Param{"amount_value", "string"}
+	ParamDepositsDisabled = Param{"deposits_disabled", "bool"}
 )
 
-// The parameters of the swap activities: amounts (base units) and fees (basis points) are numbers, so that a policy
+// The parameters of the swap activities (sign_with and sponsor Earn's too): amounts (base units) and fees (basis points) are numbers, so that a policy
 // can bound them (activity.params.input_amount <= 1000000000).
 var (
 	ParamSignWith                 = Param{"sign_with", "string"}
@@ -43,6 +55,9 @@ var (
 // Params is the whole vocabulary of activity.params.
 var Params = []Param{ParamHashFunction, ParamEncoding, ParamTxType, ParamUserIDs, ParamUserID, ParamAPIKeyIDs,
 	ParamTargetPublicKey, ParamWalletID, ParamOTPLength, ParamSessionProfile,
+	// Earn
+	ParamVaultAddress, ParamWrapperAddress, ParamChainCAIP2, ParamClientFeeBps, ParamClientFeeWallet, ParamAssets, ParamAmountValue,
+	ParamDepositsDisabled,
 	// swaps
 	ParamSignWith, ParamInputToken, ParamOutputToken, ParamInputAmount, ParamSlippageBps, ParamDestinationAddress,
 	ParamQuoteID, ParamQuotedOutputAmount, ParamMinOutputAmount, ParamSponsor, ParamFeeBps, ParamStableFeeBps,

@@ -34,6 +34,7 @@ import (
 	"github.com/sigil/sigil/internal/authproxy"
 	"github.com/sigil/sigil/internal/chain"
 	"github.com/sigil/sigil/internal/chain/devcatalogue"
+	"github.com/sigil/sigil/internal/chain/devearn"
 	"github.com/sigil/sigil/internal/contracts"
 	"github.com/sigil/sigil/internal/coordinator"
 	"github.com/sigil/sigil/internal/dashboard"
@@ -92,6 +93,9 @@ type Config struct {
 	// that many basis points at each simulator step (0: off).
 	ChainKeeper       time.Duration
 	ChainPriceWalkBps int64
+	// ChainRewardPeriod is how often, in chain time, the dev chain publishes an Earn reward root (0: every 8 hours,
+	// as Merkl does).
+	ChainRewardPeriod time.Duration
 	ChainEphemeral    bool
 	// ChainRPC, when set, is an existing node (Anvil, Hardhat, geth --dev) that the dev chain's fixtures, faucet
 	// and simulator use instead of an embedded node; ChainListen is then the faucet's alone.
@@ -391,6 +395,14 @@ func (s *Stack) startNetworks(ctx context.Context, cfg Config, st *store.Store, 
 		s.coord.UseNetworks(nws)
 		s.runWebhooks("send worker", s.coord.RunSends)
 	}
+	if !cfg.NoDevChain {
+		// Earn on the dev chains: their wrapper factory, reward distributor and rewards API, and curated vaults.
+		cat, err := devearn.Catalogue(ctx, s.boot.Chains...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("earn catalogue: %w", err)
+		}
+		s.coord.UseEarn(cat)
+	}
 	return networks, servers, nil
 }
 
@@ -507,7 +519,7 @@ func isLoopback(addr string) bool {
 // chainConfig is the dev chain of a stack: its data in DIR/chain unless ephemeral.
 func chainConfig(cfg Config, logger *slog.Logger) chain.Config {
 	c := chain.Config{ListenAddr: cmp.Or(cfg.ChainListen, "127.0.0.1:0"), RPCURL: cfg.ChainRPC, BlockPeriod: cfg.ChainBlockPeriod, Logger: logger,
-		Simulator: chain.SimulatorConfig{Period: cfg.ChainSimulate, PriceWalkBps: cfg.ChainPriceWalkBps}, KeeperPeriod: cfg.ChainKeeper}
+		Simulator: chain.SimulatorConfig{Period: cfg.ChainSimulate, PriceWalkBps: cfg.ChainPriceWalkBps, RewardRootPeriod: cfg.ChainRewardPeriod}, KeeperPeriod: cfg.ChainKeeper}
 	if !cfg.ChainEphemeral {
 		c.DataDir = filepath.Join(cfg.Dir, "chain")
 	}
