@@ -22,8 +22,8 @@ const (
 var morphoLLTV = new(big.Int).Mul(big.NewInt(86), new(big.Int).Exp(big.NewInt(10), big.NewInt(16), nil))
 
 // morpho deploys Morpho Blue (its own code, compiled from @morpho-org/morpho-blue as its build does), enables the
-// interest rate model and LLTV, creates the USDC/WETH market, puts the ERC-4626 vault over it and gives the market a
-// borrower.
+// interest rate model and LLTV, creates the USDC/WETH market and puts the ERC-4626 vault over it; morphoSeed gives the
+// market its supply and borrower, at the end of the deploy.
 func (d *deployer) morpho() {
 	owner := d.s.Address()
 	d.deploy(MorphoName, MorphoBlue, owner)
@@ -35,8 +35,19 @@ func (d *deployer) morpho() {
 	d.call(MorphoName, MorphoBlue, "enableLltv", morphoLLTV)
 	market := MorphoMarketParams{LoanToken: d.out[USDC], CollateralToken: d.out[WETH], Oracle: d.out[MorphoOracle], Irm: irm, Lltv: morphoLLTV}
 	d.call(MorphoName, MorphoBlue, "createMarket", market)
-	vault := d.deploy(MorphoVaultUSDC, MorphoMarketVault, d.out[MorphoName], market, "Sigil Morpho USDC", "smUSDC")
+	d.deploy(MorphoVaultUSDC, MorphoMarketVault, d.out[MorphoName], market, "Sigil Morpho USDC", "smUSDC")
+}
 
+// morphoSeed supplies the USDC/WETH market through the vault and borrows from it, so that suppliers earn from then on.
+// It is the deploy's last step: from the borrow on, the vault's share price grows by the second, and every block the
+// deploy seals is at least a second after its parent (the dev chain seals faster than the clock runs); seeded before
+// Uniswap's deployment, the market accrued over more than a minute of block time before anyone could sample it, and a
+// fresh chain's first sampling rated the vault from that stretch (which began before the borrow) instead of from the
+// supply rate it publishes.
+func (d *deployer) morphoSeed() {
+	owner := d.s.Address()
+	vault := d.out[MorphoVaultUSDC]
+	market := MorphoUSDCMarket(d.out)
 	supply := units(MorphoSeedSupply, 6)
 	d.call(USDC, TestToken, "mint", owner, supply)
 	d.call(USDC, TestToken, "approve", vault, supply)

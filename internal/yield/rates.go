@@ -28,11 +28,11 @@ import (
 // (down to minRateSpan; the DTO's description names the span used). A service whose stored samples do not reach back
 // over the window (a fresh database) backfills once, at its first sampling, from the node's history: the share price
 // at the blocks head − 2^k (k = 0, 1, …) that are inside the window and at which the vault had shares (an empty vault's
-// price says nothing about what it pays). An allocator vault pays its performance and management fees by minting
+// price says nothing about what it pays), and at the oldest such block, found by bisection below the oldest of those. An allocator vault pays its performance and management fees by minting
 // shares, so its share price, and the rate, are already net of them.
 //
 // Until two samples at least minRateSpan apart exist (a fresh chain is idle: an empty vault's share price does not
-// move and no block time passes), a vault that publishes its current accrual rate — accrualRate(), an annual rate
+// move, and the deploy's blocks span little block time after the Morpho market's borrower), a vault that publishes its current accrual rate — accrualRate(), an annual rate
 // scaled by 10^18, not compounded, as Sigil's vaults do: the plain vault's owner-set rate, the allocator vault's net
 // of its fees, the Morpho vault's market supply rate (borrow rate × utilisation × (1 − fee)) — is rated from it as a
 // lending pool is below (compounded per second; the DTO's description says so). A vault that publishes none is rated
@@ -293,10 +293,13 @@ func (s *Service) SampleNow(ctx context.Context) error {
 }
 
 // backfill stores, for the network's vault yields whose stored samples do not reach back over the window and that
-// this process has not backfilled yet, the share price at earlier blocks read from the node's history, in one batch:
-// the blocks head − 2^k, their times, and at each the vault's convertToAssets(10^27) and totalSupply. Samples outside
-// the window, of blocks where the vault had no shares, and reads the node cannot answer (no archive state, no contract
-// yet) are left out; only a node that does not answer at all is an error.
+// this process has not backfilled yet, the share price at earlier blocks read from the node's history: the blocks
+// head − 2^k, then, between the oldest of them at which a vault had shares in the window and the next one down, the
+// oldest such block, found by bisection. The second step matters where blocks are uneven in time, as on a dev chain:
+// a deposit followed by a jump of hours and a simulator step of a few dozen blocks leaves every head − 2^k either after
+// the jump or before the deposit, and the rate would wait for the next sampling. Samples outside the window, of blocks
+// where the vault had no shares, and reads the node cannot answer (no archive state, no contract yet) are left out;
+// only a node that does not answer at all is an error.
 func (s *Service) backfill(ctx context.Context, c *chainClient, h *head) error {
 	windowStart := int64(h.Time) - int64(s.cfg.RateWindow/time.Second)
 	var todo []*yieldEntry
@@ -316,46 +319,142 @@ func (s *Service) backfill(ctx context.Context, c *chainClient, h *head) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	type point struct {
-		head           *head
-		assets, supply []*big.Int
+	var points []*pricePoint
+	searches := make([]*bisection, len(todo))
+	for i, e := range todo {
+		searches[i] = &bisection{entry: e, bad: -1}
+		for k := 0; k < maxBackfillPoints && uint64(1)<<k <= uint64(h.Number); k++ {
+			points = append(points, &pricePoint{entry: e, block: uint64(h.Number) - uint64(1)<<k})
+		}
+	}
+	if err := readPricePoints(ctx, c, points); err != nil {
+		return err
+	}
+	var samples []store.YieldPriceSample
+	for _, p := range points {
+		if !p.usable(windowStart) {
+			continue
+		}
+		samples = append(samples, p.sample())
+	}
+	// Each vault's search runs from its oldest usable point down to the next point, which was not usable.
+	for i, b := range searches {
+		for _, p := range points {
+			if p.entry != todo[i] {
+				continue
+			}
+			if p.usable(windowStart) {
+				b.good, b.bad = p, -1
+			} else if b.good != nil && b.bad < 0 {
+				b.bad = int64(p.block)
+			}
+		}
+	}
+	oldest, err := bisect(ctx, c, searches, windowStart)
+	if err != nil {
+		return err
+	}
+	samples = append(samples, oldest...)
+	if len(samples) == 0 {
+		return nil
+	}
+	return s.store.Write(ctx, func(tx *store.Tx) error { return tx.PutYieldPriceSamples(ctx, samples...) })
+}
+
+// pricePoint is a vault's share price at a block of the node's history: the block's header, the vault's
+// convertToAssets(10^27) and its totalSupply there.
+type pricePoint struct {
+	entry          *yieldEntry
+	block          uint64
+	head           *head
+	assets, supply *big.Int
+}
+
+// usable reports whether the point is a sample of the window: its block was read, is not older than the window, and
+// the vault had shares there (an empty vault's price says nothing about what it pays).
+func (p *pricePoint) usable(windowStart int64) bool {
+	return p.head != nil && p.head.Time != 0 && int64(p.head.Time) >= windowStart && p.assets.Sign() > 0 && p.supply.Sign() > 0
+}
+
+func (p *pricePoint) sample() store.YieldPriceSample {
+	return store.YieldPriceSample{YieldID: p.entry.cfg.ID, BlockNumber: int64(p.head.Number), BlockTime: int64(p.head.Time),
+		Shares: ray.String(), Assets: p.assets.String()}
+}
+
+// readPricePoints reads the points in one batch, each block's header once. Single reads the node cannot answer leave
+// their values zero; only a node that does not answer at all is an error.
+func readPricePoints(ctx context.Context, c *chainClient, points []*pricePoint) error {
+	if len(points) == 0 {
+		return nil
 	}
 	b := c.newBatch()
-	var points []point
-	for k := 0; k < maxBackfillPoints && uint64(1)<<k <= uint64(h.Number); k++ {
-		n := hexutil.Uint64(uint64(h.Number) - uint64(1)<<k)
-		p := point{head: new(head)}
-		b.add(p.head, "eth_getBlockByNumber", n, false)
-		for _, e := range todo {
-			p.assets = append(p.assets, b.uintAt(e.vault, &erc4626ABI, n, "convertToAssets", ray))
-			p.supply = append(p.supply, b.uintAt(e.vault, &erc4626ABI, n, "totalSupply"))
+	heads := map[uint64]*head{}
+	for _, p := range points {
+		n := hexutil.Uint64(p.block)
+		if heads[p.block] == nil {
+			heads[p.block] = new(head)
+			b.add(heads[p.block], "eth_getBlockByNumber", n, false)
 		}
-		points = append(points, p)
+		p.head = heads[p.block]
+		p.assets = b.uintAt(p.entry.vault, &erc4626ABI, n, "convertToAssets", ray)
+		p.supply = b.uintAt(p.entry.vault, &erc4626ABI, n, "totalSupply")
 	}
 	if err := b.run(ctx); err != nil {
 		var up *upstreamError
 		if errors.As(err, &up) {
 			return err
 		}
-		// Otherwise single reads failed: their values stay zero and are left out below.
+	}
+	return nil
+}
+
+// bisection searches one vault's history for the oldest usable block between bad (not usable; −1: below block 0)
+// and good's block (usable).
+type bisection struct {
+	entry *yieldEntry
+	good  *pricePoint
+	bad   int64
+}
+
+// bisect runs the searches side by side, one batch a round, and returns the sample at each search's oldest usable
+// block when it is older than the point it started from.
+func bisect(ctx context.Context, c *chainClient, searches []*bisection, windowStart int64) ([]store.YieldPriceSample, error) {
+	start := map[*bisection]uint64{}
+	for _, b := range searches {
+		if b.good != nil {
+			start[b] = b.good.block
+		}
+	}
+	for {
+		var mids []*pricePoint
+		var of []*bisection
+		for _, b := range searches {
+			if b.good != nil && int64(b.good.block)-b.bad > 1 {
+				mids = append(mids, &pricePoint{entry: b.entry, block: uint64((b.bad + int64(b.good.block)) / 2)})
+				of = append(of, b)
+			}
+		}
+		if len(mids) == 0 {
+			break
+		}
+		if err := readPricePoints(ctx, c, mids); err != nil {
+			return nil, err
+		}
+		for i, p := range mids {
+			if p.usable(windowStart) {
+				of[i].good = p
+			} else {
+				of[i].bad = int64(p.block)
+			}
+		}
 	}
 	var samples []store.YieldPriceSample
-	for _, p := range points {
-		if p.head.Time == 0 || int64(p.head.Time) < windowStart {
-			continue
-		}
-		for i, e := range todo {
-			if p.assets[i].Sign() <= 0 || p.supply[i].Sign() <= 0 {
-				continue
-			}
-			samples = append(samples, store.YieldPriceSample{YieldID: e.cfg.ID, BlockNumber: int64(p.head.Number),
-				BlockTime: int64(p.head.Time), Shares: ray.String(), Assets: p.assets[i].String()})
+	for _, b := range searches {
+		if b.good != nil && b.good.block != start[b] {
+			samples = append(samples, b.good.sample())
 		}
 	}
-	if len(samples) == 0 {
-		return nil
-	}
-	return s.store.Write(ctx, func(tx *store.Tx) error { return tx.PutYieldPriceSamples(ctx, samples...) })
+	return samples, nil
 }
 
 // loadRates recomputes every yield's rate: from its stored samples (vaults) or from the rate its contract published at

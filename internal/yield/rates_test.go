@@ -99,8 +99,9 @@ func TestRewardRatesFromSamples(t *testing.T) {
 	}
 }
 
-// On a fresh chain no vault has a share price that moved, and no block time passes, so no rate can come from
-// samples: every vault is rated from the accrual rate it publishes, as documented, from the first sampling on — the
+// On a fresh chain no vault has a share price that moved over a minute of block time (every block the deploy seals is
+// a second after its parent, so time does pass, and the Morpho market is seeded last for that reason: its vault's
+// share price grows by the second from its borrow on), so no rate can come from samples: every vault is rated from the accrual rate it publishes, as documented, from the first sampling on — the
 // plain vaults' owner-set 5% (the DAI vault's less its fee wrapper's deposit fee), the allocator vaults' underlying rate
 // plus incentives net of their fees, and the Morpho vault's market supply rate. Once samples a day apart exist, they
 // rate the vault instead.
