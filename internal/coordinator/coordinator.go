@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,6 +42,9 @@ type Config struct {
 	MaxTimestampSkew time.Duration
 	// AllowedOrigins lists the browser origins allowed to call the API ("*" allows any).
 	AllowedOrigins []string
+	// TrustedProxies are the proxies whose X-Forwarded-For names a request's client, for the IP allowlists
+	// (allowlists.go); a request from any other peer is judged by the peer's own address.
+	TrustedProxies []netip.Prefix
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Logger receives one line per request (default slog.Default()).
@@ -168,6 +172,8 @@ type Coordinator struct {
 	webhookQueue  atomic.Pointer[store.WebhookQueue] // its queue, whose outcomes list_webhook_deliveries writes first
 	sendWorker    atomic.Pointer[send.Worker]        // this process's send worker, while RunSends runs
 	networks      atomic.Pointer[send.Networks]      // the networks it sends on (Config.Networks, or UseNetworks)
+
+	chainData chainsState // the networks the balance watchers follow, and the balances read there (chaindata.go)
 }
 
 // New returns a coordinator over a store.

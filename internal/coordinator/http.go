@@ -39,7 +39,7 @@ func (c *Coordinator) serveSubmit(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Submit(r.Context(), r.PathValue("name"), r.Header, body)
+	res, err := c.Submit(c.withClientAddr(r), r.PathValue("name"), r.Header, body)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func (c *Coordinator) serveQuery(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Query(r.Context(), r.PathValue("name"), r.Header, body)
+	res, err := c.Query(c.withClientAddr(r), r.PathValue("name"), r.Header, body)
 	if err != nil {
 		return nil, err
 	}

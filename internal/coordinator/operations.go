@@ -46,6 +46,10 @@ func activities() []operation {
 		enableAuthProxy, updateAuthProxyConfig, rotateAuthProxyKey, disableAuthProxy,
 		// webhook endpoints (webhooks.go)
 		createWebhookEndpoint, updateWebhookEndpoint, deleteWebhookEndpoint, replayWebhookDeliveries,
+
+		// secrets (secrets.go) and IP allowlists (allowlists.go)
+		initImportSecrets, importSecrets, exportSecrets, deleteSecrets,
+		setIPAllowlist, removeIPAllowlist,
 	}
 }
 
@@ -63,6 +67,10 @@ func queries() []queryOp {
 		getAuthProxyConfig, resolveAuthProxyConfig,
 		listWebhookEndpoints, listWebhookDeliveries,
 		getSendTransactionStatus, getNonces, getGasUsage,
+
+		// secrets (secrets.go), IP allowlists (allowlists.go) and chain data (chaindata.go)
+		listSecrets, getIPAllowlist,
+		getWalletAddressBalances, listSupportedAssets, listEthTransactionHistory, listSolTransactionHistory,
 	}
 }
 

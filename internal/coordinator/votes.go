@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/sigil/sigil/api"
@@ -30,11 +31,15 @@ func validateVote(p *api.VoteIntent) error {
 	if p.Fingerprint == "" {
 		return apierr.Invalid("parameters.fingerprint must name the activity to vote on")
 	}
-	if b, err := hex.DecodeString(p.Fingerprint); err != nil || len(b) != sha256.Size {
+	if b, err := hex.DecodeString(bareFingerprint(p.Fingerprint)); err != nil || len(b) != sha256.Size {
 		return apierr.Invalid("parameters.fingerprint: %q is not an activity's fingerprint (64 hexadecimal digits)", p.Fingerprint)
 	}
 	return nil
 }
+
+// bareFingerprint is a fingerprint as activities are stored with it: the hex digest, without the "sha256:" that
+// @turnkey/crypto's computeActivityFingerprint writes before it.
+func bareFingerprint(f string) string { return strings.TrimPrefix(f, "sha256:") }
 
 // target loads the activity a vote is for, holding it for the transaction. Only an activity waiting for consensus is
 // found: one never recorded and one already decided are alike to a vote.
@@ -72,7 +77,7 @@ func errAlreadyVoted(userID, activityID string) error {
 // prepareVote finds the activity voted on and tells the policy engine whether the voter takes part in its consensus:
 // votes are then implicitly allowed.
 func prepareVote(x *execution, p *api.VoteIntent, d *decisionRequest) (*voteTarget, error) {
-	t, err := x.voteTarget(p.Fingerprint)
+	t, err := x.voteTarget(bareFingerprint(p.Fingerprint))
 	if err != nil {
 		return nil, err
 	}

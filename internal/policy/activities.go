@@ -20,8 +20,9 @@ var (
 	ParamWalletID        = Param{"wallet_id", "string"}
 	ParamOTPLength       = Param{"otp_length", "int"}
 	ParamSessionProfile  = Param{"session_profile_id", "string"}
+	ParamSecretIDs       = Param{"secret_ids", "list<string>"}
 )
 
 // Params is the whole vocabulary of activity.params.
 var Params = []Param{ParamHashFunction, ParamEncoding, ParamTxType, ParamUserIDs, ParamUserID, ParamAPIKeyIDs,
-	ParamTargetPublicKey, ParamWalletID, ParamOTPLength, ParamSessionProfile}
+	ParamTargetPublicKey, ParamWalletID, ParamOTPLength, ParamSessionProfile, ParamSecretIDs}
