@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/internal/send"
 	"github.com/sigil/sigil/internal/store"
 )
 
@@ -40,10 +41,10 @@ import (
 type Network struct {
 	CAIP2  string // eip155:<chain id>, or solana:<genesis hash prefix>
 	RPCURL string
-	// Native is the network's coin (default ETH, or SOL on a Solana cluster), and Tokens the ERC-20 tokens or SPL
-	// mints whose balances chain data reports (chaindata.go).
-	Native Asset
-	Tokens []Asset
+	// NativeToken is the network's coin (default ETH, or SOL on a Solana cluster), and Tokens the ERC-20 tokens or
+	// SPL mints whose balances chain data reports (chaindata.go).
+	NativeToken send.Token
+	Tokens      []send.Token
 	// Confirmations are the blocks on top of a block before its changes are final (EVM; default 12). A Solana
 	// cluster says itself which slots are confirmed and finalized.
 	Confirmations uint64

@@ -29,21 +29,10 @@ import (
 // symbol, name and decimals read from its contract when the configuration does not give them. The histories are
 // what the confirmed watcher wrote as it read each block (chainhistory.go).
 
-// Asset is a token of a network (an ERC-20 contract, an SPL mint) or, with no Address, its native coin. A token
-// configured by address alone has its symbol, name and decimals read from its contract (EVM).
-type Asset struct {
-	Address  string
-	Symbol   string
-	Name     string
-	Decimals int
-	LogoURL  string
-	Stable   bool
-}
-
 // The native coins of networks that configure none.
 var (
-	etherAsset = Asset{Symbol: "ETH", Name: "Ether", Decimals: 18}
-	solAsset   = Asset{Symbol: "SOL", Name: "Solana", Decimals: 9}
+	etherAsset = send.Token{Symbol: "ETH", Name: "Ether", Decimals: 18}
+	solAsset   = send.Token{Symbol: "SOL", Name: "Solana", Decimals: 9}
 )
 
 // The SLIP-44 coin types of the native assets' CAIP-19 ids.
@@ -66,7 +55,7 @@ type chainNetwork struct {
 
 // chainAsset is an asset with its CAIP-19 id.
 type chainAsset struct {
-	Asset
+	send.Token
 	CAIP19 string
 }
 
@@ -180,7 +169,7 @@ func (r *reader) walletAddress(caip2, address string) (*chainNetwork, string, er
 }
 
 // caip19 is an asset's CAIP-19 id on the network.
-func (n *chainNetwork) caip19(a Asset) string {
+func (n *chainNetwork) caip19(a send.Token) string {
 	switch {
 	case a.Address == "" && n.solana:
 		return n.CAIP2 + "/slip44:" + slip44Solana
@@ -219,7 +208,7 @@ func (n *chainNetwork) token(ctx context.Context, address string) *chainAsset {
 }
 
 func (n *chainNetwork) resolveAssets(ctx context.Context) ([]chainAsset, map[string]*chainAsset, error) {
-	native := n.Native
+	native := n.NativeToken
 	if native.Symbol == "" {
 		native = etherAsset
 		if n.solana {
@@ -227,14 +216,14 @@ func (n *chainNetwork) resolveAssets(ctx context.Context) ([]chainAsset, map[str
 		}
 	}
 	native.Address = ""
-	out := []chainAsset{{Asset: native, CAIP19: n.caip19(native)}}
+	out := []chainAsset{{Token: native, CAIP19: n.caip19(native)}}
 	var unknown []int
 	for i, t := range n.Tokens {
 		if t.Symbol == "" {
 			unknown = append(unknown, i)
 		}
 	}
-	var meta map[int]Asset
+	var meta map[int]send.Token
 	if len(unknown) > 0 { // EVM only: a Solana cluster's tokens are configured whole (useChains)
 		var err error
 		if meta, err = n.erc20Metadata(ctx, unknown); err != nil {
@@ -245,7 +234,7 @@ func (n *chainNetwork) resolveAssets(ctx context.Context) ([]chainAsset, map[str
 		if m, ok := meta[i]; ok {
 			t = m
 		}
-		out = append(out, chainAsset{Asset: t, CAIP19: n.caip19(t)})
+		out = append(out, chainAsset{Token: t, CAIP19: n.caip19(t)})
 	}
 	byToken := map[string]*chainAsset{}
 	for i := range out[1:] {
@@ -263,7 +252,7 @@ var (
 )
 
 // erc20Metadata reads the symbol, name and decimals of the tokens at the indexes, in one batch.
-func (n *chainNetwork) erc20Metadata(ctx context.Context, indexes []int) (map[int]Asset, error) {
+func (n *chainNetwork) erc20Metadata(ctx context.Context, indexes []int) (map[int]send.Token, error) {
 	var batch []rpc.BatchElem
 	results := make([][3]hexutil.Bytes, len(indexes))
 	for j, i := range indexes {
@@ -275,7 +264,7 @@ func (n *chainNetwork) erc20Metadata(ctx context.Context, indexes []int) (map[in
 	if err := n.evm.BatchCallContext(ctx, batch); err != nil {
 		return nil, fmt.Errorf("chain data: %s: token metadata: %w", n.CAIP2, err)
 	}
-	out := map[int]Asset{}
+	out := map[int]send.Token{}
 	for j, i := range indexes {
 		for _, e := range batch[j*3 : j*3+3] {
 			if e.Error != nil {
@@ -338,7 +327,7 @@ func queryListSupportedAssets(r *reader, q *api.ListSupportedAssetsRequest) (*ap
 	}
 	out := &api.ListSupportedAssetsResponse{Assets: make([]api.AssetMetadata, 0, len(assets))}
 	for _, a := range assets {
-		out.Assets = append(out.Assets, api.AssetMetadata{CAIP19: a.CAIP19, Symbol: a.Symbol, Decimals: a.Decimals, LogoURL: a.LogoURL,
+		out.Assets = append(out.Assets, api.AssetMetadata{CAIP19: a.CAIP19, Symbol: a.Symbol, Decimals: a.Decimals, LogoURL: a.LogoURI,
 			Name: a.Name, Stable: a.Stable})
 	}
 	return out, nil

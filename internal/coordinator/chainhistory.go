@@ -178,11 +178,11 @@ func (n *chainNetwork) nativeAsset(ctx context.Context) chainAsset {
 	if n.solana {
 		native = solAsset
 	}
-	if n.Native.Symbol != "" {
-		native = n.Native
+	if n.NativeToken.Symbol != "" {
+		native = n.NativeToken
 	}
 	native.Address = ""
-	return chainAsset{Asset: native, CAIP19: n.caip19(native)}
+	return chainAsset{Token: native, CAIP19: n.caip19(native)}
 }
 
 // transferOf is a transfer of an asset (nil: one the network does not list, shown without it).

@@ -31,6 +31,21 @@ type Network struct {
 	NativeUSD float64
 	// PollInterval is how often the worker looks for sends to move on (default 500 ms).
 	PollInterval time.Duration
+	// NativeToken and Tokens are the network's assets as the coordinator's chain data reports them (balances,
+	// supported assets, histories): its coin (default ETH, or SOL) and the ERC-20 tokens or SPL mints it lists.
+	NativeToken Token
+	Tokens      []Token
+}
+
+// Token is an asset of a network: an ERC-20 token or SPL mint (Address), or the network's coin (no Address). An ERC-20
+// token given by its address alone has its symbol, name and decimals read from its contract.
+type Token struct {
+	Address  string `json:"address,omitempty"` // an ERC-20 contract, or an SPL mint
+	Symbol   string `json:"symbol,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Decimals int    `json:"decimals,omitempty"`
+	LogoURI  string `json:"logoURI,omitempty"`
+	Stable   bool   `json:"stable,omitempty"`
 }
 
 // ParseCAIP2 reads an EVM CAIP-2 id, eip155:<chain id>.
@@ -131,6 +146,9 @@ func LoadNetworks(path string) ([]Network, error) {
 			BatchDelegate common.Address `json:"batchDelegate"`
 			GasStation    common.Address `json:"gasStation"`
 			NativeUSD     float64        `json:"nativeTokenUsd"`
+			// The catalogue's native token, and the tokens chain data reports.
+			NativeToken Token   `json:"nativeToken"`
+			Tokens      []Token `json:"tokens"`
 		} `json:"networks"`
 	}
 	if err := json.Unmarshal(b, &file); err != nil {
@@ -139,11 +157,13 @@ func LoadNetworks(path string) ([]Network, error) {
 	out := make([]Network, 0, len(file.Networks))
 	for _, nw := range file.Networks {
 		if strings.HasPrefix(nw.CAIP2, "solana:") {
-			out = append(out, Network{CAIP2: nw.CAIP2, Name: nw.Name, RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, NativeUSD: nw.NativeUSD})
+			out = append(out, Network{CAIP2: nw.CAIP2, Name: nw.Name, RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, NativeUSD: nw.NativeUSD,
+				NativeToken: nw.NativeToken, Tokens: nw.Tokens})
 			continue
 		}
 		out = append(out, Network{CAIP2: "eip155:" + strconv.FormatInt(nw.ChainID, 10), ChainID: nw.ChainID, Name: nw.Name,
-			RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, BatchDelegate: nw.BatchDelegate, GasStation: nw.GasStation, NativeUSD: nw.NativeUSD})
+			RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, BatchDelegate: nw.BatchDelegate, GasStation: nw.GasStation, NativeUSD: nw.NativeUSD,
+			NativeToken: nw.NativeToken, Tokens: nw.Tokens})
 	}
 	return out, nil
 }
