@@ -168,3 +168,45 @@ func benchmarkHistoryDepth(b *testing.B, db testdb.Backend) {
 	bottom := got[2].report(b, "bottom")
 	b.ReportMetric(float64(bottom)/float64(top), "bottom/top-p50")
 }
+
+// BenchmarkAllowlistAdmission measures what admitting a request by the IP allowlists costs: in interleaved rounds,
+// whoami by the root organization's key (its lists read from the database, here a list of 100 rules that admits the
+// request) and by a sub-organization's key (a sub-organization has none, and nothing is read), one client over HTTP.
+func BenchmarkAllowlistAdmission(b *testing.B) {
+	for _, backend := range []func(testing.TB) testdb.Backend{testdb.SQLite, testdb.Postgres} {
+		db := backend(b)
+		b.Run(db.Name, func(b *testing.B) {
+			s := newStack(b, db)
+			org := s.boot.OrganizationID
+			var rules []api.IPAllowlistIntentRule
+			for i := range 99 {
+				rules = append(rules, api.IPAllowlistIntentRule{CIDR: fmt.Sprintf("10.%d.0.0/16", i)})
+			}
+			rules = append(rules, api.IPAllowlistIntentRule{CIDR: "127.0.0.0/8"})
+			if _, _, err := s.root.SetIPAllowlist(bg, org, api.SetIPAllowlistIntent{Rules: rules}); err != nil {
+				b.Fatal(err)
+			}
+			subKey, subParams := newKey(b, "API_KEY_CURVE_P256")
+			sub, _, err := s.root.CreateSubOrganization(bg, org, subOrgParams("Sub", subParams))
+			if err != nil {
+				b.Fatal(err)
+			}
+			subClient := s.client(subKey)
+			var parent, child latencies
+			for b.Loop() {
+				start := time.Now()
+				if _, err := s.root.Whoami(bg, org); err != nil {
+					b.Fatal(err)
+				}
+				parent = append(parent, time.Since(start))
+				start = time.Now()
+				if _, err := subClient.Whoami(bg, sub.SubOrganizationID); err != nil {
+					b.Fatal(err)
+				}
+				child = append(child, time.Since(start))
+			}
+			p, c := parent.report(b, "admitted"), child.report(b, "unjudged")
+			b.ReportMetric(float64(p)/float64(c), "admitted/unjudged-p50")
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"log/slog"
 	"math/big"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/sigil/sigil/api"
 	"github.com/sigil/sigil/apierr"
+	"github.com/sigil/sigil/client"
 	"github.com/sigil/sigil/internal/chain"
 	"github.com/sigil/sigil/internal/contracts"
 	"github.com/sigil/sigil/internal/coordinator"
@@ -138,6 +140,20 @@ func TestEVMChainData(t *testing.T) {
 		if len(coin.Transfers) != 1 || coin.Transfers[0].Amount != "1000000000000000000" || coin.Transfers[0].Display.Crypto != "1" ||
 			coin.Transfers[0].Counterparty != node.DevAccount().Hex() {
 			t.Errorf("the ETH funding: %+v", coin)
+		}
+
+		// The history is the database's: a coordinator started again over it, its watcher not running, lists it whole.
+		restarted := coordinator.New(s.store, coordinator.Config{Logger: slog.New(slog.DiscardHandler), Keyring: s.ring})
+		if err := restarted.UseChains([]coordinator.Network{{CAIP2: network, RPCURL: node.RPCURL()}}); err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(restarted.Handler())
+		t.Cleanup(srv.Close)
+		again := client.New(srv.URL, s.boot.APIKey)
+		again.Now = s.stamps.Now
+		if res, err := again.ListEthTransactionHistory(bg, api.ListTransactionHistoryRequest{OrganizationID: org, Address: address, CAIP2: network}); err != nil ||
+			len(res.Transactions) != 3 || res.Transactions[0].TransactionHash != sent.TransactionHash || res.Transactions[0].Status != api.TxHistoryFinalized {
+			t.Fatalf("after a restart: %+v, %v", res, err)
 		}
 
 		// Pages: one at a time, by endCursor, and back by startCursor.
