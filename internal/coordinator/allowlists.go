@@ -112,35 +112,58 @@ func (c *Coordinator) trustedProxy(a netip.Addr) bool {
 // allowlist is a stored list, its rules parsed.
 type allowlist struct {
 	store.IPAllowlist
-	rules []api.IPAllowlistRule
+	rules    []api.IPAllowlistRule
+	prefixes []netip.Prefix
 }
 
 func (l *allowlist) allows(a netip.Addr) bool {
-	for _, r := range l.rules {
-		if p, err := netip.ParsePrefix(r.CIDR); err == nil && p.Contains(a) {
+	for _, p := range l.prefixes {
+		if p.Contains(a) {
 			return true
 		}
 	}
 	return false
 }
 
-// allowlists reads an organization's lists: its own ("" in the map) and its keys', by public key. A sub-organization
-// has none, and is not asked.
-func (c *Coordinator) allowlists(ctx context.Context, o *Org) (map[string]*allowlist, error) {
+// parsedRules keeps lists' rules parsed, by their stored text: every request of a parent organization's credential
+// reads its lists, which seldom change.
+type parsedRules struct {
+	rules    []api.IPAllowlistRule
+	prefixes []netip.Prefix
+}
+
+// allowlists reads an organization's lists: its own ("" in the map) and its keys', by public key; with a key, only
+// the organization's and that key's. A sub-organization has none, and is not asked.
+func (c *Coordinator) allowlists(ctx context.Context, o *Org, key ...string) (map[string]*allowlist, error) {
 	if o.ParentID != "" {
 		return nil, nil
 	}
-	rows, err := c.store.IPAllowlists(ctx, o.ID)
+	var rows []store.IPAllowlist
+	var err error
+	if len(key) == 1 {
+		rows, err = c.store.IPAllowlistsOf(ctx, o.ID, key[0])
+	} else {
+		rows, err = c.store.IPAllowlists(ctx, o.ID)
+	}
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
 	out := make(map[string]*allowlist, len(rows))
 	for _, row := range rows {
-		l := &allowlist{IPAllowlist: row}
-		if err := json.Unmarshal(row.Rules, &l.rules); err != nil {
-			return nil, fmt.Errorf("ip allowlist of %s: %w", row.OrgID, err)
+		parsed, ok := c.allowlistRules.get(string(row.Rules))
+		if !ok {
+			parsed = &parsedRules{}
+			if err := json.Unmarshal(row.Rules, &parsed.rules); err != nil {
+				return nil, fmt.Errorf("ip allowlist of %s: %w", row.OrgID, err)
+			}
+			for _, r := range parsed.rules {
+				if p, err := netip.ParsePrefix(r.CIDR); err == nil {
+					parsed.prefixes = append(parsed.prefixes, p)
+				}
+			}
+			c.allowlistRules.put(string(row.Rules), parsed, nil)
 		}
-		out[row.PublicKey] = l
+		out[row.PublicKey] = &allowlist{IPAllowlist: row, rules: parsed.rules, prefixes: parsed.prefixes}
 	}
 	return out, nil
 }
@@ -177,7 +200,7 @@ func judge(l *allowlist, addr clientAddr) error {
 // admit checks a request authenticated by a credential of o (publicKey: its API key's, "" for a passkey or a session
 // without a key of its own) against o's allowlists.
 func (c *Coordinator) admit(ctx context.Context, o *Org, publicKey string) error {
-	lists, err := c.allowlists(ctx, o)
+	lists, err := c.allowlists(ctx, o, publicKey)
 	if err != nil || lists == nil {
 		return err
 	}
@@ -306,6 +329,9 @@ func execSetIPAllowlist(x *execution, p *api.SetIPAllowlistIntent) (*api.SetIPAl
 			rule.CreatedAt = strconv.FormatInt(x.now.UnixMilli(), 10)
 		}
 		next.rules = append(next.rules, rule)
+	}
+	for _, r := range next.rules {
+		next.prefixes = append(next.prefixes, netip.MustParsePrefix(r.CIDR))
 	}
 	lists[key] = next
 	if err := x.keepsSenderIn(lists); err != nil {

@@ -57,6 +57,10 @@ func (c *Coordinator) evmHistory(ctx context.Context, client *ethclient.Client, 
 	if err != nil || len(hits) == 0 {
 		return nil, err
 	}
+	cn, err := c.followed(n.CAIP2)
+	if err != nil {
+		return nil, err
+	}
 	var out []store.ChainTransaction
 	for i, tx := range txs {
 		touched := touchedBy(parties[i], hits)
@@ -68,7 +72,7 @@ func (c *Coordinator) evmHistory(ctx context.Context, client *ethclient.Client, 
 			return nil, fmt.Errorf("receipt of %s: %w", tx.Hash().Hex(), err)
 		}
 		for _, a := range touched {
-			item := c.evmEntry(ctx, n, block, tx, senders[i], receipt, a)
+			item := evmEntry(ctx, cn, block, tx, senders[i], receipt, a)
 			raw, err := json.Marshal(item)
 			if err != nil {
 				return nil, err
@@ -115,9 +119,8 @@ func touchedBy(parties []common.Address, hits map[string]bool) []common.Address 
 }
 
 // evmEntry is a transaction as address a sees it.
-func (c *Coordinator) evmEntry(ctx context.Context, n Network, block *types.Block, tx *types.Transaction, from common.Address,
+func evmEntry(ctx context.Context, cn *chainNetwork, block *types.Block, tx *types.Transaction, from common.Address,
 	receipt *types.Receipt, a common.Address) api.EthTransactionHistoryItem {
-	cn, _ := c.followed(n.CAIP2)
 	native := cn.nativeAsset(ctx)
 	fee := new(big.Int).Mul(new(big.Int).SetUint64(receipt.GasUsed), receiptPrice(receipt, tx))
 	if receipt.BlobGasPrice != nil {
@@ -220,7 +223,10 @@ func (c *Coordinator) solanaHistory(ctx context.Context, n Network, slot uint64,
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}
-	cn, _ := c.followed(n.CAIP2)
+	cn, err := c.followed(n.CAIP2)
+	if err != nil {
+		return nil, err
+	}
 	native := cn.nativeAsset(ctx)
 	var blockTime int64
 	if b.BlockTime != nil {

@@ -173,7 +173,8 @@ type Coordinator struct {
 	sendWorker    atomic.Pointer[send.Worker]        // this process's send worker, while RunSends runs
 	networks      atomic.Pointer[send.Networks]      // the networks it sends on (Config.Networks, or UseNetworks)
 
-	chainData chainsState // the networks the balance watchers follow, and the balances read there (chaindata.go)
+	chainData      chainsState         // the networks the balance watchers follow, and the balances read there (chaindata.go)
+	allowlistRules cache[*parsedRules] // IP allowlists' rules parsed, by their stored text (allowlists.go)
 }
 
 // New returns a coordinator over a store.

@@ -15,10 +15,21 @@ type IPAllowlist struct {
 	UpdatedAt         int64 // unix milliseconds
 }
 
-// IPAllowlists reads every allowlist of an organization: its own and its keys'. It runs on every authenticated request
-// of a parent organization's credential, so that a change holds at once everywhere.
+// IPAllowlists reads every allowlist of an organization: its own and its keys'.
 func (s *Store) IPAllowlists(ctx context.Context, orgID string) ([]IPAllowlist, error) {
-	rows, err := s.query(ctx, "SELECT org_id, public_key, enabled, on_evaluation_error, rules, updated_at FROM ip_allowlists WHERE org_id = ?", orgID)
+	return s.ipAllowlists(ctx, "SELECT org_id, public_key, enabled, on_evaluation_error, rules, updated_at FROM ip_allowlists WHERE org_id = ?", orgID)
+}
+
+// IPAllowlistsOf reads the allowlists that may judge one credential: the organization's and its key's (at most two
+// rows, by the primary key). It runs on every authenticated request of a parent organization's credential, so that a
+// change holds at once everywhere.
+func (s *Store) IPAllowlistsOf(ctx context.Context, orgID, publicKey string) ([]IPAllowlist, error) {
+	return s.ipAllowlists(ctx, "SELECT org_id, public_key, enabled, on_evaluation_error, rules, updated_at FROM ip_allowlists WHERE org_id = ? AND public_key IN ('', ?)",
+		orgID, publicKey)
+}
+
+func (s *Store) ipAllowlists(ctx context.Context, q string, args ...any) ([]IPAllowlist, error) {
+	rows, err := s.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: ip allowlists: %w", err)
 	}
