@@ -55,7 +55,7 @@ func (c *Coordinator) Submit(ctx context.Context, path string, header http.Heade
 	}
 	rctx, span := tracer.Start(ctx, "activity.run", trace.WithAttributes(attribute.String("sigil.activity_type", sub.env.Type)))
 	rec, err := c.run(rctx, sub)
-	if err == nil && rec.fresh {
+	if err == nil && (rec.fresh || rec.coSigned) {
 		c.audit.record(rec) // committed
 		c.wakeSends(rec)
 	}
@@ -341,7 +341,7 @@ func (c *Coordinator) coSign(ctx context.Context, tx *store.Tx, org *Org, who *p
 	if err := x.save(); err != nil {
 		return nil, err
 	}
-	t.rec.webhooks = x.webhooks
+	t.rec.webhooks, t.rec.coSigned = x.webhooks, true
 	return t.rec, nil
 }
 

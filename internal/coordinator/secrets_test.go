@@ -386,7 +386,8 @@ func (s *stack) userWithKey(org, name string) (string, *stamp.APIKey) {
 func TestMultiPartySecretExport(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
-		s := newStack(t, b)
+		var audit syncBuffer
+		s := newStackWith(t, b, nil, func(c *coordinator.Config) { c.Audit = &audit })
 		org := s.boot.OrganizationID
 		paymentID, payment := s.userWithKey(org, "payment-agent")
 		browserID, browser := s.userWithKey(org, "browser-agent")
@@ -445,6 +446,12 @@ func TestMultiPartySecretExport(t *testing.T) {
 			card, err := bundle.OpenExportBundle(res.SecretPayloads[0], s.signerKey(t), recipient, org)
 			if err != nil || string(card) != `{"number":"4242424242424242"}` {
 				t.Fatalf("the recipient decrypts %q, %v", card, err)
+			}
+			// The audit stream has a line for each party: the submission, then the approval that completed it.
+			id := activityField(first, "id")
+			if !strings.Contains(audit.String(), `"activityId":"`+id+`","organizationId":"`+org+`","type":"ACTIVITY_TYPE_EXPORT_SECRETS","status":"ACTIVITY_STATUS_COMPLETED","userId":"`+browserID+`"`) &&
+				!approveByFingerprint {
+				t.Errorf("no audit line for the co-signer's approval: %s", audit.String())
 			}
 			// Done: one more submission of the same bytes, by a party, is the same activity, answered again.
 			if again := s.stamped(path, body, payment); again.status != 200 || activityField(again, "id") != activityField(first, "id") ||
