@@ -102,7 +102,8 @@ type VerifyOtpIntentV2 struct {
 
 // VerifyOtpResult is the result of both VERIFY_OTP versions.
 type VerifyOtpResult struct {
-	VerificationToken string `json:"verificationToken"`
+	// VerificationToken logs in (OTP_LOGIN): shown in the answer to VERIFY_OTP only, Redacted in the record.
+	VerificationToken string `json:"verificationToken" sigil:"secret"`
 }
 
 // OtpLoginIntent is ACTIVITY_TYPE_OTP_LOGIN (first specification, section 2.6). The verification token is

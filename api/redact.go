@@ -6,7 +6,8 @@ import (
 )
 
 // Redacted is what activity records show in place of a secret parameter (an OTP code, a verification token, an OIDC
-// token, a client secret): the secret is used by the activity and never stored or returned.
+// token, a client secret), used by the activity and never stored or returned, and of a secret result (a bearer
+// token), which only the answer to the request that ran the activity shows.
 const Redacted = "<redacted>"
 
 // secretTag marks a string field whose value is a secret: `sigil:"secret"`. Wire types encode what they hold; the

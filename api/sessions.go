@@ -35,8 +35,10 @@ type CreateReadOnlySessionResult struct {
 	OrganizationName string `json:"organizationName"`
 	UserID           string `json:"userId"`
 	Username         string `json:"username"`
-	Session          string `json:"session"`
-	SessionExpiry    string `json:"sessionExpiry"` // unix seconds
+	// Session is a bearer token (X-Session): shown in the answer to CREATE_READ_ONLY_SESSION only, Redacted in the
+	// record every later reader sees.
+	Session       string `json:"session" sigil:"secret"`
+	SessionExpiry string `json:"sessionExpiry"` // unix seconds
 }
 
 // The activity types of this file.

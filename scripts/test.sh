@@ -75,7 +75,7 @@ compat() {
   # Every service of the stack listens on a port the system picks; bootstrap.json records where.
   "$SIGIL_BIN" up --dir "$dir" --listen "127.0.0.1:$port" --chain-listen 127.0.0.1:0 --yield-listen 127.0.0.1:0 \
     --allowed-origins "http://127.0.0.1:$web_port,http://localhost:$kit_port" \
-    --authproxy-listen 127.0.0.1:0 --dashboard-listen 127.0.0.1:0 --solana-listen 127.0.0.1:0 \
+    --authproxy-listen 127.0.0.1:0 --dashboard-listen 127.0.0.1:0 --solana-listen 127.0.0.1:0 --frames-listen 127.0.0.1:0 \
     --trusted-oidc-issuer "$SIGIL_OIDC_PROVIDER_URL" --oauth2-provider "OAUTH2_PROVIDER_X=$SIGIL_OIDC_PROVIDER_URL/token,$SIGIL_OIDC_PROVIDER_URL/2/users/me,data.id" \
     ${dburl:+--database-url "$dburl"} >"$work/up-$name.log" 2>&1 &
   local stack=$!

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sigil/sigil/internal/authproxy"
+	"github.com/sigil/sigil/internal/seal"
 	"github.com/sigil/sigil/internal/stack"
 )
 
@@ -24,6 +25,7 @@ func runAuthProxy(ctx context.Context, e *env, args []string) error {
 	ipRate := fs.Float64("ip-rate", 10, "requests per second per client IP (negative: no limit)")
 	configRate := fs.Float64("config-rate", 50, "requests per second per configuration (negative: no limit)")
 	maxBody := fs.Int64("max-body-bytes", 64<<10, "request body limit")
+	master := registerMasterKeyFlags(fs)
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -36,7 +38,15 @@ func runAuthProxy(ctx context.Context, e *env, args []string) error {
 		}
 		url = b.CoordinatorURL
 	}
-	id, err := authproxy.LoadIdentity(cmp.Or(*identityFile, filepath.Join(*dir, stack.AuthProxyIdentityFile)))
+	// The identity of a production stack is sealed under its master key, which then opens it.
+	var ring *seal.Keyring
+	if src := master.source(e); src.Given() {
+		var err error
+		if ring, err = src.Open(ctx, *dir); err != nil {
+			return err
+		}
+	}
+	id, err := authproxy.LoadIdentity(cmp.Or(*identityFile, filepath.Join(*dir, stack.AuthProxyIdentityFile)), ring)
 	if err != nil {
 		return fmt.Errorf("auth proxy identity: %w (sigil up creates it on its first start)", err)
 	}

@@ -252,3 +252,54 @@ func TestChainFundNetwork(t *testing.T) {
 		t.Errorf("an unknown network: exit %d %q", code, errs)
 	}
 }
+
+// The root key of a production stack is sealed in bootstrap.json: sigil api says how to get it, and sigil keys root
+// opens it with the master key (a file, or its content in SIGIL_MASTER_KEY) into a key file sigil api --key uses.
+func TestKeysRoot(t *testing.T) {
+	t.Parallel()
+	dir, boot, _ := coordinatorStack(t, stack.CoordinatorConfig{})
+	master := filepath.Join(t.TempDir(), "master.key")
+	ring, err := seal.CreateKeyFile(master)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := stack.ReadBootstrap(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.SealRootKey(ring); err != nil {
+		t.Fatal(err)
+	}
+	if err := stack.WriteBootstrap(dir, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := sigil(t, "api", "whoami", "--dir", dir); code != 1 || !strings.Contains(errs, "sigil keys root") {
+		t.Fatalf("sigil api with a sealed root key: exit %d, %s", code, errs)
+	}
+	if _, errs, code := sigil(t, "keys", "root", "--dir", dir, "--out", filepath.Join(t.TempDir(), "k.json"), "--master-key-file", filepath.Join(t.TempDir(), "none.key")); code != 1 {
+		t.Fatalf("keys root without the master key: exit %d, %s", code, errs)
+	}
+	content, _ := os.ReadFile(master)
+	for name, run := range map[string]func(out string) (string, string, int){
+		"--master-key-file": func(out string) (string, string, int) {
+			return sigil(t, "keys", "root", "--dir", dir, "--out", out, "--master-key-file", master)
+		},
+		"SIGIL_MASTER_KEY": func(out string) (string, string, int) {
+			return sigilEnv(t, map[string]string{"SIGIL_MASTER_KEY": string(content)}, "keys", "root", "--dir", dir, "--out", out)
+		},
+	} {
+		out := filepath.Join(t.TempDir(), "root.json")
+		if stdout, errs, code := run(out); code != 0 || !strings.Contains(stdout, boot.APIKey.PublicKeyHex()) {
+			t.Fatalf("keys root with %s: exit %d\n%s%s", name, code, stdout, errs)
+		}
+		if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("the root key file's mode: %v %v", fi.Mode(), err)
+		}
+		if stdout, errs, code := sigil(t, "api", "whoami", "--dir", dir, "--key", out); code != 0 || !strings.Contains(stdout, `"username": "root"`) {
+			t.Fatalf("whoami with the key keys root wrote (%s): exit %d\n%s%s", name, code, stdout, errs)
+		}
+		if _, errs, code := run(out); code != 1 || !strings.Contains(errs, "exists") {
+			t.Fatalf("keys root over an existing file: exit %d, %s", code, errs)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/sigil/sigil/api"
 	"github.com/sigil/sigil/internal/coordinator"
 	"github.com/sigil/sigil/internal/seal"
+	"github.com/sigil/sigil/internal/stack"
 	"github.com/sigil/sigil/internal/store"
 	"github.com/sigil/sigil/stamp"
 )
@@ -96,23 +98,79 @@ func (e *env) newKeyFile(curveName, path string, force bool) (*stamp.APIKey, str
 		return nil, "", err
 	}
 	path = cmp.Or(path, "sigil-key-"+curveName+".json")
-	data, _ := json.MarshalIndent(keyFile{Curve: string(curve), PublicKey: key.PublicKeyHex(), PrivateKey: key.PrivateKeyHex()}, "", "  ")
+	return key, path, writeKeyFile(key, path, force)
+}
+
+// writeKeyFile writes an API key pair to path, mode 0600, refusing to overwrite a file unless force.
+func writeKeyFile(key *stamp.APIKey, path string, force bool) error {
+	data, _ := json.MarshalIndent(keyFile{Curve: string(key.Curve()), PublicKey: key.PublicKeyHex(), PrivateKey: key.PrivateKeyHex()}, "", "  ")
+	defer clear(data)
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if force {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	}
 	f, err := os.OpenFile(path, flags, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return nil, "", fmt.Errorf("%s exists and may hold a private key in use: give another --out, or --force to overwrite it", path)
+		return fmt.Errorf("%s exists and may hold a private key in use: give another --out, or --force to overwrite it", path)
 	}
 	if err != nil {
-		return nil, "", err
+		return err
 	}
 	if _, err := f.Write(append(data, '\n')); err != nil {
 		f.Close()
-		return nil, "", err
+		return err
 	}
-	return key, path, f.Close()
+	return f.Close()
+}
+
+// masterKeyFlags name a stack's master key for a command working beside the stack, as sigil up's flags do; the key
+// file's content may come in SIGIL_MASTER_KEY instead.
+type masterKeyFlags struct{ file, command *string }
+
+func registerMasterKeyFlags(fs *flag.FlagSet) masterKeyFlags {
+	return masterKeyFlags{
+		file:    fs.String("master-key-file", "", "the stack's master key file (default DIR/master.key; or its content in SIGIL_MASTER_KEY, or --master-key-command)"),
+		command: fs.String("master-key-command", "", "command (run with sh -c) that prints the master key file's content"),
+	}
+}
+
+// source is where the flags and the environment say the master key is.
+func (f masterKeyFlags) source(e *env) stack.MasterKeySource {
+	content, _ := e.getenv("SIGIL_MASTER_KEY")
+	return stack.MasterKeySource{File: *f.file, Content: []byte(content), Command: *f.command}
+}
+
+// runKeysRoot is sigil keys root: the root user's API key, which production mode keeps sealed in bootstrap.json,
+// opened with the master key and written to a key file for sigil api --key.
+func runKeysRoot(ctx context.Context, e *env, args []string) error {
+	fs := e.flags()
+	dir := fs.String("dir", ".sigil", "data directory of the stack (its bootstrap.json)")
+	out := fs.String("out", "", "key file to write (required; never overwritten)")
+	master := registerMasterKeyFlags(fs)
+	if err := e.parse(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return e.usageErrorf("--out is required")
+	}
+	b, err := stack.ReadBootstrap(*dir)
+	if err != nil {
+		return err
+	}
+	ring, err := master.source(e).Open(ctx, *dir)
+	if err != nil {
+		return err
+	}
+	key, err := b.OpenRootKey(ring)
+	if err != nil {
+		return err
+	}
+	if err := writeKeyFile(key, *out, false); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s: the API key of root user %s of organization %s (%s)\nsigil api --key %s stamps with it\n",
+		*out, b.UserID, b.OrganizationID, key.PublicKeyHex(), *out)
+	return nil
 }
 
 func loadKeyFile(path string) (*stamp.APIKey, error) {

@@ -27,7 +27,7 @@ func commands() *command {
 			summary: "submit an activity or run a query, stamped with the bootstrap root key or --key",
 			doc: "NAME is an activity type, with or without its ACTIVITY_TYPE_ prefix (create_wallet, ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2),\n" +
 				"or the name of a query (whoami, list_wallets). The response is printed as JSON."},
-		{name: "keys", summary: "make API key pairs, rotate the master key", subs: []*command{
+		{name: "keys", summary: "make API key pairs, rotate the master key, open a production stack's root key", subs: []*command{
 			{name: "new", args: "[flags]", run: runKeysNew, summary: "make an API key pair and write it to a file (mode 0600)"},
 			{name: "add", args: "[flags]", run: runKeysAdd,
 				summary: "make an API key pair, write it to a file, and register it on a user of the organization"},
@@ -35,6 +35,10 @@ func commands() *command {
 				summary: "write a new master key file (mode 0600) for a deployment to keep apart from its database"},
 			{name: "rotate-master", args: "[flags]", run: runRotateMaster,
 				summary: "add a master key version, make it active, and rewrap every sealed secret under it"},
+			{name: "root", args: "--out FILE [flags]", run: runKeysRoot,
+				summary: "write the root user's API key, which sigil up --prod keeps sealed in bootstrap.json, to a key file (mode 0600)",
+				doc: "Opens the sealed key with the stack's master key (--master-key-file, SIGIL_MASTER_KEY or --master-key-command);\n" +
+					"sigil api --key FILE then stamps with it. Keep the file as you keep the master key, or delete it after use."},
 		}},
 		{name: "demo", summary: "run a user journey against the running stack", subs: []*command{
 			{name: "yield", args: "[flags]", run: runDemoYield, summary: "a policy-restricted agent earns yield, end to end"},

@@ -28,19 +28,19 @@ import (
 
 // upFlags are the settings of sigil up, shared with sigil config print.
 type upFlags struct {
-	dir, listen, dbURL, masterKey, keyCommand         *string
-	yieldListen, proxyListen, dashboardListen         *string
-	solanaListen                                      *string
-	origins, otlp, auditPath                          *string
-	tlsCert, tlsKey                                   *string
-	expose, devChain, secondChain, prod, noDeliveries *bool
-	delivery                                          deliveryFlags
-	networks                                          []coordinator.Network
-	networkSpecs                                      []string
-	sendNetworks                                      *string
-	trustedProxies                                    []netip.Prefix
-	chain                                             chainFlags
-	oidc                                              oidcFlags
+	dir, listen, dbURL, masterKey, keyCommand                             *string
+	yieldListen, proxyListen, dashboardListen                             *string
+	solanaListen, framesListen, framesOrigins                             *string
+	origins, otlp, auditPath                                              *string
+	tlsCert, tlsKey                                                       *string
+	expose, devChain, secondChain, prod, noDeliveries, strictPolicyErrors *bool
+	delivery                                                              deliveryFlags
+	networks                                                              []coordinator.Network
+	networkSpecs                                                          []string
+	sendNetworks                                                          *string
+	trustedProxies                                                        []netip.Prefix
+	chain                                                                 chainFlags
+	oidc                                                                  oidcFlags
 }
 
 func (u *upFlags) register(fs *flag.FlagSet) {
@@ -55,6 +55,8 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 	u.proxyListen = fs.String("authproxy-listen", "127.0.0.1:8082", "auth proxy listen address")
 	u.dashboardListen = fs.String("dashboard-listen", "127.0.0.1:8084", "organization dashboard listen address")
 	u.solanaListen = fs.String("solana-listen", solanadev.DefaultListenAddr, "Solana dev node JSON-RPC listen address (it runs with the dev chain)")
+	u.framesListen = fs.String("frames-listen", "127.0.0.1:8087", "export, import and export-and-sign frames' listen address: the origin apps embed them from (exportIframeUrl http://ADDR/export, importIframeUrl http://ADDR/import)")
+	u.framesOrigins = fs.String("frames-allowed-origins", "", "comma-separated origins of the apps that may embed the frames (scheme://host:* for any port of a host; default: --allowed-origins less *)")
 	u.origins = fs.String("allowed-origins", "http://127.0.0.1:*,http://localhost:*",
 		"comma-separated browser origins allowed to call the coordinator (* for any; scheme://host:* for any port of a host)")
 	fs.Func("trusted-proxies", "comma-separated addresses or CIDR blocks of the proxies in front of the coordinator: the IP allowlists take a request's address from their X-Forwarded-For, and from no one else's (default: none; the connection's peer is the client)",
@@ -66,6 +68,7 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 	u.otlp = fs.String("otlp-endpoint", "", "OTLP/HTTP collector receiving the services' spans, e.g. http://127.0.0.1:4318 (default: none)")
 	u.auditPath = fs.String("audit-log", "", "file the coordinator appends its audit stream to, one JSON line per activity (default: none)")
 	u.noDeliveries = fs.Bool("no-webhook-deliveries", false, "write webhook deliveries to the outbox but post none from this process: another sigil process sharing the PostgreSQL database (--database-url) posts them, so signing servers spend nothing on deliveries (docs/WEBHOOKS.md)")
+	u.strictPolicyErrors = fs.Bool("strict-policy-errors", false, "a DENY policy whose condition cannot be evaluated because the activity does not have what it reads (eth.tx on a message signing) denies, instead of not applying as in the reference (docs/API.md)")
 	u.expose = fs.Bool("expose", false, "allow listen addresses beyond loopback; the dev outbox is then neither served nor logs OTP codes (plain HTTP: put a TLS proxy in front)")
 	u.prod = fs.Bool("prod", false, "production mode: no dev chain, no dev outbox, quiet as --expose; refuses to start without a master key you keep and an OTP sender (docs/DEPLOY.md)")
 	u.delivery.register(fs)
@@ -120,9 +123,10 @@ func runUp(ctx context.Context, e *env, args []string) error {
 	s, err := stack.Start(ctx, stack.Config{Dir: *dir, DatabaseURL: *u.dbURL, MasterKeyFile: *u.masterKey,
 		MasterKey: []byte(masterKey), MasterKeyCommand: *u.keyCommand,
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
+		FramesListen: *u.framesListen, FramesAllowedOrigins: commaList(*u.framesOrigins),
 		ChainListen: cf.listen, SolanaListen: *u.solanaListen, ChainRPC: cf.rpc, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
 		SecondChain: *u.secondChain, AllowedOrigins: strings.Split(*u.origins, ","), TrustedProxies: u.trustedProxies, OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
-		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoWebhookDeliveries: *u.noDeliveries, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, SendNetworks: sendNetworks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
+		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoWebhookDeliveries: *u.noDeliveries, StrictPolicyErrors: *u.strictPolicyErrors, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, SendNetworks: sendNetworks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
 	if err != nil {
 		return err
 	}
@@ -147,6 +151,10 @@ func printWelcome(w io.Writer, s *stack.Stack, dir string, devMode bool) {
 	}
 	fmt.Fprintf(w, "  %-14s %s\n", "bootstrap", stack.BootstrapPath(dir))
 	fmt.Fprintf(w, "\n  organization   %s\n  root user      %s (API key %s)\n", b.OrganizationID, b.UserID, b.APIPublicKey)
+	sealed := b.APIPrivateKeySealed != ""
+	if sealed {
+		fmt.Fprintf(w, "  root key       sealed in bootstrap.json under the master key\n")
+	}
 	if devMode {
 		if b.DashboardURL != "" {
 			fragment := url.Values{"org": {b.OrganizationID}, "pub": {b.APIPublicKey}, "key": {b.APIPrivateKey}}
@@ -170,7 +178,11 @@ func printWelcome(w io.Writer, s *stack.Stack, dir string, devMode bool) {
 	if err != nil {
 		abs = dir
 	}
-	fmt.Fprintf(w, "\nIn another terminal:\n\n  export SIGIL_DIR=%s\n  sigil api whoami\n", abs)
+	if sealed {
+		fmt.Fprintf(w, "\nIn another terminal, given the master key:\n\n  export SIGIL_DIR=%s\n  sigil keys root --out root-key.json\n  sigil api whoami --key root-key.json\n", abs)
+	} else {
+		fmt.Fprintf(w, "\nIn another terminal:\n\n  export SIGIL_DIR=%s\n  sigil api whoami\n", abs)
+	}
 	if b.ChainRPCURL != "" {
 		fmt.Fprintf(w, "  sigil demo yield      # a policy-restricted agent earns yield, end to end\n")
 	}
@@ -244,6 +256,7 @@ func reloadTLSOnHangup(s *stack.Stack, logger *slog.Logger) (stop func()) {
 // SIGIL_SMTP_PASSWORD and SIGIL_TWILIO_AUTH_TOKEN than on a command line every user of the machine can read.
 type deliveryFlags struct {
 	smtpHost, smtpUser, smtpPassword, smtpSecurity, emailFrom string
+	senderDomains                                             string
 	smtpPort                                                  int
 	twilioSID, twilioToken, twilioFrom, twilioService         string
 	twilioBaseURL                                             string
@@ -256,6 +269,7 @@ func (d *deliveryFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.smtpUser, "smtp-username", "", "SMTP user name (empty: no AUTH)")
 	fs.StringVar(&d.smtpPassword, "smtp-password", "", "SMTP password; better in SIGIL_SMTP_PASSWORD")
 	fs.StringVar(&d.emailFrom, "email-from", "", "sender of OTP e-mail when a request names none (default sigil@localhost)")
+	fs.StringVar(&d.senderDomains, "email-sender-domains", "", "comma-separated domains whose addresses requests may name as their sender or reply-to: DOMAIN for every organization, ORGANIZATION_ID=DOMAIN for one (default: none, --email-from only)")
 	fs.StringVar(&d.twilioSID, "twilio-account-sid", "", "Twilio account SID OTP text messages are sent with (default: the dev outbox; none in --prod)")
 	fs.StringVar(&d.twilioToken, "twilio-auth-token", "", "Twilio auth token; better in SIGIL_TWILIO_AUTH_TOKEN")
 	fs.StringVar(&d.twilioFrom, "twilio-from", "", "Twilio number messages come from (E.164), or use --twilio-messaging-service-sid")
@@ -266,6 +280,10 @@ func (d *deliveryFlags) register(fs *flag.FlagSet) {
 // config turns the flags into the stack's delivery settings.
 func (d *deliveryFlags) config() (stack.Delivery, error) {
 	out := stack.Delivery{EmailFrom: d.emailFrom}
+	var err error
+	if out.SenderDomains, err = notify.ParseSenderDomains(strings.Split(d.senderDomains, ",")); err != nil {
+		return out, fmt.Errorf("--email-sender-domains: %w", err)
+	}
 	if d.smtpHost != "" {
 		sec, ok := map[string]notify.Security{"starttls": notify.StartTLS, "tls": notify.ImplicitTLS, "plain": notify.Plain}[d.smtpSecurity]
 		if !ok {
@@ -338,4 +356,12 @@ func parsePrefixes(v string) ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
 	}
 	return out, nil
+}
+
+// commaList splits a comma-separated flag; empty is none.
+func commaList(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sigil/sigil/internal/chain"
+	"github.com/sigil/sigil/internal/chain/devcatalogue"
 	"github.com/sigil/sigil/internal/store"
 	"github.com/sigil/sigil/internal/testdb"
 	"github.com/sigil/sigil/internal/yield"
@@ -73,7 +74,7 @@ func TestYieldKeysCreate(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		cat, err := yield.DevCatalogue(ctx, node.Bootstrap())
+		cat, err := devcatalogue.Build(ctx, node.Bootstrap())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,8 @@ export async function start({ dir, host = "localhost", port = 8086 }) {
   await pin(await fetchDocument(boot.coordinatorUrl), `${boot.coordinatorUrl}/.well-known/sigil-signer.json`);
   const root = await build();
   const config = JSON.stringify({ coordinatorUrl: boot.coordinatorUrl, authProxyUrl: boot.authProxyUrl,
-    authProxyConfigId: boot.authProxyConfigId, organizationId: boot.organizationId, devOutboxUrl: boot.devOutboxUrl });
+    authProxyConfigId: boot.authProxyConfigId, organizationId: boot.organizationId, devOutboxUrl: boot.devOutboxUrl,
+    framesUrl: boot.framesUrl });
   const server = createServer(async (req, res) => {
     const path = new URL(req.url, "http://x").pathname;
     if (path === "/config.json") {

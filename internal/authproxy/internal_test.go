@@ -1,12 +1,17 @@
 package authproxy
 
 import (
+	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sigil/sigil/internal/seal"
 )
 
 func TestLimiter(t *testing.T) {
@@ -55,7 +60,7 @@ func FuzzUnverifiedTokenContact(f *testing.F) {
 func TestIdentityFile(t *testing.T) {
 	t.Parallel()
 	path := t.TempDir() + "/authproxy.json"
-	id, err := LoadOrCreateIdentity(path)
+	id, err := LoadOrCreateIdentity(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +68,7 @@ func TestIdentityFile(t *testing.T) {
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("identity file mode %v, %v", info.Mode(), err)
 	}
-	again, err := LoadOrCreateIdentity(path)
+	again, err := LoadOrCreateIdentity(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +81,51 @@ func TestIdentityFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"encryptionPrivateKey":"zz"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadIdentity(path); err == nil || strings.Contains(err.Error(), "zz") {
+	if _, err := LoadIdentity(path, nil); err == nil || strings.Contains(err.Error(), "zz") {
 		t.Fatalf("corrupt identity: %v", err)
+	}
+}
+
+// With the master key (production mode) the identity file holds its private keys sealed: nothing in it opens without
+// the key; a file written in clear before is sealed in place at the next load.
+func TestIdentityFileSealed(t *testing.T) {
+	t.Parallel()
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	ring, err := seal.NewKeyring(1, seal.MasterKey{Version: 1, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/authproxy.json"
+	plain, err := LoadOrCreateIdentity(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := LoadOrCreateIdentity(path, ring)
+	if err != nil || id.ServicePublicKey() != plain.ServicePublicKey() {
+		t.Fatalf("the identity in clear, loaded with the master key: %v %v", id, err)
+	}
+	data, _ := os.ReadFile(path)
+	for _, secret := range []string{id.ServiceKey.PrivateKeyHex(), hex.EncodeToString(id.EncryptionKey.Bytes())} {
+		if strings.Contains(string(data), secret) {
+			t.Fatalf("the sealed identity file holds a private key in clear:\n%s", data)
+		}
+	}
+	if !strings.Contains(string(data), id.ServicePublicKey()) {
+		t.Errorf("the sealed identity file does not name its public key:\n%s", data)
+	}
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("identity file mode %v, %v", info.Mode(), err)
+	}
+	if _, err := LoadIdentity(path, nil); !errors.Is(err, ErrSealed) {
+		t.Errorf("the sealed file without the master key: %v", err)
+	}
+	other, _ := seal.NewKeyring(1, seal.MasterKey{Version: 1, Key: make([]byte, 32)})
+	if _, err := LoadIdentity(path, other); err == nil {
+		t.Error("the sealed file opened with another master key")
+	}
+	again, err := LoadIdentity(path, ring)
+	if err != nil || again.ServicePublicKey() != id.ServicePublicKey() || !again.EncryptionPublicKey().Equal(id.EncryptionPublicKey()) {
+		t.Fatalf("the sealed file with the master key: %v %v", again, err)
 	}
 }

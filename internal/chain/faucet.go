@@ -15,6 +15,8 @@ import (
 
 	"github.com/sigil/sigil/internal/contracts"
 	"github.com/sigil/sigil/internal/edge"
+	"github.com/sigil/sigil/internal/evmaddr"
+	"github.com/sigil/sigil/internal/units"
 )
 
 // FaucetPath is where the faucet is served, next to JSON-RPC on the same listener.
@@ -62,7 +64,7 @@ func NewFaucet(client *ethclient.Client, sender *Account, addresses contracts.Ad
 		maxETH = DefaultFaucetMaxETH
 	}
 	var err error
-	if f.maxETH, err = ParseUnits(maxETH, 18); err != nil {
+	if f.maxETH, err = units.Parse(maxETH, 18); err != nil {
 		return nil, fmt.Errorf("chain: faucet ETH cap: %w", err)
 	}
 	for name := range cfg.MaxTokens {
@@ -77,7 +79,7 @@ func NewFaucet(client *ethclient.Client, sender *Account, addresses contracts.Ad
 				limit = v
 			}
 		}
-		if f.maxTokens[name], err = ParseUnits(limit, tokenDecimals(name)); err != nil {
+		if f.maxTokens[name], err = units.Parse(limit, tokenDecimals(name)); err != nil {
 			return nil, fmt.Errorf("chain: faucet cap for %s: %w", name, err)
 		}
 	}
@@ -183,11 +185,11 @@ func (f *Faucet) Fund(ctx context.Context, to common.Address, eth *big.Int, toke
 
 func (f *Faucet) checkCap(name string, amount, limit *big.Int, decimals uint8) error {
 	if amount.Sign() < 0 {
-		return refuse("invalid_amount", "%s amount %s is negative", name, FormatUnits(amount, decimals))
+		return refuse("invalid_amount", "%s amount %s is negative", name, units.Format(amount, decimals))
 	}
 	if amount.Cmp(limit) > 0 {
 		return refuse("above_cap", "%s amount %s is above the faucet cap of %s per request",
-			name, FormatUnits(amount, decimals), FormatUnits(limit, decimals))
+			name, units.Format(amount, decimals), units.Format(limit, decimals))
 	}
 	return nil
 }
@@ -208,13 +210,13 @@ type FundResponse struct {
 
 // FundUnits is Fund with the amounts of a FundRequest.
 func (f *Faucet) FundUnits(ctx context.Context, req FundRequest) (FundResponse, error) {
-	to, err := ParseAddress(req.Address)
+	to, err := evmaddr.Parse(req.Address)
 	if err != nil {
 		return FundResponse{}, refuse("invalid_address", "address: %v", err)
 	}
 	var eth *big.Int
 	if req.ETH != "" {
-		v, err := ParseUnits(req.ETH, 18)
+		v, err := units.Parse(req.ETH, 18)
 		if err != nil {
 			return FundResponse{}, refuse("invalid_amount", "eth: %v", err)
 		}
@@ -226,7 +228,7 @@ func (f *Faucet) FundUnits(ctx context.Context, req FundRequest) (FundResponse, 
 		if !ok {
 			return FundResponse{}, refuse("unknown_token", "unknown token %q (the faucet has %s)", requested, strings.Join(contracts.Tokens(), ", "))
 		}
-		v, err := ParseUnits(amount, tokenDecimals(name))
+		v, err := units.Parse(amount, tokenDecimals(name))
 		if err != nil {
 			return FundResponse{}, refuse("invalid_amount", "%s: %v", name, err)
 		}

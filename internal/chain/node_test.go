@@ -22,6 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/sigil/sigil/internal/contracts"
+	"github.com/sigil/sigil/internal/units"
 )
 
 // shared is one dev chain used by every test that does not need its own: starting and deploying
@@ -493,7 +494,7 @@ func tokens(whole int64, decimals int) *big.Int {
 
 func mustUnits(t *testing.T, s string, decimals uint8) *big.Int {
 	t.Helper()
-	v, err := ParseUnits(s, decimals)
+	v, err := units.Parse(s, decimals)
 	if err != nil {
 		t.Fatal(err)
 	}

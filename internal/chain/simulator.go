@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
 
+	"github.com/sigil/sigil/internal/abis"
 	"github.com/sigil/sigil/internal/contracts"
 )
 
@@ -359,10 +360,10 @@ func readUint(ctx context.Context, client *ethclient.Client, addresses contracts
 }
 
 // reserveData reads the lending pool's getReserveData of an asset fixture.
-func reserveData(ctx context.Context, client *ethclient.Client, addresses contracts.Addresses, asset string) (contracts.ReserveData, error) {
+func reserveData(ctx context.Context, client *ethclient.Client, addresses contracts.Addresses, asset string) (abis.ReserveData, error) {
 	out, err := contracts.MustLoad(contracts.LendingPool).Call(ctx, client, addresses[contracts.Lending], "getReserveData", addresses[asset])
 	if err != nil {
-		return contracts.ReserveData{}, err
+		return abis.ReserveData{}, err
 	}
-	return contracts.AsReserveData(out[0])
+	return abis.AsReserveData(out[0])
 }

@@ -4,6 +4,8 @@ import (
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/sigil/sigil/internal/abis"
 )
 
 // AaveReserveInput is Aave v3's ConfiguratorInputTypes.InitReserveInput, what PoolConfigurator.initReserves takes.
@@ -141,7 +143,7 @@ func (d *deployer) readReserveAToken(name string, asset common.Address) {
 		d.err = err
 		return
 	}
-	data, err := AsReserveData(values[0])
+	data, err := abis.AsReserveData(values[0])
 	if err != nil {
 		d.err = err
 		return

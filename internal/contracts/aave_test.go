@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sigil/sigil/internal/abis"
 	"github.com/sigil/sigil/internal/contracts"
 )
 
@@ -18,7 +19,7 @@ func TestAaveV3Market(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reserve, err := contracts.AsReserveData(values[0])
+	reserve, err := abis.AsReserveData(values[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,8 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/sigil/sigil/internal/abis"
 )
 
 // Names of the compiled contracts (artifacts).
@@ -71,6 +73,8 @@ const (
 	AaveConfiguratorLogic            = "AaveConfiguratorLogic"
 )
 
+// The bytecode of every artifact, and the ABIs package abis does not hold (see abiJSON).
+//
 //go:embed artifacts/*.abi artifacts/*.bin artifacts/*.links
 var artifactFiles embed.FS
 
@@ -117,12 +121,21 @@ func Names() []string {
 	entries, _ := artifactFiles.ReadDir("artifacts")
 	var names []string
 	for _, e := range entries {
-		if name, ok := strings.CutSuffix(e.Name(), ".abi"); ok {
+		if name, ok := strings.CutSuffix(e.Name(), ".bin"); ok {
 			names = append(names, name)
 		}
 	}
 	sort.Strings(names)
 	return names
+}
+
+// abiJSON is the ABI of the artifact named name: in package abis when the services call that contract on any network,
+// beside its bytecode otherwise.
+func abiJSON(name string) ([]byte, error) {
+	if data, ok := abis.JSON(name); ok {
+		return data, nil
+	}
+	return artifactFiles.ReadFile("artifacts/" + name + ".abi")
 }
 
 // Fingerprint is a digest of every embedded artifact (ABI and bytecode). The dev chain records it with a deployment
@@ -132,10 +145,15 @@ func Fingerprint() string {
 	fingerprintOnce.Do(func() {
 		h := sha256.New()
 		for _, name := range Names() {
-			for _, ext := range []string{".abi", ".bin", ".links"} {
-				data, _ := artifactFiles.ReadFile("artifacts/" + name + ext)
-				fmt.Fprintf(h, "%s%s %d\n", name, ext, len(data))
-				h.Write(data)
+			abiData, _ := abiJSON(name)
+			binData, _ := artifactFiles.ReadFile("artifacts/" + name + ".bin")
+			linksData, _ := artifactFiles.ReadFile("artifacts/" + name + ".links")
+			for _, f := range []struct {
+				ext  string
+				data []byte
+			}{{".abi", abiData}, {".bin", binData}, {".links", linksData}} {
+				fmt.Fprintf(h, "%s%s %d\n", name, f.ext, len(f.data))
+				h.Write(f.data)
 			}
 		}
 		fingerprint = hex.EncodeToString(h.Sum(nil))
@@ -151,11 +169,11 @@ var (
 func loadAll() (map[string]*Artifact, error) {
 	all := make(map[string]*Artifact)
 	for _, name := range Names() {
-		abiJSON, err := artifactFiles.ReadFile("artifacts/" + name + ".abi")
+		abiData, err := abiJSON(name)
 		if err != nil {
 			return nil, err
 		}
-		parsed, err := abi.JSON(bytes.NewReader(abiJSON))
+		parsed, err := abi.JSON(bytes.NewReader(abiData))
 		if err != nil {
 			return nil, fmt.Errorf("contracts: parse ABI of %s: %w", name, err)
 		}

@@ -2,6 +2,8 @@
 # Compiles the Solidity sources in src/ with the solc pinned in package-lock.json and writes the
 # ABI (.abi) and creation bytecode (.bin) of every deployable contract to artifacts/, or to the
 # directory given as the first argument (the Go test uses that to check the committed artifacts).
+# Written to artifacts/, the ABIs of the contracts the services call on any network go to
+# ../abis/ instead (the ones already there), so that the services link no bytecode.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -106,3 +108,9 @@ for (const [name, dir] of Object.entries(aave)) {
   if (Object.keys(links).length) fs.writeFileSync(`${base}.links`, JSON.stringify(links) + "\n");
 }
 JS
+
+if [ "$out" = "$here/artifacts" ]; then
+  for f in ../abis/*.abi; do
+    mv "$out/$(basename "$f")" "$f"
+  done
+fi

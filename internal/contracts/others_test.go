@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/sigil/sigil/internal/abis"
 	"github.com/sigil/sigil/internal/contracts"
 )
 
@@ -129,9 +130,9 @@ func TestLendingPoolLiquidityRate(t *testing.T) {
 	t.Parallel()
 	c := newTestChain(t)
 	usdc, usdt, pool := c.addr(contracts.USDC), c.addr(contracts.USDT), c.addr(contracts.Lending)
-	reserve := func(asset common.Address) contracts.ReserveData {
+	reserve := func(asset common.Address) abis.ReserveData {
 		t.Helper()
-		d, err := contracts.AsReserveData(c.call(contracts.Lending, "getReserveData", asset))
+		d, err := abis.AsReserveData(c.call(contracts.Lending, "getReserveData", asset))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,9 +310,12 @@ func TestArtifactsMatchSources(t *testing.T) {
 	out := builtArtifacts(t)
 	for _, name := range contracts.Names() {
 		for _, ext := range []string{".abi", ".bin", ".links"} {
-			built, committed := readOptional(t, filepath.Join(out, name+ext)), readOptional(t, filepath.Join("artifacts", name+ext))
-			if built != committed {
-				t.Errorf("artifacts/%s%s differs from what build.sh produces from src/: run internal/contracts/build.sh and commit", name, ext)
+			committed := filepath.Join("artifacts", name+ext)
+			if _, ok := abis.JSON(name); ok && ext == ".abi" {
+				committed = filepath.Join("..", "abis", name+ext) // where build.sh moves it
+			}
+			if readOptional(t, filepath.Join(out, name+ext)) != readOptional(t, committed) {
+				t.Errorf("%s differs from what build.sh produces from src/: run internal/contracts/build.sh and commit", committed)
 			}
 		}
 	}

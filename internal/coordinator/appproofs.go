@@ -75,11 +75,14 @@ func (x *execution) proveOutcome(rec *record, orgBefore []byte, evaluations []ap
 	if err != nil {
 		return err
 	}
-	ctxData, _ := json.Marshal(map[string]any{"type": rec.Type, "intent": rec.Intent, "fingerprint": rec.Fingerprint, "evaluations": evaluations})
+	// The fingerprint is signed in the form the activity shows ("sha256:<hex>"). Proofs made before that form was
+	// adopted signed the bare digest; they verify as they were signed, since a proof is checked over its own payload.
+	fingerprint := wireFingerprint(rec.Fingerprint)
+	ctxData, _ := json.Marshal(map[string]any{"type": rec.Type, "intent": rec.Intent, "fingerprint": fingerprint, "evaluations": evaluations})
 	approvals := []api.RequestApproval{}
 	for _, v := range rec.Votes {
 		if v.Selection == api.VoteApproved {
-			approvals = append(approvals, api.RequestApproval{UserID: v.UserID, PublicKey: v.PublicKey, Signature: v.Signature, Fingerprint: rec.Fingerprint})
+			approvals = append(approvals, api.RequestApproval{UserID: v.UserID, PublicKey: v.PublicKey, Signature: v.Signature, Fingerprint: fingerprint})
 		}
 	}
 	parentDigest := ""

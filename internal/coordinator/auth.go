@@ -27,8 +27,9 @@ type principal struct {
 	Signature string // hex
 	ViaParent bool   // the credential belongs to the parent of the request's organization
 	// Attestation is the verification token of an X-Stamp-Attested stamp (auth_attested.go): the user is the one
-	// whose contact it verified.
+	// whose contact it verified. Identity is the OIDC identity of one with an OIDC token.
 	Attestation *token.VerificationClaims
+	Identity    *OAuthProvider
 }
 
 // The documented answers for a request's organization.

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"slices"
 
 	"github.com/sigil/sigil/api"
 	"github.com/sigil/sigil/apierr"
@@ -38,11 +37,11 @@ func (c *Coordinator) authenticateAttested(ctx context.Context, org *Org, s *sta
 		}
 		p.User, p.CredType, p.Attestation = user, api.CredentialOTPAuthKeyP256, &claims
 	case stamp.AttestedSchemeOIDC:
-		user, err := c.attestedByOIDC(ctx, org, s)
+		user, identity, err := c.attestedByOIDC(ctx, org, s)
 		if err != nil {
 			return nil, err
 		}
-		p.User, p.CredType = user, "CREDENTIAL_TYPE_OAUTH_KEY_P256"
+		p.User, p.Identity, p.CredType = user, identity, "CREDENTIAL_TYPE_OAUTH_KEY_P256"
 	default:
 		return nil, apierr.Unauth("UNAUTHENTICATED", "malformed activity stamp: unknown X-Stamp-Attested scheme %q", s.Scheme)
 	}
@@ -71,19 +70,15 @@ func (c *Coordinator) attestedByVerificationToken(ctx context.Context, org *Org,
 	return claims, u, nil
 }
 
-func (c *Coordinator) attestedByOIDC(ctx context.Context, org *Org, s *stamp.AttestedStamp) (*User, error) {
+func (c *Coordinator) attestedByOIDC(ctx context.Context, org *Org, s *stamp.AttestedStamp) (*User, *OAuthProvider, error) {
 	claims, err := c.verifyOIDC(ctx, "publicKeyAttestation", s.Token, c.storedTokenKey(ctx), token.NonceForPublicKey(s.PublicKey))
 	if e := (*apierr.Error)(nil); errors.As(err, &e) && e.Code != apierr.Unavailable {
-		return nil, apierr.New(apierr.Unauthenticated, "INVALID_OIDC_TOKEN", "X-Stamp-Attested: %s", e.Message)
+		return nil, nil, apierr.New(apierr.Unauthenticated, "INVALID_OIDC_TOKEN", "X-Stamp-Attested: %s", e.Message)
 	} else if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for _, u := range org.Users {
-		for _, op := range u.OAuthProviders {
-			if op.Issuer == claims.Issuer && op.Subject == claims.Subject && slices.Contains(claims.Audience, op.Audience) {
-				return u, nil
-			}
-		}
+	if u, identity := userWithIdentity(org, claims); u != nil {
+		return u, identity, nil
 	}
-	return nil, apierr.Unauth("CREDENTIAL_NOT_FOUND", "X-Stamp-Attested: no user of organization %s has the OIDC identity the token names", org.ID)
+	return nil, nil, apierr.Unauth("CREDENTIAL_NOT_FOUND", "X-Stamp-Attested: no user of organization %s has the OIDC identity the token names", org.ID)
 }

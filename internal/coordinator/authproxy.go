@@ -185,8 +185,9 @@ func (x *execution) issueProxyKey(p *AuthProxyState, u *User) error {
 		return err
 	}
 	u.APIKeys = slices.DeleteFunc(u.APIKeys, func(k *APIKey) bool { return k.ID == p.APIKeyID })
+	// The proxy service's key, which the coordinator makes for it: it carries nothing of the credential enabling it.
 	ids, err := x.addAPIKeys(x.org, u, "authProxy.apiKey", []api.APIKeyParamsV2{{
-		APIKeyName: "auth proxy " + x.now.Format(time.RFC3339), PublicKey: key.PublicKeyHex(), CurveType: api.CurveP256}})
+		APIKeyName: "auth proxy " + x.now.Format(time.RFC3339), PublicKey: key.PublicKeyHex(), CurveType: api.CurveP256}}, lineage{})
 	if err != nil {
 		return err
 	}
@@ -373,6 +374,9 @@ func execUpdateAuthProxy(x *execution, p *api.UpdateAuthProxyConfigIntent) (*api
 	setString(&in.from, p.SendFromEmailAddress)
 	setString(&in.replyTo, p.ReplyToEmailAddress)
 	if err := in.validateSender(); err != nil { // normalizes the addresses
+		return nil, err
+	}
+	if err := x.checkSenders(in.from, in.replyTo); err != nil {
 		return nil, err
 	}
 	if p.SendFromEmailAddress != nil {

@@ -40,6 +40,10 @@ type Config struct {
 	MaxTimestampAge time.Duration
 	// MaxTimestampSkew is how far in the future an activity's timestampMs may be (default 5 minutes).
 	MaxTimestampSkew time.Duration
+	// StrictPolicyErrors decides a DENY policy whose condition fails because the activity does not have what it reads
+	// (eth.tx on a message signing, an activity.params the type lacks) as one that might apply: it denies. Off (the
+	// default), such a policy does not apply, as in the reference; see docs/API.md, "Policies that cannot be evaluated".
+	StrictPolicyErrors bool
 	// AllowedOrigins lists the browser origins allowed to call the API ("*" allows any).
 	AllowedOrigins []string
 	// TrustedProxies are the proxies whose X-Forwarded-For names a request's client, for the IP allowlists
@@ -61,12 +65,15 @@ type Config struct {
 	// OTP and login (see docs/OTP.md).
 	//
 	// Email delivers OTP e-mail (nil refuses OTP_TYPE_EMAIL); EmailFrom is the sender address when a request names
-	// none. EmailTemplates holds the organizations' custom templates (emailCustomization.templateId). Logos fetches
-	// emailCustomization.logoUrl (default: a notify.LogoFetcher that refuses private networks).
-	Email          notify.EmailSender
-	EmailFrom      string
-	EmailTemplates *notify.Templates
-	Logos          *notify.LogoFetcher
+	// none. EmailSenderDomains are the domains whose addresses a request may name instead, as its sender or reply-to
+	// address (none: EmailFrom only). EmailTemplates holds the organizations' custom templates
+	// (emailCustomization.templateId). Logos fetches emailCustomization.logoUrl (default: a notify.LogoFetcher that
+	// refuses private networks).
+	Email              notify.EmailSender
+	EmailFrom          string
+	EmailSenderDomains notify.SenderDomains
+	EmailTemplates     *notify.Templates
+	Logos              *notify.LogoFetcher
 	// SMS delivers OTP text messages (nil refuses OTP_TYPE_SMS).
 	SMS notify.SMSSender
 	// OTPLimits are the attempts, live codes, SMS rate limit and code lifetimes (default otp.DefaultLimits()).

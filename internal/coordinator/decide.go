@@ -95,6 +95,7 @@ func (c *Coordinator) policyRequest(r decisionRequest) (*policy.Request, error) 
 		RootOnly:            r.op.RootOnly,
 		OwnCredentialChange: r.op.OwnCredentials && ownCredentialChange(r.intent, r.submitterID),
 		VoterInConsensus:    r.voterInConsensus,
+		StrictDeny:          c.cfg.StrictPolicyErrors,
 		Policies:            policies,
 	}, nil
 }

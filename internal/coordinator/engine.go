@@ -2,8 +2,6 @@ package coordinator
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,7 +70,7 @@ func (c *Coordinator) Submit(ctx context.Context, path string, header http.Heade
 	if target, err := c.votedOn(ctx, rec); target != nil || err != nil {
 		return target, err
 	}
-	return &api.ActivityResponse{Activity: rec.render(sub.who.User.ID)}, nil
+	return &api.ActivityResponse{Activity: rec.answer(sub.who.User.ID)}, nil
 }
 
 // votedOn answers a completed vote with the activity voted on, as the reference's SDKs expect.
@@ -147,8 +145,7 @@ func (c *Coordinator) prepare(ctx context.Context, path string, header http.Head
 	if sub.who.ViaParent && !sub.op.ByParent {
 		return nil, apierr.Denied("%s in a sub-organization must be submitted by one of its own users; the parent organization's credentials may only read and log users in", sub.env.Type)
 	}
-	sum := sha256.Sum256(body)
-	sub.fingerprint = hex.EncodeToString(sum[:])
+	sub.fingerprint = bodyDigest(body)
 	return sub, nil
 }
 
@@ -384,7 +381,7 @@ func (c *Coordinator) newRecord(sub *submission, who *principal) *record {
 	return &record{
 		spec: sub.op.ActivitySpec,
 		ID:   id, OrganizationID: sub.org.ID, Type: sub.env.Type, Status: api.StatusPending,
-		TimestampMs: sub.env.TimestampMs, Fingerprint: sub.fingerprint, Intent: intent,
+		TimestampMs: sub.env.TimestampMs, Fingerprint: sub.fingerprint, Intent: intent, CredentialID: who.CredID,
 		Votes:     []api.Vote{c.approval(id, who, now)},
 		CreatedAt: now, UpdatedAt: now,
 	}
@@ -532,7 +529,7 @@ func (c *Coordinator) execute(x *execution, run func() (any, error), measures []
 		}
 		return failOrAbort(err, rec, x.now)
 	}
-	if rec.Result, err = json.Marshal(result); err != nil {
+	if err := rec.setResult(result); err != nil {
 		return err
 	}
 	rec.Status = api.StatusCompleted

@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
@@ -83,22 +84,34 @@ type signerDocument struct {
 	TokenPublicKey string `json:"tokenPublicKey"`
 }
 
+// SignerPublicKey is the signer key of the signer document (created on first use), uncompressed P-256 in hex: what
+// Sigil's frames check export and import bundles against.
+func (c *Coordinator) SignerPublicKey(ctx context.Context) (string, error) {
+	return c.ownPublicKey(ctx, signerKeyName)
+}
+
+// ownPublicKey is the public half of one of the coordinator's own keys, uncompressed P-256 in hex.
+func (c *Coordinator) ownPublicKey(ctx context.Context, name string) (string, error) {
+	key, err := c.ownKey(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	pub, err := key.PublicKey.ECDH()
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(pub.Bytes()), nil
+}
+
 // serveSignerKey publishes the signer document; both keys are created on first use.
 func (c *Coordinator) serveSignerKey(r *http.Request) (any, error) {
 	var doc signerDocument
-	for _, k := range []struct {
-		name string
-		out  *string
-	}{{signerKeyName, &doc.PublicKey}, {tokenKeyName, &doc.TokenPublicKey}} {
-		key, err := c.ownKey(r.Context(), k.name)
-		if err != nil {
-			return nil, err
-		}
-		pub, err := key.PublicKey.ECDH()
-		if err != nil {
-			return nil, err
-		}
-		*k.out = hex.EncodeToString(pub.Bytes())
+	var err error
+	if doc.PublicKey, err = c.ownPublicKey(r.Context(), signerKeyName); err != nil {
+		return nil, err
+	}
+	if doc.TokenPublicKey, err = c.ownPublicKey(r.Context(), tokenKeyName); err != nil {
+		return nil, err
 	}
 	return doc, nil
 }

@@ -94,7 +94,7 @@ func execCreateInvitations(x *execution, p *api.CreateInvitationsIntent) (*api.C
 }
 
 // checkInvitable refuses an invitation to an address a user of the organization has or an open invitation names, from
-// a sender who is not a user of the organization, or with tags the organization does not have.
+// a sender who is not the submitting user, or with tags the organization does not have.
 func (x *execution) checkInvitable(path string, inv api.InvitationParams) error {
 	for _, u := range x.org.Users {
 		if strings.EqualFold(u.Email, inv.ReceiverUserEmail) {
@@ -108,6 +108,10 @@ func (x *execution) checkInvitable(path string, inv api.InvitationParams) error 
 	}
 	if x.org.User(inv.SenderUserID) == nil {
 		return apierr.NotFoundf("%s.senderUserId: user %s not found in organization %s", path, inv.SenderUserID, x.org.ID)
+	}
+	// The invitation says who sent it: that is whoever submits it, never another user it would speak for.
+	if inv.SenderUserID != x.who.User.ID {
+		return apierr.Denied("%s.senderUserId: an invitation is sent by the user who submits it (%s), not by user %s", path, x.who.User.ID, inv.SenderUserID)
 	}
 	for i, tagID := range inv.ReceiverUserTags {
 		if x.org.Tag(tagID) == nil {

@@ -2,6 +2,7 @@ package coordinator_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/sigil/sigil/api"
@@ -72,4 +73,36 @@ func TestInvitations(t *testing.T) {
 			t.Errorf("inviting a revoked address again: %v", err)
 		}
 	})
+}
+
+// An invitation says who sent it, and that is the user who submits it: naming another user of the organization as
+// the sender is refused, and nothing is recorded.
+func TestInvitationSenderIsTheSubmitter(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := newStack(t, b)
+		org, root := s.boot.OrganizationID, s.boot.UserID
+		aliceID, alice := s.createUser(org, s.root, "alice")
+		allowInvitations(t, s, org, aliceID)
+		_, _, err := alice.CreateInvitations(ctx, org, api.CreateInvitationsIntent{Invitations: []api.InvitationParams{invitation("eve@example.com", root)}})
+		if !client.IsCode(err, apierr.PermissionDenied) || !strings.Contains(err.Error(), "senderUserId") {
+			t.Fatalf("alice's invitation sent in the root user's name: %v", err)
+		}
+		if o, _ := s.root.GetOrganization(ctx, org); len(o.OrganizationData.Invitations) != 0 {
+			t.Fatalf("the refused invitation was recorded: %+v", o.OrganizationData.Invitations)
+		}
+		if _, _, err := alice.CreateInvitations(ctx, org, api.CreateInvitationsIntent{Invitations: []api.InvitationParams{invitation("eve@example.com", aliceID)}}); err != nil {
+			t.Fatalf("alice's invitation in her own name: %v", err)
+		}
+	})
+}
+
+// allowInvitations lets the user create invitations, by a policy.
+func allowInvitations(t *testing.T, s *stack, org, userID string) {
+	t.Helper()
+	if _, _, err := s.root.CreatePolicy(context.Background(), org, api.CreatePolicyIntentV3{PolicyName: "invite", Effect: api.EffectAllow,
+		Consensus: "approvers.any(user, user.id == '" + userID + "')", Condition: "activity.resource == 'INVITATION'", Notes: ""}); err != nil {
+		t.Fatal(err)
+	}
 }

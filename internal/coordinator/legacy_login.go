@@ -185,7 +185,7 @@ func (x *execution) emailAuth(l legacyEmail) (*api.EmailAuthResult, error) {
 		return nil, err
 	}
 	key, u, err := x.mailCredential(l, credentialSpec{name: l.apiKeyName, defaultName: "Email Auth", invalidate: l.invalidate,
-		credType: api.CredentialEmailAuth, method: api.AuthEmailOTP})
+		credType: api.CredentialEmailAuth, method: api.AuthEmailOTP, from: x.madeByFactor()})
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +269,7 @@ func (x *execution) initRecovery(l legacyEmail) (*api.InitUserEmailRecoveryResul
 	if u, err := userByContact(x.org, string(otp.TypeEmail), l.email); err == nil {
 		u.APIKeys = slices.DeleteFunc(u.APIKeys, func(k *APIKey) bool { return k.Type == api.CredentialRecoverUser })
 	}
-	_, u, err := x.mailCredential(l, credentialSpec{defaultName: "Recovery", credType: api.CredentialRecoverUser})
+	_, u, err := x.mailCredential(l, credentialSpec{defaultName: "Recovery", credType: api.CredentialRecoverUser, from: x.madeByFactor()})
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +293,7 @@ func execRecoverUser(x *execution, p *api.RecoverUserIntent) (*api.RecoverUserRe
 	if len(u.Authenticators) >= maxCredsPerUser {
 		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "user %s has %d passkeys; delete one first", u.ID, len(u.Authenticators))
 	}
-	ids, err := x.addAuthenticators(x.org, u, "parameters.authenticator", []api.AuthenticatorParamsV2{p.Authenticator})
+	ids, err := x.addAuthenticators(x.org, u, "parameters.authenticator", []api.AuthenticatorParamsV2{p.Authenticator}, x.madeByStamp())
 	if err != nil {
 		return nil, err
 	}
@@ -414,7 +414,7 @@ func execOtpAuth(x *execution, p *api.OtpAuthIntent) (*api.OtpAuthResult, error)
 	markVerified(u, token.VerificationClaims{VerificationType: rec.Type})
 	key, credentials, err := x.targetCredential(u, p.TargetPublicKey, credentialSpec{name: p.APIKeyName, defaultName: "OTP Auth",
 		ttl: ttl, invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, credType: api.CredentialOTPAuthKeyP256,
-		method: otpMethod(rec.Type)})
+		method: otpMethod(rec.Type), from: x.madeByFactor()})
 	if err != nil {
 		return nil, err
 	}
@@ -447,13 +447,13 @@ func execOauth(x *execution, p *api.OauthIntent) (*api.OauthResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := userWithIdentity(x.org, claims)
+	u, identity := userWithIdentity(x.org, claims)
 	if u == nil {
 		return nil, apierr.NotFoundf("no user of organization %s has the OIDC identity the token names (issuer %s); link it with CREATE_OAUTH_PROVIDERS_V2 or log in to the organization that holds it", x.org.ID, claims.Issuer)
 	}
 	key, credentials, err := x.targetCredential(u, p.TargetPublicKey, credentialSpec{name: p.APIKeyName, defaultName: "Oauth",
 		ttl: ttl, invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, credType: api.CredentialOAuthP256,
-		method: api.AuthOAuth})
+		method: api.AuthOAuth, from: x.madeWithIdentity(u, identity)})
 	if err != nil {
 		return nil, err
 	}

@@ -134,7 +134,8 @@ func (x *execution) otpLogin(l otpLoginRequest) (*api.OtpLoginResult, error) {
 		return nil, apierr.New(apierr.InvalidArgument, "REQUEST_INVALID", "verificationToken %s has already been used; verify a new code to log in again", claims.ID)
 	}
 	markVerified(u, claims)
-	session, err := x.openSession(u, sessionKey, ttl, l.invalidate, api.CredentialOTPAuthKeyP256, l.profile)
+	session, err := x.openSession(u, sessionKeySpec{publicKey: sessionKey, ttl: ttl, invalidate: l.invalidate,
+		credType: api.CredentialOTPAuthKeyP256, profileID: l.profile, from: x.madeByFactor()})
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +231,8 @@ func execStampLogin(x *execution, p *api.StampLoginIntent) (*api.StampLoginResul
 	if a := x.who.Attestation; a != nil {
 		markVerified(x.who.User, *a)
 	}
-	session, err := x.openSession(x.who.User, sessionKey, ttl, p.InvalidateExisting != nil && *p.InvalidateExisting, api.CredentialLogin, p.SessionProfileID)
+	session, err := x.openSession(x.who.User, sessionKeySpec{publicKey: sessionKey, ttl: ttl, invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting,
+		credType: api.CredentialLogin, profileID: p.SessionProfileID, from: x.madeByStamp()})
 	if err != nil {
 		return nil, err
 	}
@@ -252,61 +254,87 @@ func (x *execution) sessionTTL(expirationSeconds string) (time.Duration, error) 
 	return ttl, nil
 }
 
-// openSession registers sessionKey as a credential of u expiring after ttl and returns the session JWT. Expired login
-// credentials of u are removed on the way, and with invalidate every other login credential too. With a session
-// profile (profileID, found in the organization or its parent), the session lasts at most the profile's expiration,
-// is typed by the profile's name, and every request made with it must satisfy the profile's scope (enforceProfile).
-func (x *execution) openSession(u *User, sessionKey string, ttl time.Duration, invalidate bool, credType, profileID string) (string, error) {
-	var profile *SessionProfile
-	if profileID != "" {
-		var err error
-		if profile, err = x.c.sessionProfile(x.ctx, x.org, profileID); err != nil {
-			return "", err
-		}
-		if cap := profile.maxTTL(); cap > 0 && ttl > cap {
-			ttl = cap
-		}
-	}
-	key, err := x.registerSessionKey(u, sessionKey, "", ttl, invalidate, credType)
+// sessionKeySpec is a session key to register as a credential of a user.
+type sessionKeySpec struct {
+	publicKey  string // compressed hex
+	name       string // empty: session-<unix milliseconds>
+	ttl        time.Duration
+	invalidate bool // remove every other login credential of the user
+	credType   string
+	profileID  string  // the session profile the login asks for; "" for none
+	from       lineage // what it is made with (lineage.go)
+}
+
+// openSession registers a session key of u and returns the session JWT. With a session profile, the session is typed
+// by the profile's name, and every request made with it must satisfy the profile's scope (enforceProfile).
+func (x *execution) openSession(u *User, s sessionKeySpec) (string, error) {
+	key, profile, err := x.registerSessionKey(u, s)
 	if err != nil {
 		return "", err
 	}
 	claims := token.SessionClaims{ExpiresAt: key.ExpiresAt, PublicKey: key.PublicKey, SessionType: token.SessionTypeReadWrite,
 		UserID: u.ID, OrganizationID: x.org.ID}
 	if profile != nil {
-		key.SessionProfileID = profile.ID
 		claims.SessionType, claims.SessionProfileID, claims.Scope = profile.Name, profile.ID, profile.Scope
 	}
 	return x.sessionClaims(claims)
 }
 
-// registerSessionKey registers a session key as a credential of u of type credType, expiring after ttl (named name, or
-// after the time it was made). Expired login credentials of u are removed on the way, and with invalidate every other
-// login credential too.
-func (x *execution) registerSessionKey(u *User, sessionKey, name string, ttl time.Duration, invalidate bool, credType string) (*APIKey, error) {
-	expires := x.now.Add(ttl)
+// registerSessionKey registers a session key as a credential of u, expiring after its ttl, and returns it with the
+// session profile that binds it (nil for none). Expired login credentials of u are removed on the way, and with
+// invalidate every other login credential too. The profile is the one the login asks for (found in the organization
+// or its parent), or the one binding the credential the session is made with, which the session keeps (lineage.go):
+// the session then lasts at most the profile's expiration, and no longer than the credential it is made with.
+func (x *execution) registerSessionKey(u *User, s sessionKeySpec) (*APIKey, *SessionProfile, error) {
+	if err := s.from.usable(x.now); err != nil {
+		return nil, nil, err
+	}
+	profileID := s.profileID
+	if inherited := s.from.profile; inherited != "" {
+		if profileID != "" && profileID != inherited {
+			return nil, nil, apierr.Denied("this request was stamped by a session of session profile %s, and the sessions it opens keep that profile; it cannot ask for profile %s", inherited, profileID)
+		}
+		profileID = inherited
+	}
+	var profile *SessionProfile
+	ttl := s.ttl
+	if profileID != "" {
+		var err error
+		if profile, err = x.c.sessionProfile(x.ctx, x.org, profileID); err != nil {
+			return nil, nil, err
+		}
+		if cap := profile.maxTTL(); cap > 0 && ttl > cap {
+			ttl = cap
+		}
+	}
 	u.APIKeys = slices.DeleteFunc(u.APIKeys, func(k *APIKey) bool {
-		return slices.Contains(loginCredentialTypes, k.Type) && (invalidate || k.Expired(x.now))
+		return slices.Contains(loginCredentialTypes, k.Type) && (s.invalidate || k.Expired(x.now))
 	})
-	if owner, key := x.org.apiKeyByPublicKey(sessionKey); owner != nil {
+	if owner, key := x.org.apiKeyByPublicKey(s.publicKey); owner != nil {
 		if owner.ID != u.ID || !slices.Contains(loginCredentialTypes, key.Type) {
-			return nil, apierr.Conflict("parameters.publicKey: this public key is already registered in the organization; generate a new key for each session")
+			return nil, nil, apierr.Conflict("parameters.publicKey: this public key is already registered in the organization; generate a new key for each session")
 		}
 		// The same session key logging in again: its session is renewed.
 		u.APIKeys = slices.DeleteFunc(u.APIKeys, func(k *APIKey) bool { return k == key })
 	}
 	if len(u.APIKeys) >= maxCredsPerUser {
-		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "user %s has %d credentials; log in with invalidateExisting or delete some API keys", u.ID, len(u.APIKeys))
+		return nil, nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "user %s has %d credentials; log in with invalidateExisting or delete some API keys", u.ID, len(u.APIKeys))
 	}
+	name := s.name
 	if name == "" {
 		name = "session-" + strconv.FormatInt(x.now.UnixMilli(), 10)
 	}
-	secs := int64(ttl / time.Second)
-	key := &APIKey{ID: newID(), Name: name, PublicKey: sessionKey, Curve: api.CurveP256, Type: credType,
-		Expiration: strconv.FormatInt(secs, 10), ExpiresAt: expires, CreatedAt: x.now, UpdatedAt: x.now}
+	key := &APIKey{ID: newID(), Name: name, PublicKey: s.publicKey, Curve: api.CurveP256, Type: s.credType,
+		Expiration: strconv.FormatInt(int64(ttl/time.Second), 10), ExpiresAt: x.now.Add(ttl), CreatedAt: x.now, UpdatedAt: x.now}
+	if profile != nil {
+		key.SessionProfileID = profile.ID
+	}
+	if err := s.from.bindKey(u, key, x.now); err != nil {
+		return nil, nil, err
+	}
 	u.APIKeys = append(u.APIKeys, key)
 	u.UpdatedAt = x.now
-	return key, nil
+	return key, profile, nil
 }
 
 // sessionToken is the session JWT of u for a session key.

@@ -361,18 +361,20 @@ func (c *Coordinator) applicableMfaPolicy(u *User, in *policy.Input) *MfaPolicy 
 	return nil
 }
 
-// mfaProgress walks the user's approvals in order: each credential not used before meets the next step if one of
-// its methods matches one of the step's.
+// mfaProgress walks the user's approvals in order: each credential meets the next step if one of its methods matches
+// one of the step's, and no credential of its line (itself, the credential it was made with, or another made from the
+// same: lineage.go) met one before.
 func mfaProgress(u *User, mp *MfaPolicy, votes []api.Vote) api.MfaStatus {
 	s := api.MfaStatus{MfaPolicyID: mp.ID, UserID: u.ID, SatisfiedMethods: []api.AuthenticationMethod{}, RequiredMethods: mp.Required}
-	used := map[string]bool{}
+	used := map[string]bool{} // lines that met a step
 	step := 0
 	for _, v := range votes {
-		if v.UserID != u.ID || v.Selection != api.VoteApproved || used[v.PublicKey] || step == len(mp.Required) {
+		line := lineOf(u, v.PublicKey)
+		if v.UserID != u.ID || v.Selection != api.VoteApproved || used[line] || step == len(mp.Required) {
 			continue
 		}
 		if m, ok := matchStep(mp.Required[step], authMethods(u, v.PublicKey)); ok {
-			used[v.PublicKey] = true
+			used[line] = true
 			s.SatisfiedMethods = append(s.SatisfiedMethods, m)
 			step++
 		}

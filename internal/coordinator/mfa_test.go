@@ -18,25 +18,55 @@ import (
 	"github.com/sigil/sigil/stamp/softauthn"
 )
 
-// addPasskey registers a new passkey for the user and returns it.
-func (s *stack) addPasskey(orgID, userID string) *softauthn.Authenticator {
-	s.t.Helper()
+// newPasskey makes a software passkey and its registration parameters.
+func newPasskey(t testing.TB) (*softauthn.Authenticator, api.AuthenticatorParamsV2) {
+	t.Helper()
 	passkey, err := softauthn.New("app.example", "https://app.example")
 	if err != nil {
-		s.t.Fatal(err)
+		t.Fatal(err)
 	}
 	reg, err := passkey.Register(softauthn.NewChallenge())
 	if err != nil {
-		s.t.Fatal(err)
+		t.Fatal(err)
 	}
 	var params api.AuthenticatorParamsV2
 	raw, _ := json.Marshal(reg)
 	_ = json.Unmarshal(raw, &params)
 	params.AuthenticatorName = "passkey"
+	return passkey, params
+}
+
+// addPasskey registers a new passkey for the user with the root user's API key, and returns it. For the root user
+// itself, the passkey is then of the API key's line: the two never meet two steps of one MFA policy.
+func (s *stack) addPasskey(orgID, userID string) *softauthn.Authenticator {
+	s.t.Helper()
+	passkey, params := newPasskey(s.t)
 	if _, _, err := s.root.CreateAuthenticators(context.Background(), orgID, api.CreateAuthenticatorsIntentV2{UserID: userID, Authenticators: []api.AuthenticatorParamsV2{params}}); err != nil {
 		s.t.Fatal(err)
 	}
 	return passkey
+}
+
+// createUserWithPasskey creates a user with an API key and a passkey, both registered by the root user (so each
+// starts a line of its own), allowed to create wallets; it returns the user's id, a client of its API key and the
+// passkey.
+func (s *stack) createUserWithPasskey(orgID, name string) (string, *client.Client, *softauthn.Authenticator) {
+	s.t.Helper()
+	ctx := context.Background()
+	key, keyParams := newKey(s.t, stamp.CurveP256)
+	passkey, passkeyParams := newPasskey(s.t)
+	res, _, err := s.root.CreateUsers(ctx, orgID, api.CreateUsersIntentV4{Users: []api.UserParamsV4{{UserName: name,
+		APIKeys: []api.APIKeyParamsV2{keyParams}, Authenticators: []api.AuthenticatorParamsV2{passkeyParams},
+		OauthProviders: []api.OauthProviderParamsV2{}, UserTags: []string{}}}})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	id := res.UserIDs[0]
+	if _, _, err := s.root.CreatePolicy(ctx, orgID, api.CreatePolicyIntentV3{PolicyName: name + " makes wallets", Effect: api.EffectAllow,
+		Consensus: "approvers.any(user, user.id == '" + id + "')", Condition: "activity.resource == 'WALLET'", Notes: ""}); err != nil {
+		s.t.Fatal(err)
+	}
+	return id, s.client(key), passkey
 }
 
 func steps(types ...string) []api.RequiredAuthenticationMethod {
@@ -116,22 +146,22 @@ func TestMfaPolicySteps(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
 		s := newStack(t, b)
-		org, user := s.boot.OrganizationID, s.boot.UserID
-		passkey := s.addPasskey(org, user)
+		org := s.boot.OrganizationID
+		user, bob, passkey := s.createUserWithPasskey(org, "bob")
 		if _, _, err := s.root.CreateMfaPolicy(ctx, org, api.CreateMfaPolicyIntent{UserID: user, MfaPolicyName: "all",
 			Condition: "true", RequiredAuthenticationMethods: steps(api.AuthAPIKey, api.AuthPasskey), Order: 1}); err != nil {
 			t.Fatal(err)
 		}
-		a := pendingMfa(t, s.root, org, "two steps")
-		status, _ := s.root.GetMfaStatus(ctx, org, a.ID)
+		a := pendingMfa(t, bob, org, "two steps")
+		status, _ := bob.GetMfaStatus(ctx, org, a.ID)
 		if st := status.MfaStatuses[0]; st.Satisfied || len(st.SatisfiedMethods) != 1 || st.SatisfiedMethods[0].Type != api.AuthAPIKey {
 			t.Fatalf("after the submission: %+v", st)
 		}
 		if done, err := s.client(passkey).ApproveActivity(ctx, org, a.Fingerprint); err != nil || done.Status != api.StatusCompleted {
 			t.Fatalf("the second step: %+v %v", done, err)
 		}
-		b2 := pendingMfa(t, s.root, org, "rejected")
-		if r, err := s.root.RejectActivity(ctx, org, b2.Fingerprint); !client.IsCode(err, apierr.AlreadyExists) {
+		b2 := pendingMfa(t, bob, org, "rejected")
+		if r, err := bob.RejectActivity(ctx, org, b2.Fingerprint); !client.IsCode(err, apierr.AlreadyExists) {
 			t.Errorf("rejecting with the submitting credential: %+v %v", r, err)
 		}
 		if r, err := s.client(passkey).RejectActivity(ctx, org, b2.Fingerprint); err != nil && !isRejected(err) {
@@ -321,6 +351,89 @@ func TestMfaPolicySigning(t *testing.T) {
 		pub, err := crypto.SigToPub(digest, rsv)
 		if err != nil || !strings.EqualFold(crypto.PubkeyToAddress(*pub).Hex(), w.Addresses[0]) {
 			t.Errorf("the signature recovers %v (%v), want %s", pub, err, w.Addresses[0])
+		}
+	})
+}
+
+// Steps [API_KEY] then [SESSION | PASSKEY]: the API key that submitted a signing (and met the first step) cannot meet
+// the second through anything it made — a read-write session, a session of STAMP_LOGIN, a passkey it registered, or a
+// session of an OIDC identity it linked. A session opened with a factor of its own (an e-mail code) meets it.
+func TestMfaStepsNeedCredentialsNotMadeByEachOther(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := newOAuthStack(t, b)
+		org, user := s.boot.OrganizationID, s.boot.UserID
+		w, _, err := s.root.CreateWallet(ctx, org, api.CreateWalletIntent{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.root.CreateMfaPolicy(ctx, org, api.CreateMfaPolicyIntent{UserID: user, MfaPolicyName: "signing needs two",
+			Condition: "activity.action == 'SIGN'", Order: 0, RequiredAuthenticationMethods: []api.RequiredAuthenticationMethod{
+				{Any: []api.AuthenticationMethod{{Type: api.AuthAPIKey}}},
+				{Any: []api.AuthenticationMethod{{Type: api.AuthSession}, {Type: api.AuthPasskey}}}}}); err != nil {
+			t.Fatal(err)
+		}
+		_, held, err := s.root.SignRawPayload(ctx, org, api.SignRawPayloadIntentV2{SignWith: w.Addresses[0],
+			Payload: hex.EncodeToString(crypto.Keccak256([]byte("approve me yourself"))), Encoding: "PAYLOAD_ENCODING_HEXADECIMAL", HashFunction: "HASH_FUNCTION_NO_OP"})
+		if held == nil || held.Status != api.StatusAuthenticatorsNeeded {
+			t.Fatalf("a signing needing a second factor: %+v %v", held, err)
+		}
+
+		made := map[string]*client.Client{}
+		target, targetHex := newTarget(t)
+		rw, _, err := s.root.CreateReadWriteSession(ctx, org, api.CreateReadWriteSessionIntentV2{TargetPublicKey: targetHex})
+		if err != nil {
+			t.Fatal(err)
+		}
+		made["a read-write session"] = s.clientFor(openBundle(t, target, rw.CredentialBundle))
+		loginKey := mustKey(t)
+		if _, _, err := s.root.StampLogin(ctx, org, api.StampLoginIntent{PublicKey: loginKey.PublicKeyHex()}); err != nil {
+			t.Fatal(err)
+		}
+		made["a STAMP_LOGIN session"] = s.clientFor(loginKey)
+		passkey, params := newPasskey(t)
+		if _, _, err := s.root.CreateAuthenticators(ctx, org, api.CreateAuthenticatorsIntentV2{UserID: user, Authenticators: []api.AuthenticatorParamsV2{params}}); err != nil {
+			t.Fatal(err)
+		}
+		made["a passkey it registered"] = s.clientFor(passkey)
+		if _, _, err := s.root.CreateOauthProviders(ctx, org, api.CreateOauthProvidersIntentV2{UserID: user,
+			OauthProviders: []api.OauthProviderParamsV2{{ProviderName: "attacker's", OidcToken: s.idp.IDToken(nil)}}}); err != nil {
+			t.Fatal(err)
+		}
+		oauthKey := mustKey(t)
+		if _, _, err := s.root.OauthLogin(ctx, org, api.OauthLoginIntent{OidcToken: s.idp.IDToken(nonceFor(oauthKey.PublicKeyHex())), PublicKey: oauthKey.PublicKeyHex()}); err != nil {
+			t.Fatal(err)
+		}
+		made["a session of an OIDC identity it linked"] = s.clientFor(oauthKey)
+		for name, c := range made {
+			// Its approval meets no step: refused as a vote that changes nothing.
+			if a, err := c.ApproveActivity(ctx, org, held.Fingerprint); !client.IsCode(err, apierr.AlreadyExists) {
+				t.Errorf("%s, made by the API key, approved as the second factor: %+v %v", name, a, err)
+			}
+		}
+		if got, _ := s.root.GetActivity(ctx, org, held.ID); got.Activity.Status != api.StatusAuthenticatorsNeeded {
+			t.Fatalf("the signing after the approvals of what the key made: %s", got.Activity.Status)
+		}
+
+		// A session of an e-mail code the user received: a factor of its own.
+		if _, _, err := s.root.UpdateUserEmail(ctx, org, api.UpdateUserEmailIntent{UserID: user, UserEmail: "root@example.com"}); err != nil {
+			t.Fatal(err)
+		}
+		init, _, err := s.root.InitOtp(ctx, org, api.InitOtpIntentV2{OtpType: api.OtpTypeEmail, Contact: "root@example.com", AppName: "Acme"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ver, _, err := s.root.VerifyOtp(ctx, org, api.VerifyOtpIntent{OtpID: init.OtpID, OtpCode: s.lastCode("root@example.com")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		otpKey := mustKey(t)
+		if _, _, err := s.root.OtpLogin(ctx, org, api.OtpLoginIntent{VerificationToken: ver.VerificationToken, PublicKey: otpKey.PublicKeyHex()}); err != nil {
+			t.Fatal(err)
+		}
+		if done, err := s.clientFor(otpKey).ApproveActivity(ctx, org, held.Fingerprint); err != nil || done.Status != api.StatusCompleted {
+			t.Fatalf("the approval of a session of an e-mail code: %+v %v", done, err)
 		}
 	})
 }

@@ -179,15 +179,15 @@ func (x *execution) oidcIdentity(path, raw string) (*api.OidcClaims, error) {
 }
 
 // userWithIdentity finds the user of org holding the token's identity (any of its audiences).
-func userWithIdentity(org *Org, c *oidc.Claims) *User {
+func userWithIdentity(org *Org, c *oidc.Claims) (*User, *OAuthProvider) {
 	for _, u := range org.Users {
 		for _, op := range u.OAuthProviders {
 			if op.Issuer == c.Issuer && op.Subject == c.Subject && slices.Contains(c.Audience, op.Audience) {
-				return u
+				return u, op
 			}
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 func validateOauthLogin(p *api.OauthLoginIntent) error {
@@ -215,11 +215,12 @@ func execOauthLogin(x *execution, p *api.OauthLoginIntent) (*api.OauthLoginResul
 	if err != nil {
 		return nil, err
 	}
-	u := userWithIdentity(x.org, claims)
+	u, identity := userWithIdentity(x.org, claims)
 	if u == nil {
 		return nil, apierr.NotFoundf("no user of organization %s has the OIDC identity the token names (issuer %s); link it with CREATE_OAUTH_PROVIDERS_V2 or log in to the organization that holds it", x.org.ID, claims.Issuer)
 	}
-	session, err := x.openSession(u, sessionKey, ttl, p.InvalidateExisting != nil && *p.InvalidateExisting, api.CredentialOAuthP256, p.SessionProfileID)
+	session, err := x.openSession(u, sessionKeySpec{publicKey: sessionKey, ttl: ttl, invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting,
+		credType: api.CredentialOAuthP256, profileID: p.SessionProfileID, from: x.madeWithIdentity(u, identity)})
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +252,7 @@ func execCreateOauthProviders(x *execution, p *api.CreateOauthProvidersIntentV2)
 	if before+len(p.OauthProviders) > maxCredsPerUser {
 		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "user %s would have more than %d OAuth providers", u.ID, maxCredsPerUser)
 	}
-	if err := x.addOAuthProviders(x.org, u, "parameters.oauthProviders", oauthV2(p.OauthProviders)); err != nil {
+	if err := x.addOAuthProviders(x.org, u, "parameters.oauthProviders", oauthV2(p.OauthProviders), x.madeByStamp()); err != nil {
 		return nil, err
 	}
 	res := &api.CreateOauthProvidersResult{ProviderIDs: []string{}}

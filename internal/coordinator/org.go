@@ -92,6 +92,9 @@ type APIKey struct {
 	// Method is how the session of a session key was opened, as MFA policies name it (AUTHENTICATION_TYPE_OAUTH,
 	// _EMAIL_OTP, _SMS_OTP); empty when it is not known.
 	Method string `json:"method,omitempty"`
+	// CreatedBy and Origin say where the key came from (lineage.go).
+	CreatedBy string `json:"createdBy,omitempty"`
+	Origin    string `json:"origin,omitempty"`
 	// ExpiresAt is zero for a key that never expires.
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
 	CreatedAt time.Time `json:"createdAt"`
@@ -118,6 +121,10 @@ type Authenticator struct {
 	Transports        []string  `json:"transports"`
 	CreatedAt         time.Time `json:"createdAt"`
 	UpdatedAt         time.Time `json:"updatedAt"`
+
+	// CreatedBy and Origin say where the passkey came from (lineage.go).
+	CreatedBy string `json:"createdBy,omitempty"`
+	Origin    string `json:"origin,omitempty"`
 }
 
 // OAuthProvider is an OIDC identity (issuer, subject, audience) linked to a user.
@@ -129,6 +136,10 @@ type OAuthProvider struct {
 	Audience  string    `json:"audience"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+
+	// CreatedBy and Origin say where the link came from (lineage.go).
+	CreatedBy string `json:"createdBy,omitempty"`
+	Origin    string `json:"origin,omitempty"`
 }
 
 // Policy is a policy as stored: its expressions are sources, compiled (once per process) when decisions need them.

@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net/url"
@@ -344,6 +345,9 @@ func (x *execution) deliver(in otpInit, code string, ttl time.Duration) error {
 	var err error
 	switch in.typ {
 	case otp.TypeEmail:
+		if err := x.checkSenders(in.from, in.replyTo); err != nil {
+			return err
+		}
 		m := &notify.Mailer{Sender: x.c.cfg.Email, DefaultFrom: x.c.cfg.EmailFrom, Templates: x.c.cfg.EmailTemplates, Logos: x.c.cfg.Logos}
 		err = m.SendOTP(x.ctx, notify.OTPEmail{OrganizationID: x.org.ID, To: in.contact, AppName: in.appName, Code: code,
 			ExpiresIn: ttl, FromAddress: in.from, FromName: in.fromName, ReplyTo: in.replyTo, LogoURL: in.email.LogoURL,
@@ -380,6 +384,26 @@ func (x *execution) deliver(in otpInit, code string, ttl time.Duration) error {
 	}
 	x.c.cfg.Logger.Error("OTP delivery failed", "organization", x.org.ID, "activity", x.activityID, "channel", channel, "err", err)
 	return apierr.New(apierr.Unavailable, "INTERNAL", "the %s with the code could not be delivered (the delivery service refused it or could not be reached); no code was issued, try again later", channel)
+}
+
+// checkSenders refuses a sender or reply-to address that the operator does not let the submitting credential's
+// organization use: the mail leaves through the operator's server under the names it carries, so no tenant may send
+// as anyone it likes. The operator's own sender is always allowed; other addresses only at the domains the operator
+// lists for every organization or for this one (Config.EmailSenderDomains).
+func (x *execution) checkSenders(from, replyTo string) error {
+	orgID := x.who.Org.ID
+	for _, f := range []struct{ path, addr string }{{"parameters.sendFromEmailAddress", from}, {"parameters.replyToEmailAddress", replyTo}} {
+		if f.addr == "" || strings.EqualFold(f.addr, x.c.cfg.EmailFrom) || x.c.cfg.EmailSenderDomains.Allows(orgID, f.addr) {
+			continue
+		}
+		allowed := "only; ask its operator to allow your domain"
+		if domains := x.c.cfg.EmailSenderDomains.For(orgID); len(domains) > 0 {
+			allowed = "or from addresses at " + strings.Join(domains, ", ")
+		}
+		return apierr.New(apierr.InvalidArgument, "REQUEST_INVALID", "%s: %s is not an address this organization may send from: "+
+			"this server sends its mail from %s (leave the field empty) %s", f.path, f.addr, cmp.Or(x.c.cfg.EmailFrom, "its own sender"), allowed)
+	}
+	return nil
 }
 
 func validateVerifyOtpV1(p *api.VerifyOtpIntent) error {

@@ -25,6 +25,8 @@ import (
 
 	"github.com/sigil/sigil/api"
 	"github.com/sigil/sigil/apierr"
+	"github.com/sigil/sigil/client"
+	"github.com/sigil/sigil/internal/authproxy"
 	"github.com/sigil/sigil/internal/coordinator"
 	"github.com/sigil/sigil/internal/notify"
 	"github.com/sigil/sigil/internal/store"
@@ -155,7 +157,7 @@ func TestOTPEmailOverSMTP(t *testing.T) {
 		}
 		templates := &notify.Templates{}
 		mailer := &switchable{to: sender}
-		s := newOTPStack(t, b, coordinator.Config{Email: mailer, EmailTemplates: templates,
+		s := newOTPStack(t, b, coordinator.Config{Email: mailer, EmailTemplates: templates, EmailSenderDomains: notify.SenderDomains{Any: []string{"demo.example"}},
 			Logos: &notify.LogoFetcher{AllowPrivateNetworks: true, MaxBytes: 64 << 10}})
 		org := s.boot.OrganizationID
 		welcome, err := notify.ParseTemplate("Welcome {{.name}}", "Hi {{.name}}, your {{.AppName}} code: {{.OtpCode}}", "")
@@ -310,5 +312,97 @@ func TestOTPSMSOverTwilio(t *testing.T) {
 		}
 		_, _, err = s.root.InitOtp(ctx, org, api.InitOtpIntentV2{OtpType: api.OtpTypeSMS, Contact: "+15005550001", AppName: "Demo"})
 		expectErr(t, "number Twilio refuses", err, apierr.Unavailable, "text message with the code could not be delivered")
+	})
+}
+
+// A tenant's mail leaves through the operator's SMTP server, so it may not sign it as anyone: an INIT_OTP from
+// security@paypal.com with a reply-to and a magic link of the attacker's is refused before anything is sent, as is an
+// auth proxy configuration naming such a sender. The operator's own sender is always allowed, and addresses at the
+// domains the operator lists (for every organization, or for one that showed it owns the domain).
+func TestSenderAddressesLimitedToAllowedDomains(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		id, err := authproxy.NewIdentity()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newOTPStack(t, b, coordinator.Config{EmailSenderDomains: notify.SenderDomains{Any: []string{"mail.example"}},
+			AuthProxy: &coordinator.AuthProxyService{EncryptionKey: id.EncryptionPublicKey(), ServiceKey: id.ServicePublicKey()}})
+		org := s.boot.OrganizationID
+		phishing := api.InitOtpIntentV2{OtpType: api.OtpTypeEmail, Contact: "victim@example.com", AppName: "PayPal",
+			SendFromEmailAddress: "security@paypal.com", SendFromEmailSenderName: "PayPal", ReplyToEmailAddress: "help@paypal-support.example",
+			EmailCustomization: &api.EmailCustomizationParamsV2{MagicLinkTemplate: "https://paypal-login.example/?code=%s"}}
+		sent := len(s.outbox.Entries())
+		_, _, err = s.root.InitOtp(ctx, org, phishing)
+		if !client.IsCode(err, apierr.InvalidArgument) || !strings.Contains(err.Error(), "parameters.sendFromEmailAddress: security@paypal.com is not an address this organization may send from") ||
+			!strings.Contains(err.Error(), "otp@sigil.test") || !strings.Contains(err.Error(), "mail.example") {
+			t.Fatalf("INIT_OTP as security@paypal.com: %v", err)
+		}
+		replyTo := phishing
+		replyTo.SendFromEmailAddress = ""
+		if _, _, err := s.root.InitOtp(ctx, org, replyTo); !client.IsCode(err, apierr.InvalidArgument) || !strings.Contains(err.Error(), "parameters.replyToEmailAddress") {
+			t.Errorf("INIT_OTP with a foreign reply-to: %v", err)
+		}
+		sub, _ := s.subOrgWithUser("victim@example.com", "")
+		_, target := newTarget(t)
+		if _, _, err := s.root.EmailAuth(ctx, sub, api.EmailAuthIntentV3{Email: "victim@example.com", TargetPublicKey: target,
+			SendFromEmailAddress: "security@paypal.com", EmailCustomization: api.EmailAuthCustomizationParams{AppName: "PayPal"}}); !client.IsCode(err, apierr.InvalidArgument) {
+			t.Errorf("EMAIL_AUTH as security@paypal.com: %v", err)
+		}
+		if got := s.outbox.Entries(); len(got) != sent {
+			t.Fatalf("refused requests sent mail: %+v", got[sent:])
+		}
+
+		for _, from := range []string{"", "OTP@sigil.test", "login@mail.example"} {
+			p := phishing
+			p.SendFromEmailAddress, p.ReplyToEmailAddress = from, "help@mail.example"
+			if _, _, err := s.root.InitOtp(ctx, org, p); err != nil {
+				t.Fatalf("INIT_OTP from %q: %v", from, err)
+			}
+		}
+		if got := s.outbox.Entries(); len(got) != sent+3 || got[sent].From != "PayPal <otp@sigil.test>" || got[sent+2].From != "PayPal <login@mail.example>" {
+			t.Fatalf("mail sent from allowed addresses: %+v", got[sent:])
+		}
+
+		if _, _, err := s.root.EnableAuthProxy(ctx, org); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.root.UpdateAuthProxyConfig(ctx, org, api.UpdateAuthProxyConfigIntent{SendFromEmailAddress: ptr("security@paypal.com")}); !client.IsCode(err, apierr.InvalidArgument) {
+			t.Errorf("an auth proxy configuration sending as security@paypal.com: %v", err)
+		}
+		if _, _, err := s.root.UpdateAuthProxyConfig(ctx, org, api.UpdateAuthProxyConfigIntent{SendFromEmailAddress: ptr("login@mail.example")}); err != nil {
+			t.Errorf("an auth proxy configuration sending from an allowed domain: %v", err)
+		}
+
+		// A second process of the deployment, whose operator allows acme.example for this organization only.
+		acme := s.env.process(t, coordinator.Config{EmailSenderDomains: notify.SenderDomains{ByOrg: map[string][]string{org: {"acme.example"}}}})
+		p := phishing
+		p.Contact, p.SendFromEmailAddress, p.ReplyToEmailAddress = "ada@example.com", "login@acme.example", ""
+		if _, _, err := acme.client(s.boot.APIKey).InitOtp(ctx, org, p); err != nil {
+			t.Errorf("INIT_OTP from the organization's own domain: %v", err)
+		}
+		other, err := acme.coord.CreateRootOrganization(ctx, "Other", "root")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := acme.client(other.APIKey).InitOtp(ctx, other.OrganizationID, p); !client.IsCode(err, apierr.InvalidArgument) {
+			t.Errorf("another organization sending from acme.example: %v", err)
+		}
+	})
+}
+
+// A logoUrl the server cannot fetch is refused with what went wrong, never with the address of the server's own
+// resolver, which the resolver's errors quote.
+func TestLogoErrorsQuoteNoResolver(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newOTPStack(t, b, coordinator.Config{})
+		_, _, err := s.root.InitOtp(context.Background(), s.boot.OrganizationID, api.InitOtpIntentV2{OtpType: api.OtpTypeEmail, Contact: "ada@example.com",
+			AppName: "Demo", EmailCustomization: &api.EmailCustomizationParamsV2{LogoURL: "http://logo.sigil.invalid/logo.png"}})
+		if !client.IsCode(err, apierr.InvalidArgument) || !strings.Contains(err.Error(), `the host "logo.sigil.invalid" does not exist`) ||
+			regexp.MustCompile(`\d+\.\d+\.\d+\.\d+:\d+|\[[0-9a-fA-F:.]+\]:\d+`).MatchString(err.Error()) {
+			t.Fatalf("a logo at a host that does not exist: %v", err)
+		}
 	})
 }

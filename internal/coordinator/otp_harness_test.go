@@ -65,6 +65,7 @@ type otpEnv struct {
 	root   *client.Client
 	clock  *clock
 	outbox *notify.Outbox
+	cfg    coordinator.Config // the coordinator's configuration
 }
 
 // startOTPEnv starts an otpEnv; e-mail and SMS go to a dev outbox unless cfg names other senders.
@@ -111,7 +112,22 @@ func startOTPEnv(tb testing.TB, b testdb.Backend, cfg coordinator.Config) *otpEn
 	}
 	root := client.New(srv.URL, boot.APIKey)
 	root.PollInterval, root.Now = 10*time.Millisecond, clk.Stamp
-	return &otpEnv{store: s, coord: coord, srv: srv, boot: boot, root: root, clock: clk, outbox: outbox}
+	return &otpEnv{store: s, coord: coord, srv: srv, boot: boot, root: root, clock: clk, outbox: outbox, cfg: cfg}
+}
+
+// process is another coordinator process of the same deployment, over the same database, master key, senders and
+// clock, with the settings of change: as a process started with other flags.
+func (e *otpEnv) process(tb testing.TB, change coordinator.Config) *stack {
+	tb.Helper()
+	cfg := e.cfg
+	cfg.EmailSenderDomains = change.EmailSenderDomains
+	coord := coordinator.New(e.store, cfg)
+	if err := coord.Start(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	srv := httptest.NewServer(coord.Handler())
+	tb.Cleanup(srv.Close)
+	return &stack{t: tb, store: e.store, coord: coord, srv: srv, boot: e.boot, clock: e.clock, stamps: &stampClock{}, ring: cfg.Keyring}
 }
 
 // subOrgWithUser creates a sub-organization whose root user has the e-mail address and phone number, and returns

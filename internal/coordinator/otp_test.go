@@ -97,6 +97,15 @@ func TestOTPLoginEmail(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The token logs in: only the answer shows it; the record every reader of the organization sees does not.
+		read, err := s.root.GetActivity(ctx, parent, va.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recorded api.VerifyOtpResult
+		if err := json.Unmarshal(read.Activity.Result["verifyOtpResult"], &recorded); err != nil || recorded.VerificationToken != api.Redacted {
+			t.Fatalf("get_activity of VERIFY_OTP shows %s (%v)", read.Activity.Result["verifyOtpResult"], err)
+		}
 		if claims.Contact != "ada@example.com" || claims.VerificationType != api.OtpTypeEmail || claims.OrganizationID != parent || claims.PublicKey != clientPub {
 			t.Fatalf("claims %+v", claims)
 		}

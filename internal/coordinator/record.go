@@ -18,7 +18,7 @@ type record struct {
 	Type           string          `json:"type"`
 	Status         string          `json:"status"`
 	TimestampMs    string          `json:"timestampMs"`
-	Fingerprint    string          `json:"fingerprint"`
+	Fingerprint    string          `json:"fingerprint"` // the stored form, the bare digest (fingerprint.go)
 	Intent         json.RawMessage `json:"intent"`
 	Result         json.RawMessage `json:"result,omitempty"`
 	Votes          []api.Vote      `json:"votes"`
@@ -28,6 +28,9 @@ type record struct {
 	MfaStatuses []api.MfaStatus `json:"mfaStatuses,omitempty"`
 	CreatedAt   time.Time       `json:"createdAt"`
 	UpdatedAt   time.Time       `json:"updatedAt"`
+	// CredentialID is the credential that submitted the activity ("" for a stamp of none: an X-Stamp-Attested login),
+	// which what the activity makes descends from, when votes execute it later (lineage.go).
+	CredentialID string `json:"credentialId,omitempty"`
 
 	// spec is the wire contract of its type: the keys its intent and result are rendered under.
 	spec api.ActivitySpec
@@ -41,6 +44,9 @@ type record struct {
 	// offered: the webhook deliveries of its first update, leased to this process's worker, handed to it once the
 	// transaction that wrote them commits.
 	offered []store.WebhookDelivery
+	// shown is the result as the answer to the request that ran the activity shows it, when Result (what is stored,
+	// and shown to every later reader) holds it with its secrets redacted: a read-only session's bearer token.
+	shown json.RawMessage
 	// evaluations is the JSON list of the policy engine's verdicts on the votes ([]evaluation), stored beside the
 	// record and decoded only by the queries that show them.
 	evaluations json.RawMessage
@@ -115,6 +121,31 @@ func (r *record) failure() *apierr.Error {
 	return apierr.FromBody(0, apierr.Body{Code: apierr.Code(r.Failure.Code), Message: r.Failure.Message, Details: r.Failure.Details})
 }
 
+// setResult records an activity's result: stored with its secret fields redacted (api.Redact), as its intent is; the
+// answer to the request that ran it alone shows them.
+func (r *record) setResult(result any) error {
+	stored := api.Redact(result)
+	var err error
+	if r.Result, err = json.Marshal(stored); err != nil {
+		return err
+	}
+	r.shown = nil
+	if stored != result { // results are pointers: Redact returns the same one when there is nothing to redact
+		r.shown, err = json.Marshal(result)
+	}
+	return err
+}
+
+// answer is the wire form for the request that ran the activity: its result with the secrets the record redacts.
+func (r *record) answer(viewerUserID string) api.Activity {
+	if r.shown == nil {
+		return r.render(viewerUserID)
+	}
+	first := *r
+	first.Result = r.shown
+	return first.render(viewerUserID)
+}
+
 // render builds the wire form for a viewer (the user asking; "" when unknown).
 func (r *record) render(viewerUserID string) api.Activity {
 	nested := r.nested(viewerUserID)
@@ -127,7 +158,7 @@ func (r *record) render(viewerUserID string) api.Activity {
 	}
 	return api.Activity{
 		ID: r.ID, OrganizationID: r.OrganizationID, Status: r.Status, Type: r.Type, TimestampMs: r.TimestampMs,
-		Intent: nested.Intent, Result: result, Votes: nested.Votes, AppProofs: r.AppProofs, Fingerprint: r.Fingerprint,
+		Intent: nested.Intent, Result: result, Votes: nested.Votes, AppProofs: r.AppProofs, Fingerprint: wireFingerprint(r.Fingerprint),
 		CanApprove: nested.CanApprove, CanReject: nested.CanReject, CreatedAt: api.NewTimestamp(r.CreatedAt),
 		UpdatedAt: api.NewTimestamp(r.UpdatedAt), Failure: r.Failure,
 	}
@@ -143,7 +174,7 @@ func (r *record) nested(viewerUserID string) api.NestedActivity {
 	return api.NestedActivity{
 		ID: r.ID, OrganizationID: r.OrganizationID, Status: r.Status, Type: r.Type,
 		Intent: map[string]json.RawMessage{r.spec.IntentKey: r.Intent}, Result: result, Votes: r.votes(),
-		Fingerprint: r.Fingerprint, CanApprove: canVote, CanReject: canVote,
+		Fingerprint: wireFingerprint(r.Fingerprint), CanApprove: canVote, CanReject: canVote,
 		CreatedAt: r.CreatedAt.Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.Format(time.RFC3339Nano),
 	}
 }
@@ -183,5 +214,3 @@ func (r *record) votedBy(userID string) bool {
 func decodeIntent(intent json.RawMessage, params any) error {
 	return json.Unmarshal(intent, params)
 }
-
-func jsonMarshal(v any) (json.RawMessage, error) { return json.Marshal(v) }

@@ -3,6 +3,7 @@ package coordinator_test
 import (
 	"bytes"
 	"crypto/ecdh"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -417,7 +418,10 @@ func TestMultiPartySecretExport(t *testing.T) {
 			}
 			var last response
 			if approveByFingerprint {
-				fingerprint := "sha256:" + activityField(first, "fingerprint")
+				fingerprint := activityField(first, "fingerprint")
+				if sum := sha256.Sum256(body); fingerprint != "sha256:"+hex.EncodeToString(sum[:]) {
+					t.Fatalf("fingerprint %s, want computeActivityFingerprint's", fingerprint)
+				}
 				vote := envelope(api.ApproveActivity.Type, org, api.VoteIntent{Fingerprint: fingerprint}, s.stamps.Now())
 				last = s.stamped("/public/v1/submit/approve_activity", vote, browser)
 			} else {

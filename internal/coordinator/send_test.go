@@ -235,7 +235,7 @@ func TestEthSendTransactionRefusals(t *testing.T) {
 		}
 		return st
 	}
-	tokenABI, err := os.ReadFile("../contracts/artifacts/TestToken.abi")
+	tokenABI, err := os.ReadFile("../abis/TestToken.abi")
 	if err != nil {
 		t.Fatal(err)
 	}

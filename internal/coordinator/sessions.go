@@ -63,7 +63,8 @@ func execCreateReadWriteSession(x *execution, p *api.CreateReadWriteSessionInten
 	}
 	target, _ := bundle.ParsePublicKeyHex(p.TargetPublicKey)
 	key, credentials, err := x.bundledCredential(u, target, credentialSpec{name: p.APIKeyName, defaultName: "Read Write Session",
-		ttl: ttl, invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, credType: api.CredentialReadWriteSession})
+		ttl: ttl, invalidate: p.InvalidateExisting != nil && *p.InvalidateExisting, credType: api.CredentialReadWriteSession,
+		from: x.madeByStamp()})
 	if err != nil {
 		return nil, err
 	}
@@ -79,6 +80,7 @@ type credentialSpec struct {
 	invalidate  bool
 	credType    string
 	method      string // AUTHENTICATION_TYPE_* of how the user authenticated, for MFA policies; empty for none
+	from        lineage
 }
 
 // bundledCredential makes a new P-256 key, registers it as a credential of u expiring after the spec's ttl, and
@@ -93,7 +95,8 @@ func (x *execution) bundledCredential(u *User, target *ecdh.PublicKey, s credent
 	if name == "" {
 		name = s.defaultName + " - " + x.now.UTC().Format(time.RFC3339)
 	}
-	key, err := x.registerSessionKey(u, compressedHex(priv.PublicKey()), name, s.ttl, s.invalidate, s.credType)
+	key, _, err := x.registerSessionKey(u, sessionKeySpec{publicKey: compressedHex(priv.PublicKey()), name: name, ttl: s.ttl,
+		invalidate: s.invalidate, credType: s.credType, from: s.from})
 	if err != nil {
 		return nil, "", err
 	}
@@ -114,7 +117,8 @@ func execCreateReadOnlySession(x *execution, _ *api.CreateReadOnlySessionIntent)
 	if err != nil {
 		return nil, err
 	}
-	key, err := x.registerSessionKey(u, compressedHex(priv.PublicKey()), "", readOnlySessionTTL, false, api.CredentialReadOnlySession)
+	key, _, err := x.registerSessionKey(u, sessionKeySpec{publicKey: compressedHex(priv.PublicKey()), ttl: readOnlySessionTTL,
+		credType: api.CredentialReadOnlySession, from: x.madeByStamp()})
 	if err != nil {
 		return nil, err
 	}

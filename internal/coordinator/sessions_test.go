@@ -2,6 +2,7 @@ package coordinator_test
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -103,4 +104,83 @@ func TestReadOnlySession(t *testing.T) {
 	if r := withSession("/public/v1/query/whoami", who); r.status != http.StatusUnauthorized || !strings.Contains(r.message(), "revoked") {
 		t.Errorf("a revoked read-only session: %d %s", r.status, r.raw)
 	}
+}
+
+// A read-only session's token is a bearer credential: the answer to CREATE_READ_ONLY_SESSION shows it, and nothing
+// after. Another user of the organization who reads the activity finds it redacted, and cannot use it.
+func TestReadOnlySessionTokenShownOnce(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStack(t, b)
+		org := s.boot.OrganizationID
+		res, a, err := s.root.CreateReadOnlySession(bg, org)
+		if err != nil || !strings.HasPrefix(res.Session, "ey") {
+			t.Fatalf("create_read_only_session: %+v %v", res, err)
+		}
+		_, bob := s.createUser(org, s.root, "bob") // every user of the organization reads its activities
+		got, err := bob.GetActivity(bg, org, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shown struct {
+			CreateReadOnlySessionResult api.CreateReadOnlySessionResult `json:"createReadOnlySessionResult"`
+		}
+		raw, _ := json.Marshal(got.Activity.Result)
+		if err := json.Unmarshal(raw, &shown); err != nil {
+			t.Fatal(err)
+		}
+		stolen := shown.CreateReadOnlySessionResult.Session
+		if stolen != api.Redacted || shown.CreateReadOnlySessionResult.SessionExpiry != res.SessionExpiry || strings.Contains(string(raw), res.Session) {
+			t.Errorf("get_activity shows the read-only session's result as %s", raw)
+		}
+		list, err := bob.ListActivities(bg, api.ListActivitiesRequest{OrganizationID: org})
+		if raw, _ := json.Marshal(list); err != nil || strings.Contains(string(raw), res.Session) {
+			t.Errorf("list_activities shows the session token: %v", err)
+		}
+		whoami := func(session string) response {
+			h := http.Header{}
+			h.Set("X-Session", session)
+			return s.post("/public/v1/query/whoami", []byte(`{"organizationId":"`+org+`"}`), h)
+		}
+		if r := whoami(stolen); r.status != http.StatusUnauthorized {
+			t.Errorf("the token bob read back, as X-Session: %d %s", r.status, r.raw)
+		}
+		if r := whoami(res.Session); r.status != http.StatusOK {
+			t.Errorf("the token of the answer: %d %s", r.status, r.raw)
+		}
+	})
+}
+
+// A read-only session completed by a vote (its submitter's policies wanted consensus) is recorded with its token
+// redacted too: neither the voter's answer nor any later reader gets the submitter's session.
+func TestReadOnlySessionByConsensusShowsNoToken(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStack(t, b)
+		org := s.boot.OrganizationID
+		bobID, bob := s.createUser(org, s.root, "bob")
+		two := int32(2)
+		if _, a, err := s.root.UpdateRootQuorum(bg, org, api.UpdateRootQuorumIntent{Threshold: &two, UserIDs: []string{s.boot.UserID, bobID}}); err != nil {
+			t.Fatalf("update_root_quorum: %+v %v", a, err)
+		}
+		_, a, _ := s.root.CreateReadOnlySession(bg, org)
+		if a == nil || a.Status != api.StatusConsensusNeeded {
+			t.Fatalf("a read-only session needing consensus: %+v", a)
+		}
+		done, err := bob.ApproveActivity(bg, org, a.Fingerprint)
+		if err != nil || done.Status != api.StatusCompleted {
+			t.Fatalf("bob's approval: %+v %v", done, err)
+		}
+		got, err := s.root.GetActivity(bg, org, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, result := range map[string]json.RawMessage{"the voter's answer": done.Result["createReadOnlySessionResult"],
+			"get_activity": got.Activity.Result["createReadOnlySessionResult"]} {
+			var r api.CreateReadOnlySessionResult
+			if err := json.Unmarshal(result, &r); err != nil || r.Session != api.Redacted || r.SessionExpiry == "" {
+				t.Errorf("%s shows %s (%v)", name, result, err)
+			}
+		}
+	})
 }

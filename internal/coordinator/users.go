@@ -119,13 +119,14 @@ func (x *execution) addUser(org *Org, s userSpec) (*User, error) {
 		u.Tags = append(u.Tags, tagID)
 	}
 	org.Users = append(org.Users, u)
-	if _, err := x.addAPIKeys(org, u, s.path+".apiKeys", s.APIKeys); err != nil {
+	from := x.madeByStamp()
+	if _, err := x.addAPIKeys(org, u, s.path+".apiKeys", s.APIKeys, from); err != nil {
 		return nil, err
 	}
-	if _, err := x.addAuthenticators(org, u, s.path+".authenticators", s.Authenticators); err != nil {
+	if _, err := x.addAuthenticators(org, u, s.path+".authenticators", s.Authenticators, from); err != nil {
 		return nil, err
 	}
-	if err := x.addOAuthProviders(org, u, s.path+".oauthProviders", s.OAuth); err != nil {
+	if err := x.addOAuthProviders(org, u, s.path+".oauthProviders", s.OAuth, from); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -148,7 +149,8 @@ func checkContactFree(org *Org, userID, path, email, phone string) error {
 	return nil
 }
 
-func (x *execution) addAPIKeys(org *Org, u *User, path string, keys []api.APIKeyParamsV2) ([]string, error) {
+// addAPIKeys registers API keys of u, made as from says (lineage.go).
+func (x *execution) addAPIKeys(org *Org, u *User, path string, keys []api.APIKeyParamsV2, from lineage) ([]string, error) {
 	ids := make([]string, 0, len(keys))
 	for i, k := range keys {
 		p := fmt.Sprintf("%s[%d]", path, i)
@@ -164,6 +166,9 @@ func (x *execution) addAPIKeys(org *Org, u *User, path string, keys []api.APIKey
 		if k.ExpirationSeconds != "" {
 			secs, _ := parseExpiration(k.ExpirationSeconds)
 			key.ExpiresAt = x.now.Add(time.Duration(secs) * time.Second)
+		}
+		if err := from.bindKey(u, key, x.now); err != nil {
+			return nil, err
 		}
 		u.APIKeys = append(u.APIKeys, key)
 		ids = append(ids, key.ID)
@@ -181,7 +186,8 @@ func credentialType(curve string) string {
 	return api.CredentialAPIKeyP256
 }
 
-func (x *execution) addAuthenticators(org *Org, u *User, path string, as []api.AuthenticatorParamsV2) ([]string, error) {
+// addAuthenticators registers passkeys of u, made as from says (lineage.go).
+func (x *execution) addAuthenticators(org *Org, u *User, path string, as []api.AuthenticatorParamsV2, from lineage) ([]string, error) {
 	ids := make([]string, 0, len(as))
 	for i, a := range as {
 		p := fmt.Sprintf("%s[%d]", path, i)
@@ -206,13 +212,17 @@ func (x *execution) addAuthenticators(org *Org, u *User, path string, as []api.A
 		if auth.Transports == nil {
 			auth.Transports = []string{}
 		}
+		if err := from.bindFactor("a passkey", u, &auth.CreatedBy, &auth.Origin, x.now); err != nil {
+			return nil, err
+		}
 		u.Authenticators = append(u.Authenticators, auth)
 		ids = append(ids, auth.ID)
 	}
 	return ids, nil
 }
 
-func (x *execution) addOAuthProviders(org *Org, u *User, path string, ps []oauthSpec) error {
+// addOAuthProviders links OIDC identities to u, made as from says (lineage.go).
+func (x *execution) addOAuthProviders(org *Org, u *User, path string, ps []oauthSpec, from lineage) error {
 	for i, p := range ps {
 		claims := p.Claims
 		if claims == nil {
@@ -229,8 +239,12 @@ func (x *execution) addOAuthProviders(org *Org, u *User, path string, ps []oauth
 				}
 			}
 		}
-		u.OAuthProviders = append(u.OAuthProviders, &OAuthProvider{ID: newID(), Name: p.Name, Issuer: claims.Iss,
-			Subject: claims.Sub, Audience: claims.Aud, CreatedAt: x.now, UpdatedAt: x.now})
+		op := &OAuthProvider{ID: newID(), Name: p.Name, Issuer: claims.Iss, Subject: claims.Sub, Audience: claims.Aud,
+			CreatedAt: x.now, UpdatedAt: x.now}
+		if err := from.bindFactor("an OIDC identity", u, &op.CreatedBy, &op.Origin, x.now); err != nil {
+			return err
+		}
+		u.OAuthProviders = append(u.OAuthProviders, op)
 	}
 	return nil
 }

@@ -1,10 +1,7 @@
 package coordinator
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/sigil/sigil/api"
@@ -25,26 +22,28 @@ var (
 	rejectActivity  = prepared(api.RejectActivity, on(resOrganization, actUpdate), validateVote, prepareVote, execReject)
 )
 
-// validateVote refuses a fingerprint no activity can have (an activity's is the hex SHA-256 of its request body,
-// engine.go), before it reaches a query: PostgreSQL refuses some strings (a NUL) outright.
+// validateVote refuses a fingerprint no activity can have (fingerprint.go), and records the vote's intent with the
+// fingerprint in the reference's form, whichever form it was given in.
 func validateVote(p *api.VoteIntent) error {
 	if p.Fingerprint == "" {
 		return apierr.Invalid("parameters.fingerprint must name the activity to vote on")
 	}
-	if b, err := hex.DecodeString(bareFingerprint(p.Fingerprint)); err != nil || len(b) != sha256.Size {
-		return apierr.Invalid("parameters.fingerprint: %q is not an activity's fingerprint (64 hexadecimal digits)", p.Fingerprint)
+	digest, err := parseFingerprint("parameters.fingerprint", p.Fingerprint)
+	if err != nil {
+		return err
 	}
+	p.Fingerprint = wireFingerprint(digest)
 	return nil
 }
-
-// bareFingerprint is a fingerprint as activities are stored with it: the hex digest, without the "sha256:" that
-// @turnkey/crypto's computeActivityFingerprint writes before it.
-func bareFingerprint(f string) string { return strings.TrimPrefix(f, "sha256:") }
 
 // target loads the activity a vote is for, holding it for the transaction. Only an activity waiting for consensus is
 // found: one never recorded and one already decided are alike to a vote.
 func (x *execution) target(fingerprint string) (*record, error) {
-	row, err := x.tx.ActivityAwaitingVotes(x.ctx, x.org.ID, fingerprint)
+	digest, err := parseFingerprint("parameters.fingerprint", fingerprint)
+	if err != nil {
+		return nil, err
+	}
+	row, err := x.tx.ActivityAwaitingVotes(x.ctx, x.org.ID, digest)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierr.NotFoundf("No activity waiting for consensus has fingerprint %s (it may be unknown, or already completed, rejected or failed)", fingerprint)
 	}
@@ -77,7 +76,7 @@ func errAlreadyVoted(userID, activityID string) error {
 // prepareVote finds the activity voted on and tells the policy engine whether the voter takes part in its consensus:
 // votes are then implicitly allowed.
 func prepareVote(x *execution, p *api.VoteIntent, d *decisionRequest) (*voteTarget, error) {
-	t, err := x.voteTarget(bareFingerprint(p.Fingerprint))
+	t, err := x.voteTarget(p.Fingerprint)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +267,7 @@ func (x *execution) rerun(target *record) (*rerun, error) {
 	}
 	sub := *x
 	sub.org = x.org.clone()
-	sub.who = &principal{Org: sub.org, User: sub.org.User(submitter.ID), PublicKey: target.Votes[0].PublicKey}
+	sub.who = &principal{Org: sub.org, User: sub.org.User(submitter.ID), CredID: target.CredentialID, PublicKey: target.Votes[0].PublicKey}
 	sub.activityID, sub.created = target.ID, nil
 	var req decisionRequest
 	execute, err := j.prepare(&sub, &req)
@@ -289,7 +288,7 @@ func (x *execution) executeTarget(t *voteTarget) error {
 	if err != nil {
 		return failOrAbort(err, t.rec, x.now)
 	}
-	if t.rec.Result, err = jsonMarshal(result); err != nil {
+	if err := t.rec.setResult(result); err != nil {
 		return err
 	}
 	t.rec.Status = api.StatusCompleted

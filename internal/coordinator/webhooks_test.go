@@ -381,6 +381,11 @@ func TestWebhookConsensusAndSubOrganizations(t *testing.T) {
 		for _, e := range rc.events {
 			if e.activity.ID == a.ID {
 				order = append(order, e.activity.Status)
+				// Rendered when written (CONSENSUS_NEEDED) and again from the stored record (COMPLETED), the payload
+				// shows the fingerprint in the reference's form, as the activity does.
+				if e.activity.Fingerprint != a.Fingerprint || !strings.HasPrefix(e.activity.Fingerprint, "sha256:") {
+					t.Errorf("%s update: fingerprint %q, the activity's is %q", e.activity.Status, e.activity.Fingerprint, a.Fingerprint)
+				}
 			}
 		}
 		rc.mu.Unlock()

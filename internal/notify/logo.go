@@ -3,6 +3,7 @@ package notify
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"image"
@@ -84,7 +85,7 @@ func (f *LogoFetcher) download(ctx context.Context, rawURL string) ([]byte, erro
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w: logo at %s: no complete answer within %s", ErrInvalidMessage, rawURL, timeout)
 		}
-		return nil, fmt.Errorf("%w: cannot fetch the logo at %s: %v", ErrInvalidMessage, rawURL, err)
+		return nil, fmt.Errorf("%w: cannot fetch the logo at %s: %s", ErrInvalidMessage, rawURL, whyUnreachable(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -101,7 +102,7 @@ func (f *LogoFetcher) download(ctx context.Context, rawURL string) ([]byte, erro
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w: logo at %s: no complete answer within %s", ErrInvalidMessage, rawURL, timeout)
 		}
-		return nil, fmt.Errorf("%w: reading the logo at %s: %v", ErrInvalidMessage, rawURL, err)
+		return nil, fmt.Errorf("%w: reading the logo at %s: the connection failed before the image's end", ErrInvalidMessage, rawURL)
 	}
 	if int64(len(data)) > maxBytes {
 		return nil, fmt.Errorf("%w: logo at %s is larger than %d bytes", ErrInvalidMessage, rawURL, maxBytes)
@@ -175,12 +176,15 @@ func (f *LogoFetcher) client() *http.Client {
 		},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= 3 {
-				return errors.New("more than 3 redirects")
+				return errTooManyRedirects
 			}
 			return nil
 		},
 	}
 }
+
+// errNonPublic is refuseNonPublic's refusal.
+var errNonPublic = errors.New("the host has no public address")
 
 // refuseNonPublic runs after name resolution, on the address actually
 // dialled, so DNS tricks cannot point a public name at an internal address.
@@ -192,9 +196,34 @@ func refuseNonPublic(network, address string, _ syscall.RawConn) error {
 	ip := ap.Addr().Unmap()
 	if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() ||
 		cgnat.Contains(ip) || ip.IsUnspecified() || ip.IsMulticast() {
-		return fmt.Errorf("refusing to fetch from non-public address %s", ip)
+		return errNonPublic
 	}
 	return nil
 }
 
+// whyUnreachable says why a logo could not be fetched in words meant for the tenant who named it: what went wrong,
+// never the network's own details that the errors of the resolver and the dialer carry (the internal resolver's
+// address, the private address an internal name resolves to).
+func whyUnreachable(err error) string {
+	var dnsErr *net.DNSError
+	var certErr *tls.CertificateVerificationError
+	switch {
+	case errors.Is(err, errNonPublic):
+		return "its host resolves to a private or otherwise non-public address, which this server does not fetch from"
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return fmt.Sprintf("the host %q does not exist", dnsErr.Name)
+	case errors.As(err, &dnsErr):
+		return fmt.Sprintf("the host %q could not be resolved", dnsErr.Name)
+	case errors.Is(err, errTooManyRedirects):
+		return errTooManyRedirects.Error()
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the connection was refused"
+	case errors.As(err, &certErr):
+		return "its TLS certificate is not valid for the host or not trusted"
+	}
+	return "no connection could be made"
+}
+
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+var errTooManyRedirects = errors.New("more than 3 redirects")

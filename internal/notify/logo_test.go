@@ -7,6 +7,8 @@ import (
 	"image/png"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -131,7 +133,7 @@ func TestLogoFetchRefusesPrivateAddresses(t *testing.T) {
 	srv := logoServer(t)
 	var f LogoFetcher
 	_, err := f.Fetch(context.Background(), srv.URL+"/small.png")
-	if !errors.Is(err, ErrInvalidMessage) || !strings.Contains(err.Error(), "non-public address 127.0.0.1") {
+	if !errors.Is(err, ErrInvalidMessage) || !strings.Contains(err.Error(), "non-public address") {
 		t.Fatalf("loopback logo: err = %v", err)
 	}
 	for _, addr := range []string{"10.0.0.1:80", "192.168.1.1:443", "169.254.169.254:80", "[::1]:80", "[fe80::1]:80", "100.64.0.1:80", "0.0.0.0:80", "[::ffff:127.0.0.1]:80"} {
@@ -143,5 +145,26 @@ func TestLogoFetchRefusesPrivateAddresses(t *testing.T) {
 		if err := refuseNonPublic("tcp", addr, nil); err != nil {
 			t.Errorf("%s refused: %v", addr, err)
 		}
+	}
+}
+
+// ipPort is an address with a port, as the resolver's and the dialer's errors quote them.
+var ipPort = regexp.MustCompile(`\d+\.\d+\.\d+\.\d+:\d+|\[[0-9a-fA-F:.]+\]:\d+`)
+
+// A logo that cannot be fetched is refused in the tenant's words: what went wrong with the URL it gave, never the
+// address of the server's resolver (which the resolver's errors quote) nor the address an internal name resolves to.
+func TestLogoFetchErrorsNameNoInternalAddress(t *testing.T) {
+	t.Parallel()
+	var f LogoFetcher
+	_, err := f.Fetch(context.Background(), "http://logo.sigil.invalid/logo.png")
+	if !errors.Is(err, ErrInvalidMessage) || !strings.Contains(err.Error(), `the host "logo.sigil.invalid" does not exist`) || ipPort.MatchString(err.Error()) {
+		t.Errorf("a host that does not exist: %v", err)
+	}
+	srv := logoServer(t)
+	u, _ := url.Parse(srv.URL)
+	// localhost, a name, resolves to the loopback address: the answer says it is not public, not what it is.
+	_, err = f.Fetch(context.Background(), "http://localhost:"+u.Port()+"/small.png")
+	if !errors.Is(err, ErrInvalidMessage) || !strings.Contains(err.Error(), "non-public address") || ipPort.MatchString(err.Error()) {
+		t.Errorf("a name of a private address: %v", err)
 	}
 }

@@ -95,3 +95,24 @@ func BenchmarkDecide50ControlsABI(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecideDenyOnMessage decides a message signing under an ALLOW and 10 transaction-scoped DENYs (the
+// reference's test organization, times ten): every DENY fails on the absent eth.tx, and none applies.
+func BenchmarkDecideDenyOnMessage(b *testing.B) {
+	policies := []Policy{pol(b, "signs", EffectAllow, "activity.action == 'SIGN'", "approvers.any(user, user.id == 'agent')")}
+	for i := range 10 {
+		policies = append(policies, pol(b, fmt.Sprintf("deny%02d", i), EffectDeny, fmt.Sprintf("eth.tx.to == '0x%040x'", i), ""))
+	}
+	req := &Request{
+		RootQuorum: RootQuorum{UserIDs: []string{"root"}, Threshold: 1},
+		Input: &Input{
+			Activity:  Activity{Type: "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", Kind: "SIGN_RAW_PAYLOAD", Resource: "PRIVATE_KEY", Action: "SIGN"},
+			Approvers: []User{{ID: "agent"}},
+		},
+		Policies: policies,
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Decide(req)
+	}
+}

@@ -161,12 +161,13 @@ func TestChainKeywordsApply(t *testing.T) {
 	if _, err := e.Eval(&Input{EthTx: &EthTx{}}); !errors.As(err, &ee) || ee.Kind != NotApplicable {
 		t.Errorf("solana.tx on an Ethereum transaction: %v", err)
 	}
-	// An instruction no uploaded IDL decodes has no parsed_instruction_data.
+	// An instruction no uploaded IDL decodes has no parsed_instruction_data: the request has the instruction, so a
+	// policy on it still concerns the request (Absent, not NotApplicable).
 	e, err = Compile("solana.tx.instructions.any(i, i.parsed_instruction_data.instruction_name == 'route')", Condition)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Eval(solTransfer(solBob, 1)); !errors.As(err, &ee) || ee.Kind != NotApplicable {
+	if _, err := e.Eval(solTransfer(solBob, 1)); !errors.As(err, &ee) || ee.Kind != Absent {
 		t.Errorf("parsed_instruction_data without an IDL: %v", err)
 	}
 }

@@ -49,7 +49,11 @@ type Request struct {
 	// VoterInConsensus is true for APPROVE_ACTIVITY and REJECT_ACTIVITY when CanVote
 	// holds for the voter on the target activity: voting is then implicitly allowed.
 	VoterInConsensus bool
-	Policies         []Policy
+	// StrictDeny decides a DENY whose condition fails because the request does not have
+	// what it reads (Inapplicable) as any other failing DENY: it denies when it might
+	// apply. Off, such a DENY does not apply, as in the reference.
+	StrictDeny bool
+	Policies   []Policy
 }
 
 // Outcome is the result of a decision. The zero value is Deny, so a Decision nobody
@@ -118,9 +122,9 @@ const (
 //  3. Root-only activities are never granted by a policy: with some root approval the
 //     activity waits for the quorum (ConsensusNeeded), otherwise it is denied.
 //  4. Every policy is evaluated (see evaluate). An applicable DENY denies, and so does
-//     a DENY that failed and might have applied (fail closed). If a root user has
-//     approved, the result is ConsensusNeeded instead: policies never limit the root
-//     quorum, which may still approve.
+//     a DENY that failed on the request's data and might have applied (fail closed). If
+//     a root user has approved, the result is ConsensusNeeded instead: policies never
+//     limit the root quorum, which may still approve.
 //  5. An applicable ALLOW whose consensus is met allows.
 //  6. An applicable ALLOW whose consensus is not met, or a root approval short of the
 //     threshold, needs consensus.
@@ -152,7 +156,7 @@ func Decide(r *Request) Decision {
 	applied := false
 	for i := range r.Policies {
 		p := &r.Policies[i]
-		ev, effect, applies := evaluate(p, in)
+		ev, effect, applies := evaluate(p, in, r.StrictDeny)
 		d.Evaluations[i] = ev
 		applied = applied || applies
 		switch effect {
@@ -230,12 +234,15 @@ const (
 // without being decided false, which takes away the implicit own-credential permission.
 //
 // A failure is reported as OUTCOME_ERROR and never allows, unless Kleene's logic decides the condition true whatever
-// the failed clauses hold. A failing DENY denies
-// unless the failure cannot matter: Kleene's logic decides "false && <error>" false,
-// so a value cap such as "activity.action == 'SIGN' && eth.tx.value > 10" does not
-// deny every activity that has no transaction, while a DENY whose outcome hangs on
-// the failed clause denies.
-func evaluate(p *Policy, in *Input) (ev Evaluation, eff effect, applies bool) {
+// the failed clauses hold. What a failing condition does otherwise depends on why it failed:
+//
+//   - The request does not have what the condition reads (Inapplicable: eth.tx on a message signing, wallet.id on a
+//     private-key signing, an activity.params the type lacks): the policy does not apply, as in the reference. A DENY
+//     "eth.tx.to == '<banned>'" then leaves message signing alone. With strict, it is decided as below.
+//   - The condition fails on the data of something the request has (an EIP-712 value of the wrong type, an index out
+//     of range, a fee the PSBT does not give, too many steps): a DENY denies unless the failure cannot matter (Kleene's
+//     logic decides "false && <error>" false), since the submitter chooses that data.
+func evaluate(p *Policy, in *Input, strict bool) (ev Evaluation, eff effect, applies bool) {
 	ev.PolicyID = p.ID
 	isDeny := p.Effect != EffectAllow // an unknown effect fails closed
 	if _, active, err := run(p.Time, Time, in); err != nil {
@@ -263,7 +270,7 @@ func evaluate(p *Policy, in *Input) (ev Evaluation, eff effect, applies bool) {
 	}
 	if err != nil {
 		ev.Outcome, ev.Err = OutcomeError, err
-		if condKnown && !cond {
+		if condKnown && !cond || !strict && Inapplicable(err) {
 			return ev, effectNone, false
 		}
 		if !isDeny {

@@ -1,9 +1,13 @@
 package policy
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
+
+// banned is the address Turnkey's SDK test organizations bar with a DENY on eth.tx.to.
+const banned = "0x08d2b0a37f869ff76bacb5bab3278e26ab7067b7"
 
 func mustCompile(t testing.TB, src string, f Field) *Expr {
 	t.Helper()
@@ -39,6 +43,18 @@ func TestDecide(t *testing.T) {
 	roots := RootQuorum{UserIDs: []string{alice, bob, carol}, Threshold: 2}
 	noRoots := RootQuorum{UserIDs: []string{carol}, Threshold: 1}
 	dave, erin := user("dave", tagOps), user("erin", tagOps)
+	bannedTo := pol(t, "banned-to", EffectDeny, "eth.tx.to == '"+banned+"'", "")
+	dataSlice := pol(t, "data-slice", EffectDeny, "eth.tx.data[10..74] == '"+strings.Repeat("0", 64)+"'", "")
+	blobFee := pol(t, "blob-fee", EffectDeny, "eth.tx.max_fee_per_blob_gas > 0", "")
+	toEither := pol(t, "to-either", EffectDeny, "eth.tx.to == '"+banned+"' || eth.eip_712.message['to'] == '"+banned+"'", "")
+	withBanned := func(in *Input) *Input {
+		in.EthTx = &EthTx{To: banned, Data: "0x", Value: wei("1")}
+		return in
+	}
+	withMessage := func(in *Input, message string) *Input {
+		in.EIP712 = &EIP712{PrimaryType: "Mail", Message: decodeJSON(t, message)}
+		return in
+	}
 	withTx := func(in *Input, value int64) *Input {
 		in.EthTx = &EthTx{To: recip, Data: "0x", Value: wei(strings.Repeat("1", 1) + strings.Repeat("0", int(value)))}
 		return in
@@ -139,9 +155,33 @@ func TestDecide(t *testing.T) {
 		{"value cap denies a large transfer",
 			Request{RootQuorum: noRoots, Input: withTx(input(t, "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", dave), 3), Policies: []Policy{allowAll, valueCap}},
 			Deny, "allow-all=ALLOW value-cap=DENY_EXPLICIT", ""},
-		{"an errored deny that might apply fails closed",
+		{"a deny on what the request does not have does not apply",
 			Request{RootQuorum: noRoots, Input: withTx(input(t, "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", dave), 0), Policies: []Policy{allowAll, walletOrKey}},
+			Allow, "allow-all=ALLOW wallet-or-key=ERROR", "Allowed by policies: allow-all"},
+		{"strict: a deny on what the request does not have fails closed",
+			Request{RootQuorum: noRoots, Input: withTx(input(t, "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", dave), 0), Policies: []Policy{allowAll, walletOrKey}, StrictDeny: true},
 			Deny, "allow-all=ALLOW wallet-or-key=ERROR", "The following policies denied this action: wallet-or-key"},
+		{"a transaction-scoped deny leaves message signing alone",
+			Request{RootQuorum: noRoots, Input: input(t, "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", dave), Policies: []Policy{allowAll, bannedTo}},
+			Allow, "allow-all=ALLOW banned-to=ERROR", ""},
+		{"strict: a transaction-scoped deny denies message signing",
+			Request{RootQuorum: noRoots, Input: input(t, "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", dave), Policies: []Policy{allowAll, bannedTo}, StrictDeny: true},
+			Deny, "allow-all=ALLOW banned-to=ERROR", ""},
+		{"a transaction-scoped deny still denies its transaction",
+			Request{RootQuorum: noRoots, Input: withBanned(input(t, "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", dave)), Policies: []Policy{allowAll, bannedTo}},
+			Deny, "allow-all=ALLOW banned-to=DENY_EXPLICIT", ""},
+		{"a deny failing on the data of a field the request has fails closed",
+			Request{RootQuorum: noRoots, Input: withTx(input(t, "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", dave), 0), Policies: []Policy{allowAll, dataSlice}},
+			Deny, "allow-all=ALLOW data-slice=ERROR", "The following policies denied this action: data-slice"},
+		{"a deny on a value the request's data leaves out fails closed",
+			Request{RootQuorum: noRoots, Input: withTx(input(t, "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", dave), 0), Policies: []Policy{allowAll, blobFee}},
+			Deny, "allow-all=ALLOW blob-fee=ERROR", ""},
+		{"a deny failing on what the request lacks and on data it has fails closed",
+			Request{RootQuorum: noRoots, Input: withMessage(input(t, "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", dave), `{"to": 5}`), Policies: []Policy{allowAll, toEither}},
+			Deny, "allow-all=ALLOW to-either=ERROR", ""},
+		{"the same deny with well-formed data that does not match does not deny",
+			Request{RootQuorum: noRoots, Input: withMessage(input(t, "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", dave), `{"to": "0x2"}`), Policies: []Policy{allowAll, toEither}},
+			Allow, "allow-all=ALLOW to-either=ERROR", ""},
 		{"an errored deny consensus fails closed",
 			Request{RootQuorum: noRoots, Input: input(t, "ACTIVITY_TYPE_DELETE_WALLETS", dave), Policies: []Policy{allowAll, brokenDenyConsensus}},
 			Deny, "allow-all=ALLOW deny-broken-consensus=ERROR", ""},
@@ -152,9 +192,18 @@ func TestDecide(t *testing.T) {
 			Request{RootQuorum: noRoots, Input: input(t, "ACTIVITY_TYPE_DELETE_WALLETS", dave),
 				Policies: []Policy{pol(t, "either", EffectAllow, "activity.type == 'ACTIVITY_TYPE_DELETE_WALLETS' || activity.params.user_ids.count() == 1", "")}},
 			Allow, "either=ALLOW", ""},
-		{"an errored allow blocks the implicit credential permission",
+		{"an allow on a parameter the activity does not have leaves the implicit credential permission",
 			Request{RootQuorum: noRoots, Input: input(t, "ACTIVITY_TYPE_DELETE_API_KEYS", dave), OwnCredentialChange: true,
 				Policies: []Policy{pol(t, "broken", EffectAllow, "activity.params.user_ids.count() == 1", "")}},
+			Allow, "broken=ERROR", "Allowed implicitly: users may change their own credentials"},
+		{"strict: an errored allow blocks the implicit credential permission",
+			Request{RootQuorum: noRoots, Input: input(t, "ACTIVITY_TYPE_DELETE_API_KEYS", dave), OwnCredentialChange: true, StrictDeny: true,
+				Policies: []Policy{pol(t, "broken", EffectAllow, "activity.params.user_ids.count() == 1", "")}},
+			Deny, "broken=ERROR", msgImplicitDeny},
+		{"an allow failing on data blocks the implicit credential permission",
+			Request{RootQuorum: noRoots, OwnCredentialChange: true, Input: &Input{Approvers: []User{dave},
+				Activity: activity(t, "ACTIVITY_TYPE_DELETE_API_KEYS", map[string]any{"user_id": "dave", "api_key_ids": []string{"k"}})},
+				Policies: []Policy{pol(t, "broken", EffectAllow, "activity.params.api_key_ids[5] == 'x'", "")}},
 			Deny, "broken=ERROR", msgImplicitDeny},
 		{"an unknown effect fails closed",
 			Request{RootQuorum: noRoots, Input: input(t, "ACTIVITY_TYPE_CREATE_WALLET", dave), Policies: []Policy{allowAll, {ID: "odd", Effect: "EFFECT_MAYBE"}}},
@@ -194,5 +243,40 @@ func TestOutcomeString(t *testing.T) {
 	var zero Decision
 	if zero.Outcome != Deny {
 		t.Error("the zero Decision must deny")
+	}
+}
+
+// Inapplicable holds exactly for failures that say the request lacks what the expression reads, and only when every
+// failed clause failed that way.
+func TestInapplicable(t *testing.T) {
+	msg := func(message string) *Input {
+		return &Input{Activity: activity(t, "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", nil), EIP712: &EIP712{PrimaryType: "Mail", Message: decodeJSON(t, message)}}
+	}
+	tx := &Input{Activity: activity(t, "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", nil), EthTx: &EthTx{To: recip, Data: "0x", Value: wei("1")}}
+	tests := []struct {
+		src  string
+		in   *Input
+		want bool
+	}{
+		{"eth.tx.to == '" + banned + "'", msg(`{}`), true},
+		{"activity.params.user_ids.count() == 1", tx, true},
+		{"wallet.id == 'w' || private_key.id == 'k'", tx, true},
+		{"solana.tx.transfers.count() > 0 && bitcoin.tx.fee > 50000", tx, true},
+		{"eth.tx.to == '" + banned + "' || eth.eip_712.message['to'] == '" + banned + "'", msg(`{"to": "0x2"}`), true},
+		{"eth.tx.to == '" + banned + "' || eth.eip_712.message['to'] == '" + banned + "'", msg(`{"to": 5}`), false},
+		{"eth.eip_712.message['to'] == '" + banned + "' || eth.tx.to == '" + banned + "'", msg(`{"to": 5}`), false},
+		{"eth.tx.to == '" + banned + "' || eth.eip_712.message['to'] == '" + banned + "'", msg(`{}`), false},
+		{"eth.tx.max_fee_per_blob_gas > 0", tx, false},
+		{"eth.tx.data[10..74] == 'ab'", tx, false},
+		{"eth.tx.function_name == 'approve'", tx, false},
+	}
+	for _, tt := range tests {
+		_, err := mustCompile(t, tt.src, Condition).Eval(tt.in)
+		if err == nil || Inapplicable(err) != tt.want {
+			t.Errorf("%s: error %v, Inapplicable = %v, want %v", tt.src, err, Inapplicable(err), tt.want)
+		}
+	}
+	if Inapplicable(errors.New("policy: nil Input")) {
+		t.Error("an error that is not an evaluation error is Inapplicable")
 	}
 }

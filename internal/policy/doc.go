@@ -72,7 +72,7 @@
 //
 // Evaluation does not short-circuit: every clause is evaluated, and an error anywhere
 // (an *EvalError: a keyword that does not apply to the request, a missing
-// activity.params key, an index out of range, a dynamic value of the wrong type, or
+// activity.params key, a value the request's data leaves out, an index out of range, a dynamic value of the wrong type, or
 // more than 100,000 steps of nested methods) is an error of the whole expression. For the decision only, the logical operators
 // follow Kleene's three-valued logic, so "false && <error>" is known to be false and
 // "true || <error>" true (a policy decided either way despite a failed clause counts as
@@ -81,8 +81,11 @@
 // # Decision
 //
 // Decide applies the root quorum, rejections, the root-only rule, deny-wins
-// policies, consensus and implicit permissions in the order documented on it. A DENY
-// that fails closes the door unless its failure cannot matter. It reports each policy's
+// policies, consensus and implicit permissions in the order documented on it. A policy
+// whose condition fails only because the request does not have what it reads
+// (Inapplicable) does not apply, as in the reference; a DENY that fails on the data of
+// something the request has closes the door unless its failure cannot matter, and so
+// does every failing DENY with Request.StrictDeny. It reports each policy's
 // outcome with the messages of the reference ("No policies evaluated to outcome:
 // Allow", "The following policies denied this action: <ids>").
 //

@@ -48,14 +48,24 @@ func newCompileError(field Field, src string, offset int, msg, hint string) *Com
 }
 
 // EvalErrorKind classifies evaluation errors.
+//
+// Two kinds say only that the request does not have what the expression reads, whatever its data: NotApplicable and
+// MissingField (see Inapplicable). Every other kind is about the data of something the request does have, which its
+// submitter chooses, and Decide treats it as it might apply.
 type EvalErrorKind string
 
 const (
 	// NotApplicable: the keyword does not apply to this request, such as wallet.id on a
-	// private-key signing or eth.tx on an activity that signs no transaction.
+	// private-key signing or eth.tx on an activity that signs no transaction, a velocity
+	// control that does not measure the activity, or activity.kind of a root-only activity.
 	NotApplicable EvalErrorKind = "NotApplicable"
 	// MissingField: activity.params has no such parameter for this activity type.
 	MissingField EvalErrorKind = "MissingField"
+	// Absent: the request has the keyword, but its data lacks this value: a contract call
+	// no uploaded ABI decodes, an instruction no uploaded IDL decodes, a PSBT's fee when an
+	// input's spent output is not given, an integer the transaction or typed data leaves
+	// out, a Tron contract field its type does not have, a key an EIP-712 message lacks.
+	Absent EvalErrorKind = "Absent"
 	// OutOfRange: an index or slice outside the list or string.
 	OutOfRange EvalErrorKind = "OutOfRange"
 	// TypeMismatch: a dynamic (EIP-712 message) value of the wrong type, or an input
@@ -96,4 +106,24 @@ func withClause(err error, clause string) error {
 	c := *e
 	c.Clause = clause
 	return &c
+}
+
+// Inapplicable reports whether err says only that the request does not have what a
+// policy reads: its kind is NotApplicable or MissingField. Decide treats a policy whose
+// condition fails with such an error alone as one that does not apply, as the reference
+// does. Any other failure, including one that is not an *EvalError, is not.
+func Inapplicable(err error) bool {
+	e, ok := err.(*EvalError)
+	return ok && (e.Kind == NotApplicable || e.Kind == MissingField)
+}
+
+// joinErrors combines the errors of the clauses of one node: the first, unless it is
+// Inapplicable and next is not. An expression's error is then Inapplicable only when
+// every clause that failed failed that way: "wallet.id == 'W' || eth.eip_712.message['to']
+// == 'X'" with a message whose "to" is a number is not taken for a policy about wallets.
+func joinErrors(first, next error) error {
+	if first == nil || next != nil && Inapplicable(first) && !Inapplicable(next) {
+		return next
+	}
+	return first
 }

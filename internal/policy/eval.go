@@ -155,9 +155,7 @@ func (e *listLitEval) eval(in *Input, f *frame) (value, error) {
 	var first error
 	for i, x := range e.elems {
 		v, err := x.eval(in, f)
-		if err != nil && first == nil {
-			first = err
-		}
+		first = joinErrors(first, err)
 		l[i] = v
 	}
 	if first != nil {
@@ -201,11 +199,8 @@ type indexEval struct {
 func (e *indexEval) eval(in *Input, f *frame) (value, error) {
 	x, errX := e.x.eval(in, f)
 	i, errI := evalIndex(e.index, in, f)
-	if errX != nil {
-		return value{}, errX
-	}
-	if errI != nil {
-		return value{}, errI
+	if err := joinErrors(errX, errI); err != nil {
+		return value{}, err
 	}
 	switch x.k {
 	case kindString:
@@ -248,11 +243,8 @@ type keyEval struct {
 func (e *keyEval) eval(in *Input, f *frame) (value, error) {
 	x, errX := e.x.eval(in, f)
 	k, errK := e.key.eval(in, f)
-	if errX != nil {
-		return value{}, errX
-	}
-	if errK != nil {
-		return value{}, errK
+	if err := joinErrors(errX, errK); err != nil {
+		return value{}, err
 	}
 	k, err := scalar(k)
 	if err != nil {
@@ -271,7 +263,7 @@ func (e *keyEval) eval(in *Input, f *frame) (value, error) {
 	}
 	v, ok := m[k.s]
 	if !ok {
-		return value{}, withClause(evalErrorf(MissingField, "no key %q", k.s), e.src)
+		return value{}, withClause(evalErrorf(Absent, "no key %q", k.s), e.src)
 	}
 	return value{k: kindDyn, ref: v}, nil
 }
@@ -285,10 +277,8 @@ func (e *sliceEval) eval(in *Input, f *frame) (value, error) {
 	x, errX := e.x.eval(in, f)
 	lo, errLo := evalIndex(e.lo, in, f)
 	hi, errHi := evalIndex(e.hi, in, f)
-	for _, err := range [...]error{errX, errLo, errHi} {
-		if err != nil {
-			return value{}, err
-		}
+	if err := joinErrors(joinErrors(errX, errLo), errHi); err != nil {
+		return value{}, err
 	}
 	n := 0
 	switch x.k {
@@ -365,9 +355,7 @@ func (e *andEval) evalBool(in *Input, f *frame) (bool, bool, error) {
 	var first error
 	for _, x := range e.xs {
 		r, known, err := x.evalBool(in, f)
-		if err != nil && first == nil {
-			first = err
-		}
+		first = joinErrors(first, err)
 		if known && !r {
 			sawFalse = true
 		}
@@ -392,9 +380,7 @@ func (e *orEval) evalBool(in *Input, f *frame) (bool, bool, error) {
 	var first error
 	for _, x := range e.xs {
 		r, known, err := x.evalBool(in, f)
-		if err != nil && first == nil {
-			first = err
-		}
+		first = joinErrors(first, err)
 		if known && r {
 			sawTrue = true
 		}
@@ -493,10 +479,8 @@ func (e *stringSliceEval) evalString(in *Input, f *frame) (string, error) {
 	s, errX := e.x.evalString(in, f)
 	lo, errLo := e.bound(e.loC, e.lo, in, f)
 	hi, errHi := e.bound(e.hiC, e.hi, in, f)
-	for _, err := range [...]error{errX, errLo, errHi} {
-		if err != nil {
-			return "", err
-		}
+	if err := joinErrors(joinErrors(errX, errLo), errHi); err != nil {
+		return "", err
 	}
 	if lo < 0 || hi < 0 || lo > hi || hi > len(s) {
 		return "", withClause(evalErrorf(OutOfRange, "slice [%d..%d] is out of range for length %d", lo, hi, len(s)), e.src)
@@ -539,10 +523,10 @@ func (e *stringEqEval) eval(in *Input, f *frame) (value, error) {
 func evalBoth(le, re evaluator, in *Input, f *frame) (value, value, error) {
 	l, errL := le.eval(in, f)
 	r, errR := re.eval(in, f)
-	if errL != nil {
-		return value{}, value{}, errL
+	if err := joinErrors(errL, errR); err != nil {
+		return value{}, value{}, err
 	}
-	return l, r, errR
+	return l, r, nil
 }
 
 type eqEval struct {
@@ -616,11 +600,8 @@ type memberEval struct {
 func (e *memberEval) eval(in *Input, f *frame) (value, error) {
 	x, errX := e.x.eval(in, f)
 	xs, errXs := e.xs.eval(in, f)
-	if errX != nil {
-		return value{}, errX
-	}
-	if errXs != nil {
-		return value{}, errXs
+	if err := joinErrors(errX, errXs); err != nil {
+		return value{}, err
 	}
 	n, err := seqLen(xs)
 	if err != nil {
@@ -688,9 +669,7 @@ func (e *quantEval) evalBool(in *Input, f *frame) (bool, bool, error) {
 		}
 		f.vars[e.slot] = seqAt(xs, i)
 		r, known, err := e.pred.evalBool(in, f)
-		if err != nil && first == nil {
-			first = err
-		}
+		first = joinErrors(first, err)
 		if known && r != e.all {
 			decided = true
 		}
@@ -734,9 +713,7 @@ func (e *filterEval) eval(in *Input, f *frame) (value, error) {
 		el := seqAt(xs, i)
 		f.vars[e.slot] = el
 		r, _, err := e.pred.evalBool(in, f)
-		if err != nil && first == nil {
-			first = err
-		}
+		first = joinErrors(first, err)
 		if err == nil && r {
 			kept = append(kept, el)
 		}

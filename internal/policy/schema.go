@@ -89,7 +89,7 @@ func callField(read func(*ContractCall) value, t *typ) *fieldDef {
 	return &fieldDef{typ: t, get: func(ref any) (value, error) {
 		c := ref.(*EthTx).Call
 		if c == nil {
-			return value{}, notApplicable()
+			return value{}, evalErrorf(Absent, "no uploaded contract interface decodes this call")
 		}
 		return read(c), nil
 	}}

@@ -61,7 +61,7 @@ var (
 			if p := ref.(*SolanaInstruction).Parsed; p != nil {
 				return p, nil
 			}
-			return nil, notApplicable()
+			return nil, evalErrorf(Absent, "no uploaded IDL decodes this instruction")
 		}),
 	})
 	tSolanaTransfer = structOf("solana transfer", map[string]*fieldDef{
@@ -123,7 +123,7 @@ var (
 		"fee": {typ: tInt, get: func(ref any) (value, error) {
 			fee := ref.(*BitcoinTx).Fee
 			if fee == nil {
-				return value{}, evalErrorf(NotApplicable, "the PSBT does not give every input's spent output, so the fee is unknown")
+				return value{}, evalErrorf(Absent, "the PSBT does not give every input's spent output, so the fee is unknown")
 			}
 			return uintValue(*fee), nil
 		}},
@@ -135,7 +135,7 @@ var (
 
 // notOnType is the error for a field of tron.tx.contract[] that the contract's type does not have.
 func notOnType(c *TronContract) error {
-	return evalErrorf(NotApplicable, "a %s has no such field", c.Type)
+	return evalErrorf(Absent, "a %s has no such field", c.Type)
 }
 
 func tronStr(read func(*TronContract) *string) *fieldDef {

@@ -20,10 +20,14 @@ var tTime = structOf("time", map[string]*fieldDef{
 	"now": {typ: tInt, get: func(ref any) (value, error) { return uintValue(uint64(ref.(*Input).Now.UnixMilli())), nil }},
 })
 
+// errNoTime is the failure of time.* and CronSpan on a request without a trusted time: the request happens at some
+// time, so a policy on time still concerns it (Absent, not NotApplicable).
+var errNoTime = evalErrorf(Absent, "the request has no trusted time")
+
 // timeRoot reads time.*; a request without a trusted time has none.
 func timeRoot(in *Input) (any, error) {
 	if in.Now.IsZero() {
-		return nil, notApplicable()
+		return nil, errNoTime
 	}
 	return in, nil
 }
@@ -202,7 +206,7 @@ func (s *cronSpan) eval(in *Input, f *frame) (value, error) {
 
 func (s *cronSpan) evalBool(in *Input, _ *frame) (bool, bool, error) {
 	if in.Now.IsZero() {
-		return false, false, notApplicable()
+		return false, false, errNoTime
 	}
 	start, ok := s.latestStart(in.Now)
 	return ok && in.Now.Before(start.Add(s.dur)), true, nil

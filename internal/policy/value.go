@@ -89,7 +89,7 @@ func uintValue(u uint64) value {
 // bigValue converts an integer of the Input. nil means the field is absent.
 func bigValue(b *big.Int) (value, error) {
 	if b == nil {
-		return value{}, evalErrorf(NotApplicable, "not present in this request")
+		return value{}, evalErrorf(Absent, "not present in this request")
 	}
 	v := value{k: kindInt}
 	if b.Sign() < 0 || v.n.SetFromBig(b) {

@@ -2,6 +2,7 @@ package stack
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/sigil/sigil/internal/authproxy"
 	"github.com/sigil/sigil/internal/chain"
 	"github.com/sigil/sigil/internal/coordinator"
+	"github.com/sigil/sigil/internal/seal"
 	"github.com/sigil/sigil/internal/solanadev"
 	"github.com/sigil/sigil/internal/yield"
 	"github.com/sigil/sigil/stamp"
@@ -24,13 +26,15 @@ const BootstrapFile = "bootstrap.json"
 
 // Bootstrap is DIR/bootstrap.json: what the first start of the stack created and where each service listens. Fields
 // of parts that are not running are absent. The file holds the root user's private key and is readable by its owner
-// only.
+// only: in clear in dev mode (APIPrivateKey, what sigil api and sigil demo stamp with), sealed under the master key in
+// production mode (APIPrivateKeySealed, the base64 of a seal blob: sigil keys root opens it into a key file).
 type Bootstrap struct {
-	OrganizationID string `json:"organizationId"`
-	UserID         string `json:"userId"`
-	APIPublicKey   string `json:"apiPublicKey"`
-	APIPrivateKey  string `json:"apiPrivateKey"`
-	CoordinatorURL string `json:"coordinatorUrl"`
+	OrganizationID      string `json:"organizationId"`
+	UserID              string `json:"userId"`
+	APIPublicKey        string `json:"apiPublicKey"`
+	APIPrivateKey       string `json:"apiPrivateKey,omitempty"`
+	APIPrivateKeySealed string `json:"apiPrivateKeySealed,omitempty"`
+	CoordinatorURL      string `json:"coordinatorUrl"`
 	// DevOutboxURL lists the OTP messages the dev outbox received.
 	DevOutboxURL string `json:"devOutboxUrl,omitempty"`
 	// The dev chain: its JSON-RPC URL and chain id, the faucet, the yield service's network id for it, and the
@@ -52,15 +56,72 @@ type Bootstrap struct {
 	AuthProxyURL      string `json:"authProxyUrl,omitempty"`
 	AuthProxyConfigID string `json:"authProxyConfigId,omitempty"`
 	DashboardURL      string `json:"dashboardUrl,omitempty"`
+	// FramesURL serves the export, import and export-and-sign frames: /export, /import, /export-and-sign, what
+	// @turnkey/react-wallet-kit takes as exportIframeUrl and importIframeUrl.
+	FramesURL string `json:"framesUrl,omitempty"`
 }
 
-// RootKey is the root user's API key.
-func (b *Bootstrap) RootKey() (*stamp.APIKey, error) {
-	key, err := stamp.ParseAPIKey(stamp.CurveP256, b.APIPrivateKey)
+// ErrRootKeySealed reports a root key that bootstrap.json holds sealed (production mode), asked for without the
+// master key.
+var ErrRootKeySealed = errors.New("bootstrap.json holds the root key sealed under the master key (sigil up --prod): " +
+	"write it to a key file with sigil keys root --out FILE, given the master key, and pass --key FILE")
+
+// RootKey is the root user's API key, as dev mode keeps it.
+func (b *Bootstrap) RootKey() (*stamp.APIKey, error) { return b.OpenRootKey(nil) }
+
+// OpenRootKey is the root user's API key, opening with the master key one that production mode sealed.
+func (b *Bootstrap) OpenRootKey(ring *seal.Keyring) (*stamp.APIKey, error) {
+	hexKey := b.APIPrivateKey
+	if hexKey == "" && b.APIPrivateKeySealed != "" {
+		if ring == nil {
+			return nil, ErrRootKeySealed
+		}
+		blob, err := base64.StdEncoding.DecodeString(b.APIPrivateKeySealed)
+		if err != nil {
+			return nil, errors.New("bootstrap.json apiPrivateKeySealed is not base64")
+		}
+		raw, err := ring.Open(blob, b.rootKeyAAD())
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap.json apiPrivateKeySealed: %w", err)
+		}
+		hexKey = string(raw)
+		defer clear(raw)
+	}
+	key, err := stamp.ParseAPIKey(stamp.CurveP256, hexKey)
 	if err != nil {
 		return nil, fmt.Errorf("bootstrap.json apiPrivateKey: %w", err)
 	}
 	return key, nil
+}
+
+// SealRootKey keeps the root key sealed under the active master key version, and nowhere in clear. It reports
+// whether the record changed: a key in clear, or sealed under an older version, is sealed again.
+func (b *Bootstrap) SealRootKey(ring *seal.Keyring) (bool, error) {
+	if b.APIPrivateKey == "" {
+		blob, err := base64.StdEncoding.DecodeString(b.APIPrivateKeySealed)
+		if err != nil || !ring.NeedsRewrap(blob) {
+			return false, err
+		}
+		if blob, err = ring.Rewrap(blob); err != nil {
+			return false, err
+		}
+		b.APIPrivateKeySealed = base64.StdEncoding.EncodeToString(blob)
+		return true, nil
+	}
+	if _, err := b.RootKey(); err != nil {
+		return false, err
+	}
+	blob, err := ring.Seal([]byte(b.APIPrivateKey), b.rootKeyAAD())
+	if err != nil {
+		return false, err
+	}
+	b.APIPrivateKey, b.APIPrivateKeySealed = "", base64.StdEncoding.EncodeToString(blob)
+	return true, nil
+}
+
+// rootKeyAAD binds the sealed root key to its purpose and organization.
+func (b *Bootstrap) rootKeyAAD() []byte {
+	return []byte("sigil/bootstrap.json/apiPrivateKey/" + b.OrganizationID)
 }
 
 // BootstrapPath is DIR/bootstrap.json.
@@ -93,11 +154,20 @@ func WriteBootstrap(dir string, b *Bootstrap) error {
 }
 
 // ensureRoot returns the record of DIR/bootstrap.json, or on the first start creates the root organization (a root
-// user with a P-256 API key) and records it at once, so that its key is never lost whatever fails next.
-func ensureRoot(ctx context.Context, coord *coordinator.Coordinator, dir string) (Bootstrap, error) {
+// user with a P-256 API key) and records it at once, so that its key is never lost whatever fails next. With a
+// keyring (production mode) the record holds the root key sealed under it, never in clear: one written in clear
+// before is sealed in place.
+func ensureRoot(ctx context.Context, coord *coordinator.Coordinator, dir string, ring *seal.Keyring) (Bootstrap, error) {
 	b, err := ReadBootstrap(dir)
 	if err == nil {
-		return *b, nil
+		if ring == nil {
+			return *b, nil
+		}
+		changed, err := b.SealRootKey(ring)
+		if err != nil || !changed {
+			return *b, err
+		}
+		return *b, WriteBootstrap(dir, b)
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return Bootstrap{}, err
@@ -108,6 +178,11 @@ func ensureRoot(ctx context.Context, coord *coordinator.Coordinator, dir string)
 	}
 	root := Bootstrap{OrganizationID: boot.OrganizationID, UserID: boot.UserID, APIPublicKey: boot.APIKey.PublicKeyHex(),
 		APIPrivateKey: boot.APIKey.PrivateKeyHex()}
+	if ring != nil {
+		if _, err := root.SealRootKey(ring); err != nil {
+			return Bootstrap{}, err
+		}
+	}
 	return root, WriteBootstrap(dir, &root)
 }
 
@@ -133,8 +208,8 @@ func ensureYieldKeys(ctx context.Context, svc *yield.Service, b *Bootstrap) erro
 // later starts rotates its key if it is encrypted to another identity (a lost identity file). It returns the
 // configuration id. It talks to the coordinator through h, its HTTP handler, in this process: the coordinator need
 // not listen yet.
-func ensureRootAuthProxy(ctx context.Context, h http.Handler, id *authproxy.Identity, b *Bootstrap) (string, error) {
-	key, err := b.RootKey()
+func ensureRootAuthProxy(ctx context.Context, h http.Handler, id *authproxy.Identity, b *Bootstrap, ring *seal.Keyring) (string, error) {
+	key, err := b.OpenRootKey(ring)
 	if err != nil {
 		return "", err
 	}

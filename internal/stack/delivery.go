@@ -16,7 +16,9 @@ import (
 type Delivery struct {
 	SMTP      *notify.SMTPConfig
 	EmailFrom string // the sender when a request names none (default sigil@localhost)
-	Twilio    *notify.TwilioConfig
+	// SenderDomains are the domains whose addresses a request may name as its sender or reply-to instead.
+	SenderDomains notify.SenderDomains
+	Twilio        *notify.TwilioConfig
 }
 
 // senders builds the e-mail and SMS senders, and the dev outbox when a channel falls back to it (nil otherwise).

@@ -27,9 +27,24 @@ type MasterKeySource struct {
 // masterKeyCommandTimeout bounds the command: a start must not hang on a secret manager that does not answer.
 const masterKeyCommandTimeout = 30 * time.Second
 
+// Given reports whether the source names where the key is (a file, its content or a command), rather than the
+// default DIR/master.key.
+func (m MasterKeySource) Given() bool { return m.File != "" || len(m.Content) > 0 || m.Command != "" }
+
+// Open returns the keyring of a stack's master key, for a command that works beside the stack (its default file
+// DIR/master.key is never created here).
+func (m MasterKeySource) Open(ctx context.Context, dir string) (*seal.Keyring, error) {
+	ring, _, err := m.open(ctx, dir, false)
+	return ring, err
+}
+
 // load returns the keyring and, for a file, its path (the coordinator reads it again after a rotation by another
-// process; keys from elsewhere change with a restart).
+// process; keys from elsewhere change with a restart). The default file is created on the first start.
 func (m MasterKeySource) load(ctx context.Context, dir string) (*seal.Keyring, string, error) {
+	return m.open(ctx, dir, true)
+}
+
+func (m MasterKeySource) open(ctx context.Context, dir string, create bool) (*seal.Keyring, string, error) {
 	given := 0
 	for _, set := range []bool{m.File != "", len(m.Content) > 0, m.Command != ""} {
 		if set {
@@ -49,7 +64,7 @@ func (m MasterKeySource) load(ctx context.Context, dir string) (*seal.Keyring, s
 	}
 	path := cmp.Or(m.File, filepath.Join(dir, "master.key"))
 	ring, err := seal.LoadKeyFile(path)
-	if errors.Is(err, os.ErrNotExist) && m.File == "" {
+	if errors.Is(err, os.ErrNotExist) && m.File == "" && create {
 		ring, err = seal.CreateKeyFile(path)
 	}
 	return ring, path, err

@@ -34,6 +34,7 @@ import (
 
 	"github.com/sigil/sigil/internal/authproxy"
 	"github.com/sigil/sigil/internal/chain"
+	"github.com/sigil/sigil/internal/chain/devcatalogue"
 	"github.com/sigil/sigil/internal/contracts"
 	"github.com/sigil/sigil/internal/coordinator"
 	"github.com/sigil/sigil/internal/dashboard"
@@ -69,6 +70,10 @@ type Config struct {
 	Listen, AuthProxyListen, YieldListen, DashboardListen, ChainListen string
 	// SolanaListen is the Solana dev node's JSON-RPC address (it runs with the dev chain; "" picks a port).
 	SolanaListen string
+	// FramesListen is the export and import frames' address ("" picks a port); FramesAllowedOrigins the origins of
+	// the apps that embed them (default: AllowedOrigins less "*"). See startFrames.
+	FramesListen         string
+	FramesAllowedOrigins []string
 
 	// AllowedOrigins are the browser origins allowed to call the coordinator ("*" allows any); the dashboard's own
 	// origins are always added.
@@ -101,6 +106,9 @@ type Config struct {
 	OTLPEndpoint string
 	// Audit receives the coordinator's audit stream, one JSON line per recorded activity (nil: none).
 	Audit io.Writer
+	// StrictPolicyErrors is the coordinator's rule for DENY policies that cannot be evaluated on an activity
+	// (coordinator.Config.StrictPolicyErrors).
+	StrictPolicyErrors bool
 	// Exposed allows listen addresses beyond loopback. Without it (or TLS) Start refuses them: the stack is dev mode,
 	// its dev outbox holds every OTP code and its services speak plain HTTP. With it the outbox is neither served nor
 	// logs codes (its file in Dir still has them); TLS is then the job of a proxy in front.
@@ -158,6 +166,9 @@ type Stack struct {
 	coord *coordinator.Coordinator
 	boot  Bootstrap
 	tls   *certReloader // the listeners' certificate; nil serves plain HTTP
+	// fileKeys seals the private keys that bootstrap.json and authproxy.json hold: the master key in production mode;
+	// nil in dev mode, which keeps them in clear for sigil api, sigil demo and the tests.
+	fileKeys *seal.Keyring
 	// noWebhookDeliveries: this process writes webhook deliveries but another posts them (Config.NoWebhookDeliveries).
 	noWebhookDeliveries bool
 }
@@ -214,7 +225,10 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	// One set of series for the process, served by each service at /metrics.
 	m := metrics.New()
 	st.Measure(m)
-	proxyID, err := authproxy.LoadOrCreateIdentity(filepath.Join(cfg.Dir, AuthProxyIdentityFile))
+	if cfg.Production {
+		s.fileKeys = ring
+	}
+	proxyID, err := authproxy.LoadOrCreateIdentity(filepath.Join(cfg.Dir, AuthProxyIdentityFile), s.fileKeys)
 	if err != nil {
 		return nil, fmt.Errorf("auth proxy identity: %w", err)
 	}
@@ -239,10 +253,18 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	dash.handler = dashboard.Handler(dashboard.Config{CoordinatorURL: coordSrv.url, AuthProxyURL: proxySrv.url, OrganizationID: s.boot.OrganizationID,
 		Chains: dashboardChains(networks, &s.boot), YieldURL: s.boot.YieldURL})
 	s.boot.DashboardURL = dash.url
+	framesSrv, err := s.startFrames(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("frames: %w", err)
+	}
 	if err := s.save(cfg.Dir); err != nil {
 		return nil, err
 	}
-	s.serve(slices.Concat([]*server{coordSrv}, yieldSrvs, []*server{proxySrv, dash})...)
+	servers := slices.Concat([]*server{coordSrv}, yieldSrvs, []*server{proxySrv, dash})
+	if framesSrv != nil {
+		servers = append(servers, framesSrv)
+	}
+	s.serve(servers...)
 	return s, nil
 }
 
@@ -281,9 +303,10 @@ func (s *Stack) startCoordinator(ctx context.Context, cfg Config, st *store.Stor
 	if err != nil {
 		return nil, nil, err
 	}
-	coord := coordinator.New(st, coordinator.Config{Logger: s.logger, Metrics: m, Audit: cfg.Audit,
+	coord := coordinator.New(st, coordinator.Config{Logger: s.logger, Metrics: m, Audit: cfg.Audit, StrictPolicyErrors: cfg.StrictPolicyErrors,
 		AllowedOrigins: append(slices.Clone(cfg.AllowedOrigins), dashOrigins...), TrustedProxies: cfg.TrustedProxies,
-		Keyring: ring, MasterKeyFile: keyPath, Email: email, EmailFrom: cmp.Or(cfg.Delivery.EmailFrom, "sigil@localhost"), SMS: sms,
+		Keyring: ring, MasterKeyFile: keyPath, Email: email, EmailFrom: cmp.Or(cfg.Delivery.EmailFrom, "sigil@localhost"),
+		EmailSenderDomains: cfg.Delivery.SenderDomains, SMS: sms,
 		OIDC: cfg.OIDC, OIDCIssuerURL: cmp.Or(cfg.OIDCIssuerURL, srv.url), OAuth2Providers: cfg.OAuth2Providers,
 		AuthProxy: &coordinator.AuthProxyService{EncryptionKey: proxyID.EncryptionPublicKey(), ServiceKey: proxyID.ServicePublicKey()},
 		// In dev mode webhooks may go to local receivers (http, loopback); exposed, only to public https URLs.
@@ -311,7 +334,7 @@ func (s *Stack) startCoordinator(ctx context.Context, cfg Config, st *store.Stor
 	if !cfg.Exposed && outbox != nil {
 		srv.handler = devHandler(api, outbox)
 	}
-	if s.boot, err = ensureRoot(ctx, coord, cfg.Dir); err != nil {
+	if s.boot, err = ensureRoot(ctx, coord, cfg.Dir, s.fileKeys); err != nil {
 		return nil, nil, err
 	}
 	s.boot.CoordinatorURL, s.boot.DevOutboxURL = srv.url, ""
@@ -398,7 +421,7 @@ func withAssets(watched []coordinator.Network, described []send.Network) []coord
 // both and returns the proxy's listener, its handler set.
 func (s *Stack) startAuthProxy(ctx context.Context, cfg Config, st *store.Store, m *metrics.Metrics, proxyID *authproxy.Identity,
 	api http.Handler, coordURL string) (*server, error) {
-	configID, err := ensureRootAuthProxy(ctx, api, proxyID, &s.boot)
+	configID, err := ensureRootAuthProxy(ctx, api, proxyID, &s.boot, s.fileKeys)
 	if err != nil {
 		return nil, fmt.Errorf("enable the auth proxy of the root organization: %w", err)
 	}
@@ -478,7 +501,7 @@ func checkLoopback(cfg Config) error {
 	}
 	for _, l := range []struct{ flag, addr string }{{"listen", cfg.Listen}, {"authproxy-listen", cfg.AuthProxyListen},
 		{"yield-listen", cfg.YieldListen}, {"dashboard-listen", cfg.DashboardListen}, {"chain-listen", cfg.ChainListen},
-		{"solana-listen", cfg.SolanaListen}} {
+		{"solana-listen", cfg.SolanaListen}, {"frames-listen", cfg.FramesListen}} {
 		if l.addr == "" || isLoopback(l.addr) {
 			continue
 		}
@@ -536,7 +559,7 @@ func secondChainConfig(cfg Config, first chain.Config) chain.Config {
 // startDevYield writes the dev chain's catalogue (DIR/yield-catalogue.json), starts the yield service on it, and
 // creates the two dev projects' API keys (one on each fee set) that bootstrap.json lacks.
 func (s *Stack) startDevYield(ctx context.Context, cfg Config, st *store.Store, ring *seal.Keyring, chains []chain.Bootstrap, m *metrics.Metrics) (*server, error) {
-	cat, err := yield.WriteDevCatalogue(ctx, filepath.Join(cfg.Dir, yield.DefaultCatalogueFile), chains...)
+	cat, err := devcatalogue.Write(ctx, filepath.Join(cfg.Dir, yield.DefaultCatalogueFile), chains...)
 	if err != nil {
 		return nil, fmt.Errorf("yield catalogue: %w", err)
 	}
@@ -759,7 +782,7 @@ func (s *Stack) onClose(name string, f func() error) {
 
 // listenFlags are the flags of sigil up that set each service's address, for errors a person can act on.
 var listenFlags = map[string]string{"coordinator": "listen", "auth proxy": "authproxy-listen", "yield service": "yield-listen",
-	"dashboard": "dashboard-listen"}
+	"dashboard": "dashboard-listen", "frames": "frames-listen"}
 
 // listen binds addr (default 127.0.0.1:0) for the service; Close closes the listener.
 func (s *Stack) listen(name, addr string) (*server, error) {

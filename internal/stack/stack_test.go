@@ -3,6 +3,7 @@ package stack_test
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/sigil/sigil/api"
 	"github.com/sigil/sigil/client"
+	"github.com/sigil/sigil/internal/authproxy"
 	"github.com/sigil/sigil/internal/chain"
 	"github.com/sigil/sigil/internal/notify"
 	"github.com/sigil/sigil/internal/seal"
@@ -539,7 +541,11 @@ func TestProductionMode(t *testing.T) {
 	if code, _ := get(t, b.CoordinatorURL+stack.DevOutboxPath); code != http.StatusNotFound {
 		t.Errorf("dev outbox served in production: %d", code)
 	}
-	key, err := b.RootKey()
+	ring, err := seal.LoadKeyFile(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := b.OpenRootKey(ring)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -571,6 +577,75 @@ func TestProductionMode(t *testing.T) {
 	}
 	if st, err := root.WaitForSendTransaction(ctx, b.OrganizationID, res.SendTransactionStatusID, 30*time.Second); err != nil || st.TxStatus != api.TxStatusIncluded {
 		t.Fatalf("a send on the configured node in production: %+v %v", st, err)
+	}
+}
+
+// Production mode keeps the private keys of DIR/bootstrap.json (the root user's API key) and DIR/authproxy.json (the
+// proxy's keys) sealed under the master key: whoever reads the data directory finds no key in clear. A directory
+// started in dev mode first has its keys sealed in place at the first production start; later starts open them, and
+// the sealed root key still signs for the organization.
+func TestProductionKeepsPrivateKeysSealed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	keyFile := filepath.Join(t.TempDir(), "master.key")
+	ring, err := seal.CreateKeyFile(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	dev := start(t, stack.Config{Dir: dir, NoDevChain: true, MasterKeyFile: keyFile})
+	devBoot := dev.Bootstrap()
+	if devBoot.APIPrivateKey == "" || devBoot.APIPrivateKeySealed != "" {
+		t.Fatalf("dev mode's bootstrap record: the key in clear %t, sealed %t", devBoot.APIPrivateKey != "", devBoot.APIPrivateKeySealed != "")
+	}
+	if err := dev.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	delivery := stack.Delivery{Twilio: &notify.TwilioConfig{BaseURL: "http://127.0.0.1:1", AccountSID: "AC123", AuthToken: "token", From: "+15005550006"}}
+	for round := range 2 {
+		s := start(t, stack.Config{Dir: dir, Production: true, MasterKeyFile: keyFile, Delivery: delivery})
+		b := s.Bootstrap()
+		if b.OrganizationID != devBoot.OrganizationID || b.APIPublicKey != devBoot.APIPublicKey {
+			t.Fatalf("start %d: another root organization or key: %+v", round, b)
+		}
+		proxy, err := authproxy.LoadIdentity(filepath.Join(dir, stack.AuthProxyIdentityFile), ring)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secrets := map[string]string{"the root user's private key": devBoot.APIPrivateKey,
+			"the proxy's service key": proxy.ServiceKey.PrivateKeyHex(), "the proxy's encryption key": hex.EncodeToString(proxy.EncryptionKey.Bytes())}
+		for _, file := range []string{stack.BootstrapFile, stack.AuthProxyIdentityFile} {
+			path := filepath.Join(dir, file)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, secret := range secrets {
+				if strings.Contains(strings.ToLower(string(data)), strings.ToLower(secret)) {
+					t.Errorf("start %d: %s holds %s in clear", round, file, name)
+				}
+			}
+			if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
+				t.Errorf("start %d: %s has mode %v (%v)", round, file, info.Mode(), err)
+			}
+		}
+		if _, err := b.RootKey(); !errors.Is(err, stack.ErrRootKeySealed) {
+			t.Errorf("start %d: the root key without the master key: %v", round, err)
+		}
+		if _, err := authproxy.LoadIdentity(filepath.Join(dir, stack.AuthProxyIdentityFile), nil); !errors.Is(err, authproxy.ErrSealed) {
+			t.Errorf("start %d: the proxy's keys without the master key: %v", round, err)
+		}
+		key, err := b.OpenRootKey(ring)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if who, err := client.New(b.CoordinatorURL, key).Whoami(ctx, b.OrganizationID); err != nil || who.UserID != b.UserID {
+			t.Fatalf("start %d: whoami with the sealed root key: %+v %v", round, who, err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

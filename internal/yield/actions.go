@@ -13,9 +13,9 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/google/uuid"
 
-	"github.com/sigil/sigil/internal/chain"
 	"github.com/sigil/sigil/internal/edge"
 	"github.com/sigil/sigil/internal/store"
+	"github.com/sigil/sigil/internal/units"
 )
 
 // actionBody is the body of POST /v1/actions/enter, /exit and /manage, decoded strictly: an unknown field is refused,
@@ -305,7 +305,7 @@ func checkGasCovered(r *request, steps []step, gas []uint64, maxFee, balance *bi
 		return nil
 	}
 	native := r.y.network.NativeToken
-	f := func(v *big.Int) string { return chain.FormatUnits(v, native.Decimals) + " " + native.Symbol }
+	f := func(v *big.Int) string { return units.Format(v, native.Decimals) + " " + native.Symbol }
 	return fieldError("address", "holds %s, which does not cover the action's value and gas of up to %s "+
 		"(%d transactions, gas limit × maxFeePerGas each): %s short", f(balance), f(need), len(steps),
 		f(new(big.Int).Sub(need, balance)))
@@ -338,7 +338,7 @@ func (s *Service) storeAction(ctx context.Context, k *keyInfo, r *request, inten
 			MaxFeePerGas: hexutil.EncodeBig(maxFee), MaxPriorityFeePerGas: hexutil.EncodeBig(tip), Type: 2,
 		})
 		estimate, _ := json.Marshal(gasEstimateDTO{
-			Amount:   chain.FormatUnits(new(big.Int).Mul(new(big.Int).SetUint64(gas[i]), maxFee), y.network.NativeToken.Decimals),
+			Amount:   units.Format(new(big.Int).Mul(new(big.Int).SetUint64(gas[i]), maxFee), y.network.NativeToken.Decimals),
 			GasLimit: fmt.Sprint(gas[i]), Token: native,
 		})
 		body, _ := json.Marshal(txRecord{Title: st.Title, Network: y.network.ID, Type: st.Type, Unsigned: string(unsigned),
@@ -369,7 +369,7 @@ func (s *Service) renderAction(a store.YieldAction, txs []store.YieldTransaction
 		Transactions: make([]transactionDTO, 0, len(txs)), ExecutionPattern: "synchronous", RawArguments: rec.RawArguments,
 		CreatedAt: isoMillis(a.CreatedAt), CompletedAt: optionalISO(a.CompletedAt), Status: a.Status}
 	if amount, ok := new(big.Int).SetString(rec.AmountRaw, 10); ok {
-		human := chain.FormatUnits(amount, rec.Decimals)
+		human := units.Format(amount, rec.Decimals)
 		d.Amount, d.AmountRaw = &human, &rec.AmountRaw
 	}
 	if d.RawArguments == nil {

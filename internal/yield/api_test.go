@@ -615,9 +615,9 @@ func TestSubmittedHashOutcomes(t *testing.T) {
 	staking := e.yieldID(KindNativeStaking, "", "ETH")
 	staker := e.newWallet("5", nil)
 	a = staker.act(e.key10, "enter", staking, map[string]any{"amount": "1"})
-	more := staker.sign(strings.Replace(a.Transactions[0].UnsignedTransaction, `"value":"`+hexutil.EncodeBig(units("1", 18))+`"`,
-		`"value":"`+hexutil.EncodeBig(units("2", 18))+`"`, 1))
-	if more.Value().Cmp(units("2", 18)) != 0 {
+	more := staker.sign(strings.Replace(a.Transactions[0].UnsignedTransaction, `"value":"`+hexutil.EncodeBig(baseUnits("1", 18))+`"`,
+		`"value":"`+hexutil.EncodeBig(baseUnits("2", 18))+`"`, 1))
+	if more.Value().Cmp(baseUnits("2", 18)) != 0 {
 		t.Fatalf("the re-signed stake is of %s wei", more.Value())
 	}
 	if rcpt := staker.send(more); rcpt.Status != types.ReceiptStatusSuccessful {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/sigil/sigil/internal/chain"
 	"github.com/sigil/sigil/internal/store"
+	"github.com/sigil/sigil/internal/units"
 )
 
 // balances reads an address's balances in a yield from the chain, plus what its enter actions still have in flight
@@ -185,19 +185,19 @@ func (b *batch) mined(hash string, out *bool) {
 }
 
 func renderBalance(y *yieldEntry, address string, p position) balanceDTO {
-	d := balanceDTO{Address: address, Type: p.Type, Amount: chain.FormatUnits(p.Amount, p.Token.Decimals), AmountRaw: p.Amount.String(),
+	d := balanceDTO{Address: address, Type: p.Type, Amount: units.Format(p.Amount, p.Token.Decimals), AmountRaw: p.Amount.String(),
 		PendingActions: make([]pendingActionDTO, 0, len(p.Pending)), Token: p.Token.dto(y.network.ID), IsEarning: p.IsEarning}
 	if p.Date > 0 {
 		date := time.Unix(p.Date, 0).UTC().Format(time.RFC3339)
 		d.Date = &date
 	}
 	for _, pa := range p.Pending {
-		amount := chain.FormatUnits(pa.Amount, p.Token.Decimals)
+		amount := units.Format(pa.Amount, p.Token.Decimals)
 		d.PendingActions = append(d.PendingActions, pendingActionDTO{Intent: pa.Intent, Type: pa.Type, Passthrough: pa.Passthrough,
 			Arguments: &argumentSchemaDTO{Fields: []argumentFieldDTO{}}, Amount: &amount})
 	}
 	if p.Shares != nil && y.cfg.OutputToken != nil {
-		shares, raw := chain.FormatUnits(p.Shares, y.cfg.OutputToken.Decimals), p.Shares.String()
+		shares, raw := units.Format(p.Shares, y.cfg.OutputToken.Decimals), p.Shares.String()
 		token := y.cfg.OutputToken.dto(y.network.ID)
 		d.ShareAmount, d.ShareAmountRaw, d.ShareToken = &shares, &raw, &token
 	}

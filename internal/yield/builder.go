@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/math"
 
-	"github.com/sigil/sigil/internal/chain"
+	"github.com/sigil/sigil/internal/units"
 )
 
 // builder builds the transactions of one kind of yield and reads its balances. Each method queues the chain reads it
@@ -145,7 +145,7 @@ func checkCovered(r *request, available *big.Int, what string) error {
 	if r.amount.Cmp(available) > 0 {
 		t := r.y.cfg.Token
 		return fieldError("arguments.amount", "%s %s is more than %s of %s %s",
-			chain.FormatUnits(r.amount, t.Decimals), t.Symbol, what, chain.FormatUnits(available, t.Decimals), t.Symbol)
+			units.Format(r.amount, t.Decimals), t.Symbol, what, units.Format(available, t.Decimals), t.Symbol)
 	}
 	return nil
 }

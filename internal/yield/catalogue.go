@@ -14,7 +14,8 @@ import (
 )
 
 // Catalogue is the configuration file of networks, providers and yields the service offers. The same file describes
-// the dev chain's contracts (see DevCatalogue) or real deployments (an ERC-4626 vault, an Aave v3 pool) by address.
+// the dev chain's contracts (internal/chain/devcatalogue writes theirs) or real deployments (an ERC-4626 vault, an
+// Aave v3 pool) by address.
 type Catalogue struct {
 	Networks  []Network     `json:"networks"`
 	Providers []Provider    `json:"providers"`

@@ -27,6 +27,7 @@ import (
 	"github.com/sigil/sigil/internal/contracts"
 	"github.com/sigil/sigil/internal/store"
 	"github.com/sigil/sigil/internal/testdb"
+	"github.com/sigil/sigil/internal/units"
 )
 
 // One dev chain serves every test of the package: starting it and deploying the fixtures takes about a second.
@@ -58,6 +59,10 @@ func devChain(t testing.TB) *chain.Node {
 	}
 	return sharedChain
 }
+
+// DevCatalogue is devcatalogue.Build, the dev chain's catalogue. That package imports this one, so these tests, in this
+// package, cannot import it: the external test package sets it (devcatalogue_test.go) before any test runs.
+var DevCatalogue func(context.Context, ...chain.Bootstrap) (Catalogue, error)
 
 // freshChain starts a dev chain for one test, closed at its end.
 func freshChain(t testing.TB) *chain.Node {
@@ -498,8 +503,8 @@ func (e *env) step(d time.Duration) {
 	}
 }
 
-func units(s string, decimals uint8) *big.Int {
-	v, err := chain.ParseUnits(s, decimals)
+func baseUnits(s string, decimals uint8) *big.Int {
+	v, err := units.Parse(s, decimals)
 	if err != nil {
 		panic(err)
 	}

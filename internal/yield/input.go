@@ -6,7 +6,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/sigil/sigil/internal/chain"
+	"github.com/sigil/sigil/internal/evmaddr"
 )
 
 // parseAmount reads a decimal amount in token units ("1", "0.5") into base units, exactly. It refuses what is not a
@@ -44,13 +44,13 @@ func allDigits(s string) bool {
 	return true
 }
 
-// parseAddress reads a 0x-prefixed 20-byte hex address (chain.ParseAddress: mixed case must be a valid EIP-55
+// parseAddress reads a 0x-prefixed 20-byte hex address (evmaddr.Parse: mixed case must be a valid EIP-55
 // checksum); field names the request field.
 func parseAddress(field, s string) (common.Address, error) {
 	if s == "" {
 		return common.Address{}, fieldError(field, "is required: a 0x-prefixed 20-byte hex address")
 	}
-	a, err := chain.ParseAddress(s)
+	a, err := evmaddr.Parse(s)
 	if err != nil {
 		return common.Address{}, fieldError(field, "%v", err)
 	}

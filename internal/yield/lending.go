@@ -7,7 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/math"
 
-	"github.com/sigil/sigil/internal/contracts"
+	"github.com/sigil/sigil/internal/abis"
 )
 
 // lendingBuilder builds the transactions of an Aave v3 market: approve the pool on the token when the allowance is
@@ -94,14 +94,14 @@ func (lendingBuilder) sample(y *yieldEntry, b *batch) samplePlan {
 
 // readReserveData queues the Aave v3 Pool's getReserveData(asset), decoded once the batch has run (Aave's
 // ReserveDataLegacy; the dev chain's LendingPool returns the same layout).
-func readReserveData(b *batch, pool, asset common.Address) *contracts.ReserveData {
-	out := new(contracts.ReserveData)
+func readReserveData(b *batch, pool, asset common.Address) *abis.ReserveData {
+	out := new(abis.ReserveData)
 	values := b.read(pool, &aavePoolABI, "getReserveData", asset)
 	b.decoded = append(b.decoded, func() error {
 		if len(*values) == 0 {
 			return nil // the read failed; its own error is reported
 		}
-		d, err := contracts.AsReserveData((*values)[0])
+		d, err := abis.AsReserveData((*values)[0])
 		if err != nil {
 			return fmt.Errorf("getReserveData on %s: %w", pool.Hex(), err)
 		}

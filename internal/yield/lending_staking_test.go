@@ -54,10 +54,10 @@ func testLendingEnterExit(t *testing.T, poolName, aTokenName, aTokenArtifact, wa
 	}
 	before := e.tokenBalance(usdt, w.addr)
 	receipts := w.execute(e.key10, a)
-	if d := new(big.Int).Sub(before, e.tokenBalance(usdt, w.addr)); d.Cmp(units("300", 6)) != 0 {
+	if d := new(big.Int).Sub(before, e.tokenBalance(usdt, w.addr)); d.Cmp(baseUnits("300", 6)) != 0 {
 		t.Fatalf("supplied %s", d)
 	}
-	if got := poolEventAmount(t, receipts, pool, "Supply"); got.Cmp(units("300", 6)) != 0 {
+	if got := poolEventAmount(t, receipts, pool, "Supply"); got.Cmp(baseUnits("300", 6)) != 0 {
 		t.Fatalf("the pool's Supply events say %s", got)
 	}
 	supplied := e.read(aToken, aTokenArtifact, "balanceOf", w.addr)
@@ -72,10 +72,10 @@ func testLendingEnterExit(t *testing.T, poolName, aTokenName, aTokenArtifact, wa
 	}
 	before = e.tokenBalance(usdt, w.addr)
 	receipts = w.execute(e.key10, a)
-	if d := new(big.Int).Sub(e.tokenBalance(usdt, w.addr), before); d.Cmp(units("100", 6)) != 0 {
+	if d := new(big.Int).Sub(e.tokenBalance(usdt, w.addr), before); d.Cmp(baseUnits("100", 6)) != 0 {
 		t.Fatalf("withdrew %s", d)
 	}
-	if got := poolEventAmount(t, receipts, pool, "Withdraw"); got.Cmp(units("100", 6)) != 0 {
+	if got := poolEventAmount(t, receipts, pool, "Withdraw"); got.Cmp(baseUnits("100", 6)) != 0 {
 		t.Fatalf("the pool's Withdraw events say %s", got)
 	}
 
@@ -87,7 +87,7 @@ func testLendingEnterExit(t *testing.T, poolName, aTokenName, aTokenArtifact, wa
 		e.step(24 * time.Hour)
 	}
 	position := e.read(aToken, aTokenArtifact, "balanceOf", w.addr)
-	if position.Cmp(units("200", 6)) <= 0 {
+	if position.Cmp(baseUnits("200", 6)) <= 0 {
 		t.Fatalf("no interest accrued: %s", position)
 	}
 	a = w.act(e.key10, "exit", id, map[string]any{"useMaxAmount": true})
@@ -154,7 +154,7 @@ func TestNativeStakingWithFeeWrapper(t *testing.T) {
 	}
 	feeTo := e.chain.DevAccount()
 	feeBefore := e.ethBalance(feeTo)
-	amount := units("10", 18)
+	amount := baseUnits("10", 18)
 	fee := new(big.Int).Div(new(big.Int).Mul(amount, big.NewInt(e.yieldCfg(id).Fees.DepositBps)), big.NewInt(10_000))
 	receipts := w.execute(e.key10, a)
 	staked := e.read(staking, contracts.NativeStaking, "stakedOf", w.addr)
@@ -200,7 +200,7 @@ func TestNativeStakingWithFeeWrapper(t *testing.T) {
 	}
 	w.execute(e.key10, a)
 	b = e.balances(e.key10, id, w.addr)
-	if b["exiting"].AmountRaw != units("4", 18).String() || b["exiting"].Date == nil || len(b["exiting"].PendingActions) != 0 {
+	if b["exiting"].AmountRaw != baseUnits("4", 18).String() || b["exiting"].Date == nil || len(b["exiting"].PendingActions) != 0 {
 		t.Fatalf("exiting %+v", b["exiting"])
 	}
 	// Too early: the manage action is refused with the cooldown's end.
@@ -214,7 +214,7 @@ func TestNativeStakingWithFeeWrapper(t *testing.T) {
 	}
 	b = e.balances(e.key10, id, w.addr)
 	wd := b["withdrawable"]
-	if wd.AmountRaw != units("4", 18).String() || len(wd.PendingActions) != 1 || wd.PendingActions[0].Type != "WITHDRAW" {
+	if wd.AmountRaw != baseUnits("4", 18).String() || len(wd.PendingActions) != 1 || wd.PendingActions[0].Type != "WITHDRAW" {
 		t.Fatalf("withdrawable %+v", wd)
 	}
 	// A passthrough is bound to its yield, address and action.
@@ -227,10 +227,10 @@ func TestNativeStakingWithFeeWrapper(t *testing.T) {
 		"passthrough": wd.PendingActions[0].Passthrough}, 201, &m)
 	receipts, paid = w.executeForEther(e.key10, m)
 	withdrawn := e.event(receipts[0], staking, contracts.NativeStaking, "Withdrawn")[0].(*big.Int)
-	if withdrawn.Cmp(units("4", 18)) != 0 || paid.Cmp(withdrawn) != 0 {
+	if withdrawn.Cmp(baseUnits("4", 18)) != 0 || paid.Cmp(withdrawn) != 0 {
 		t.Fatalf("withdrew %s of 4 ETH, the wallet received %s net of gas", withdrawn, paid)
 	}
-	remaining := new(big.Int).Sub(staked, units("4", 18))
+	remaining := new(big.Int).Sub(staked, baseUnits("4", 18))
 	if b = e.balances(e.key10, id, w.addr); len(b) != 1 || b["active"].AmountRaw != remaining.String() {
 		t.Fatalf("after the withdrawal: %+v, want only the %s still staked", b, remaining)
 	}
@@ -258,7 +258,7 @@ func TestNativeStakingDirect(t *testing.T) {
 		t.Fatalf("direct stake: %+v", u)
 	}
 	w.execute(e.key20, a)
-	if got := e.read(staking, contracts.NativeStaking, "stakedOf", w.addr); got.Cmp(units("2.5", 18)) != 0 {
+	if got := e.read(staking, contracts.NativeStaking, "stakedOf", w.addr); got.Cmp(baseUnits("2.5", 18)) != 0 {
 		t.Fatalf("staked %s", got)
 	}
 	a = w.act(e.key20, "exit", id, map[string]any{"useMaxAmount": true})
@@ -298,7 +298,7 @@ func TestProviderStaking(t *testing.T) {
 	held := e.read(lst, contracts.LiquidStakingToken, "balanceOf", w.addr)
 	worth := e.read(staking, contracts.ProviderStaking, "convertToEther", held)
 	active := e.balances(e.key10, id, w.addr)["active"]
-	if active.AmountRaw != worth.String() || *active.ShareAmountRaw != held.String() || worth.Cmp(units("6", 18)) <= 0 {
+	if active.AmountRaw != worth.String() || *active.ShareAmountRaw != held.String() || worth.Cmp(baseUnits("6", 18)) <= 0 {
 		t.Fatalf("active %+v, want %s for %s shares", active, worth, held)
 	}
 
@@ -309,7 +309,7 @@ func TestProviderStaking(t *testing.T) {
 		t.Fatal(err)
 	}
 	locked := pending[0].(*big.Int)
-	if locked.Cmp(units("2", 18)) < 0 || locked.Cmp(new(big.Int).Add(units("2", 18), big.NewInt(2))) > 0 {
+	if locked.Cmp(baseUnits("2", 18)) < 0 || locked.Cmp(new(big.Int).Add(baseUnits("2", 18), big.NewInt(2))) > 0 {
 		t.Fatalf("unstake locked %s, want 2 ETH (rounded up by at most a wei)", locked)
 	}
 	if ex := e.balances(e.key10, id, w.addr)["exiting"]; ex.AmountRaw != locked.String() {

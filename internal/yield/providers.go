@@ -6,7 +6,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/sigil/sigil/internal/chain"
+	"github.com/sigil/sigil/internal/units"
 )
 
 // providerDTO describes a provider. A validator provider with provider-staking yields also shows, read from the
@@ -39,7 +39,7 @@ func (s *Service) providerDTO(ctx context.Context, k *keyInfo, p Provider) (prov
 		current := fraction(share)
 		d.RevenueShare = &current
 		d.IntegratorFeesOwed = append(d.IntegratorFeesOwed, integratorFeesOwedDTO{
-			YieldID: y.cfg.ID, Integrator: who.Hex(), Amount: chain.FormatUnits(owed, y.cfg.Token.Decimals), AmountRaw: owed.String(),
+			YieldID: y.cfg.ID, Integrator: who.Hex(), Amount: units.Format(owed, y.cfg.Token.Decimals), AmountRaw: owed.String(),
 			Token: y.cfg.Token.dto(y.network.ID),
 		})
 	}

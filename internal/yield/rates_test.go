@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sigil/sigil/internal/abis"
 	"github.com/sigil/sigil/internal/contracts"
 	"github.com/sigil/sigil/internal/store"
 )
@@ -175,13 +176,13 @@ func TestLendingAndStakingRatesArePublishedRates(t *testing.T) {
 	provider := e.yieldID(KindProviderStaking, e.addr(contracts.ProviderStake).Hex(), "ETH")
 
 	// Put back what the other tests expect (the dev chain's defaults) afterwards.
-	reserve := func() contracts.ReserveData {
+	reserve := func() abis.ReserveData {
 		t.Helper()
 		out, err := contracts.MustLoad(contracts.LendingPool).Call(ctx, e.eth, pool, "getReserveData", e.addr(contracts.USDC))
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := contracts.AsReserveData(out[0])
+		d, err := abis.AsReserveData(out[0])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
-	"github.com/sigil/sigil/internal/chain"
+	"github.com/sigil/sigil/internal/units"
 )
 
 // GET /v1/yields/{yieldId}/risk: the reference's RiskParameterDto list, from what the service can know itself rather
@@ -155,7 +155,7 @@ func (s *Service) risk(ctx context.Context, y *yieldEntry) ([]riskParameterDTO, 
 			"address": at.Hex(), "upgradeable": implementation != nil, "implementation": implementation, "admin": adminAddr,
 		}),
 		param("liquidity", "tvl", true, map[string]any{
-			"tvl": chain.FormatUnits(tvl, y.cfg.Token.Decimals), "tvlRaw": tvl.String(), "token": y.cfg.Token.dto(y.network.ID),
+			"tvl": units.Format(tvl, y.cfg.Token.Decimals), "tvlRaw": tvl.String(), "token": y.cfg.Token.dto(y.network.ID),
 		}),
 		param("security", "audits", false, map[string]any{"audits": nonNil(y.cfg.Audits)}),
 	)

@@ -15,21 +15,21 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"github.com/sigil/sigil/internal/contracts"
+	"github.com/sigil/sigil/internal/abis"
 	"github.com/sigil/sigil/internal/metrics"
 )
 
-// The ABIs the builders speak. The dev chain's fixtures implement the standard interfaces with the standard
-// signatures (OpenZeppelin's ERC-20 and ERC-4626, Aave v3's Pool), so the same calldata works against real
-// deployments; the allocator vault, fee wrapper and staking contracts are Sigil's own.
+// The ABIs the builders speak (package abis: the standard interfaces with the standard signatures, so the same
+// calldata works against the dev chain's fixtures and real deployments; the allocator vault, fee wrapper and staking
+// contracts are Sigil's own).
 var (
-	erc20ABI           = contracts.MustLoad(contracts.TestToken).ABI
-	erc4626ABI         = contracts.MustLoad(contracts.SimpleVault).ABI
-	allocatorABI       = contracts.MustLoad(contracts.AllocatorVault).ABI
-	aavePoolABI        = contracts.MustLoad(contracts.LendingPool).ABI
-	feeWrapperABI      = contracts.MustLoad(contracts.FeeWrapper).ABI
-	nativeStakingABI   = contracts.MustLoad(contracts.NativeStaking).ABI
-	providerStakingABI = contracts.MustLoad(contracts.ProviderStaking).ABI
+	erc20ABI           = abis.ERC20
+	erc4626ABI         = abis.ERC4626
+	allocatorABI       = abis.AllocatorVault
+	aavePoolABI        = abis.AaveV3Pool
+	feeWrapperABI      = abis.FeeWrapper
+	nativeStakingABI   = abis.NativeStaking
+	providerStakingABI = abis.ProviderStaking
 )
 
 // chainClient is one network's JSON-RPC endpoint. Every read of one request goes out in one batch (one HTTP round

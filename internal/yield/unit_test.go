@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sigil/sigil/internal/chain"
 	"github.com/sigil/sigil/internal/store"
+	"github.com/sigil/sigil/internal/units"
 )
 
 func TestParseAmount(t *testing.T) {
@@ -69,9 +69,9 @@ func FuzzParseAmount(f *testing.F) {
 			t.Fatalf("%q parsed to %s", s, v)
 		}
 		// Formatting and parsing again gives the same base units.
-		back, err := parseAmount("amount", chain.FormatUnits(v, decimals), decimals, "T")
+		back, err := parseAmount("amount", units.Format(v, decimals), decimals, "T")
 		if err != nil || back.Cmp(v) != 0 {
-			t.Fatalf("%q: %s formats to %q which parses to %v, %v", s, v, chain.FormatUnits(v, decimals), back, err)
+			t.Fatalf("%q: %s formats to %q which parses to %v, %v", s, v, units.Format(v, decimals), back, err)
 		}
 	})
 }
@@ -82,8 +82,8 @@ func TestFormatUnits(t *testing.T) {
 		decimals uint8
 		want     string
 	}{{1, 6, "0.000001"}, {1_500_000, 6, "1.5"}, {1_000_000, 6, "1"}, {0, 6, "0"}, {-25, 1, "-2.5"}, {7, 0, "7"}} {
-		if got := chain.FormatUnits(big.NewInt(tc.v), tc.decimals); got != tc.want {
-			t.Errorf("chain.FormatUnits(%d, %d) = %q, want %q", tc.v, tc.decimals, got, tc.want)
+		if got := units.Format(big.NewInt(tc.v), tc.decimals); got != tc.want {
+			t.Errorf("units.Format(%d, %d) = %q, want %q", tc.v, tc.decimals, got, tc.want)
 		}
 	}
 }

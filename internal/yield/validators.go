@@ -9,7 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/sigil/sigil/internal/chain"
+	"github.com/sigil/sigil/internal/units"
 )
 
 // GET /v1/yields/{yieldId}/validators. A provider-staking contract pools every staker's ether with one staking
@@ -137,13 +137,13 @@ func (s *Service) validators(ctx context.Context, y *yieldEntry) ([]validatorDTO
 		Address:    who.Hex(),
 		RewardRate: &rates,
 		Commission: &commission,
-		TVL:        chain.FormatUnits(pooled, y.cfg.Token.Decimals), TVLRaw: pooled.String(),
+		TVL:        units.Format(pooled, y.cfg.Token.Decimals), TVLRaw: pooled.String(),
 		// The contract shares the validator fee with the integrator (validator rebates): the reference flags such
 		// validators as preferred.
 		Preferred:     true,
 		Status:        validatorStatus(y),
 		ProviderID:    y.cfg.ProviderID,
-		PricePerShare: chain.FormatUnits(perShare, y.cfg.Token.Decimals),
+		PricePerShare: units.Format(perShare, y.cfg.Token.Decimals),
 	}
 	if l := y.cfg.EntryLimits; l != nil {
 		v.MinimumStake = l.Minimum

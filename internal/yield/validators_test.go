@@ -48,7 +48,7 @@ func TestValidators(t *testing.T) {
 		t.Fatalf("address %s, the contract's provider is %s", v.Address, out[0])
 	case v.Commission == nil || *v.Commission != float64(feeBps.Int64())/10_000 || *v.Commission == 0:
 		t.Fatalf("commission %v, validatorFeeBps %s", v.Commission, feeBps)
-	case v.TVLRaw != pooled.String() || pooled.Cmp(units("1", 18)) < 0:
+	case v.TVLRaw != pooled.String() || pooled.Cmp(baseUnits("1", 18)) < 0:
 		t.Fatalf("tvlRaw %s, totalPooledEther %s", v.TVLRaw, pooled)
 	case v.Name != "Sigil Validators" || v.ProviderID != "sigil-validators" || v.Status != "active" || !v.Preferred:
 		t.Fatalf("validator %+v", v)
@@ -153,7 +153,7 @@ func TestRisk(t *testing.T) {
 		if before.Cmp(after) != 0 && attempt < 5 {
 			continue
 		}
-		if tvl := again[2]; tvl.Item != "tvl" || tvl.Value["tvlRaw"] != after.String() || after.Cmp(units("50", 6)) < 0 {
+		if tvl := again[2]; tvl.Item != "tvl" || tvl.Value["tvlRaw"] != after.String() || after.Cmp(baseUnits("50", 6)) < 0 {
 			t.Fatalf("tvl %+v, totalAssets %s", tvl, after)
 		}
 		break

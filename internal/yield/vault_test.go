@@ -58,7 +58,7 @@ func TestERC4626EnterExit(t *testing.T) {
 
 		usdcBefore := e.tokenBalance(usdc, w.addr)
 		w.execute(e.key10, a)
-		if d := new(big.Int).Sub(usdcBefore, e.tokenBalance(usdc, w.addr)); d.Cmp(units("100.5", 6)) != 0 {
+		if d := new(big.Int).Sub(usdcBefore, e.tokenBalance(usdc, w.addr)); d.Cmp(baseUnits("100.5", 6)) != 0 {
 			t.Fatalf("USDC spent %s, want 100.5", d)
 		}
 		shares := e.read(vault, contracts.SimpleVault, "balanceOf", w.addr)
@@ -82,7 +82,7 @@ func TestERC4626EnterExit(t *testing.T) {
 		w.execute(e.key10, a)
 
 		// Exit by amount: redeem the shares previewWithdraw names; the wallet receives what they are worth.
-		exitAmount := units("40", 6)
+		exitAmount := baseUnits("40", 6)
 		redeemShares := e.read(vault, contracts.SimpleVault, "previewWithdraw", exitAmount)
 		worth := e.read(vault, contracts.SimpleVault, "previewRedeem", redeemShares)
 		a = w.act(e.key10, "exit", id, map[string]any{"amount": "40"})
@@ -157,7 +157,7 @@ func TestMorphoVaultEnterExit(t *testing.T) {
 	marketUSDC := e.tokenBalance(usdc, morpho)
 	w := e.newWallet("1", map[string]string{"USDC": "1000"})
 	w.execute(e.key10, w.act(e.key10, "enter", id, map[string]any{"amount": "250"}))
-	if d := new(big.Int).Sub(e.tokenBalance(usdc, morpho), marketUSDC); d.Cmp(units("250", 6)) != 0 {
+	if d := new(big.Int).Sub(e.tokenBalance(usdc, morpho), marketUSDC); d.Cmp(baseUnits("250", 6)) != 0 {
 		t.Fatalf("Morpho received %s USDC units, want 250 USDC", d)
 	}
 	shares := e.read(vault, contracts.MorphoMarketVault, "balanceOf", w.addr)
@@ -204,7 +204,7 @@ func TestFeeWrappedVaultDeposit(t *testing.T) {
 	}
 	feeTo := e.chain.DevAccount()
 	feeBefore := e.tokenBalance(dai, feeTo)
-	amount := units("200", 18)
+	amount := baseUnits("200", 18)
 	fee := new(big.Int).Div(new(big.Int).Mul(amount, big.NewInt(e.yieldCfg(id).Fees.DepositBps)), big.NewInt(10_000))
 	wantShares := e.read(vault, contracts.SimpleVault, "previewDeposit", new(big.Int).Sub(amount, fee))
 	receipts := w.execute(e.key10, a)
@@ -311,7 +311,7 @@ func TestAllocatorVaultsPerFeeSet(t *testing.T) {
 		// it minted.
 		assets, minted := e.vaultEvent(receipts[1], tc.vault, "Deposit")
 		shares := e.read(tc.vault, contracts.AllocatorVault, "balanceOf", w.addr)
-		if shares.Cmp(minted) != 0 || assets.Cmp(units("250", 6)) != 0 || new(big.Int).Sub(before, e.tokenBalance(usdc, w.addr)).Cmp(assets) != 0 {
+		if shares.Cmp(minted) != 0 || assets.Cmp(baseUnits("250", 6)) != 0 || new(big.Int).Sub(before, e.tokenBalance(usdc, w.addr)).Cmp(assets) != 0 {
 			t.Fatalf("shares %s, minted %s for %s", shares, minted, assets)
 		}
 		active := e.balances(tc.key, tc.visible, w.addr)["active"]
@@ -359,8 +359,11 @@ func TestERC4626DevCatalogueMatchesChain(t *testing.T) {
 func TestDevCatalogueFile(t *testing.T) {
 	n := devChain(t)
 	path := t.TempDir() + "/" + DefaultCatalogueFile
-	written, err := WriteDevCatalogue(context.Background(), path, n.Bootstrap())
+	written, err := DevCatalogue(context.Background(), n.Bootstrap())
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCatalogue(path, written); err != nil {
 		t.Fatal(err)
 	}
 	loaded, err := LoadCatalogue(path)
@@ -411,7 +414,7 @@ func TestAllowanceResetBeforeApproval(t *testing.T) {
 
 	// No allowance yet: one approval, and only it is sent, leaving an allowance of 100.
 	a := w.act(e.key10, "enter", vault, map[string]any{"amount": "100"})
-	if len(a.Transactions) != 2 || approvedAmount(unsigned(t, a.Transactions[0])).Cmp(units("100", 6)) != 0 {
+	if len(a.Transactions) != 2 || approvedAmount(unsigned(t, a.Transactions[0])).Cmp(baseUnits("100", 6)) != 0 {
 		t.Fatalf("first enter: %+v", a.Transactions)
 	}
 	if rcpt := w.send(w.sign(a.Transactions[0].UnsignedTransaction)); rcpt.Status != 1 {
@@ -425,7 +428,7 @@ func TestAllowanceResetBeforeApproval(t *testing.T) {
 		t.Fatalf("enter with a short allowance: %+v", a.Transactions)
 	}
 	reset, approve, deposit := unsigned(t, a.Transactions[0]), unsigned(t, a.Transactions[1]), unsigned(t, a.Transactions[2])
-	if approvedAmount(reset).Sign() != 0 || approvedAmount(approve).Cmp(units("300", 6)) != 0 ||
+	if approvedAmount(reset).Sign() != 0 || approvedAmount(approve).Cmp(baseUnits("300", 6)) != 0 ||
 		deposit.To != vaultAddr.Hex() || selector(deposit.Data) != "0x6e553f65" {
 		t.Fatalf("steps: %+v %+v %+v", reset, approve, deposit)
 	}
@@ -437,7 +440,7 @@ func TestAllowanceResetBeforeApproval(t *testing.T) {
 	}
 	before := e.tokenBalance(usdc, w.addr)
 	w.execute(e.key10, a)
-	if d := new(big.Int).Sub(before, e.tokenBalance(usdc, w.addr)); d.Cmp(units("300", 6)) != 0 {
+	if d := new(big.Int).Sub(before, e.tokenBalance(usdc, w.addr)); d.Cmp(baseUnits("300", 6)) != 0 {
 		t.Fatalf("deposited %s", d)
 	}
 

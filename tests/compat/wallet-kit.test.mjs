@@ -2,8 +2,10 @@
 // app examples/wallet-kit, bundled here with esbuild and its one alias (@turnkey/crypto → @sigil/turnkey-crypto, with
 // this stack's keys pinned), signs users up and in through the auth proxy with an e-mail code from the dev outbox (also
 // on the kit's own sign-in screen), a passkey of Chromium's virtual authenticator, and OAuth through the local provider
-// standing in for X; then creates a wallet, signs a message and an EIP-1559 transaction that viem verifies, and
-// exports the wallet's mnemonic, which must derive the same address.
+// standing in for X; then creates a wallet, signs a message and an EIP-1559 transaction that viem verifies, and shows
+// the kit's own export and import screens against Sigil's frames (bootstrap.json's framesUrl, another origin): a
+// mnemonic and private keys exported into the frame, a mnemonic and a private key typed into it, and a Solana message
+// signed by the export-and-sign frame with a key exported to it.
 //
 // Needs SIGIL_DIR (a running `sigil up`), SIGIL_OIDC_PROVIDER_URL for the OAuth test, Debian's chromium, and the
 // example's npm packages (scripts/test.sh installs them). The page is served on localhost (a passkey's relying party
@@ -15,7 +17,9 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { TurnkeyClient } from "@turnkey/http";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
-import { mnemonicToAccount } from "viem/accounts";
+import { createPublicKey, verify } from "node:crypto";
+import { PublicKey } from "@solana/web3.js";
+import { english, generateMnemonic, generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { parseTransaction, recoverTransactionAddress, verifyMessage } from "viem";
 import { start } from "../../examples/wallet-kit/serve.mjs";
 
@@ -106,6 +110,74 @@ async function click(page, id) {
   const error = await page.textContent("#error");
   if (error) throw new Error(`the page says: ${error}`);
   return (await readJSON(page, "#out"))[id];
+}
+
+// begin presses a button whose kit method waits for the user (a kit screen), and returns a function that waits for it
+// to finish and returns its result.
+async function begin(page, id) {
+  const runs = async () => Number(await page.getAttribute("#out", "data-runs"));
+  const before = await runs();
+  await page.click(`#${id}`);
+  return async () => {
+    const end = Date.now() + 30_000;
+    while ((await runs()) === before) {
+      if (Date.now() > end) throw new Error(`#${id} did not finish`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const error = await page.textContent("#error");
+    if (error) throw new Error(`the page says: ${error}`);
+    return (await readJSON(page, "#out"))[id];
+  };
+}
+
+// The kit's frame (export or import screen).
+const kitFrame = (page) => page.frameLocator("#turnkey-default-iframe-element-id");
+
+// frameText waits for the text the kit's frame shows at selector, failing early with what the frame or the page says
+// went wrong.
+async function frameText(page, selector) {
+  const frame = kitFrame(page);
+  const end = Date.now() + 30_000;
+  for (;;) {
+    const text = (await frame.locator(selector).textContent({ timeout: 30_000 }))?.trim();
+    if (text) return text;
+    const refused = (await frame.locator("#error").textContent()).trim();
+    if (refused) throw new Error(`the frame says: ${refused}`);
+    const error = await page.textContent("#error");
+    if (error) throw new Error(`the page says: ${error}`);
+    if (Date.now() > end) throw new Error(`the frame shows nothing at ${selector}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// kitFrameReady waits until the kit has its frame client: the kit keeps it once the frame has answered its channel and
+// its settings (then React renders, which two animation frames of the page see done). A button pressed before then
+// finds no client, in the kit as for a user.
+async function kitFrameReady(page) {
+  await kitFrame(page).locator('body[data-channel="open"][data-settings="applied"]').waitFor({ state: "attached", timeout: 30_000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
+// exportOnKitScreen runs an export button: confirms the kit's warning, reads what Sigil's export frame shows, and
+// closes the screen. The secret is in the frame only, never in the app's page.
+async function exportOnKitScreen(page, id) {
+  const done = await begin(page, id);
+  await kitFrameReady(page);
+  await page.locator("button", { hasText: /^Export / }).click(); // the kit's warning, "Export Wallet" or "Export Private Key"
+  const secret = await frameText(page, "#secret");
+  assert.ok(!(await page.content()).includes(secret), "the exported secret is not in the app's own page");
+  await page.locator("button", { hasText: /^Done$/ }).click();
+  await done();
+  return secret;
+}
+
+// importOnKitScreen types a secret into Sigil's import frame on the kit's screen and presses the kit's Import button.
+async function importOnKitScreen(page, id, secret) {
+  const done = await begin(page, id);
+  await kitFrameReady(page);
+  await kitFrame(page).locator("#plaintext").fill(secret);
+  await page.locator("button", { hasText: /^Import$/ }).click();
+  return done();
 }
 
 // codeFor waits for the newest code e-mailed to an address since `since`.
@@ -202,7 +274,7 @@ test("the kit's own sign-in screen: e-mail, then the code typed into its boxes",
   await context.close();
 });
 
-test("a wallet: create it, sign a message and an EIP-1559 transaction that viem verifies, export its mnemonic", async () => {
+test("a wallet: create it, sign a message and an EIP-1559 transaction that viem verifies, export its mnemonic on the kit's screen", async () => {
   const { context, page, problems } = await openApp();
   await otpSignIn(page, `kit-wallet-${Date.now()}@example.com`);
   await click(page, "create-wallet");
@@ -218,9 +290,38 @@ test("a wallet: create it, sign a message and an EIP-1559 transaction that viem 
   assert.equal(tx.to.toLowerCase(), "0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
   assert.equal(await recoverTransactionAddress({ serializedTransaction: signed }), address);
 
-  const mnemonic = await click(page, "export-wallet");
-  assert.equal(mnemonic.trim().split(/\s+/).length, 12);
-  assert.equal(mnemonicToAccount(mnemonic.trim()).address, address, "the exported mnemonic derives the wallet's address");
+  const mnemonic = await exportOnKitScreen(page, "export-wallet");
+  assert.equal(mnemonic.split(/\s+/).length, 12);
+  assert.equal(mnemonicToAccount(mnemonic).address, address, "the exported mnemonic derives the wallet's address");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("the kit's export and import screens in Sigil's frames: keys out, a mnemonic and a key in, and export-and-sign", async () => {
+  const { context, page, problems } = await openApp();
+  await otpSignIn(page, `kit-frames-${Date.now()}@example.com`);
+  await click(page, "create-wallet");
+  const { address, solanaAddress } = await waitState(page, (s) => s.address && s.solanaAddress);
+  assert.notEqual(new URL(boot.framesUrl).origin, new URL(app.url).origin, "the frames are an origin apart from the app");
+
+  const accountKey = await exportOnKitScreen(page, "export-account");
+  assert.match(accountKey, /^0x[0-9a-f]{64}$/);
+  assert.equal(privateKeyToAccount(accountKey).address, address, "the exported account key is the account's");
+
+  const mnemonic = generateMnemonic(english);
+  assert.equal(await importOnKitScreen(page, "import-wallet", mnemonic), "imported");
+  const imported = mnemonicToAccount(mnemonic).address;
+  await waitState(page, (s) => s.wallets.some((w) => w.addresses.includes(imported)));
+
+  const key = generatePrivateKey();
+  const privateKeyId = await importOnKitScreen(page, "import-key", key);
+  assert.match(privateKeyId, /^[0-9a-f-]{36}$/);
+  assert.equal(await exportOnKitScreen(page, "export-key"), key, "the imported key comes back out the export frame");
+
+  const signed = await click(page, "export-and-sign");
+  assert.equal(signed.address, solanaAddress);
+  const publicKey = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(new PublicKey(solanaAddress).toBytes()).toString("base64url") }, format: "jwk" });
+  assert.ok(verify(null, Buffer.from(signed.message), publicKey, Buffer.from(signed.signature, "hex")), "the frame's signature verifies with the Solana address");
   assert.deepEqual(problems, []);
   await context.close();
 });

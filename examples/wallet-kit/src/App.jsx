@@ -2,7 +2,7 @@
 // went wrong in #error.
 import { useState } from "react";
 import { AuthState, OtpType, useTurnkey } from "@turnkey/react-wallet-kit";
-import { decryptExportBundle, generateP256KeyPair } from "@turnkey/crypto";
+import { IframeStamper } from "@turnkey/iframe-stamper";
 import { parseGwei, serializeTransaction } from "viem";
 
 // A transfer on the dev chain: what the page signs as its EIP-1559 transaction.
@@ -17,7 +17,10 @@ function ethSignature({ r, s, v }) {
   return `0x${r}${s}${(recovery < 27 ? recovery + 27 : recovery).toString(16)}`;
 }
 
-export function App() {
+// What the export-and-sign button has the frame sign.
+const solanaMessage = "hello from the export-and-sign frame";
+
+export function App({ framesUrl }) {
   const tk = useTurnkey();
   const [email, setEmail] = useState("");
   const [code, setCode] = useState("");
@@ -25,7 +28,10 @@ export function App() {
   const [out, setOut] = useState({});
   const [error, setError] = useState("");
 
-  const account = tk.wallets.flatMap((w) => w.accounts ?? []).find((a) => a.addressFormat === "ADDRESS_FORMAT_ETHEREUM");
+  const accounts = tk.wallets.flatMap((w) => w.accounts ?? []);
+  const account = accounts.find((a) => a.addressFormat === "ADDRESS_FORMAT_ETHEREUM");
+  const solana = accounts.find((a) => a.addressFormat === "ADDRESS_FORMAT_SOLANA");
+  const [importedKey, setImportedKey] = useState(null);
 
   // run calls one kit method and records its result under name, or its error; #out's data-runs counts the calls that
   // have finished.
@@ -59,26 +65,50 @@ export function App() {
     "passkey-login": async () => (await tk.loginWithPasskey()).credentialId,
     "x-login": () => tk.handleXOauth(),
     logout: () => tk.logout(),
-    "create-wallet": async () => (await tk.createWallet({ walletName: `wallet-${Date.now()}`, accounts: ["ADDRESS_FORMAT_ETHEREUM"] })),
+    "create-wallet": async () => (await tk.createWallet({ walletName: `wallet-${Date.now()}`, accounts: ["ADDRESS_FORMAT_ETHEREUM", "ADDRESS_FORMAT_SOLANA"] })),
     "sign-message": async () => ethSignature(await tk.signMessage({ message: "hello from the wallet kit", walletAccount: account, addEthereumPrefix: true })),
     "sign-transaction": async () => {
       const signed = await tk.signTransaction({ walletAccount: account, unsignedTransaction: serializeTransaction(transfer),
         transactionType: "TRANSACTION_TYPE_ETHEREUM" });
       return signed.startsWith("0x") ? signed : `0x${signed}`;
     },
-    // The kit's own export screen (handleExportWallet) runs in an iframe Turnkey hosts; this decrypts the bundle in
-    // the page, with @turnkey/crypto's decryptExportBundle checking it against the deployment's signer key.
-    "export-wallet": async () => {
-      const target = generateP256KeyPair();
-      const exportBundle = await tk.exportWallet({ walletId: account.walletId, targetPublicKey: target.publicKeyUncompressed });
-      return decryptExportBundle({ exportBundle, embeddedKey: target.privateKey, organizationId: tk.session.organizationId, returnMnemonic: true });
+    // The kit's own export and import screens, in Sigil's frames: the mnemonic or key is shown, or typed, in the
+    // frame, never in this page.
+    "export-wallet": () => tk.handleExportWallet({ walletId: account.walletId }),
+    "export-account": () => tk.handleExportWalletAccount({ address: account.address }),
+    "import-wallet": async () => {
+      await tk.handleImportWallet({ walletName: `imported-${Date.now()}`, defaultWalletAccounts: ["ADDRESS_FORMAT_ETHEREUM"], successPageDuration: 0 });
+      await tk.refreshWallets();
+      return "imported";
+    },
+    "import-key": async () => {
+      const id = await tk.handleImportPrivateKey({ keyName: `key-${Date.now()}`, curve: "CURVE_SECP256K1",
+        addressFormats: ["ADDRESS_FORMAT_ETHEREUM"], keyFormat: "HEXADECIMAL", successPageDuration: 0 });
+      setImportedKey(id);
+      return id;
+    },
+    "export-key": () => tk.handleExportPrivateKey({ privateKeyId: importedKey, keyFormat: "HEXADECIMAL" }),
+    // The export-and-sign frame, which the kit has no screen for: @turnkey/iframe-stamper loads it, the Solana
+    // account's key is exported to the frame's key, and the frame signs with it. The page gets a signature only.
+    "export-and-sign": async () => {
+      const frame = new IframeStamper({ iframeUrl: `${framesUrl}/export-and-sign`, iframeElementId: "export-and-sign-frame",
+        iframeContainer: document.getElementById("export-and-sign") });
+      try {
+        const targetPublicKey = await frame.init();
+        const exportBundle = await tk.exportWalletAccount({ address: solana.address, targetPublicKey });
+        await frame.injectKeyExportBundle(exportBundle, tk.session.organizationId, "SOLANA", solana.address);
+        return { address: solana.address, message: solanaMessage, signature: await frame.signMessage({ message: solanaMessage, type: "SOLANA" }, solana.address) };
+      } finally {
+        frame.clear();
+      }
     },
   };
 
   const state = {
     client: tk.clientState, auth: tk.authState, organizationId: tk.session?.organizationId, userId: tk.user?.userId,
     userName: tk.user?.userName, email: tk.user?.userEmail, authenticators: tk.user?.authenticators?.length ?? 0,
-    address: account?.address,
+    address: account?.address, solanaAddress: solana?.address,
+    wallets: tk.wallets.map((w) => ({ walletId: w.walletId, name: w.walletName, addresses: (w.accounts ?? []).map((a) => a.address) })),
   };
   const signedIn = tk.authState === AuthState.Authenticated;
 
@@ -100,10 +130,12 @@ export function App() {
       </section>
       <section hidden={!signedIn}>
         <h2>Wallet</h2>
-        {["create-wallet", "sign-message", "sign-transaction", "export-wallet", "logout"].map((name) => (
+        {["create-wallet", "sign-message", "sign-transaction", "export-wallet", "export-account", "import-wallet", "import-key",
+          "export-key", "export-and-sign", "logout"].map((name) => (
           <button key={name} id={name} onClick={run(name, actions[name])}>{name.replace("-", " ")}</button>
         ))}
       </section>
+      <div id="export-and-sign" />
       <pre id="state">{JSON.stringify(state, null, 2)}</pre>
       <pre id="out" data-runs={runs}>{JSON.stringify(out, null, 2)}</pre>
       <p id="error" role="alert">{error}</p>

@@ -1,4 +1,6 @@
-package chain
+// Package units converts token amounts between the decimal units people write ("1.5" USDC) and the base units
+// contracts count (1500000), exactly, with big integers.
+package units
 
 import (
 	"fmt"
@@ -6,10 +8,10 @@ import (
 	"strings"
 )
 
-// ParseUnits converts a decimal amount in token units ("1", "0.5", "1000.000001") to base units
+// Parse converts a decimal amount in token units ("1", "0.5", "1000.000001") to base units
 // (wei, or the token's smallest unit) exactly. It refuses signs, exponents, spaces and more
 // fractional digits than the token has.
-func ParseUnits(amount string, decimals uint8) (*big.Int, error) {
+func Parse(amount string, decimals uint8) (*big.Int, error) {
 	if amount == "" {
 		return nil, fmt.Errorf("amount is empty")
 	}
@@ -35,8 +37,8 @@ func ParseUnits(amount string, decimals uint8) (*big.Int, error) {
 	return v, nil
 }
 
-// FormatUnits is the inverse of ParseUnits: base units to a decimal string without trailing zeros.
-func FormatUnits(v *big.Int, decimals uint8) string {
+// Format is the inverse of Parse: base units to a decimal string without trailing zeros.
+func Format(v *big.Int, decimals uint8) string {
 	s := new(big.Int).Abs(v).String()
 	sign := ""
 	if v.Sign() < 0 {

@@ -1,4 +1,5 @@
-package chain
+// Package evmaddr reads the EVM addresses people type, refusing what would send funds to the wrong account.
+package evmaddr
 
 import (
 	"fmt"
@@ -7,10 +8,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// ParseAddress reads a 0x-prefixed 20-byte hex address. All lower-case or all upper-case hex is taken as it is; mixed
+// Parse reads a 0x-prefixed 20-byte hex address. All lower-case or all upper-case hex is taken as it is; mixed
 // case must be a valid EIP-55 checksum, so that a typo in a checksummed address is caught instead of sending funds to
 // the wrong account.
-func ParseAddress(s string) (common.Address, error) {
+func Parse(s string) (common.Address, error) {
 	if len(s) != 42 || !strings.HasPrefix(s, "0x") || !common.IsHexAddress(s) {
 		shown := s
 		if len(shown) > 60 {

@@ -1,4 +1,4 @@
-package contracts
+package abis
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ func AsReserveData(v any) (ReserveData, error) {
 	want := reflect.TypeOf(ReserveData{})
 	rv := reflect.ValueOf(v)
 	if !rv.IsValid() || !rv.Type().ConvertibleTo(want) {
-		return ReserveData{}, fmt.Errorf("contracts: getReserveData returned %T, not Aave v3's ReserveDataLegacy", v)
+		return ReserveData{}, fmt.Errorf("abis: getReserveData returned %T, not Aave v3's ReserveDataLegacy", v)
 	}
 	return rv.Convert(want).Interface().(ReserveData), nil
 }

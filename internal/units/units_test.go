@@ -1,11 +1,11 @@
-package chain
+package units
 
 import (
 	"math/big"
 	"testing"
 )
 
-func TestParseUnits(t *testing.T) {
+func TestParse(t *testing.T) {
 	for _, tc := range []struct {
 		in       string
 		decimals uint8
@@ -30,20 +30,20 @@ func TestParseUnits(t *testing.T) {
 		{"1.2.3", 6, ""},
 		{"١", 6, ""}, // a non-ASCII digit
 	} {
-		got, err := ParseUnits(tc.in, tc.decimals)
+		got, err := Parse(tc.in, tc.decimals)
 		if tc.want == "" {
 			if err == nil {
-				t.Errorf("ParseUnits(%q, %d) = %s, want an error", tc.in, tc.decimals, got)
+				t.Errorf("Parse(%q, %d) = %s, want an error", tc.in, tc.decimals, got)
 			}
 			continue
 		}
 		if err != nil || got.String() != tc.want {
-			t.Errorf("ParseUnits(%q, %d) = %v, %v; want %s", tc.in, tc.decimals, got, err, tc.want)
+			t.Errorf("Parse(%q, %d) = %v, %v; want %s", tc.in, tc.decimals, got, err, tc.want)
 		}
 	}
 }
 
-func TestFormatUnits(t *testing.T) {
+func TestFormat(t *testing.T) {
 	for _, tc := range []struct {
 		in       int64
 		decimals uint8
@@ -55,28 +55,28 @@ func TestFormatUnits(t *testing.T) {
 		{7, 0, "7"},
 		{-2_000_000, 6, "-2"},
 	} {
-		if got := FormatUnits(big.NewInt(tc.in), tc.decimals); got != tc.want {
-			t.Errorf("FormatUnits(%d, %d) = %q, want %q", tc.in, tc.decimals, got, tc.want)
+		if got := Format(big.NewInt(tc.in), tc.decimals); got != tc.want {
+			t.Errorf("Format(%d, %d) = %q, want %q", tc.in, tc.decimals, got, tc.want)
 		}
 	}
 }
 
-func FuzzParseUnits(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, seed := range []string{"1", "0.5", "1000.000001", "", ".", "1e5", "-0", "00.10"} {
 		f.Add(seed, uint8(6))
 	}
 	f.Fuzz(func(t *testing.T, s string, decimals uint8) {
 		decimals %= 40
-		v, err := ParseUnits(s, decimals)
+		v, err := Parse(s, decimals)
 		if err != nil {
 			return
 		}
 		if v.Sign() < 0 {
-			t.Fatalf("ParseUnits(%q) = %s, negative", s, v)
+			t.Fatalf("Parse(%q) = %s, negative", s, v)
 		}
-		back, err := ParseUnits(FormatUnits(v, decimals), decimals)
+		back, err := Parse(Format(v, decimals), decimals)
 		if err != nil || back.Cmp(v) != 0 {
-			t.Fatalf("round trip of %q: %s -> %q -> %v, %v", s, v, FormatUnits(v, decimals), back, err)
+			t.Fatalf("round trip of %q: %s -> %q -> %v, %v", s, v, Format(v, decimals), back, err)
 		}
 	})
 }

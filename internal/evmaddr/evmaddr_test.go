@@ -1,11 +1,11 @@
-package chain
+package evmaddr
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestParseAddress(t *testing.T) {
+func TestParse(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		in   string
@@ -24,7 +24,7 @@ func TestParseAddress(t *testing.T) {
 		{"0x" + strings.Repeat("a", 500), "…"},
 		{"", "not a 0x-prefixed"},
 	} {
-		a, err := ParseAddress(tc.in)
+		a, err := Parse(tc.in)
 		switch {
 		case tc.want == "" && (err != nil || !strings.EqualFold(a.Hex(), tc.in)):
 			t.Errorf("%q: %v, %v", tc.in, a, err)

@@ -1,0 +1,266 @@
+// Sigil's export, import and export-and-sign frames (bootstrap.json's framesUrl) refusing what they must, in headless
+// Chromium, driven by @turnkey/iframe-stamper itself from a page on an embedder origin: bundles signed by another key,
+// malformed or changed bundles, a wrong organization or user id (the frames' ERROR answers), bundles replayed, pages on
+// other origins. Every refusal is shown in the frame, and nothing the frame posts to the page holds a secret.
+//
+// The test pages are served on the kit's origin (localhost:SIGIL_WALLET_KIT_PORT, which scripts/test.sh lets the stack
+// allow; any localhost port is allowed by sigil up's defaults) and on a foreign one (127.0.0.2, allowed by neither).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createSign, generateKeyPairSync } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { TurnkeyClient } from "@turnkey/http";
+import { ApiKeyStamper } from "@turnkey/api-key-stamper";
+import { english, generateMnemonic, mnemonicToAccount } from "viem/accounts";
+
+const boot = JSON.parse(readFileSync(join(process.env.SIGIL_DIR, "bootstrap.json"), "utf8"));
+const organizationId = boot.organizationId;
+const root = new TurnkeyClient({ baseUrl: boot.coordinatorUrl }, new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey }));
+const submit = (path, type, parameters) => root.request(`/public/v1/submit/${path}`, { type, timestampMs: String(Date.now()), organizationId, parameters });
+const stamperSource = readFileSync(new URL("./node_modules/@turnkey/iframe-stamper/dist/index.mjs", import.meta.url), "utf8");
+
+// servePages serves an empty page and @turnkey/iframe-stamper beside it, on host:port; it resolves to the origin.
+async function servePages(host, port, name) {
+  const server = createServer((req, res) => {
+    const stamper = new URL(req.url, "http://x").pathname === "/iframe-stamper.mjs";
+    res.writeHead(200, { "Content-Type": stamper ? "text/javascript" : "text/html" });
+    res.end(stamper ? stamperSource : "<!doctype html><title>embedder</title><body></body>");
+  });
+  await new Promise((resolve) => server.listen(port, host, resolve));
+  servers.push(server);
+  return `http://${name}:${server.address().port}`;
+}
+
+let browser, embedder, foreign;
+const servers = [];
+before(async () => {
+  embedder = await servePages("127.0.0.1", Number(process.env.SIGIL_WALLET_KIT_PORT || 0), "localhost");
+  foreign = await servePages("127.0.0.2", 0, "127.0.0.2");
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+});
+after(async () => {
+  await browser?.close();
+  for (const s of servers) s.close();
+});
+
+// harness opens the empty page of an origin, collecting every page error.
+async function harness(origin = embedder) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (err) => problems.push(err.message));
+  await page.goto(`${origin}/`);
+  return { context, page, problems };
+}
+
+// openFrame embeds a frame with IframeStamper and records everything the frame posts to the page.
+async function openFrame(page, kind) {
+  return page.evaluate(async (url) => {
+    const { IframeStamper } = await import("/iframe-stamper.mjs");
+    const container = document.createElement("div");
+    document.body.append(container);
+    window.frameClient = new IframeStamper({ iframeUrl: url, iframeElementId: "sigil-frame", iframeContainer: container });
+    window.received = [];
+    window.frameClient.messageChannel.port1.addEventListener("message", (e) => window.received.push(e.data));
+    return window.frameClient.init();
+  }, `${boot.framesUrl}/${kind}`);
+}
+
+// call runs one IframeStamper method in the page: {value} or {error}.
+const call = (page, method, ...args) => page.evaluate(async ([m, a]) => {
+  try {
+    return { value: await window.frameClient[m](...a) };
+  } catch (err) {
+    return { error: err.message };
+  }
+}, [method, args]);
+
+const frame = (page) => page.frameLocator("#sigil-frame");
+const shown = async (page, id) => (await frame(page).locator(`#${id}`).textContent()).trim();
+const received = (page) => page.evaluate(() => window.received);
+
+// assertNothingSecret checks what a frame posted to the page: answers of the protocol only, and no two consecutive
+// words of the mnemonic anywhere in them.
+function assertNothingSecret(posted, mnemonic) {
+  const allowed = new Set(["PUBLIC_KEY_READY", "BUNDLE_INJECTED", "ENCRYPTED_BUNDLE_EXTRACTED", "ERROR"]);
+  assert.deepEqual(posted.map((m) => m.type).filter((t) => !allowed.has(t)), [], "only the protocol's answers");
+  const text = JSON.stringify(posted).toLowerCase();
+  const words = mnemonic.toLowerCase().split(" ");
+  for (let i = 0; i + 1 < words.length; i++) assert.ok(!text.includes(`${words[i]} ${words[i + 1]}`), "no part of the mnemonic");
+}
+
+async function newWallet() {
+  const res = await submit("create_wallet", "ACTIVITY_TYPE_CREATE_WALLET", { walletName: `frames ${Date.now()}-${Math.random()}`,
+    accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }] });
+  return res.activity.result.createWalletResult;
+}
+
+async function exportBundle(walletId, targetPublicKey) {
+  const res = await submit("export_wallet", "ACTIVITY_TYPE_EXPORT_WALLET", { walletId, targetPublicKey });
+  return res.activity.result.exportWalletResult.exportBundle;
+}
+
+// signedBy re-signs a bundle's data with another P-256 key, naming that key (naming: false keeps the real signer's).
+function signedBy(bundle, { naming = true, data } = {}) {
+  const b = JSON.parse(bundle);
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const raw = publicKey.export({ format: "jwk" });
+  const point = Buffer.concat([Buffer.from([4]), Buffer.from(raw.x, "base64url"), Buffer.from(raw.y, "base64url")]).toString("hex");
+  const signedData = data ?? b.data;
+  const signature = createSign("SHA256").update(Buffer.from(signedData, "hex")).sign(privateKey).toString("hex");
+  return JSON.stringify({ ...b, data: signedData, dataSignature: signature, enclaveQuorumPublic: naming ? point : b.enclaveQuorumPublic });
+}
+
+test("an export bundle opens once in the frame; a replay is refused, and the page gets no secret", async () => {
+  const { context, page, problems } = await harness();
+  const publicKey = await openFrame(page, "export");
+  assert.match(publicKey, /^04[0-9a-f]{128}$/);
+  const wallet = await newWallet();
+  const bundle = await exportBundle(wallet.walletId, publicKey);
+
+  assert.deepEqual(await call(page, "injectWalletExportBundle", bundle, organizationId), { value: true });
+  const mnemonic = await shown(page, "secret");
+  assert.equal(mnemonicToAccount(mnemonic).address, wallet.addresses[0]);
+
+  const replay = await call(page, "injectWalletExportBundle", bundle, organizationId);
+  assert.match(replay.error, /opened in this frame already/);
+  assert.match(await shown(page, "error"), /opened in this frame already/);
+
+  assertNothingSecret(await received(page), mnemonic);
+  assert.ok(!(await page.content()).includes(mnemonic));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("bundles the frame must refuse: another signer, a changed signature or data, not JSON, another key, another organization", async () => {
+  const { context, page, problems } = await harness();
+  const publicKey = await openFrame(page, "export");
+  const wallet = await newWallet();
+  const bundle = await exportBundle(wallet.walletId, publicKey);
+  const data = JSON.parse(Buffer.from(JSON.parse(bundle).data, "hex").toString());
+  const changedData = Buffer.from(JSON.stringify({ ...data, organizationId: "00000000-0000-4000-8000-000000000000" })).toString("hex");
+
+  const otherFrame = await harness();
+  const elsewhere = await exportBundle(wallet.walletId, await openFrame(otherFrame.page, "export"));
+  await otherFrame.context.close();
+
+  const refusals = [
+    [signedBy(bundle), organizationId, /signed by another key than this deployment's signer key/],
+    [signedBy(bundle, { naming: false }), organizationId, /failed to verify the bundle's signature/],
+    [JSON.stringify({ ...JSON.parse(bundle), data: changedData }), organizationId, /failed to verify the bundle's signature/],
+    ["{not json", organizationId, /the bundle is not JSON/],
+    [JSON.stringify({ ...JSON.parse(bundle), version: "v0" }), organizationId, /unsupported version/],
+    [elsewhere, organizationId, /does not decrypt with this frame's embedded key/],
+    [bundle, "4f1b7ad0-0000-4000-8000-000000000001", /organization id does not match expected value\. Expected: 4f1b7ad0-0000-4000-8000-000000000001\. Found: /],
+    [bundle, "", /organization id is required/],
+  ];
+  for (const [b, org, want] of refusals) {
+    const res = await call(page, "injectWalletExportBundle", b, org);
+    assert.match(res.error ?? "", want, `${want}: ${JSON.stringify(res)}`);
+    assert.match(await shown(page, "error"), want);
+    assert.equal(await shown(page, "secret"), "", "nothing is shown after a refusal");
+  }
+  // None of them counted as opening it: the bundle, as made, still opens.
+  assert.deepEqual(await call(page, "injectWalletExportBundle", bundle, organizationId), { value: true });
+  assert.equal(mnemonicToAccount(await shown(page, "secret")).address, wallet.addresses[0]);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("the import frame checks the organization and user ids, seals to the bundle's key once, and the coordinator imports it", async () => {
+  const { context, page, problems } = await harness();
+  await openFrame(page, "import");
+  const init = await submit("init_import_wallet", "ACTIVITY_TYPE_INIT_IMPORT_WALLET", { userId: boot.userId });
+  const importBundle = init.activity.result.initImportWalletResult.importBundle;
+
+  const early = await call(page, "extractWalletEncryptedBundle");
+  assert.match(early.error, /no import bundle was injected/);
+  const otherUser = await call(page, "injectImportBundle", importBundle, organizationId, "4f1b7ad0-0000-4000-8000-000000000002");
+  assert.match(otherUser.error, /user id does not match expected value\. Expected: 4f1b7ad0-0000-4000-8000-000000000002\. Found: /);
+  assert.match(await shown(page, "error"), /user id does not match/);
+  const otherOrg = await call(page, "injectImportBundle", importBundle, "4f1b7ad0-0000-4000-8000-000000000003", boot.userId);
+  assert.match(otherOrg.error, /organization id does not match expected value/);
+  assert.match((await call(page, "injectImportBundle", signedBy(importBundle), organizationId, boot.userId)).error, /signed by another key/);
+
+  const mnemonic = generateMnemonic(english);
+  await frame(page).locator("#plaintext").fill("only three words");
+  assert.deepEqual(await call(page, "injectImportBundle", importBundle, organizationId, boot.userId), { value: true });
+  assert.match((await call(page, "extractWalletEncryptedBundle")).error, /12, 15, 18, 21 or 24 words/);
+  await frame(page).locator("#plaintext").fill(`  ${mnemonic.toUpperCase().replace(/ /g, "\n ")} `);
+  const sealed = await call(page, "extractWalletEncryptedBundle");
+  assert.deepEqual(Object.keys(JSON.parse(sealed.value)).sort(), ["ciphertext", "encappedPublic"]);
+  assert.equal(await frame(page).locator("#plaintext").inputValue(), "", "the field is cleared once sealed");
+
+  const replay = await call(page, "injectImportBundle", importBundle, organizationId, boot.userId);
+  assert.match(replay.error, /used already/);
+
+  const imported = await submit("import_wallet", "ACTIVITY_TYPE_IMPORT_WALLET", { userId: boot.userId, walletName: `framed import ${Date.now()}`,
+    encryptedBundle: sealed.value, accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }] });
+  assert.equal(imported.activity.result.importWalletResult.addresses[0], mnemonicToAccount(mnemonic).address);
+
+  assertNothingSecret(await received(page), mnemonic);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("export-and-sign refuses what it cannot sign, and a key it does not hold", async () => {
+  const { context, page, problems } = await harness();
+  const publicKey = await openFrame(page, "export-and-sign");
+  const w = await submit("create_wallet", "ACTIVITY_TYPE_CREATE_WALLET", { walletName: `frames sol ${Date.now()}`,
+    accounts: [{ curve: "CURVE_ED25519", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/501'/0'/0'", addressFormat: "ADDRESS_FORMAT_SOLANA" }] });
+  const address = w.activity.result.createWalletResult.addresses[0];
+  const exported = await submit("export_wallet_account", "ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT", { address, targetPublicKey: publicKey });
+  const bundle = exported.activity.result.exportWalletAccountResult.exportBundle;
+
+  assert.match((await call(page, "injectKeyExportBundle", bundle, organizationId, "SOLANA", "11111111111111111111111111111111")).error, /not the key of address/);
+  assert.deepEqual(await call(page, "injectKeyExportBundle", bundle, organizationId, "SOLANA", address), { value: true });
+  assert.match((await call(page, "signMessage", { message: "hi", type: "ETHEREUM" }, address)).error, /unsupported message type: ETHEREUM/);
+  assert.match((await call(page, "signMessage", { message: "hi", type: "SOLANA" }, "So11111111111111111111111111111111111111112")).error, /key bytes not found/);
+  const signed = await call(page, "signMessage", { message: "hi", type: "SOLANA" }, address);
+  assert.match(signed.value, /^[0-9a-f]{128}$/);
+  assert.deepEqual(await call(page, "clearEmbeddedPrivateKey", address), { value: true });
+  assert.match((await call(page, "signMessage", { message: "hi", type: "SOLANA" }, address)).error, /key bytes not found/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("the frames answer only their embedder: another origin cannot frame them, nor talk to them from a window it opened", async () => {
+  // Framed by a page on another origin, the frame does not load: its CSP frame-ancestors names the embedders only.
+  const { context, page } = await harness(foreign);
+  const refused = new Promise((resolve) => page.on("console", (m) => /frame-ancestors/.test(m.text()) && resolve(m.text())));
+  await page.evaluate((url) => {
+    const f = document.createElement("iframe");
+    f.src = url;
+    document.body.append(f);
+  }, `${boot.framesUrl}/export`);
+  assert.match(await refused, /Framing '[^']+' violates the following Content Security Policy directive: "frame-ancestors/);
+
+  // Opened as a window by that page, the frame refuses its messages and shows why; the opener gets nothing back.
+  const [popup] = await Promise.all([context.waitForEvent("page"), page.evaluate((url) => { window.opened = window.open(url); }, `${boot.framesUrl}/export`)]);
+  await popup.waitForLoadState("load");
+  await popup.waitForFunction(() => window.SigilFrame !== undefined);
+  await page.evaluate((origin) => {
+    const channel = new MessageChannel();
+    window.answers = [];
+    channel.port1.onmessage = (e) => window.answers.push(e.data);
+    window.opened.postMessage({ type: "TURNKEY_INIT_MESSAGE_CHANNEL" }, origin, [channel.port2]);
+  }, new URL(boot.framesUrl).origin);
+  await popup.locator("#error").filter({ hasText: /refused/ }).waitFor();
+  assert.match(await popup.textContent("#error"), new RegExp(`A message from ${foreign.replace(/\./g, "\\.")} was refused`));
+  assert.deepEqual(await page.evaluate(() => window.answers), []);
+  await context.close();
+
+  // Embedded by its embedder, the frame takes one channel: a second TURNKEY_INIT_MESSAGE_CHANNEL is refused.
+  const ok = await harness();
+  await openFrame(ok.page, "import");
+  await ok.page.evaluate((origin) => {
+    const channel = new MessageChannel();
+    document.getElementById("sigil-frame").contentWindow.postMessage({ type: "TURNKEY_INIT_MESSAGE_CHANNEL" }, origin, [channel.port2]);
+  }, new URL(boot.framesUrl).origin);
+  await frame(ok.page).locator("#error").filter({ hasText: /second TURNKEY_INIT_MESSAGE_CHANNEL/ }).waitFor();
+  await ok.context.close();
+});
