@@ -371,7 +371,7 @@ func (f historyFacts) origin(hash string) (string, *api.TransactionHistoryTurnke
 	if !ok {
 		return api.OriginExternal, nil
 	}
-	return api.OriginSigil, &api.TransactionHistoryTurnkey{Sponsored: s.Sponsored, ActivityFingerprint: s.ActivityFingerprint,
+	return api.OriginSigil, &api.TransactionHistoryTurnkey{Sponsored: s.Sponsored, ActivityFingerprint: wireFingerprint(s.ActivityFingerprint),
 		SubmittedAt: time.Unix(0, s.SubmittedAt).UTC().Format(time.RFC3339)}
 }
 
