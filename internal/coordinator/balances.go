@@ -91,7 +91,7 @@ type balanceEvent struct {
 // WatchBalances watches the networks until ctx ends, each on its own: an EVM network (eip155:) by the watcher of this
 // file, a Solana cluster (solana:) by that of balances_solana.go. An unreachable node is retried at the next poll.
 func (c *Coordinator) WatchBalances(ctx context.Context, networks []Network) error {
-	if err := c.useChains(networks); err != nil {
+	if err := c.FollowChains(networks); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup

@@ -62,8 +62,9 @@ type chainAsset struct {
 // chains are the followed networks by CAIP-2 id.
 type chains struct{ byID map[string]*chainNetwork }
 
-// useChains makes the networks the ones chain data serves.
-func (c *Coordinator) useChains(networks []Network) error {
+// FollowChains makes the networks the ones chain data serves (WatchBalances does it too): the stack calls it before it
+// starts the watchers, so that no query comes before it.
+func (c *Coordinator) FollowChains(networks []Network) error {
 	cs := &chains{byID: map[string]*chainNetwork{}}
 	for _, n := range networks {
 		cn := &chainNetwork{Network: n, solana: strings.HasPrefix(n.CAIP2, solanaNamespace)}
@@ -224,7 +225,7 @@ func (n *chainNetwork) resolveAssets(ctx context.Context) ([]chainAsset, map[str
 		}
 	}
 	var meta map[int]send.Token
-	if len(unknown) > 0 { // EVM only: a Solana cluster's tokens are configured whole (useChains)
+	if len(unknown) > 0 { // EVM only: a Solana cluster's tokens are configured whole (FollowChains)
 		var err error
 		if meta, err = n.erc20Metadata(ctx, unknown); err != nil {
 			return nil, nil, err

@@ -82,7 +82,7 @@ func BenchmarkWalletAddressBalances20Tokens(b *testing.B) {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	if err := s.coord.UseChains([]coordinator.Network{{CAIP2: network, RPCURL: node.RPCURL(), Tokens: tokens}}); err != nil {
+	if err := s.coord.FollowChains([]coordinator.Network{{CAIP2: network, RPCURL: node.RPCURL(), Tokens: tokens}}); err != nil {
 		b.Fatal(err)
 	}
 	req := api.GetWalletAddressBalancesRequest{OrganizationID: org, Address: address, CAIP2: network}
@@ -121,7 +121,7 @@ func benchmarkHistoryDepth(b *testing.B, db testdb.Backend) {
 	org := s.boot.OrganizationID
 	address := s.ethWallet("busy")
 	network := "eip155:31337"
-	if err := s.coord.UseChains([]coordinator.Network{{CAIP2: network, RPCURL: "http://127.0.0.1:9"}}); err != nil {
+	if err := s.coord.FollowChains([]coordinator.Network{{CAIP2: network, RPCURL: "http://127.0.0.1:9"}}); err != nil {
 		b.Fatal(err)
 	}
 	const n = 10_000

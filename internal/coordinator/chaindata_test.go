@@ -43,6 +43,9 @@ func (s *stack) watchFromHead(t *testing.T, heads map[string]uint64, networks ..
 			t.Fatal(err)
 		}
 	}
+	if err := s.coord.FollowChains(networks); err != nil { // before any query, as the stack does
+		t.Fatal(err)
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.coord.WatchBalances(ctx, networks) }()
@@ -144,7 +147,7 @@ func TestEVMChainData(t *testing.T) {
 
 		// The history is the database's: a coordinator started again over it, its watcher not running, lists it whole.
 		restarted := coordinator.New(s.store, coordinator.Config{Logger: slog.New(slog.DiscardHandler), Keyring: s.ring})
-		if err := restarted.UseChains([]coordinator.Network{{CAIP2: network, RPCURL: node.RPCURL()}}); err != nil {
+		if err := restarted.FollowChains([]coordinator.Network{{CAIP2: network, RPCURL: node.RPCURL()}}); err != nil {
 			t.Fatal(err)
 		}
 		srv := httptest.NewServer(restarted.Handler())

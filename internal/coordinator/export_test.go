@@ -50,6 +50,3 @@ func (c *Coordinator) ForgetBalances() {
 	defer c.chainData.balances.mu.Unlock()
 	c.chainData.balances.m = nil
 }
-
-// UseChains makes chain data serve networks no watcher reads, for benchmarks that set the watchers' state themselves.
-func (c *Coordinator) UseChains(networks []Network) error { return c.useChains(networks) }

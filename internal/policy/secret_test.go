@@ -21,7 +21,7 @@ func TestSecretConditions(t *testing.T) {
 	runEvalCases(t, []evalCase{
 		{"unilateral", Condition, unilateral, export(map[string]string{"consensus": "unilateral"}), true, ""},
 		{"unilateral, another level", Condition, unilateral, export(map[string]string{"consensus": "approval"}), false, ""},
-		{"unilateral, no such property", Condition, unilateral, export(map[string]string{"scope": "ops"}), false, MissingField},
+		{"unilateral, no such property", Condition, unilateral, export(map[string]string{"scope": "ops"}), false, Absent},
 		{"scoped", Condition, scoped, export(map[string]string{"scope": "demo-agent"}), true, ""},
 		{"scoped, another scope", Condition, scoped, export(map[string]string{"scope": "billing"}), false, ""},
 		{"trading key", Condition, trading, export(map[string]string{"kind": "exchangeApiKey", "permissions": "trade", "environment": "production"}), true, ""},

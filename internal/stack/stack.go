@@ -377,6 +377,9 @@ func (s *Stack) startNetworks(ctx context.Context, cfg Config, st *store.Store, 
 		networks = append(networks, coordinator.Network{CAIP2: sol.CAIP2, RPCURL: sol.RPCURL}) // its balance webhooks too
 	}
 	networks = withAssets(networks, sendNetworks)
+	if err := s.coord.FollowChains(networks); err != nil {
+		return nil, nil, err
+	}
 	if len(networks) > 0 {
 		s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, networks) })
 	}
