@@ -2,6 +2,11 @@
 # The whole test suite, as the README's `make test` runs it: it installs and starts what the tests need by itself
 # (a throwaway PostgreSQL cluster, the conformance tests' npm packages), builds the sigil binary once, runs every Go
 # test on both database backends, then drives a freshly started stack with the official TypeScript SDKs.
+#
+# Every stage runs even when one before it failed, and adds a line to the tally: its name and how many checks ran,
+# passed, failed and were skipped. The output ends with the tally and one line adding it up, so a reader (or CI) sees
+# at once what the run covered; the command fails if any check did. A new stage is one line: `checks NAME COMMAND...`
+# for a command that is one check, `go_tests NAME GO_TEST_ARGS...` for Go tests (each test and subtest counted).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -13,7 +18,61 @@ cleanup() {
   bash scripts/postgres.sh down "$work/pg" || true
   rm -rf "$work"
 }
-trap cleanup EXIT
+tally="$work/tally"
+: >"$tally"
+# record NAME RAN PASSED FAILED SKIPPED
+record() { echo "$1 $2 $3 $4 $5" >>"$tally"; }
+# checks NAME COMMAND...: a stage that is one check, passed when the command exits 0.
+checks() {
+  local name=$1; shift
+  if "$@"; then record "$name" 1 1 0 0; else echo "--- FAIL: $name"; record "$name" 1 0 1 0; fi
+}
+# go_tests NAME ARGS...: go test -json ARGS, printed briefly (a line a package, the output of what failed) and counted.
+go_tests() {
+  local name=$1 lines; shift
+  lines=$(wc -l <"$tally")
+  go test -json "$@" 2>&1 | python3 "$root/scripts/tally-go-test.py" "$tally" "$name" || true
+  [ "$(wc -l <"$tally")" -gt "$lines" ] || record "$name" 1 0 1 0 # the counting itself failed
+}
+# node_tests NAME COMMAND...: a run of node's test runner, counted from the totals it prints last.
+node_tests() {
+  local name=$1 out="$work/node-$1.log"; shift
+  local code=0
+  "$@" 2>&1 | tee "$out" || code=$?
+  python3 - "$out" "$tally" "$name" "$code" <<'PY'
+import re, sys
+out, tally, name, code = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+n = {}
+for line in open(out, errors="replace"):
+    m = re.match(r"^(?:#|\u2139) (tests|pass|fail|cancelled|skipped|todo) (\d+)$", line.strip())
+    if m:
+        n[m[1]] = int(m[2])
+failed = n.get("fail", 0) + n.get("cancelled", 0)
+if code and not failed:
+    failed = 1  # the runner itself failed, or the stack under it
+skipped = n.get("skipped", 0) + n.get("todo", 0)
+passed = n.get("pass", 0)
+open(tally, "a").write(f"{name} {passed + failed + skipped} {passed} {failed} {skipped}\n")
+PY
+}
+summary() {
+  [ -s "$tally" ] || return 0
+  echo "==> summary"
+  awk '{ printf "%-34s %6d ran %6d passed %4d failed %4d skipped\n", $1, $2, $3, $4, $5;
+         r += $2; p += $3; f += $4; s += $5 }
+       END { printf "%-34s %6d ran %6d passed %4d failed %4d skipped\n", "all stages", r, p, f, s;
+             printf "tests: %d passed, %d failed, %d skipped\n", p, f, s }' "$tally"
+}
+# The tally is the last thing printed, after the clean-up's own messages.
+on_exit() {
+  local code=$? totals
+  totals=$(summary)
+  cleanup
+  [ -z "$totals" ] || echo "$totals"
+  exit "$code"
+}
+trap on_exit EXIT
+failed() { awk '{ f += $4 } END { exit f > 0 ? 0 : 1 }' "$tally"; }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
@@ -36,10 +95,12 @@ fi
 echo "==> go test ./... (SQLite and PostgreSQL)"
 # Go tests that check Sigil against an official SDK (webhook signatures) must find it installed above.
 export SIGIL_REQUIRE_SDKS=1
-go test -count=1 ./...
+# go test's default limit of 10 minutes a package is a machine-speed assumption: on a loaded 2-core machine the
+# coordinator's tests alone have taken longer. An hour a package still stops a test that hangs.
+go_tests "go-test" -count=1 -timeout 60m ./...
 
 echo "==> the race detector over the packages whose goroutines share state (the store's committer, the workers, the engine, the proxy)"
-go test -race -count=1 ./internal/store ./internal/webhook ./internal/send ./internal/coordinator ./internal/authproxy
+go_tests "go-test-race" -race -count=1 -timeout 60m ./internal/store ./internal/webhook ./internal/send ./internal/coordinator ./internal/authproxy
 
 echo "==> fuzzing the parsers briefly"
 for target in internal/policy:FuzzParse internal/policy:FuzzEval internal/jsonstrict:FuzzDecode stamp:FuzzParseAPIKeyStamp stamp:FuzzP256TableVerify internal/solana:FuzzParseTransaction internal/solana:FuzzDecodeIDL internal/bitcoin:FuzzParse internal/tron:FuzzParse; do
@@ -48,17 +109,20 @@ for target in internal/policy:FuzzParse internal/policy:FuzzEval internal/jsonst
   fuzz() { go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 3s -fuzzminimizetime 1s "./${target%%:*}" 2>&1; }
   # On a loaded machine the fuzzing engine may time out stopping its workers ("context deadline exceeded") without
   # having found anything: that run proves nothing either way, so it runs once more. A failing input always fails.
-  if ! out=$(fuzz); then
-    if grep -q "context deadline exceeded" <<<"$out" && ! grep -q "Failing input written" <<<"$out"; then
-      out=$(fuzz) || { echo "$out"; exit 1; }
-    else
-      echo "$out"; exit 1
+  fuzz_once() {
+    if ! out=$(fuzz); then
+      if grep -q "context deadline exceeded" <<<"$out" && ! grep -q "Failing input written" <<<"$out"; then
+        out=$(fuzz) || { echo "$out"; return 1; }
+      else
+        echo "$out"; return 1
+      fi
     fi
-  fi
+  }
+  checks "fuzz:$target" fuzz_once
 done
 
 echo "==> the packaging files: Dockerfile, docker-compose.yml, systemd unit"
-bash deploy/check.sh "$SIGIL_BIN"
+checks "packaging" bash deploy/check.sh "$SIGIL_BIN"
 
 echo "==> starting the local OIDC provider of the OAuth conformance tests"
 go build -o "$work/oidcprovider" ./tests/compat/oidcprovider
@@ -85,11 +149,14 @@ compat() {
     sleep 0.1
   done
   echo "==> conformance tests with the official SDKs ($name)"
-  (cd tests/compat && SIGIL_DIR="$dir" SIGIL_WEB_PORT="$web_port" SIGIL_WALLET_KIT_PORT="$kit_port" npm test --silent) || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
+  local before
+  before=$(failed && echo yes || echo no)
+  node_tests "sdk-conformance-$name" env -C tests/compat SIGIL_DIR="$dir" SIGIL_WEB_PORT="$web_port" SIGIL_WALLET_KIT_PORT="$kit_port" npm test --silent
   echo "==> the agent journey: sigil demo yield ($name)"
-  "$SIGIL_BIN" demo yield --dir "$dir" --cleanup || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
+  checks "demo-yield-$name" "$SIGIL_BIN" demo yield --dir "$dir" --cleanup
   echo "==> the agent journey, the coordinator sending: sigil demo yield --send ($name)"
-  "$SIGIL_BIN" demo yield --dir "$dir" --cleanup --send || { echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; return 1; }
+  checks "demo-yield-send-$name" "$SIGIL_BIN" demo yield --dir "$dir" --cleanup --send
+  if [ "$before" = no ] && failed; then echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; fi
   kill "$stack" && wait "$stack" 2>/dev/null || true
 }
 
@@ -97,4 +164,8 @@ compat sqlite ""
 compat_url="${SIGIL_TEST_POSTGRES_URL%/postgres*}/sigil_compat?sslmode=disable"
 psql "$SIGIL_TEST_POSTGRES_URL" -qc "CREATE DATABASE sigil_compat" >/dev/null
 compat postgres "$compat_url"
+if failed; then
+  echo "==> some tests failed"
+  exit 1
+fi
 echo "==> all tests passed"

@@ -105,8 +105,9 @@ func allowedAlgorithm(alg int64) bool {
 // "packed" self attestation, whose signature by the credential key must verify; the other formats go-webauthn
 // implements); every transport is an API transport. Not checked: the relying party id and origin (the API
 // accepts passkeys of any relying party and records its hash), and attestation certificate chains are not
-// validated against a metadata service or trust roots (go-webauthn checks their validity period against the
-// system clock). Errors are KindInvalidAttestation.
+// validated against a metadata service or trust roots of Sigil's (go-webauthn checks their validity period against
+// the system clock; an Android Key or Apple attestation's chain against the Google and Apple roots it carries; a
+// TPM attestation's manufacturer against the TCG's list). Errors are KindInvalidAttestation.
 func VerifyRegistration(challenge string, att Attestation) (*WebAuthnCredential, error) {
 	rawClientData, err := decodeBase64URL(att.ClientDataJSON)
 	if err != nil || len(rawClientData) == 0 {

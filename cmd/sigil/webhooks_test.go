@@ -16,6 +16,7 @@ import (
 	"github.com/sigil/sigil/client"
 	"github.com/sigil/sigil/internal/coordinator"
 	"github.com/sigil/sigil/internal/stack"
+	"github.com/sigil/sigil/internal/testwait"
 )
 
 // syncBuffer is a bytes.Buffer a command writes to while the test reads it; wrote is signalled after each write.
@@ -129,14 +130,12 @@ func TestWebhooksReplayCommand(t *testing.T) {
 		return out.String()
 	}
 	var dead []api.WebhookDelivery
-	for deadline := time.Now().Add(10 * time.Second); len(dead) == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the delivery never died")
-		}
+	testwait.Until(t, "the delivery to die", func() bool {
 		if err := json.Unmarshal([]byte(sigil("webhooks", "deliveries", "--endpoint", ep.EndpointID, "--state", "dead")), &dead); err != nil {
 			t.Fatal(err)
 		}
-	}
+		return len(dead) > 0
+	})
 	if dead[0].EventID != act.ID+":"+api.StatusCompleted || !strings.Contains(dead[0].LastError, "HTTP 410") {
 		t.Fatalf("dead letter %+v", dead[0])
 	}

@@ -4,14 +4,16 @@
 //
 // What is signed, as the reference describes it: SIGN_TRANSACTION_V2 with TRANSACTION_TYPE_BITCOIN takes a PSBT as
 // hex; the inputs whose spent output pays to the signing key are signed — P2PKH, P2WPKH, P2SH-P2WPKH (with its redeem
-// script), P2WSH (with a witness script naming the key) with ECDSA and SIGHASH_ALL, each signature added to the
-// input's partial signatures under the key; P2TR key-path inputs (BIP-86 output key) with a Schnorr signature of the
-// tweaked key and SIGHASH_DEFAULT, added as the input's taproot key-spend signature — and the PSBT is returned as hex
-// for the caller to finalize.
+// script), P2WSH and P2SH-P2WSH (with a witness script naming the key), P2SH (a legacy redeem script naming the key)
+// with ECDSA and SIGHASH_ALL, each signature added to the input's partial signatures under the key; P2TR key-path
+// inputs (BIP-86 output key) with a Schnorr signature of the tweaked key and SIGHASH_DEFAULT, added as the input's
+// taproot key-spend signature — and the PSBT is returned as hex for the caller to finalize. Parsing refuses what
+// Bitcoin Core refuses (testdata holds its test data).
 package bitcoin
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -47,6 +49,9 @@ func Parse(b []byte) (p *PSBT, err error) {
 			p, err = nil, fmt.Errorf("%w: malformed PSBT", ErrInvalid)
 		}
 	}()
+	if b, err = unsignedTxFirst(b); err != nil {
+		return nil, err
+	}
 	r := bytes.NewReader(b)
 	packet, err := psbt.NewFromRawBytes(r, false)
 	if err != nil {
@@ -55,7 +60,7 @@ func Parse(b []byte) (p *PSBT, err error) {
 	if r.Len() != 0 {
 		return nil, fmt.Errorf("%w: %d bytes follow the PSBT", ErrInvalid, r.Len())
 	}
-	if err := checkWitnessUTXOs(b, len(packet.Inputs)); err != nil {
+	if err := checkFields(b, len(packet.Inputs), len(packet.Outputs)); err != nil {
 		return nil, err
 	}
 	tx := packet.UnsignedTx
@@ -105,15 +110,13 @@ func Parse(b []byte) (p *PSBT, err error) {
 
 const maxSatoshis = 21_000_000 * 100_000_000
 
-// checkWitnessUTXOs checks what btcd's decoder does not: the length prefix of the script in each input's witness UTXO
-// (an amount, then the script with its length). btcd takes the script to be whatever follows the amount and a one-byte
-// prefix, whatever the prefix says. A prefix that disagrees with the bytes, or the three-byte prefix of a script of 253
-// bytes or more, would have Sigil read, show and sign for another script than the one the PSBT states, and than other
-// wallets read (and the PSBT it returns would differ from the one it was given). No output a witness UTXO describes
-// has a script that long: a witness program's is at most 42 bytes. b is a PSBT btcd has parsed, with that many inputs.
-func checkWitnessUTXOs(b []byte, inputs int) error {
+// checkFields checks the fields btcd's decoder keeps without checking them, as Bitcoin Core checks them (its
+// test/functional/data/rpc_psbt.json has a PSBT for each rule): the length prefix of the script in each input's witness
+// UTXO; the sizes of the MuSig2 fields of BIP-373, which btcd keeps as unknown fields; and an output's taproot tree.
+// b is a PSBT btcd has parsed, with that many inputs and outputs.
+func checkFields(b []byte, inputs, outputs int) error {
 	r := bytes.NewReader(b[len(psbtMagic):])
-	for m := 0; m <= inputs; m++ { // the global map, then each input's
+	for m := 0; m <= inputs+outputs; m++ { // the global map, each input's, then each output's
 		for {
 			key, value, err := readPair(r)
 			if err != nil {
@@ -122,13 +125,185 @@ func checkWitnessUTXOs(b []byte, inputs int) error {
 			if key == nil {
 				break // the map's separator
 			}
-			if m == 0 || len(key) != 1 || key[0] != byte(psbt.WitnessUtxoType) {
+			var check func(key, value []byte) error
+			var where string
+			switch {
+			case m == 0:
+				continue
+			case m <= inputs:
+				check, where = inputFieldChecks[key[0]], fmt.Sprintf("input %d", m-1)
+			default:
+				check, where = outputFieldChecks[key[0]], fmt.Sprintf("output %d", m-1-inputs)
+			}
+			if check == nil {
 				continue
 			}
-			if err := checkWitnessUTXO(value); err != nil {
-				return fmt.Errorf("%w: input %d's witness UTXO: %v", ErrInvalid, m-1, err)
+			if err := check(key, value); err != nil {
+				return fmt.Errorf("%w: %s: %v", ErrInvalid, where, err)
 			}
 		}
+	}
+	return nil
+}
+
+// unsignedTxFirst returns b with its global map's unsigned transaction moved to the front, where btcd's decoder
+// insists on finding it; BIP-174 puts no order on a map's pairs (Bitcoin Core writes PSBT_GLOBAL_VERSION first). It
+// refuses a global map with a key twice, and a PSBT of another version than 0, the one that has an unsigned
+// transaction.
+func unsignedTxFirst(b []byte) ([]byte, error) {
+	if len(b) < len(psbtMagic) || string(b[:len(psbtMagic)]) != psbtMagic {
+		return b, nil // btcd names the fault
+	}
+	r := bytes.NewReader(b[len(psbtMagic):])
+	var pairs [][]byte // each pair's bytes, as written
+	tx := -1
+	seen := map[string]bool{}
+	for {
+		start := len(b) - r.Len()
+		key, value, err := readPair(r)
+		if err != nil {
+			return b, nil // btcd names the fault
+		}
+		if key == nil {
+			break
+		}
+		if seen[string(key)] {
+			return nil, fmt.Errorf("%w: the global map has the key %x twice", ErrInvalid, key)
+		}
+		seen[string(key)] = true
+		switch {
+		case len(key) == 1 && key[0] == byte(psbt.UnsignedTxType):
+			tx = len(pairs)
+		case len(key) == 1 && key[0] == globalVersion:
+			if len(value) != 4 || binary.LittleEndian.Uint32(value) != 0 {
+				return nil, fmt.Errorf("%w: PSBT version %x: only version 0 PSBTs are signed", ErrInvalid, value)
+			}
+		}
+		pairs = append(pairs, b[start:len(b)-r.Len()])
+	}
+	if tx <= 0 {
+		return b, nil // first already, or missing: btcd names the fault
+	}
+	out := make([]byte, 0, len(b))
+	out = append(out, psbtMagic...)
+	out = append(out, pairs[tx]...)
+	for i, p := range pairs {
+		if i != tx {
+			out = append(out, p...)
+		}
+	}
+	return append(out, b[len(b)-r.Len()-1:]...), nil // the separator and the rest
+}
+
+// globalVersion is PSBT_GLOBAL_VERSION.
+const globalVersion = 0xfb
+
+// The key types of BIP-373 (MuSig2) and of an output's taproot tree (BIP-371).
+const (
+	inMuSig2ParticipantPubkeys  = 0x1a
+	inMuSig2PubNonce            = 0x1b
+	inMuSig2PartialSig          = 0x1c
+	outTaprootTree              = 0x06
+	outMuSig2ParticipantPubkeys = 0x08
+)
+
+var inputFieldChecks = map[byte]func(key, value []byte) error{
+	byte(psbt.WitnessUtxoType): func(key, value []byte) error {
+		if len(key) != 1 {
+			return nil // another field's key, which btcd has judged
+		}
+		if err := checkWitnessUTXO(value); err != nil {
+			return fmt.Errorf("witness UTXO: %v", err)
+		}
+		return nil
+	},
+	inMuSig2ParticipantPubkeys: checkParticipantPubkeys,
+	inMuSig2PubNonce: func(key, value []byte) error {
+		return checkMuSig2Signer("pubnonce", key, value, 66)
+	},
+	inMuSig2PartialSig: func(key, value []byte) error {
+		return checkMuSig2Signer("partial signature", key, value, 32)
+	},
+}
+
+var outputFieldChecks = map[byte]func(key, value []byte) error{
+	outTaprootTree:              checkTaprootTree,
+	outMuSig2ParticipantPubkeys: checkParticipantPubkeys,
+}
+
+// checkParticipantPubkeys checks a MuSig2 participants field: keyed by the aggregate key (33 bytes), a list of
+// compressed keys.
+func checkParticipantPubkeys(key, value []byte) error {
+	if len(key) != 1+33 {
+		return fmt.Errorf("MuSig2 participants: the key is %d bytes, not a type and a 33-byte aggregate key", len(key))
+	}
+	if len(value) == 0 || len(value)%33 != 0 {
+		return fmt.Errorf("MuSig2 participants: %d bytes, not a list of 33-byte keys", len(value))
+	}
+	return nil
+}
+
+// checkMuSig2Signer checks a MuSig2 pubnonce or partial signature: keyed by the participant's and the aggregate key
+// (33 bytes each) and, for a script path, the leaf hash (32 bytes); the value of its fixed size.
+func checkMuSig2Signer(field string, key, value []byte, size int) error {
+	if len(key) != 1+33+33 && len(key) != 1+33+33+32 {
+		return fmt.Errorf("MuSig2 %s: the key is %d bytes, not a type, two 33-byte keys and perhaps a 32-byte leaf hash", field, len(key))
+	}
+	if len(value) != size {
+		return fmt.Errorf("MuSig2 %s: %d bytes, not %d", field, len(value), size)
+	}
+	return nil
+}
+
+// checkTaprootTree checks an output's taproot tree (BIP-371): leaves of a depth, a leaf version and a script, in the
+// order of a depth-first walk, that make a whole binary tree of at most 128 levels.
+func checkTaprootTree(key, value []byte) error {
+	if len(key) != 1 {
+		return fmt.Errorf("taproot tree: the key has %d bytes of data; it has none", len(key)-1)
+	}
+	if len(value) == 0 {
+		return errors.New("taproot tree: empty")
+	}
+	r := bytes.NewReader(value)
+	var open []bool // open[d]: a subtree at depth d waits for its sibling
+	for r.Len() > 0 {
+		depth, err := r.ReadByte()
+		if err != nil {
+			return errors.New("taproot tree: a leaf is cut short")
+		}
+		version, err := r.ReadByte()
+		if err != nil {
+			return errors.New("taproot tree: a leaf is cut short")
+		}
+		if _, err := wire.ReadVarBytes(r, 0, uint32(r.Len()), "script"); err != nil {
+			return errors.New("taproot tree: a leaf's script is cut short")
+		}
+		if depth > 128 {
+			return fmt.Errorf("taproot tree: a leaf at depth %d, deeper than 128", depth)
+		}
+		if version&1 != 0 {
+			return fmt.Errorf("taproot tree: leaf version %#x is odd", version)
+		}
+		// Bitcoin Core's TaprootBuilder: a leaf above an unfinished deeper subtree is out of a depth-first order; a leaf
+		// whose sibling waits at its depth completes their parent, and so on up.
+		d := int(depth)
+		if len(open) > d+1 {
+			return errors.New("taproot tree: the leaves are not in a depth-first order")
+		}
+		for d < len(open) && open[d] {
+			open = open[:d]
+			if d == 0 {
+				return errors.New("taproot tree: the leaves do not make a binary tree")
+			}
+			d--
+		}
+		for len(open) <= d {
+			open = append(open, false)
+		}
+		open[d] = true
+	}
+	if len(open) != 1 || !open[0] {
+		return errors.New("taproot tree: the leaves do not make a whole binary tree")
 	}
 	return nil
 }

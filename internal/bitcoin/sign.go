@@ -23,6 +23,8 @@ const (
 	SpendP2WPKH     Spend = "P2WPKH"
 	SpendP2SHP2WPKH Spend = "P2SH-P2WPKH"
 	SpendP2WSH      Spend = "P2WSH"
+	SpendP2SHP2WSH  Spend = "P2SH-P2WSH"
+	SpendP2SH       Spend = "P2SH" // a legacy redeem script naming the key (a multisig, say)
 	SpendP2TR       Spend = "P2TR"
 )
 
@@ -37,9 +39,12 @@ var ErrNothingToSign = errors.New("no input of the PSBT spends from the signing 
 
 // Inputs finds the inputs that spend from the key (a compressed secp256k1 public key): those whose spent output pays
 // to its P2PKH, P2WPKH or BIP-86 P2TR script, or to a P2SH or P2WSH script whose redeem or witness script the PSBT
-// gives and that is the key's P2WPKH script or names the key. Finalized inputs are left alone. An input of the key that
-// cannot be signed as the reference signs it (no spent output, another sighash type, a taproot input when another
-// input's spent output is missing) is an error, so that nothing is signed halfway.
+// gives and that is the key's P2WPKH script or names the key (P2SH-P2WSH: a redeem script that is the P2WSH program of
+// such a witness script). Finalized inputs are left alone, and so, as Bitcoin Core leaves them, are inputs that hold a
+// partial signature by the key already. An input of the key that cannot be signed as the reference signs it (another
+// sighash type, a taproot input when another input's spent output is missing, a legacy input whose previous
+// transaction the PSBT does not give, a redeem or witness script that does not hash to what the input spends) is an
+// error, so that nothing is signed halfway.
 func (p *PSBT) Inputs(pub []byte) ([]Signing, error) {
 	if len(pub) != 33 {
 		return nil, fmt.Errorf("the signing key must be a compressed secp256k1 key")
@@ -62,29 +67,18 @@ func (p *PSBT) Inputs(pub []byte) ([]Signing, error) {
 			continue
 		}
 		spent := p.Spent[i]
-		if spent == nil {
-			continue // nothing says what it spends: not the key's
+		if spent == nil || hasPartialSig(&in, pub) {
+			continue // nothing says what it spends (not the key's), or the key has signed it
 		}
-		script := spent.PkScript
-		var kind Spend
+		kind, err := spendOf(i, spent.PkScript, &in, pub, p2pkh, p2wpkh, p2tr)
+		if err != nil {
+			return nil, err
+		}
 		switch {
-		case bytes.Equal(script, p2pkh):
-			kind = SpendP2PKH
-		case bytes.Equal(script, p2wpkh):
-			kind = SpendP2WPKH
-		case bytes.Equal(script, p2tr):
-			kind = SpendP2TR
-		case txscript.IsPayToScriptHash(script) && bytes.Equal(in.RedeemScript, p2wpkh) && bytes.Equal(btcutil.Hash160(in.RedeemScript), script[2:22]):
-			kind = SpendP2SHP2WPKH
-		case txscript.IsPayToWitnessScriptHash(script) && len(in.WitnessScript) > 0 && namesKey(in.WitnessScript, pub):
-			if h := sha256.Sum256(in.WitnessScript); !bytes.Equal(h[:], script[2:]) {
-				return nil, fmt.Errorf("input %d's witness script does not hash to the script it spends", i)
-			}
-			kind = SpendP2WSH
-		default:
+		case kind == "":
 			continue
-		}
-		switch {
+		case (kind == SpendP2PKH || kind == SpendP2SH) && in.NonWitnessUtxo == nil:
+			return nil, fmt.Errorf("input %d spends a %s output, which is signed only with its previous transaction (the PSBT gives just its witness UTXO, whose amount a legacy signature does not commit to)", i, kind)
 		case kind == SpendP2TR && in.SighashType != 0 && in.SighashType != txscript.SigHashDefault:
 			return nil, fmt.Errorf("input %d asks for sighash type %#x; taproot inputs are signed with SIGHASH_DEFAULT", i, uint32(in.SighashType))
 		case kind != SpendP2TR && in.SighashType != 0 && in.SighashType != txscript.SigHashAll:
@@ -98,6 +92,62 @@ func (p *PSBT) Inputs(pub []byte) ([]Signing, error) {
 		return nil, ErrNothingToSign
 	}
 	return out, nil
+}
+
+// spendOf is how input i, spending script, spends from the key: "" when it does not.
+func spendOf(i int, script []byte, in *psbt.PInput, pub, p2pkh, p2wpkh, p2tr []byte) (Spend, error) {
+	switch {
+	case bytes.Equal(script, p2pkh):
+		return SpendP2PKH, nil
+	case bytes.Equal(script, p2wpkh):
+		return SpendP2WPKH, nil
+	case bytes.Equal(script, p2tr):
+		return SpendP2TR, nil
+	case txscript.IsPayToWitnessScriptHash(script):
+		if len(in.WitnessScript) == 0 || !namesKey(in.WitnessScript, pub) {
+			return "", nil
+		}
+		if !witnessScriptIs(in.WitnessScript, script[2:]) {
+			return "", fmt.Errorf("input %d's witness script does not hash to the script it spends", i)
+		}
+		return SpendP2WSH, nil
+	case !txscript.IsPayToScriptHash(script) || len(in.RedeemScript) == 0:
+		return "", nil
+	}
+	redeem := in.RedeemScript
+	var kind Spend
+	switch {
+	case bytes.Equal(redeem, p2wpkh):
+		kind = SpendP2SHP2WPKH
+	case txscript.IsPayToWitnessScriptHash(redeem) && len(in.WitnessScript) > 0 && namesKey(in.WitnessScript, pub):
+		if !witnessScriptIs(in.WitnessScript, redeem[2:]) {
+			return "", fmt.Errorf("input %d's witness script does not hash to its redeem script's program", i)
+		}
+		kind = SpendP2SHP2WSH
+	case !txscript.IsWitnessProgram(redeem) && namesKey(redeem, pub):
+		kind = SpendP2SH
+	default:
+		return "", nil
+	}
+	if !bytes.Equal(btcutil.Hash160(redeem), script[2:22]) {
+		return "", fmt.Errorf("input %d's redeem script does not hash to the script it spends", i)
+	}
+	return kind, nil
+}
+
+func witnessScriptIs(witnessScript, program []byte) bool {
+	h := sha256.Sum256(witnessScript)
+	return bytes.Equal(h[:], program)
+}
+
+// hasPartialSig reports whether the input holds a partial signature by the key.
+func hasPartialSig(in *psbt.PInput, pub []byte) bool {
+	for _, ps := range in.PartialSigs {
+		if bytes.Equal(ps.PubKey, pub) {
+			return true
+		}
+	}
+	return false
 }
 
 // namesKey reports whether script pushes the key.
@@ -140,16 +190,20 @@ func (p *PSBT) Sign(privateKey []byte, inputs []Signing) error {
 			}
 			in.TaprootKeySpendSig = sig
 			continue
-		case SpendP2PKH:
-			h, err := txscript.CalcSignatureHash(spent.PkScript, txscript.SigHashAll, tx, s.Index)
+		case SpendP2PKH, SpendP2SH:
+			script := spent.PkScript
+			if s.Spend == SpendP2SH {
+				script = in.RedeemScript
+			}
+			h, err := txscript.CalcSignatureHash(script, txscript.SigHashAll, tx, s.Index)
 			if err != nil {
 				return fmt.Errorf("input %d: %w", s.Index, err)
 			}
 			addPartialSig(in, compressed, ecdsa.Sign(priv, h))
 			continue
 		}
-		script := in.WitnessScript // P2WSH
-		if s.Spend != SpendP2WSH {
+		script := in.WitnessScript // P2WSH, bare or nested
+		if s.Spend != SpendP2WSH && s.Spend != SpendP2SHP2WSH {
 			script = append([]byte{txscript.OP_0, 20}, btcutil.Hash160(compressed)...) // P2WPKH, bare or nested
 		}
 		h, err := txscript.CalcWitnessSigHash(script, hashes, txscript.SigHashAll, tx, s.Index, spent.Value)

@@ -158,6 +158,13 @@ func Open(receiver *ecdh.PrivateKey, c Ciphertext) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: ciphertext is not hex", ErrMalformed)
 	}
+	return open(receiver, enc, ct, info, aad(enc, receiver.PublicKey()))
+}
+
+// open is RFC 9180's single-shot open in base mode with the bundles' suite: the first message (sequence 0) of a
+// recipient context set up from enc. Open calls it with the bundles' info and AAD; RFC 9180's test vectors, with
+// theirs (TestRFC9180Vectors).
+func open(receiver *ecdh.PrivateKey, enc, ct, info, aad []byte) ([]byte, error) {
 	sk, err := hpke.NewDHKEMPrivateKey(receiver)
 	if err != nil {
 		return nil, fmt.Errorf("bundle: receiver key: %w", err)
@@ -166,7 +173,7 @@ func Open(receiver *ecdh.PrivateKey, c Ciphertext) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: encappedPublic is not a valid P-256 point: %v", ErrMalformed, err)
 	}
-	pt, err := r.Open(aad(enc, receiver.PublicKey()), ct)
+	pt, err := r.Open(aad, ct)
 	if err != nil {
 		return nil, fmt.Errorf("%w: wrong key or tampered ciphertext", ErrDecrypt)
 	}

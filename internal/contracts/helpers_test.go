@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/sigil/sigil/internal/contracts"
+	"github.com/sigil/sigil/internal/testwait"
 )
 
 // testChain is an in-memory go-ethereum chain (the simulated backend) with the fixtures deployed
@@ -225,17 +226,13 @@ func (c *testChain) blockTime(r *types.Receipt) uint64 {
 // asynchronously), so a refusal is retried for a while.
 func (c *testChain) advance(d time.Duration) {
 	c.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testwait.Until(c.t, "the transaction pool to let the chain's time move", func() bool {
 		err := c.backend.AdjustTime(d)
-		if err == nil {
-			return
-		}
-		if !strings.Contains(err.Error(), "non-empty block") || time.Now().After(deadline) {
+		if err != nil && !strings.Contains(err.Error(), "non-empty block") {
 			c.t.Fatal(err)
 		}
-		time.Sleep(time.Millisecond)
-	}
+		return err == nil
+	})
 }
 
 // mintTo gives holder whole tokens of a test token, from the owner.

@@ -87,7 +87,11 @@ func (x *execution) proveOutcome(rec *record, orgBefore []byte, evaluations []ap
 	}
 	parentDigest := ""
 	if x.org.ParentID != "" {
-		if parent, err := x.c.store.GetOrg(x.ctx, x.org.ParentID); err == nil { // signing changes no organization
+		read := x.c.store.GetOrg
+		if x.tx != nil {
+			read = x.tx.GetOrg // the transaction holds its organization: it reads through itself
+		}
+		if parent, err := read(x.ctx, x.org.ParentID); err == nil { // signing changes no organization
 			parentDigest = digest(parent.Data)
 		}
 	}

@@ -469,7 +469,7 @@ func (c *Coordinator) balanceDeliveries(ctx context.Context, n Network, eventTyp
 		hits, seen := hitsOf[key]
 		if !seen {
 			var err error
-			if hits, err = c.store.FindIndex(ctx, indexAddress, key); err != nil {
+			if hits, err = c.addressOwners(ctx, key); err != nil {
 				return nil, err
 			}
 			hitsOf[key] = hits

@@ -4,9 +4,14 @@ import (
 	"context"
 	"crypto/ed25519"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +21,7 @@ import (
 	"github.com/sigil/sigil/internal/solana"
 	"github.com/sigil/sigil/internal/solanadev"
 	"github.com/sigil/sigil/internal/testdb"
+	"github.com/sigil/sigil/internal/testwait"
 	"github.com/sigil/sigil/internal/webhook"
 )
 
@@ -34,7 +40,7 @@ func TestSolanaBalanceWebhooks(t *testing.T) {
 		})
 		runWebhooks(t, s.coord)
 		rc := newReceiver(t, s, 0)
-		s.subscribe(rc.srv.URL, "", api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates)
+		endpointID := s.subscribe(rc.srv.URL, "", api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates)
 		payer, _ := s.solanaWallet("watched")
 		strangerPub, _, _ := ed25519.GenerateKey(nil)
 		stranger := solana.Key(strangerPub).String()
@@ -49,15 +55,7 @@ func TestSolanaBalanceWebhooks(t *testing.T) {
 		}
 		stop := watch()
 		t.Cleanup(func() { stop() })
-		for _, watcher := range []string{"balance-confirmed", "balance-finalized"} { // the first poll starts the cursors
-			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-				if _, found, err := s.store.ChainCursor(bg, network, watcher); err != nil || found {
-					break
-				} else if time.Now().After(deadline) {
-					t.Fatalf("no %s cursor", watcher)
-				}
-			}
-		}
+		s.awaitCursors(network)
 
 		in, err := node.Airdrop(solKey(t, payer), lamportsPerSOL)
 		if err != nil {
@@ -103,7 +101,7 @@ func TestSolanaBalanceWebhooks(t *testing.T) {
 				t.Errorf("%s: %v", eventType, body)
 			}
 		}
-		time.Sleep(200 * time.Millisecond) // ten more polls: anything read twice would arrive
+		s.awaitPolls(network, 2, endpointID) // anything read twice would have arrived
 		rc.mu.Lock()
 		defer rc.mu.Unlock()
 		ids := map[string]int{}
@@ -142,22 +140,17 @@ func TestSolanaBalanceWebhooksAcrossASkippedSlot(t *testing.T) {
 	s.subscribe(rc.srv.URL, "", api.WebhookBalanceFinalizedUpdates)
 	address, _ := s.solanaWallet("restarted")
 	network, url := node.CAIP2(), node.URL()
+	proxy := newNodeProxy(t, url)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- s.coord.WatchBalances(ctx, []coordinator.Network{{CAIP2: network, RPCURL: url, PollInterval: 20 * time.Millisecond}})
+		done <- s.coord.WatchBalances(ctx, []coordinator.Network{{CAIP2: network, RPCURL: proxy.url, PollInterval: 20 * time.Millisecond}})
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	finalized := func(amount string) func(string, map[string]any) bool {
 		return func(_ string, b map[string]any) bool { return b["address"] == address && b["amount"] == amount }
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) { // the first poll starts the cursor
-		if _, found, err := s.store.ChainCursor(bg, network, "balance-finalized"); err != nil || found {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatal("no cursor")
-		}
-	}
+	s.awaitCursors(network)
 	if _, err := node.Airdrop(solKey(t, address), lamportsPerSOL); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +158,8 @@ func TestSolanaBalanceWebhooksAcrossASkippedSlot(t *testing.T) {
 	if err := node.Close(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // polls that find no node
+	down := proxy.unreachable.Load()
+	testwait.Until(t, "polls that find no node", func() bool { return proxy.unreachable.Load() >= down+2 })
 	node = start(strings.TrimPrefix(url, "http://"))
 	defer node.Close()
 	if _, err := node.Airdrop(solKey(t, address), 2*lamportsPerSOL); err != nil {
@@ -202,22 +196,18 @@ func TestSolanaBalanceWebhooksOfAFailedTransaction(t *testing.T) {
 	payer, _ := s.solanaWallet("overdrawn")
 	recipient, _ := s.solanaWallet("recipient")
 	rc, elsewhere := newReceiver(t, s, 0), newReceiver(t, s, 0)
-	s.subscribe(rc.srv.URL, `{"networks":["`+network+`"],"addresses":["`+payer+`","`+recipient+`"]}`, api.WebhookBalanceConfirmedUpdates)
-	s.subscribe(elsewhere.srv.URL, `{"addresses":["`+recipient+`"]}`, api.WebhookBalanceConfirmedUpdates)
-	s.subscribe(elsewhere.srv.URL, `{"networks":["solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"]}`, api.WebhookBalanceConfirmedUpdates)
+	endpoints := []string{
+		s.subscribe(rc.srv.URL, `{"networks":["`+network+`"],"addresses":["`+payer+`","`+recipient+`"]}`, api.WebhookBalanceConfirmedUpdates),
+		s.subscribe(elsewhere.srv.URL, `{"addresses":["`+recipient+`"]}`, api.WebhookBalanceConfirmedUpdates),
+		s.subscribe(elsewhere.srv.URL, `{"networks":["solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"]}`, api.WebhookBalanceConfirmedUpdates),
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- s.coord.WatchBalances(ctx, []coordinator.Network{{CAIP2: network, RPCURL: node.URL(), PollInterval: 20 * time.Millisecond}})
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) { // the first poll starts the cursor
-		if _, found, err := s.store.ChainCursor(bg, network, "balance-confirmed"); err != nil || found {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatal("no cursor")
-		}
-	}
+	s.awaitCursors(network)
 	if _, err := node.Airdrop(solKey(t, payer), lamportsPerSOL); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +226,7 @@ func TestSolanaBalanceWebhooksOfAFailedTransaction(t *testing.T) {
 	if body["address"] != payer || body["direction"] != "out" || body["amount"] != "5000" || body["fee"] != "5000" {
 		t.Errorf("the failed transaction's event: %v", body)
 	}
-	time.Sleep(200 * time.Millisecond) // ten more polls
+	s.awaitPolls(network, 2, endpoints...) // an event of the recipient's, or to the endpoints filtered elsewhere, would have arrived
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	for _, e := range rc.events {
@@ -247,4 +237,27 @@ func TestSolanaBalanceWebhooksOfAFailedTransaction(t *testing.T) {
 	if len(rc.events) != 2 || elsewhere.count() != 0 {
 		t.Errorf("%d events (want the airdrop's and the fee's), %d to the endpoint filtered elsewhere", len(rc.events), elsewhere.count())
 	}
+}
+
+// nodeProxy forwards requests to a node and counts those it could not forward, as when the node is down.
+type nodeProxy struct {
+	url         string
+	unreachable atomic.Int64
+}
+
+func newNodeProxy(t *testing.T, target string) *nodeProxy {
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &nodeProxy{}
+	forward := httputil.NewSingleHostReverseProxy(u)
+	forward.ErrorHandler = func(w http.ResponseWriter, _ *http.Request, err error) {
+		p.unreachable.Add(1)
+		http.Error(w, err.Error(), http.StatusBadGateway)
+	}
+	srv := httptest.NewServer(forward)
+	t.Cleanup(srv.Close)
+	p.url = srv.URL
+	return p
 }

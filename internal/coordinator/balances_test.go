@@ -20,8 +20,50 @@ import (
 	"github.com/sigil/sigil/internal/coordinator"
 	"github.com/sigil/sigil/internal/store"
 	"github.com/sigil/sigil/internal/testdb"
+	"github.com/sigil/sigil/internal/testwait"
 	"github.com/sigil/sigil/stamp"
 )
+
+// balanceWatchers are the names of the two watchers' cursors.
+var balanceWatchers = []string{"balance-confirmed", "balance-finalized"}
+
+// awaitCursors waits until each balance watcher of the network has polled once: its first poll starts its cursor at
+// the head, and only what lands after that is reported.
+func (s *stack) awaitCursors(network string) {
+	s.t.Helper()
+	for _, watcher := range balanceWatchers {
+		testwait.Until(s.t, "the first poll of "+network+"'s "+watcher+" watcher", func() bool {
+			_, found, err := s.store.ChainCursor(bg, network, watcher)
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			return found
+		})
+	}
+}
+
+// awaitPolls waits until each balance watcher of the network has read n more blocks than it has now, and the
+// deliveries to the endpoints are all made: anything those polls read again, or read that they should not have,
+// has then arrived.
+func (s *stack) awaitPolls(network string, n uint64, endpointIDs ...string) {
+	s.t.Helper()
+	for _, watcher := range balanceWatchers {
+		now, _, err := s.store.ChainCursor(bg, network, watcher)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		testwait.Until(s.t, network+"'s "+watcher+" watcher to read more blocks", func() bool {
+			c, _, err := s.store.ChainCursor(bg, network, watcher)
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			return c.Next >= now.Next+n
+		})
+	}
+	for _, id := range endpointIDs {
+		s.deliveriesIn(id, api.WebhookDeliveryPending, 0)
+	}
+}
 
 // Funding a wallet account on the dev chain (ETH, and USDC minted by the faucet) sends BALANCE_CONFIRMED_UPDATES for
 // each transfer once its block is read, and BALANCE_FINALIZED_UPDATES once a block is on top of it, to the endpoint
@@ -131,7 +173,7 @@ func TestBalanceWebhooksAcrossAReorganisation(t *testing.T) {
 			Confirmations: 3, PollInterval: 20 * time.Millisecond}})
 	}()
 	t.Cleanup(func() { stop(); <-done })
-	time.Sleep(100 * time.Millisecond) // the watchers' first poll sets their cursors at the head
+	s.awaitCursors("eip155:" + node.ChainID().String())
 
 	eth := func(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), big.NewInt(params.Ether)) }
 	native := func(eventType string, amount *big.Int) func(string, map[string]any) bool {
@@ -206,7 +248,7 @@ func TestBalanceWebhooksAcrossADeepReorganisation(t *testing.T) {
 				Confirmations: 2, PollInterval: 20 * time.Millisecond}})
 		}()
 		t.Cleanup(func() { stop(); <-done })
-		time.Sleep(100 * time.Millisecond) // the watchers' first poll sets their cursors at the head
+		s.awaitCursors("eip155:" + node.ChainID().String())
 		mine := func(n int) {
 			for range n {
 				if err := rpcClient.CallContext(ctx, nil, "evm_mine"); err != nil {

@@ -159,7 +159,7 @@ func (r *reader) walletAddress(caip2, address string) (*chainNetwork, string, er
 	if err != nil {
 		return nil, "", err
 	}
-	s, err := r.org.signer(address)
+	s, err := r.signer(address)
 	switch {
 	case err != nil:
 		return nil, "", apierr.NotFoundf("address: %s is not a wallet account of organization %s", address, r.org.ID)

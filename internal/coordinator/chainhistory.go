@@ -84,7 +84,8 @@ func (c *Coordinator) evmHistory(ctx context.Context, client *ethclient.Client, 
 	return out, nil
 }
 
-// orgAddresses are the addresses among the parties that are an organization's (the address index), asked at once.
+// orgAddresses are the addresses among the parties that are an organization's (a wallet account's, or a private
+// key's), asked at once.
 func (c *Coordinator) orgAddresses(ctx context.Context, parties [][]common.Address) (map[string]bool, error) {
 	var keys []string
 	seen := map[string]bool{}
@@ -96,15 +97,7 @@ func (c *Coordinator) orgAddresses(ctx context.Context, parties [][]common.Addre
 			}
 		}
 	}
-	found, err := c.store.FindAddresses(ctx, indexAddress, keys)
-	if err != nil {
-		return nil, err
-	}
-	hits := map[string]bool{}
-	for k := range found {
-		hits[k] = true
-	}
-	return hits, nil
+	return c.store.HeldAddresses(ctx, indexAddress, keys)
 }
 
 // touchedBy is each organization address among the parties, once.
@@ -219,7 +212,7 @@ func (c *Coordinator) solanaHistory(ctx context.Context, n Network, slot uint64,
 		parties[i] = tx.accountKeys()
 		keys = append(keys, parties[i]...)
 	}
-	found, err := c.store.FindAddresses(ctx, indexAddress, keys)
+	found, err := c.store.HeldAddresses(ctx, indexAddress, keys)
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}
@@ -236,7 +229,7 @@ func (c *Coordinator) solanaHistory(ctx context.Context, n Network, slot uint64,
 	for i, tx := range b.Transactions {
 		var touched []string
 		for _, k := range parties[i] {
-			if _, ok := found[k]; ok && !slices.Contains(touched, k) {
+			if found[k] && !slices.Contains(touched, k) {
 				touched = append(touched, k)
 			}
 		}

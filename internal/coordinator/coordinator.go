@@ -36,6 +36,9 @@ import (
 type Config struct {
 	// MaxBodyBytes caps request bodies (default 1 MiB).
 	MaxBodyBytes int64
+	// RequestTimeout is how long the server works on one request before it gives up and answers DEADLINE_EXCEEDED
+	// (default 30 seconds), so that no request holds a connection or a lock for long, whatever happens to it.
+	RequestTimeout time.Duration
 	// MaxTimestampAge is how old an activity's timestampMs may be (default 1 hour).
 	MaxTimestampAge time.Duration
 	// MaxTimestampSkew is how far in the future an activity's timestampMs may be (default 5 minutes).
@@ -125,6 +128,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxBodyBytes == 0 {
 		c.MaxBodyBytes = 1 << 20
 	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = 30 * time.Second
+	}
 	if c.MaxTimestampAge == 0 {
 		c.MaxTimestampAge = time.Hour
 	}
@@ -160,15 +166,16 @@ func (c Config) withDefaults() Config {
 
 // Coordinator is the service. It is safe for concurrent use.
 type Coordinator struct {
-	cfg        Config
-	store      *store.Store
-	ops        *registry // every activity type and query it serves
-	audit      *auditor
-	exprs      exprCache
-	orgs       orgCache
-	blobs      cache[[]byte]           // sealed blobs by row id: ciphertext only, so that signing reads no row
-	interfaces cache[*parsedInterface] // parsed contract interfaces by id (they never change)
-	vault      *vault
+	cfg          Config
+	store        *store.Store
+	ops          *registry // every activity type and query it serves
+	audit        *auditor
+	exprs        exprCache
+	orgs         orgCache
+	blobs        cache[[]byte]           // sealed blobs by row id: ciphertext only, so that signing reads no row
+	accountMemos accountCache            // which wallet account a signWith names, so that signing reads no row (wallet_accounts.go)
+	interfaces   cache[*parsedInterface] // parsed contract interfaces by id (they never change)
+	vault        *vault
 
 	ownKeysMu sync.Mutex
 	ownKeys   map[string]*ecdsa.PrivateKey

@@ -37,9 +37,6 @@ func execCreateAPIKeys(x *execution, p *api.CreateAPIKeysIntentV2) (*api.CreateA
 	if err != nil {
 		return nil, err
 	}
-	if len(u.APIKeys)+len(p.APIKeys) > maxCredsPerUser {
-		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "user %s would have more than %d API keys", u.ID, maxCredsPerUser)
-	}
 	ids, err := x.addAPIKeys(x.org, u, "parameters.apiKeys", p.APIKeys, x.madeByStamp())
 	if err != nil {
 		return nil, err
@@ -92,9 +89,6 @@ func execCreateAuthenticators(x *execution, p *api.CreateAuthenticatorsIntentV2)
 	u, err := x.user(p.UserID)
 	if err != nil {
 		return nil, err
-	}
-	if len(u.Authenticators)+len(p.Authenticators) > maxCredsPerUser {
-		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "user %s would have more than %d authenticators", u.ID, maxCredsPerUser)
 	}
 	ids, err := x.addAuthenticators(x.org, u, "parameters.authenticators", p.Authenticators, x.madeByStamp())
 	if err != nil {

@@ -206,6 +206,10 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 			return ahead.rec, err
 		}
 	}
+	if !sub.op.Signs {
+		// Work that needs no lock (deriving keys) is done now, beside other requests, not while the organization is held.
+		sub.job.ahead(&execution{ctx: ctx, c: c, org: sub.org, who: sub.who, now: c.now(), readOnly: true})
+	}
 	// An activity a velocity control measures reads and adds to the control's total: it holds the organization
 	// exclusively. A control created since the cached document was read is found under the hold, and the activity
 	// starts again with the exclusive one.
@@ -229,7 +233,8 @@ var errCoSigning = errors.New("coordinator: the body is another user's activity 
 func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool) (*record, error) {
 	var rec *record
 	var read *Org // the document as the transaction read it
-	err := c.store.Write(ctx, func(tx *store.Tx) error {
+	err := c.store.WriteHolding(ctx, store.Hold{OrgID: sub.org.ID, Shared: readOnly}, func(tx *store.Tx) error {
+		ctx := store.Holding(ctx, tx) // what is read meanwhile is read in tx, which holds the organization
 		org, err := c.lockOrg(ctx, tx, sub.org.ID, readOnly)
 		if err != nil {
 			return err

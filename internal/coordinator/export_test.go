@@ -20,8 +20,18 @@ func (c *Coordinator) SecretIDs(ctx context.Context, orgID string) ([]string, er
 	var ids []string
 	for _, w := range org.Wallets {
 		ids = append(ids, w.MnemonicSecret)
-		for _, a := range w.Accounts {
-			ids = append(ids, a.KeySecret)
+		for after := ""; ; {
+			page, err := c.store.WalletAccounts(ctx, store.AccountPage{OrgID: orgID, WalletID: w.ID, After: after, Limit: 100})
+			if err != nil {
+				return nil, err
+			}
+			for _, a := range page {
+				ids = append(ids, a.KeySecret)
+			}
+			if len(page) < 100 {
+				break
+			}
+			after = page[len(page)-1].ID
 		}
 	}
 	for _, k := range org.PrivateKeys {

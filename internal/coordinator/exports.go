@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/sigil/sigil/api"
@@ -52,7 +53,7 @@ func (x *execution) exportSecret(secretID, target string) (string, error) {
 	if err != nil {
 		return "", apierr.Invalid("parameters.targetPublicKey: %s", err.Error())
 	}
-	secret, err := x.c.openSecret(x.ctx, secretID)
+	secret, err := x.openSecret(secretID)
 	if err != nil {
 		return "", err
 	}
@@ -81,7 +82,10 @@ func validateExportWalletAccount(p *api.ExportWalletAccountIntent) error {
 }
 
 func execExportWalletAccount(x *execution, p *api.ExportWalletAccountIntent) (*api.ExportWalletAccountResult, error) {
-	s, err := x.org.signer(p.Address)
+	s, err := x.signer(p.Address)
+	if e := (*apierr.Error)(nil); err != nil && !errors.As(err, &e) {
+		return nil, err
+	}
 	if err != nil || s.account == nil {
 		return nil, apierr.NotFoundf("no wallet account with address %s", p.Address)
 	}
@@ -159,7 +163,7 @@ func (x *execution) openImport(u *User, encrypted string) ([]byte, error) {
 	if u.ImportTarget == "" {
 		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "no import was initialized for user %s; run INIT_IMPORT first", u.ID)
 	}
-	raw, err := x.c.openSecret(x.ctx, u.ImportTarget)
+	raw, err := x.openSecret(u.ImportTarget)
 	if err != nil {
 		return nil, err
 	}
@@ -206,19 +210,25 @@ func execImportWallet(x *execution, p *api.ImportWalletIntent) (*api.ImportWalle
 	if err := keys.ValidateMnemonic(mnemonic); err != nil {
 		return nil, apierr.Invalid("the imported mnemonic is not valid BIP-39: %s", err.Error())
 	}
-	w := &Wallet{ID: newID(), Name: p.WalletName, Imported: true, Accounts: []*WalletAccount{}, CreatedAt: x.now, UpdatedAt: x.now}
+	if len(x.org.Wallets) >= maxWalletsPerOrg {
+		return nil, limitReached("an organization holds at most %d wallets", maxWalletsPerOrg)
+	}
+	w := &Wallet{ID: newID(), Name: p.WalletName, Imported: true, CreatedAt: x.now, UpdatedAt: x.now}
 	if w.MnemonicSecret, err = x.putSecret(mnemonic); err != nil {
 		return nil, err
 	}
-	addresses, err := x.deriveAccounts(x.org, w, mnemonic, p.Accounts, true)
+	k, err := x.deriveKeys(w, mnemonic, p.Accounts, true)
 	if err != nil {
 		return nil, err
 	}
-	if err := x.proveAddresses(x.org, w, w.Accounts); err != nil {
+	if err := x.storeKeys(x.org, w, k); err != nil {
+		return nil, err
+	}
+	if err := x.proveAddresses(x.org, w, k.accounts); err != nil {
 		return nil, err
 	}
 	x.org.Wallets = append(x.org.Wallets, w)
-	return &api.ImportWalletResult{WalletID: w.ID, Addresses: addresses}, nil
+	return &api.ImportWalletResult{WalletID: w.ID, Addresses: addressesOf(k.accounts)}, nil
 }
 
 func validateImportPrivateKey(p *api.ImportPrivateKeyIntent) error {
@@ -243,6 +253,9 @@ func execImportPrivateKey(x *execution, p *api.ImportPrivateKeyIntent) (*api.Imp
 	pub, err := keys.PublicKey(curve, raw)
 	if err != nil {
 		return nil, apierr.Invalid("the imported key is not a valid %s private key", p.Curve)
+	}
+	if len(x.org.PrivateKeys) >= maxPrivateKeysPerOrg {
+		return nil, limitReached("an organization holds at most %d private keys", maxPrivateKeysPerOrg)
 	}
 	k := &PrivateKey{ID: newID(), Name: p.PrivateKeyName, Curve: p.Curve, PublicKey: fmt.Sprintf("%x", pub), Addresses: []api.Address{},
 		Tags: []string{}, Imported: true, CreatedAt: x.now, UpdatedAt: x.now}

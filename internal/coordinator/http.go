@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 
 	"github.com/sigil/sigil/api"
 	"github.com/sigil/sigil/apierr"
 	"github.com/sigil/sigil/internal/edge"
+	"github.com/sigil/sigil/internal/store"
 )
 
 // corsHeaders are the request headers browsers may send: the SDKs' stamps, read-only session and version header.
@@ -40,9 +42,11 @@ func (c *Coordinator) serveSubmit(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Submit(c.withClientAddr(r), r.PathValue("name"), r.Header, body)
+	ctx, cancel := context.WithTimeout(c.withClientAddr(r), c.cfg.RequestTimeout)
+	defer cancel()
+	res, err := c.Submit(ctx, r.PathValue("name"), r.Header, body)
 	if err != nil {
-		return nil, err
+		return nil, gaveUp(ctx, err)
 	}
 	edge.Note(r, slog.String("activity", res.Activity.ID), slog.String("type", res.Activity.Type))
 	return encodeActivity(res)
@@ -53,14 +57,29 @@ func (c *Coordinator) serveQuery(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Query(c.withClientAddr(r), r.PathValue("name"), r.Header, body)
+	ctx, cancel := context.WithTimeout(c.withClientAddr(r), c.cfg.RequestTimeout)
+	defer cancel()
+	res, err := c.Query(ctx, r.PathValue("name"), r.Header, body)
 	if err != nil {
-		return nil, err
+		return nil, gaveUp(ctx, err)
 	}
 	if a, ok := res.(*api.ActivityResponse); ok {
 		return encodeActivity(a)
 	}
 	return res, nil
+}
+
+// gaveUp answers a request the server gave up on as the caller can act on it: past its deadline (Config.RequestTimeout),
+// or given up by the database (a lock or a statement that waited too long). Either way nothing it would have written
+// stays, and sending the same body again is safe: an activity recorded meanwhile is found, never executed twice.
+func gaveUp(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(err, store.ErrBusy):
+		return apierr.New(apierr.Unavailable, "INTERNAL", "the database gave up waiting for this organization's other writes; nothing was changed, send the same request again")
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return apierr.New(apierr.DeadlineExceeded, "INTERNAL", "the request did not finish within the server's deadline; nothing was changed unless get_activity finds it, send the same request again")
+	}
+	return err
 }
 
 // encodeActivity encodes the most frequent answer, and the most costly to marshal, with wire.go's encoder; the edge

@@ -16,7 +16,6 @@ import (
 
 const (
 	resInvitation     = "INVITATION"
-	maxInvitations    = 1000 // per organization, revoked ones included
 	invitationTagsMax = 100
 )
 
@@ -75,8 +74,8 @@ func validateCreateInvitations(p *api.CreateInvitationsIntent) error {
 }
 
 func execCreateInvitations(x *execution, p *api.CreateInvitationsIntent) (*api.CreateInvitationsResult, error) {
-	if len(x.org.Invitations)+len(p.Invitations) > maxInvitations {
-		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "organization %s would have more than %d invitations; delete some first", x.org.ID, maxInvitations)
+	if len(x.org.Invitations)+len(p.Invitations) > maxInvitationsPerOrg { // revoked ones included
+		return nil, limitReached("organization %s would have more than %d invitations; delete some first", x.org.ID, maxInvitationsPerOrg)
 	}
 	res := &api.CreateInvitationsResult{InvitationIDs: []string{}}
 	for i, inv := range p.Invitations {

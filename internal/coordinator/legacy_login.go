@@ -290,9 +290,6 @@ func execRecoverUser(x *execution, p *api.RecoverUserIntent) (*api.RecoverUserRe
 		return nil, apierr.Denied("RECOVER_USER must be stamped with the recovery credential of user %s (from INIT_USER_EMAIL_RECOVERY)", p.UserID)
 	}
 	u := x.who.User
-	if len(u.Authenticators) >= maxCredsPerUser {
-		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "user %s has %d passkeys; delete one first", u.ID, len(u.Authenticators))
-	}
 	ids, err := x.addAuthenticators(x.org, u, "parameters.authenticator", []api.AuthenticatorParamsV2{p.Authenticator}, x.madeByStamp())
 	if err != nil {
 		return nil, err

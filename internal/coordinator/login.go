@@ -317,9 +317,6 @@ func (x *execution) registerSessionKey(u *User, s sessionKeySpec) (*APIKey, *Ses
 		// The same session key logging in again: its session is renewed.
 		u.APIKeys = slices.DeleteFunc(u.APIKeys, func(k *APIKey) bool { return k == key })
 	}
-	if len(u.APIKeys) >= maxCredsPerUser {
-		return nil, nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "user %s has %d credentials; log in with invalidateExisting or delete some API keys", u.ID, len(u.APIKeys))
-	}
 	name := s.name
 	if name == "" {
 		name = "session-" + strconv.FormatInt(x.now.UnixMilli(), 10)
@@ -332,7 +329,9 @@ func (x *execution) registerSessionKey(u *User, s sessionKeySpec) (*APIKey, *Ses
 	if err := s.from.bindKey(u, key, x.now); err != nil {
 		return nil, nil, err
 	}
-	u.APIKeys = append(u.APIKeys, key)
+	if err := u.admitAPIKey(key, x.now); err != nil { // a session past the limit replaces an expired or the oldest one
+		return nil, nil, err
+	}
 	u.UpdatedAt = x.now
 	return key, profile, nil
 }

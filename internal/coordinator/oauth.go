@@ -249,9 +249,6 @@ func execCreateOauthProviders(x *execution, p *api.CreateOauthProvidersIntentV2)
 		return nil, err
 	}
 	before := len(u.OAuthProviders)
-	if before+len(p.OauthProviders) > maxCredsPerUser {
-		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "user %s would have more than %d OAuth providers", u.ID, maxCredsPerUser)
-	}
 	if err := x.addOAuthProviders(x.org, u, "parameters.oauthProviders", oauthV2(p.OauthProviders), x.madeByStamp()); err != nil {
 		return nil, err
 	}

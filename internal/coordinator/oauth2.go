@@ -271,7 +271,7 @@ func (x *execution) exchange(cred *OAuth2Credential, grant oidc.AuthCodeGrant) (
 	var secret []byte
 	if cred.SecretID != "" {
 		var err error
-		if secret, err = x.c.openSecret(x.ctx, cred.SecretID); err != nil {
+		if secret, err = x.openSecret(cred.SecretID); err != nil {
 			return nil, err
 		}
 		defer keys.Zero(secret)

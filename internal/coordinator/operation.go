@@ -71,6 +71,11 @@ type Activity[P, C, E, R any] struct {
 	activityInfo
 	// Check validates the parameters before anything is stored, and returns what it parsed from them.
 	Check func(*P) (C, error)
+	// Ahead (optional) does an activity's costly work that needs no lock — deriving and sealing keys — before its
+	// transaction, against the cached organization (the execution has no transaction), and returns what it parsed
+	// with that work added; Execute must check in its transaction that the work still fits, and do it there if not. It
+	// is not run for an activity that signs, which is decided and executed ahead whole.
+	Ahead func(*execution, *P, C) C
 	// Prepare runs before the decision (in the activity's transaction, or ahead of it for a signing activity): it adds
 	// to the decision request what the policy engine reads beyond the activity itself, and resolves what Execute uses.
 	Prepare func(*execution, *P, C, *decisionRequest) (E, error)
@@ -92,6 +97,8 @@ type job interface {
 	params() any
 	// prepare runs the Prepare step in x, filling d, and returns the Execute step bound to what it resolved.
 	prepare(x *execution, d *decisionRequest) (execute func() (any, error), err error)
+	// ahead runs the Ahead step, if the type has one, in x, which has no transaction.
+	ahead(x *execution)
 }
 
 func (a *Activity[P, C, E, R]) info() *activityInfo { return &a.activityInfo }
@@ -116,6 +123,12 @@ type typedJob[P, C, E, R any] struct {
 }
 
 func (j *typedJob[P, C, E, R]) params() any { return j.p }
+
+func (j *typedJob[P, C, E, R]) ahead(x *execution) {
+	if j.a.Ahead != nil {
+		j.c = j.a.Ahead(x, j.p, j.c)
+	}
+}
 
 func (j *typedJob[P, C, E, R]) prepare(x *execution, d *decisionRequest) (func() (any, error), error) {
 	e, err := j.a.Prepare(x, j.p, j.c, d)
@@ -182,6 +195,20 @@ func prepared[P, E, R any](wire api.ActivityOf[P, R], f facts, validate func(*P)
 		},
 		Prepare: func(x *execution, p *P, _ none, d *decisionRequest) (E, error) { return prepare(x, p, d) },
 		Execute: exec,
+	}
+}
+
+// keyed defines an activity type that creates keys: ahead derives and seals them before the activity's transaction
+// (nil when it cannot, or for a type that derives nothing), and exec stores them, or derives them itself when there are
+// none or they no longer fit.
+func keyed[P, R any](wire api.ActivityOf[P, R], f facts, validate func(*P) error, ahead func(*execution, *P) *walletKeys,
+	exec func(*execution, *P, *walletKeys) (*R, error)) *Activity[P, *walletKeys, *walletKeys, R] {
+	return &Activity[P, *walletKeys, *walletKeys, R]{
+		activityInfo: newInfo(wire.ActivitySpec, f),
+		Check:        func(p *P) (*walletKeys, error) { return nil, validate(p) },
+		Ahead:        func(x *execution, p *P, _ *walletKeys) *walletKeys { return ahead(x, p) },
+		Prepare:      func(_ *execution, _ *P, k *walletKeys, _ *decisionRequest) (*walletKeys, error) { return k, nil },
+		Execute:      exec,
 	}
 }
 

@@ -12,8 +12,10 @@ import (
 	"github.com/sigil/sigil/internal/store"
 )
 
-// Org is an organization's document: everything the coordinator knows about one organization, loaded whole for each
-// activity (decisions need the users, tags, quorum and policies together) and written back whole with a new version.
+// Org is an organization's document: the bounded part of what the coordinator knows about one organization (users,
+// policies, tags, wallets, keys, settings: each under a limit), loaded whole for each activity — decisions need the
+// users, tags, quorum and policies together — and written back whole with a new version. What grows without bound
+// lives in rows of the organization instead: wallet accounts (WalletAccount), sub-organizations, activities.
 type Org struct {
 	ID         string  `json:"id"`
 	Name       string  `json:"name"`
@@ -47,6 +49,9 @@ type Org struct {
 	Invitations []*Invitation `json:"invitations,omitempty"`
 	// GasUsage is a billing organization's gas-spend limits of sponsored sends (gas.go); nil for none.
 	GasUsage *GasUsageConfig `json:"gasUsage,omitempty"`
+	// AccountRemovals counts the activities that deleted wallet accounts (wallet_accounts.go): accounts are rows apart
+	// from the document, and a deletion must change the document's version all the same.
+	AccountRemovals int64 `json:"accountRemovals,omitempty"`
 
 	version int64              // the stored version this document was read at
 	stored  []byte             // the document as read, to skip writing one that did not change
@@ -231,12 +236,7 @@ func (o *Org) indexEntries() []store.IndexEntry {
 			add(indexOIDC, oidcIdentity(p.Issuer, p.Subject, p.Audience))
 		}
 	}
-	for _, w := range o.Wallets {
-		for _, a := range w.Accounts {
-			add(indexAddress, addressKey(a.Address))
-		}
-	}
-	for _, k := range o.PrivateKeys {
+	for _, k := range o.PrivateKeys { // wallet accounts are found by their own address index (store.AccountOwners)
 		for _, a := range k.Addresses {
 			add(indexAddress, addressKey(a.Address))
 		}

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -13,8 +14,8 @@ import (
 
 // The activity types of this file.
 var (
-	createSubOrganizationV7 = activity(api.CreateSubOrganizationV7, on(resOrganization, actCreate), validateCreateSubOrgV7, execCreateSubOrgV7).proxied()
-	createSubOrganizationV8 = activity(api.CreateSubOrganizationV8, on(resOrganization, actCreate), validateCreateSubOrgV8, execCreateSubOrgV8).proxied()
+	createSubOrganizationV7 = keyed(api.CreateSubOrganizationV7, on(resOrganization, actCreate), validateCreateSubOrgV7, aheadSubOrgV7, execCreateSubOrgV7).proxied()
+	createSubOrganizationV8 = keyed(api.CreateSubOrganizationV8, on(resOrganization, actCreate), validateCreateSubOrgV8, aheadSubOrgV8, execCreateSubOrgV8).proxied()
 	deleteSubOrganization   = activity(api.DeleteSubOrganization, on(resOrganization, actDelete), nil, execDeleteSubOrg)
 	updateRootQuorum        = activity(api.UpdateRootQuorum, on(resOrganization, actUpdate), validateUpdateRootQuorum, execUpdateRootQuorum).rootOnly()
 	updateOrganizationName  = activity(api.UpdateOrganizationName, on(resOrganization, actUpdate), validateUpdateOrgName, execUpdateOrgName).rootOnly()
@@ -105,17 +106,33 @@ func validateCreateSubOrgV8(p *api.CreateSubOrganizationIntentV8) error {
 	return validateSubOrg(subOrgV8(p))
 }
 
-func execCreateSubOrgV7(x *execution, p *api.CreateSubOrganizationIntentV7) (*api.CreateSubOrganizationResult, error) {
-	return x.createSubOrg(subOrgV7(p))
+func aheadSubOrgV7(x *execution, p *api.CreateSubOrganizationIntentV7) *walletKeys {
+	return subOrgWalletKeys(x, subOrgV7(p))
+}
+func aheadSubOrgV8(x *execution, p *api.CreateSubOrganizationIntentV8) *walletKeys {
+	return subOrgWalletKeys(x, subOrgV8(p))
 }
 
-func execCreateSubOrgV8(x *execution, p *api.CreateSubOrganizationIntentV8) (*api.CreateSubOrganizationResult, error) {
-	return x.createSubOrg(subOrgV8(p))
+// subOrgWalletKeys makes the keys of the sub-organization's wallet, if it has one, before the transaction.
+func subOrgWalletKeys(x *execution, s subOrgSpec) *walletKeys {
+	if s.Wallet == nil {
+		return nil
+	}
+	k, _ := x.newWalletKeys(*s.Wallet)
+	return k
 }
 
-// createSubOrg creates a sub-organization of the execution's organization. Sub-organizations do not nest: a
-// sub-organization cannot have sub-organizations of its own.
-func (x *execution) createSubOrg(s subOrgSpec) (*api.CreateSubOrganizationResult, error) {
+func execCreateSubOrgV7(x *execution, p *api.CreateSubOrganizationIntentV7, k *walletKeys) (*api.CreateSubOrganizationResult, error) {
+	return x.createSubOrg(subOrgV7(p), k)
+}
+
+func execCreateSubOrgV8(x *execution, p *api.CreateSubOrganizationIntentV8, k *walletKeys) (*api.CreateSubOrganizationResult, error) {
+	return x.createSubOrg(subOrgV8(p), k)
+}
+
+// createSubOrg creates a sub-organization of the execution's organization, with its wallet's keys made ahead (k) or
+// now. Sub-organizations do not nest: a sub-organization cannot have sub-organizations of its own.
+func (x *execution) createSubOrg(s subOrgSpec, k *walletKeys) (*api.CreateSubOrganizationResult, error) {
 	if x.org.ParentID != "" {
 		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "a sub-organization cannot create sub-organizations of its own")
 	}
@@ -140,7 +157,7 @@ func (x *execution) createSubOrg(s subOrgSpec) (*api.CreateSubOrganizationResult
 		return nil, err
 	}
 	if s.Wallet != nil {
-		w, err := x.createWallet(sub, *s.Wallet)
+		w, err := x.createWallet(sub, *s.Wallet, k)
 		if err != nil {
 			return nil, err
 		}
@@ -201,9 +218,27 @@ type Bootstrap struct {
 	APIKey         *stamp.APIKey
 }
 
+// RootExistsError is CreateFirstRootOrganization's answer when the database has its root organization already.
+type RootExistsError struct{ OrganizationID string }
+
+func (e *RootExistsError) Error() string {
+	return fmt.Sprintf("the database already has its root organization %s", e.OrganizationID)
+}
+
+// CreateFirstRootOrganization is CreateRootOrganization for the start of an installation: it creates the root
+// organization only if the database has none (processes starting at once over one database create one between them),
+// and otherwise answers *RootExistsError.
+func (c *Coordinator) CreateFirstRootOrganization(ctx context.Context, orgName, userName string) (*Bootstrap, error) {
+	return c.createRoot(ctx, orgName, userName, true)
+}
+
 // CreateRootOrganization creates a root organization whose only root user holds a new P-256 API key. It is how an
 // installation begins; everything after it goes through activities.
 func (c *Coordinator) CreateRootOrganization(ctx context.Context, orgName, userName string) (*Bootstrap, error) {
+	return c.createRoot(ctx, orgName, userName, false)
+}
+
+func (c *Coordinator) createRoot(ctx context.Context, orgName, userName string, onlyFirst bool) (*Bootstrap, error) {
 	key, err := stamp.GenerateAPIKey(stamp.CurveP256)
 	if err != nil {
 		return nil, err
@@ -221,7 +256,18 @@ func (c *Coordinator) CreateRootOrganization(ctx context.Context, orgName, userN
 	if err != nil {
 		return nil, err
 	}
-	err = c.store.Write(ctx, func(tx *store.Tx) error { return tx.InsertOrg(ctx, row, org.indexEntries()) })
+	err = c.store.Write(ctx, func(tx *store.Tx) error {
+		if onlyFirst {
+			existing, err := tx.FirstRootOrg(ctx)
+			if err == nil {
+				return &RootExistsError{OrganizationID: existing}
+			}
+			if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+		return tx.InsertOrg(ctx, row, org.indexEntries())
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -19,8 +19,6 @@ var (
 	deletePolicies = activity(api.DeletePolicies, on(resPolicy, actDelete), validateDeletePolicies, execDeletePolicies)
 )
 
-const maxPoliciesPerOrg = 1000
-
 // checkPolicy validates a policy's fields and compiles its expressions, so a policy that cannot be evaluated is refused
 // when it is written, with the position and what to change.
 func checkPolicy(path string, name, effect string, condition, consensus, when *string) error {
@@ -116,7 +114,7 @@ func (x *execution) addPolicy(p api.CreatePolicyIntentV3) (string, error) {
 		return "", err
 	}
 	if len(x.org.Policies) >= maxPoliciesPerOrg {
-		return "", apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "an organization holds at most %d policies", maxPoliciesPerOrg)
+		return "", limitReached("an organization holds at most %d policies", maxPoliciesPerOrg)
 	}
 	pol := &Policy{ID: newID(), Name: p.PolicyName, Effect: p.Effect, Condition: p.Condition, Consensus: p.Consensus,
 		Time: p.Time, Notes: p.Notes, CreatedAt: x.now, UpdatedAt: x.now}

@@ -103,7 +103,7 @@ func queryEvaluateActivity(r *reader, q *api.EvaluateActivityRequest) (*api.Eval
 		}
 	} else {
 		err := r.c.store.Write(r.ctx, func(tx *store.Tx) error {
-			x.tx = tx
+			x.tx, x.ctx = tx, store.Holding(r.ctx, tx)
 			if _, err := j.prepare(x, &req); err != nil {
 				return err
 			}

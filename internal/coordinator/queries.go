@@ -331,6 +331,9 @@ func subOrgs(r *reader, q *api.ListSubOrgsRequest, kinds map[string]string) (*ap
 			return nil, err
 		}
 		page.Kind = kinds[q.FilterType]
+		if page.Kind == indexAddress {
+			page.AccountAddressKey = page.Value // a wallet account's, or a private key's (indexed with the document)
+		}
 	}
 	ids, err := r.c.store.ListSubOrgs(r.ctx, page)
 	if err != nil {

@@ -163,7 +163,7 @@ func prepareEthSend(x *execution, p *api.EthSendTransactionIntentV2, req *send.R
 	if req.Deadline != 0 && x.now.Unix() > req.Deadline {
 		return nil, apierr.Invalid("parameters.deadline (%s) has passed", time.Unix(req.Deadline, 0).UTC().Format(time.RFC3339))
 	}
-	s, err := x.org.signer(p.From)
+	s, err := x.signer(p.From)
 	if err != nil {
 		return nil, apierr.Invalid("parameters.from: no wallet account or private key %s in this organization", p.From)
 	}

@@ -58,7 +58,7 @@ func prepareRawSend(x *execution, p *api.EthSendRawTransactionIntent, tx *types.
 	if err != nil {
 		return nil, apierr.Invalid("parameters.signedTransaction: its signature does not recover a sender: %s", err.Error())
 	}
-	s, err := x.org.signer(sender.Hex())
+	s, err := x.signer(sender.Hex())
 	if err != nil {
 		return nil, apierr.Invalid("parameters.signedTransaction is signed by %s, which is no wallet account or private key of this organization", sender.Hex())
 	}

@@ -153,7 +153,7 @@ func prepareSolSend[P any](x *execution, _ *P, p *solanaSend, d *decisionRequest
 	}
 	covered := make([]bool, len(p.tx.Signatures))
 	for i, sw := range p.signWiths {
-		s, err := x.org.signer(sw)
+		s, err := x.signer(sw)
 		if err != nil {
 			return nil, apierr.Invalid("parameters.signWiths[%d]: no wallet account or private key %s in this organization", i, sw)
 		}

@@ -225,12 +225,18 @@ func TestSolSendTransactionPolicy(t *testing.T) {
 		if n := s.activityCount(org); n != before+1 {
 			t.Errorf("the denied send recorded %d activities, want its one, failed", n-before)
 		}
-		time.Sleep(100 * time.Millisecond) // a few of the worker's polls
+		// A send made after the denied one, included: the worker has run past where the denied one would be.
+		if id, err = s.solSend(agent, transfer(bob)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.waitSend(id); err != nil {
+			t.Fatal(err)
+		}
 		if got := solBalance(t, node, eve); got != 0 {
 			t.Errorf("eve holds %d lamports after a denied send", got)
 		}
-		if got := solBalance(t, node, bob); got != lamportsPerSOL/100 {
-			t.Errorf("bob holds %d lamports", got)
+		if got := solBalance(t, node, bob); got != 2*lamportsPerSOL/100 {
+			t.Errorf("bob holds %d lamports after two sends", got)
 		}
 	})
 }

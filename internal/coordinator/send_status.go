@@ -56,7 +56,7 @@ func queryGetNonces(r *reader, q *api.GetNoncesRequest) (*api.GetNoncesResponse,
 	if nw.Solana() {
 		return nil, apierr.Invalid("caip2: %s is a Solana cluster, whose accounts have no nonce", nw.CAIP2)
 	}
-	s, err := r.org.signer(q.Address)
+	s, err := r.signer(q.Address)
 	if err != nil {
 		return nil, apierr.Invalid("address: no wallet account or private key %s in this organization", q.Address)
 	}

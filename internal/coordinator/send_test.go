@@ -36,6 +36,7 @@ import (
 	"github.com/sigil/sigil/internal/send"
 	"github.com/sigil/sigil/internal/store"
 	"github.com/sigil/sigil/internal/testdb"
+	"github.com/sigil/sigil/internal/testwait"
 	"github.com/sigil/sigil/stamp"
 )
 
@@ -570,12 +571,10 @@ func TestEthSendRawTransaction(t *testing.T) {
 	if err := node.Client().SendTransaction(bg, tx); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if r, err := node.Client().TransactionReceipt(bg, tx.Hash()); err == nil && r != nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Until(t, "the first transaction's receipt", func() bool {
+		r, err := node.Client().TransactionReceipt(bg, tx.Hash())
+		return err == nil && r != nil
+	})
 	res, _, err = s.root.EthSendRawTransaction(bg, org, api.EthSendRawTransactionIntent{SignedTransaction: second, Caip2: caip2(node)})
 	if err != nil {
 		t.Fatal(err)

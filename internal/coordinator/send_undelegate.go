@@ -45,7 +45,7 @@ func prepareUndelegate(x *execution, p *api.EthUndelegate7702Intent, req *send.R
 	if err != nil {
 		return nil, err
 	}
-	s, err := x.org.signer(p.From)
+	s, err := x.signer(p.From)
 	if err != nil {
 		return nil, apierr.Invalid("parameters.from: no wallet account or private key %s in this organization", p.From)
 	}

@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -9,11 +10,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/sigil/sigil/api"
 	"github.com/sigil/sigil/apierr"
 	"github.com/sigil/sigil/internal/evm"
 	"github.com/sigil/sigil/internal/keys"
 	"github.com/sigil/sigil/internal/policy"
+	"github.com/sigil/sigil/internal/store"
 )
 
 const maxPayloadsPerCall = 100
@@ -67,21 +71,31 @@ func schnorrFor(format string) schnorrScheme {
 	return ecdsaScheme
 }
 
-func (o *Org) signer(signWith string) (*signer, error) {
-	for _, w := range o.Wallets {
-		for _, a := range w.Accounts {
-			if a.ID == signWith || sameAddress(a.Address, signWith) {
-				s := &signer{curve: keys.Curve(a.Curve), keySecret: a.KeySecret, publicKey: a.PublicKey, wallet: w, account: a}
-				if a.AddressFormat == string(keys.AddressFormatEthereum) {
-					s.ethAddress = a.Address
-				}
-				s.bitcoin, s.bitcoinOK = keys.ParseBitcoinFormat(keys.AddressFormat(a.AddressFormat))
-				s.schnorr = schnorrFor(a.AddressFormat)
-				return s, nil
+// signer finds the key signWith names in the execution's organization.
+func (x *execution) signer(signWith string) (*signer, error) {
+	return x.c.signer(x.ctx, x.accounts(), x.org, signWith)
+}
+
+// signer finds the key signWith names in org: a wallet account by its index (id or address), remembered while it
+// stays true (accountCache), else a private key of the document. A wallet account comes first, as it always has when
+// one address is both.
+func (c *Coordinator) signer(ctx context.Context, db store.AccountReader, org *Org, signWith string) (*signer, error) {
+	a, err := c.accountNamed(ctx, db, org, signWith)
+	if err != nil {
+		return nil, err
+	}
+	if a != nil {
+		if w := org.Wallet(a.WalletID); w != nil {
+			s := &signer{curve: keys.Curve(a.Curve), keySecret: a.KeySecret, publicKey: a.PublicKey, wallet: w, account: a}
+			if a.AddressFormat == string(keys.AddressFormatEthereum) {
+				s.ethAddress = a.Address
 			}
+			s.bitcoin, s.bitcoinOK = keys.ParseBitcoinFormat(keys.AddressFormat(a.AddressFormat))
+			s.schnorr = schnorrFor(a.AddressFormat)
+			return s, nil
 		}
 	}
-	for _, k := range o.PrivateKeys {
+	for _, k := range org.PrivateKeys {
 		if k.ID == signWith || k.matchesAddress(signWith) {
 			s := &signer{curve: keys.Curve(k.Curve), keySecret: k.KeySecret, publicKey: k.PublicKey, privateKey: k}
 			for _, a := range k.Addresses {
@@ -99,6 +113,26 @@ func (o *Org) signer(signWith string) (*signer, error) {
 		}
 	}
 	return nil, apierr.New(apierr.InvalidArgument, "REQUEST_INVALID", "parameters.signWith: no wallet account or private key %q in this organization", signWith)
+}
+
+// accountNamed is the wallet account signWith names in org (by id, or by address), nil for none. Read outside a
+// transaction, what is found is remembered; a transaction reads its own rows.
+func (c *Coordinator) accountNamed(ctx context.Context, db store.AccountReader, org *Org, signWith string) (*WalletAccount, error) {
+	_, inTx := db.(*store.Tx)
+	if !inTx {
+		if a, ok := c.accountMemos.get(org, signWith); ok {
+			return a, nil
+		}
+	}
+	by := store.AccountKey{AddressKey: addressKey(signWith)}
+	if uuid.Validate(signWith) == nil {
+		by = store.AccountKey{ID: signWith}
+	}
+	a, err := findAccount(ctx, db, org.ID, by)
+	if err == nil && !inTx {
+		c.accountMemos.put(org, signWith, a)
+	}
+	return a, err
 }
 
 func (k *PrivateKey) matchesAddress(a string) bool {
@@ -149,7 +183,7 @@ func (s *signer) groupID() string {
 
 // sign opens the signer's sealed key for this one call, signs, and wipes the key.
 func (x *execution) sign(s *signer, fn func(key []byte) error) error {
-	key, err := x.c.openSecret(x.ctx, s.keySecret)
+	key, err := x.openSecret(s.keySecret)
 	if err != nil {
 		return err
 	}
@@ -211,7 +245,7 @@ type txSigning struct {
 // prepareSignTransaction resolves p's signer beside the transaction its check parsed, and gives the policy engine
 // both: the result is what the execute step signs.
 func prepareSignTransaction(x *execution, p *api.SignTransactionIntentV2, tx parsedTx, d *decisionRequest) (*txSigning, error) {
-	s, err := x.org.signer(p.SignWith)
+	s, err := x.signer(p.SignWith)
 	if err != nil {
 		return nil, err
 	}
@@ -352,7 +386,7 @@ func prepareSignRawPayloads(x *execution, p *api.SignRawPayloadsIntent, parsed [
 // preparePayloads resolves the signer of raw payloads and gives the policy engine what it reads about them: the
 // signer, and eth.eip_712 for typed data (of the first payload).
 func (x *execution) preparePayloads(signWith string, parsed []*evm.RawPayload, d *decisionRequest) (*payloads, error) {
-	s, err := x.org.signer(signWith)
+	s, err := x.signer(signWith)
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,9 @@ func (k tagKind) create(x *execution, name string, memberIDs []string) (*Tag, er
 	if err := k.nameFree(name); err != nil {
 		return nil, err
 	}
+	if n := len(x.org.Tags) + len(x.org.PrivateKeyTags); n >= x.org.maxTags() {
+		return nil, limitReached("organization %s has %d tags, the most it may have (user and private key tags together)", x.org.ID, n)
+	}
 	tag := &Tag{ID: newID(), Name: name, CreatedAt: x.now, UpdatedAt: x.now}
 	if err := k.tagMembers(tag.ID, memberIDs, true); err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ func (x *execution) tokenKey() (*ecdsa.PrivateKey, error) {
 		}
 	}
 	id := "coordinator/" + tokenKeyName
-	scalar, err := c.openSecret(x.ctx, id)
+	scalar, err := x.openSecret(id)
 	if err == nil {
 		defer keys.Zero(scalar)
 		k, err := p256Key(scalar)

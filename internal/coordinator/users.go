@@ -107,6 +107,9 @@ func (x *execution) createUsers(specs []userSpec) (*api.CreateUsersResult, error
 
 // addUser creates a user with its credentials in org (the execution's organization or a new sub-organization).
 func (x *execution) addUser(org *Org, s userSpec) (*User, error) {
+	if len(org.Users) >= maxUsersPerOrg {
+		return nil, limitReached("organization %s has %d users, the most an organization may have", org.ID, maxUsersPerOrg)
+	}
 	u := &User{ID: newID(), Name: s.Name, Email: s.Email, Phone: s.Phone, Tags: []string{}, APIKeys: []*APIKey{},
 		Authenticators: []*Authenticator{}, OAuthProviders: []*OAuthProvider{}, CreatedAt: x.now, UpdatedAt: x.now}
 	if err := checkContactFree(org, u.ID, s.path, s.Email, s.Phone); err != nil {
@@ -170,7 +173,9 @@ func (x *execution) addAPIKeys(org *Org, u *User, path string, keys []api.APIKey
 		if err := from.bindKey(u, key, x.now); err != nil {
 			return nil, err
 		}
-		u.APIKeys = append(u.APIKeys, key)
+		if err := u.admitAPIKey(key, x.now); err != nil {
+			return nil, err
+		}
 		ids = append(ids, key.ID)
 	}
 	return ids, nil
@@ -215,7 +220,9 @@ func (x *execution) addAuthenticators(org *Org, u *User, path string, as []api.A
 		if err := from.bindFactor("a passkey", u, &auth.CreatedBy, &auth.Origin, x.now); err != nil {
 			return nil, err
 		}
-		u.Authenticators = append(u.Authenticators, auth)
+		if err := u.admitAuthenticator(auth); err != nil {
+			return nil, err
+		}
 		ids = append(ids, auth.ID)
 	}
 	return ids, nil
@@ -244,7 +251,9 @@ func (x *execution) addOAuthProviders(org *Org, u *User, path string, ps []oauth
 		if err := from.bindFactor("an OIDC identity", u, &op.CreatedBy, &op.Origin, x.now); err != nil {
 			return err
 		}
-		u.OAuthProviders = append(u.OAuthProviders, op)
+		if err := u.admitOAuthProvider(op); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -19,7 +19,6 @@ import (
 const (
 	maxNameLen       = 256
 	maxItemsPerCall  = 100
-	maxCredsPerUser  = 100
 	maxExpirationSec = 10 * 365 * 24 * 3600 // ten years
 )
 
@@ -181,8 +180,9 @@ func checkUserSpec(u userSpec) error {
 			return err
 		}
 	}
-	if len(u.APIKeys)+len(u.Authenticators) > maxCredsPerUser {
-		return apierr.Invalid("%s: at most %d credentials per user", u.path, maxCredsPerUser)
+	if len(u.APIKeys) > maxLongLivedKeysPerUser+maxExpiringKeysPerUser || len(u.Authenticators) > maxAuthenticatorsPerUser {
+		return limitReached("%s: a user holds at most %d API keys that never expire, %d that expire and %d authenticators",
+			u.path, maxLongLivedKeysPerUser, maxExpiringKeysPerUser, maxAuthenticatorsPerUser)
 	}
 	for i, k := range u.APIKeys {
 		if _, err := checkAPIKey(fmt.Sprintf("%s.apiKeys[%d]", u.path, i), k); err != nil {

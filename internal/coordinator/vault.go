@@ -100,25 +100,55 @@ func (x *execution) putSecret(plaintext []byte) (string, error) {
 
 // putSecretIn seals plaintext into a new row belonging to org.
 func (x *execution) putSecretIn(org *Org, plaintext []byte) (string, error) {
-	id := newID()
-	blob, err := x.c.vault.seal(id, plaintext)
+	s, err := x.c.seal(plaintext)
 	if err != nil {
 		return "", err
 	}
-	return id, x.tx.PutSecret(x.ctx, store.Secret{ID: id, OrgID: org.ID, Blob: blob, CreatedAt: x.now.UnixNano()})
+	return s.id, x.putSealed(org, s)
+}
+
+// sealedSecret is a secret sealed for the row of its id, not stored yet.
+type sealedSecret struct {
+	id   string
+	blob []byte
+}
+
+// seal seals plaintext for a new row; it needs no transaction.
+func (c *Coordinator) seal(plaintext []byte) (sealedSecret, error) {
+	id := newID()
+	blob, err := c.vault.seal(id, plaintext)
+	return sealedSecret{id: id, blob: blob}, err
+}
+
+// putSealed stores a sealed secret as a row belonging to org.
+func (x *execution) putSealed(org *Org, s sealedSecret) error {
+	return x.tx.PutSecret(x.ctx, store.Secret{ID: s.id, OrgID: org.ID, Blob: s.blob, CreatedAt: x.now.UnixNano()})
 }
 
 // openSecret reads and opens a sealed row. The caller wipes the plaintext after use (keys.Zero). The sealed blob is
 // kept for the next call; one that no longer opens (the master key was rotated and its old version retired) is read
 // again.
 func (c *Coordinator) openSecret(ctx context.Context, id string) ([]byte, error) {
+	return c.openSecretFrom(ctx, c.store, id)
+}
+
+// openSecret is Coordinator.openSecret reading where the execution is: in its transaction, which holds its
+// organization and must take no second connection meanwhile.
+func (x *execution) openSecret(id string) ([]byte, error) {
+	if x.tx != nil {
+		return x.c.openSecretFrom(x.ctx, x.tx, id)
+	}
+	return x.c.openSecret(x.ctx, id)
+}
+
+func (c *Coordinator) openSecretFrom(ctx context.Context, db store.SecretReader, id string) ([]byte, error) {
 	if blob, ok := c.blobs.get(id); ok {
 		if pt, err := c.vault.open(id, blob); err == nil {
 			return pt, nil
 		}
 		c.blobs.drop(id)
 	}
-	s, err := c.store.GetSecret(ctx, id)
+	s, err := db.GetSecret(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("sealed secret %s: %w", id, err)
 	}

@@ -1,8 +1,11 @@
 package coordinator
 
 import (
+	"errors"
+
 	"github.com/sigil/sigil/api"
 	"github.com/sigil/sigil/apierr"
+	"github.com/sigil/sigil/internal/store"
 )
 
 // The queries of this file.
@@ -63,51 +66,44 @@ func queryGetWallet(r *reader, q *api.GetWalletRequest) (*api.GetWalletResponse,
 	return &api.GetWalletResponse{Wallet: renderWallet(w)}, nil
 }
 
-// queryListWalletAccounts lists accounts of one wallet or of all, in creation order, paginated by account id.
+// queryListWalletAccounts lists accounts of one wallet or of all, in creation order, a page read from the database
+// (store.WalletAccounts) after or before an account's id.
 func queryListWalletAccounts(r *reader, q *api.ListWalletAccountsRequest) (*api.ListWalletAccountsResponse, error) {
 	limit, after, before, err := pageLimit(q.PaginationOptions)
 	if err != nil {
 		return nil, err
 	}
-	wallets := r.org.Wallets
 	if q.WalletID != "" {
-		w, err := r.wallet(q.WalletID)
+		if _, err := r.wallet(q.WalletID); err != nil {
+			return nil, err
+		}
+	}
+	for _, cursor := range []string{after, before} {
+		if cursor != "" {
+			if err := checkID("paginationOptions cursor", cursor); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rows, err := r.c.store.WalletAccounts(r.ctx, store.AccountPage{OrgID: r.org.ID, WalletID: q.WalletID, After: after, Before: before, Limit: limit})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFoundf("paginationOptions: no wallet account %s%s in organization %s", after, before, r.org.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	details := q.IncludeWalletDetails != nil && *q.IncludeWalletDetails
+	out := &api.ListWalletAccountsResponse{Accounts: []api.WalletAccount{}}
+	for _, row := range rows {
+		a, err := accountOf(row)
 		if err != nil {
 			return nil, err
 		}
-		wallets = []*Wallet{w}
-	}
-	details := q.IncludeWalletDetails != nil && *q.IncludeWalletDetails
-	var all []api.WalletAccount
-	for _, w := range wallets {
-		for _, a := range w.Accounts {
-			all = append(all, renderAccount(r.org.ID, w, a, details))
+		if w := r.org.Wallet(a.WalletID); w != nil {
+			out.Accounts = append(out.Accounts, renderAccount(r.org.ID, w, a, details))
 		}
 	}
-	return &api.ListWalletAccountsResponse{Accounts: paginate(all, after, before, limit, func(a api.WalletAccount) string { return a.WalletAccountID })}, nil
-}
-
-// paginate cuts a page out of items by cursor ids: after an id (forward) or before one (backward).
-func paginate[T any](items []T, after, before string, limit int, id func(T) string) []T {
-	start, end := 0, len(items)
-	for i, it := range items {
-		if after != "" && id(it) == after {
-			start = i + 1
-		}
-		if before != "" && id(it) == before {
-			end = i
-		}
-	}
-	if start > end {
-		return []T{}
-	}
-	page := items[start:end]
-	if before != "" && len(page) > limit {
-		page = page[len(page)-limit:]
-	} else if len(page) > limit {
-		page = page[:limit]
-	}
-	return append([]T{}, page...)
+	return out, nil
 }
 
 func queryGetWalletAccount(r *reader, q *api.GetWalletAccountRequest) (*api.GetWalletAccountResponse, error) {
@@ -118,12 +114,18 @@ func queryGetWalletAccount(r *reader, q *api.GetWalletAccountRequest) (*api.GetW
 	if (q.Address == "") == (q.Path == "") {
 		return nil, apierr.Invalid("give exactly one of address and path")
 	}
-	for _, a := range w.Accounts {
-		if (q.Address != "" && sameAddress(a.Address, q.Address)) || (q.Path != "" && a.Path == q.Path) {
-			return &api.GetWalletAccountResponse{Account: renderAccount(r.org.ID, w, a, false)}, nil
-		}
+	by := store.AccountKey{WalletID: w.ID, AddressKey: addressKey(q.Address), Path: q.Path}
+	if q.Path != "" {
+		by.AddressKey = ""
 	}
-	return nil, apierr.NotFoundf("no account %s%s in wallet %s", q.Address, q.Path, w.ID)
+	a, err := findAccount(r.ctx, r.c.store, r.org.ID, by)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, apierr.NotFoundf("no account %s%s in wallet %s", q.Address, q.Path, w.ID)
+	}
+	return &api.GetWalletAccountResponse{Account: renderAccount(r.org.ID, w, a, false)}, nil
 }
 
 func queryListPrivateKeys(r *reader, _ *api.OrganizationRequest) (*api.ListPrivateKeysResponse, error) {
@@ -143,4 +145,9 @@ func queryGetPrivateKey(r *reader, q *api.GetPrivateKeyRequest) (*api.GetPrivate
 		return nil, apierr.NotFoundf("private key %s not found in organization %s", q.PrivateKeyID, r.org.ID)
 	}
 	return &api.GetPrivateKeyResponse{PrivateKey: renderPrivateKey(k)}, nil
+}
+
+// signer finds the key signWith names in the organization asked about.
+func (r *reader) signer(signWith string) (*signer, error) {
+	return r.c.signer(r.ctx, r.c.store, r.org, signWith)
 }

@@ -14,40 +14,24 @@ import (
 
 // The activity types of this file.
 var (
-	createWallet         = activity(api.CreateWallet, on(resWallet, actCreate), validateCreateWallet, execCreateWallet)
-	createWalletAccounts = activity(api.CreateWalletAccounts, on(resWallet, actCreate), validateCreateWalletAccounts, execCreateWalletAccounts)
+	createWallet         = keyed(api.CreateWallet, on(resWallet, actCreate), validateCreateWallet, aheadCreateWallet, execCreateWallet)
+	createWalletAccounts = keyed(api.CreateWalletAccounts, on(resWallet, actCreate), validateCreateWalletAccounts, aheadCreateWalletAccounts, execCreateWalletAccounts)
 	updateWallet         = activity(api.UpdateWallet, on(resWallet, actUpdate, policy.ParamWalletID), validateUpdateWallet, execUpdateWallet)
 	deleteWallets        = activity(api.DeleteWallets, on(resWallet, actDelete), validateDeleteWallets, execDeleteWallets)
 	createPrivateKeysV2  = activity(api.CreatePrivateKeysV2, on(resPrivateKey, actCreate), validateCreatePrivateKeys, execCreatePrivateKeys)
 	deletePrivateKeys    = activity(api.DeletePrivateKeys, on(resPrivateKey, actDelete), validateDeletePrivateKeys, execDeletePrivateKeys)
 )
 
-// Wallet is an HD wallet: a sealed mnemonic and the accounts derived from it.
+// Wallet is an HD wallet: a sealed mnemonic, and the accounts derived from it, which are rows of their own
+// (WalletAccount).
 type Wallet struct {
-	ID             string           `json:"id"`
-	Name           string           `json:"name"`
-	MnemonicSecret string           `json:"mnemonicSecret"` // sealed_secrets row of the mnemonic
-	Exported       bool             `json:"exported"`
-	Imported       bool             `json:"imported"`
-	Accounts       []*WalletAccount `json:"accounts"`
-	CreatedAt      time.Time        `json:"createdAt"`
-	UpdatedAt      time.Time        `json:"updatedAt"`
-}
-
-// WalletAccount is one derived account. Its private key was derived once, when the account was created, and sealed:
-// signing opens that key and never derives again from the mnemonic.
-type WalletAccount struct {
-	ID            string    `json:"id"`
-	Name          string    `json:"name,omitempty"`
-	Curve         string    `json:"curve"`
-	PathFormat    string    `json:"pathFormat"`
-	Path          string    `json:"path"`
-	AddressFormat string    `json:"addressFormat"`
-	Address       string    `json:"address"`
-	PublicKey     string    `json:"publicKey"`
-	KeySecret     string    `json:"keySecret"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	ID             string    `json:"id"`
+	Name           string    `json:"name"`
+	MnemonicSecret string    `json:"mnemonicSecret"` // sealed_secrets row of the mnemonic
+	Exported       bool      `json:"exported"`
+	Imported       bool      `json:"imported"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
 }
 
 // PrivateKey is a standalone key.
@@ -64,11 +48,6 @@ type PrivateKey struct {
 	CreatedAt time.Time     `json:"createdAt"`
 	UpdatedAt time.Time     `json:"updatedAt"`
 }
-
-const (
-	maxAccountsPerWallet = 1000
-	maxWalletsPerOrg     = 1000
-)
 
 // Wallet finds a wallet by id.
 func (o *Org) Wallet(id string) *Wallet {
@@ -154,117 +133,11 @@ func validateCreateWallet(p *api.CreateWalletIntent) error {
 	return checkAccounts("parameters.accounts", p.Accounts)
 }
 
-func execCreateWallet(x *execution, p *api.CreateWalletIntent) (*api.CreateWalletResult, error) {
-	return x.createWallet(x.org, api.WalletParams{WalletName: p.WalletName, Accounts: p.Accounts, MnemonicLength: p.MnemonicLength})
-}
-
-// createWallet makes a mnemonic, seals it, and derives the accounts, in org (the execution's or a new sub-organization).
-func (x *execution) createWallet(org *Org, p api.WalletParams) (*api.CreateWalletResult, error) {
-	if len(org.Wallets) >= maxWalletsPerOrg {
-		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "an organization holds at most %d wallets", maxWalletsPerOrg)
-	}
-	words, _ := checkMnemonicLength("mnemonicLength", p.MnemonicLength)
-	mnemonic, err := keys.NewMnemonic(words)
-	if err != nil {
-		return nil, err
-	}
-	defer keys.Zero(mnemonic)
-	w := &Wallet{ID: newID(), Name: p.WalletName, Accounts: []*WalletAccount{}, CreatedAt: x.now, UpdatedAt: x.now}
-	if w.MnemonicSecret, err = x.putSecretIn(org, mnemonic); err != nil {
-		return nil, err
-	}
-	addresses, err := x.deriveAccounts(org, w, mnemonic, p.Accounts, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := x.proveAddresses(org, w, w.Accounts); err != nil {
-		return nil, err
-	}
-	org.Wallets = append(org.Wallets, w)
-	return &api.CreateWalletResult{WalletID: w.ID, Addresses: addresses}, nil
-}
-
-// deriveAccounts derives accounts from the mnemonic; with persist, each account's key is sealed and the account added.
-func (x *execution) deriveAccounts(org *Org, w *Wallet, mnemonic []byte, params []api.WalletAccountParams, persist bool) ([]string, error) {
-	if len(w.Accounts)+len(params) > maxAccountsPerWallet {
-		return nil, apierr.New(apierr.ResourceExhausted, "REQUEST_INVALID", "a wallet holds at most %d accounts", maxAccountsPerWallet)
-	}
-	seed, err := keys.SeedFromMnemonic(mnemonic, "")
-	if err != nil {
-		return nil, err
-	}
-	defer keys.Zero(seed)
-	addresses := make([]string, 0, len(params))
-	for i, a := range params {
-		path := fmt.Sprintf("parameters.accounts[%d]", i)
-		curve, p, format, err := checkAccount(path, a)
-		if err != nil {
-			return nil, err
-		}
-		account, err := x.deriveAccount(org, w, seed, curve, p, format, a, persist)
-		if err != nil {
-			return nil, apierr.Invalid("%s: %s", path, err.Error())
-		}
-		addresses = append(addresses, account.Address)
-	}
-	return addresses, nil
-}
-
-func (x *execution) deriveAccount(org *Org, w *Wallet, seed []byte, curve keys.Curve, p keys.Path, format keys.AddressFormat, a api.WalletAccountParams, persist bool) (*WalletAccount, error) {
-	node, err := keys.DeriveNode(curve, seed, p)
-	if err != nil {
-		return nil, err
-	}
-	defer node.Zero()
-	address, err := keys.Address(curve, format, node.PublicKey)
-	if err != nil {
-		return nil, err
-	}
-	account := &WalletAccount{ID: newID(), Name: a.Name, Curve: a.Curve, PathFormat: a.PathFormat, Path: p.String(),
-		AddressFormat: a.AddressFormat, Address: address, PublicKey: fmt.Sprintf("%x", node.PublicKey), CreatedAt: x.now, UpdatedAt: x.now}
-	if !persist {
-		return account, nil
-	}
-	for _, other := range w.Accounts {
-		if other.Curve == account.Curve && other.Path == account.Path && other.AddressFormat == account.AddressFormat {
-			return nil, fmt.Errorf("the wallet already has the account %s (%s)", other.Path, other.AddressFormat)
-		}
-	}
-	if account.KeySecret, err = x.putSecretIn(org, node.PrivateKey[:]); err != nil {
-		return nil, err
-	}
-	w.Accounts = append(w.Accounts, account)
-	return account, nil
-}
-
 func validateCreateWalletAccounts(p *api.CreateWalletAccountsIntent) error {
 	if err := checkID("parameters.walletId", p.WalletID); err != nil {
 		return err
 	}
 	return checkAccounts("parameters.accounts", p.Accounts)
-}
-
-func execCreateWalletAccounts(x *execution, p *api.CreateWalletAccountsIntent) (*api.CreateWalletAccountsResult, error) {
-	w := x.org.Wallet(p.WalletID)
-	if w == nil {
-		return nil, apierr.NotFoundf("wallet %s not found", p.WalletID)
-	}
-	mnemonic, err := x.c.openSecret(x.ctx, w.MnemonicSecret)
-	if err != nil {
-		return nil, err
-	}
-	defer keys.Zero(mnemonic)
-	persist := p.Persist == nil || *p.Persist
-	before := len(w.Accounts)
-	addresses, err := x.deriveAccounts(x.org, w, mnemonic, p.Accounts, persist)
-	if err != nil {
-		return nil, err
-	}
-	if err := x.proveAddresses(x.org, w, w.Accounts[before:]); err != nil {
-		return nil, err
-	}
-	w.UpdatedAt = x.now
-	return &api.CreateWalletAccountsResult{Addresses: addresses}, nil
 }
 
 func validateUpdateWallet(p *api.UpdateWalletIntent) error {
@@ -306,14 +179,15 @@ func execDeleteWallets(x *execution, p *api.DeleteWalletsIntent) (*api.DeleteWal
 			return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID", "wallet %s has never been exported; set deleteWithoutExport to delete it and lose its keys for good", id)
 		}
 		secrets = append(secrets, w.MnemonicSecret)
-		for _, a := range w.Accounts {
-			secrets = append(secrets, a.KeySecret)
-		}
 	}
 	x.org.Wallets = slices.DeleteFunc(x.org.Wallets, func(w *Wallet) bool { return slices.Contains(p.WalletIDs, w.ID) })
 	if err := x.tx.DeleteSecrets(x.ctx, secrets...); err != nil {
 		return nil, err
 	}
+	if err := x.tx.DeleteWalletsAccounts(x.ctx, x.org.ID, p.WalletIDs); err != nil {
+		return nil, err
+	}
+	x.org.removedAccounts()
 	return &api.DeleteWalletsResult{WalletIDs: p.WalletIDs}, nil
 }
 
@@ -344,6 +218,9 @@ func validateCreatePrivateKeys(p *api.CreatePrivateKeysIntentV2) error {
 
 func execCreatePrivateKeys(x *execution, p *api.CreatePrivateKeysIntentV2) (*api.CreatePrivateKeysResultV2, error) {
 	res := &api.CreatePrivateKeysResultV2{PrivateKeys: []api.PrivateKeyResult{}}
+	if len(x.org.PrivateKeys)+len(p.PrivateKeys) > maxPrivateKeysPerOrg {
+		return nil, limitReached("an organization holds at most %d private keys", maxPrivateKeysPerOrg)
+	}
 	for _, k := range p.PrivateKeys {
 		if slices.ContainsFunc(x.org.PrivateKeys, func(o *PrivateKey) bool { return o.Name == k.PrivateKeyName }) {
 			return nil, apierr.New(apierr.AlreadyExists, "REQUEST_INVALID", "a private key named %q already exists", k.PrivateKeyName)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -20,6 +21,7 @@ import (
 	"github.com/sigil/sigil/internal/coordinator"
 	"github.com/sigil/sigil/internal/store"
 	"github.com/sigil/sigil/internal/testdb"
+	"github.com/sigil/sigil/internal/testwait"
 	"github.com/sigil/sigil/internal/webhook"
 	"github.com/sigil/sigil/stamp"
 )
@@ -473,21 +475,17 @@ func (r *receiver) awaitBody(what string, match func(eventType string, body map[
 // deliveriesIn waits until the endpoint lists n deliveries in the state, and returns them.
 func (s *stack) deliveriesIn(endpointID, state string, n int) []api.WebhookDelivery {
 	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		ds, err := s.root.ListWebhookDeliveries(context.Background(), api.ListWebhookDeliveriesRequest{OrganizationID: s.boot.OrganizationID,
+	var ds *api.ListWebhookDeliveriesResponse
+	testwait.Until(s.t, fmt.Sprintf("%d deliveries %s to endpoint %s", n, state, endpointID), func() bool {
+		var err error
+		ds, err = s.root.ListWebhookDeliveries(context.Background(), api.ListWebhookDeliveriesRequest{OrganizationID: s.boot.OrganizationID,
 			EndpointID: endpointID, State: state})
 		if err != nil {
 			s.t.Fatal(err)
 		}
-		if len(ds.Deliveries) == n {
-			return ds.Deliveries
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("%d deliveries %s, want %d: %+v", len(ds.Deliveries), state, n, ds.Deliveries)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(ds.Deliveries) == n
+	})
+	return ds.Deliveries
 }
 
 // Dead letters are queued again by REPLAY_WEBHOOK_DELIVERIES, the named ones or all, and delivered under the same

@@ -3,39 +3,17 @@ package keys
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 )
 
-// serializeExtended encodes a secp256k1 node as a BIP-32 xprv or xpub.
-func serializeExtended(n *Node, private bool) string {
-	var b bytes.Buffer
-	if private {
-		b.Write([]byte{0x04, 0x88, 0xad, 0xe4})
-	} else {
-		b.Write([]byte{0x04, 0x88, 0xb2, 0x1e})
-	}
-	b.WriteByte(n.Depth)
-	b.Write(n.ParentFingerprint[:])
-	binary.Write(&b, binary.BigEndian, n.ChildNumber)
-	b.Write(n.ChainCode[:])
-	if private {
-		b.WriteByte(0)
-		b.Write(n.PrivateKey[:])
-	} else {
-		b.Write(n.PublicKey)
-	}
-	first := sha256.Sum256(b.Bytes())
-	second := sha256.Sum256(first[:])
-	b.Write(second[:4])
-	return Base58Encode(b.Bytes())
-}
-
+// BIP-32's test vectors 1 to 5: every chain of vectors 1-4 derived from its seed and serialised (4 checks that a
+// private key with leading zero bytes keeps them), each extended key parsed back to the same node, and every key of
+// vector 5 refused.
 func TestBIP32Vectors(t *testing.T) {
 	raw, err := os.ReadFile("testdata/bip32.json")
 	if err != nil {
@@ -46,12 +24,13 @@ func TestBIP32Vectors(t *testing.T) {
 			Seed   string
 			Chains []struct{ Path, Xpub, Xprv string }
 		}
+		Invalid []struct{ Key, Reason string }
 	}
 	if err := json.Unmarshal(raw, &f); err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Vectors) != 3 {
-		t.Fatalf("want 3 BIP-32 vectors, got %d", len(f.Vectors))
+	if len(f.Vectors) != 4 || len(f.Invalid) != 16 {
+		t.Fatalf("want vectors 1-4 and vector 5's 16 keys, got %d and %d", len(f.Vectors), len(f.Invalid))
 	}
 	for _, v := range f.Vectors {
 		seed, _ := hex.DecodeString(v.Seed)
@@ -65,14 +44,34 @@ func TestBIP32Vectors(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := serializeExtended(n, true); got != c.Xprv {
-					t.Errorf("xprv = %s, want %s", got, c.Xprv)
-				}
-				if got := serializeExtended(n, false); got != c.Xpub {
-					t.Errorf("xpub = %s, want %s", got, c.Xpub)
+				for _, k := range []struct {
+					private bool
+					want    string
+				}{{true, c.Xprv}, {false, c.Xpub}} {
+					if got, err := n.ExtendedKey(k.private); err != nil || got != k.want {
+						t.Errorf("extended key (private %v) = %s %v, want %s", k.private, got, err, k.want)
+					}
+					parsed, private, err := ParseExtendedKey(k.want)
+					if err != nil || private != k.private {
+						t.Fatalf("parse %s: private %v, %v", k.want, private, err)
+					}
+					want := *n
+					if !k.private {
+						want.PrivateKey = [32]byte{}
+					}
+					if !reflect.DeepEqual(*parsed, want) {
+						t.Errorf("parsed %s: %+v, want %+v", k.want, *parsed, want)
+					}
 				}
 			})
 		}
+	}
+	for _, k := range f.Invalid {
+		t.Run("invalid/"+k.Reason, func(t *testing.T) {
+			if n, _, err := ParseExtendedKey(k.Key); err == nil {
+				t.Errorf("%s (%s) parsed: %+v", k.Key, k.Reason, n)
+			}
+		})
 	}
 }
 

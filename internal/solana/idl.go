@@ -104,8 +104,9 @@ func ParseIDL(b []byte) (*IDL, error) {
 	return idl, nil
 }
 
-// Decode reads an instruction's data and accounts (addresses in the instruction's order) with the IDL. Like the
-// programs themselves, it reads the arguments the instruction declares and ignores bytes after them.
+// Decode reads an instruction's data and accounts (addresses in the instruction's order) with the IDL. Data with
+// bytes after the arguments the instruction declares does not decode, as the reference's parser refuses it
+// ("extra unexpected bytes remaining at the end of instruction call data"), though a program might ignore them.
 func (idl *IDL) Decode(data []byte, accounts []string) (*ParsedCall, error) {
 	in := idl.match(data)
 	if in == nil {
@@ -119,6 +120,9 @@ func (idl *IDL) Decode(data []byte, accounts []string) (*ParsedCall, error) {
 			return nil, fmt.Errorf("instruction %s, argument %s: %v", in.Name, a.name, err)
 		}
 		args[a.name] = v
+	}
+	if len(d.b) > 0 {
+		return nil, fmt.Errorf("instruction %s: %d bytes after its arguments", in.Name, len(d.b))
 	}
 	named := make(map[string]string, len(in.Accounts))
 	for i, name := range in.Accounts {

@@ -204,8 +204,8 @@ func TestIDLDecodeErrors(t *testing.T) {
 			t.Errorf("%s: %v, want an error with %q", name, err, tc.want)
 		}
 	}
-	// Bytes after the arguments are ignored, as the program ignores them.
-	if _, err := idl.Decode(append(data, 0xaa), nil); err != nil {
+	// Bytes after the arguments are refused, as the reference's parser refuses them.
+	if _, err := idl.Decode(append(data, 0xaa), nil); err == nil || !strings.Contains(err.Error(), "1 bytes after its arguments") {
 		t.Errorf("trailing byte: %v", err)
 	}
 }

@@ -156,7 +156,8 @@ func WriteBootstrap(dir string, b *Bootstrap) error {
 // ensureRoot returns the record of DIR/bootstrap.json, or on the first start creates the root organization (a root
 // user with a P-256 API key) and records it at once, so that its key is never lost whatever fails next. With a
 // keyring (production mode) the record holds the root key sealed under it, never in clear: one written in clear
-// before is sealed in place.
+// before is sealed in place. A start with no record over a database that has its root organization (another
+// process's first start, with another --dir) is refused: only that start's record holds the root user's key.
 func ensureRoot(ctx context.Context, coord *coordinator.Coordinator, dir string, ring *seal.Keyring) (Bootstrap, error) {
 	b, err := ReadBootstrap(dir)
 	if err == nil {
@@ -172,7 +173,13 @@ func ensureRoot(ctx context.Context, coord *coordinator.Coordinator, dir string,
 	if !errors.Is(err, os.ErrNotExist) {
 		return Bootstrap{}, err
 	}
-	boot, err := coord.CreateRootOrganization(ctx, "Sigil", "root")
+	boot, err := coord.CreateFirstRootOrganization(ctx, "Sigil", "root")
+	if exists := (*coordinator.RootExistsError)(nil); errors.As(err, &exists) {
+		return Bootstrap{}, fmt.Errorf("%s has no %s, but the database already has its root organization %s, created by the "+
+			"first start over it: copy that start's %s (and %s) into %s (every process over one database serves the same root "+
+			"organization; only that file holds its root user's key), or give this start a database of its own",
+			dir, BootstrapFile, exists.OrganizationID, BootstrapFile, AuthProxyIdentityFile, dir)
+	}
 	if err != nil {
 		return Bootstrap{}, err
 	}

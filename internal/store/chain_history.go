@@ -127,35 +127,40 @@ func (s *Store) SentTransactions(ctx context.Context, orgID string, hashes []str
 	return out, rows.Err()
 }
 
-// FindAddresses is FindIndex for many addresses at once: the hits of each value of the kind found, by value. A
-// watcher asks it once per block for every address the block's transactions touch.
-func (s *Store) FindAddresses(ctx context.Context, kind string, values []string) (map[string][]IndexHit, error) {
-	out := map[string][]IndexHit{}
-	for start := 0; start < len(values); start += 500 {
-		chunk := values[start:min(len(values), start+500)]
-		args := []any{kind}
+// HeldAddresses are the values among addressKeys that an organization holds: as a wallet account's address, or as
+// an index entry of the kind (a private key's address, indexed with its document). A watcher asks once per block for
+// every address the block's transactions touch, in chunks that keep a statement's parameters few.
+func (s *Store) HeldAddresses(ctx context.Context, kind string, addressKeys []string) (map[string]bool, error) {
+	held := map[string]bool{}
+	for start := 0; start < len(addressKeys); start += 500 {
+		chunk := addressKeys[start:min(len(addressKeys), start+500)]
+		args := []any{}
 		for _, v := range chunk {
 			args = append(args, v)
 		}
-		rows, err := s.query(ctx, "SELECT value, org_id, parent_id FROM org_index WHERE kind = ? AND value IN ("+
-			placeholders(len(chunk))+") ORDER BY org_id", args...)
+		args = append(args, kind)
+		for _, v := range chunk {
+			args = append(args, v)
+		}
+		in := placeholders(len(chunk))
+		rows, err := s.query(ctx, `SELECT address_key FROM wallet_accounts`+s.dialect.indexedBy("wallet_accounts_address")+
+			` WHERE address_key IN (`+in+`) UNION SELECT value FROM org_index WHERE kind = ? AND value IN (`+in+`)`, args...)
 		if err != nil {
-			return nil, fmt.Errorf("store: find addresses: %w", err)
+			return nil, fmt.Errorf("store: held addresses: %w", err)
 		}
 		for rows.Next() {
 			var v string
-			var h IndexHit
-			if err := rows.Scan(&v, &h.OrgID, &h.ParentID); err != nil {
+			if err := rows.Scan(&v); err != nil {
 				rows.Close()
-				return nil, fmt.Errorf("store: find addresses: %w", err)
+				return nil, fmt.Errorf("store: held addresses: %w", err)
 			}
-			out[v] = append(out[v], h)
+			held[v] = true
 		}
 		err = rows.Err()
 		rows.Close()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("store: held addresses: %w", err)
 		}
 	}
-	return out, nil
+	return held, nil
 }

@@ -20,6 +20,16 @@ var (
 	postgresDialect = dialect{name: "postgres", serialPK: "BIGSERIAL PRIMARY KEY", groupConcat: "string_agg", forUpdate: " FOR UPDATE", forShare: " FOR SHARE", dollar: true}
 )
 
+// indexedBy names the index a query of one table must read, on SQLite: without statistics its planner takes an
+// equality on the first column of the primary key for selective, and reads an organization's every row rather than
+// the index that finds one. PostgreSQL, which keeps statistics, chooses for itself.
+func (d dialect) indexedBy(index string) string {
+	if d.name == "sqlite" {
+		return " INDEXED BY " + index
+	}
+	return ""
+}
+
 // rebind turns `?` placeholders into `$1, $2, ...` for PostgreSQL. Sigil's queries have no `?` inside literals.
 func (d dialect) rebind(q string) string {
 	if !d.dollar {

@@ -103,38 +103,40 @@ func TestConcurrentWritesShareCommitsAndFailAlone(t *testing.T) {
 // one that arrives while another runs waits for the writer as before.
 func TestALoneWriteRunsOnItsCallersGoroutine(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	s := open(t, testdb.SQLite(t))
-	// onCaller writes and reports whether fn ran on the goroutine that called Write.
-	onCaller := func(fn func()) (bool, error) {
-		caller, ran := goroutineID(), ""
-		err := s.Write(ctx, func(*store.Tx) error { ran = goroutineID(); fn(); return nil })
-		return ran == caller, err
-	}
-	if alone, err := onCaller(func() {}); err != nil || !alone {
-		t.Fatalf("a write with no other under way: on its caller's goroutine %v, %v", alone, err)
-	}
-
-	release, running := make(chan struct{}), make(chan struct{})
-	first := make(chan error)
-	go func() { _, err := onCaller(func() { close(running); <-release }); first <- err }()
-	<-running
-	second := make(chan bool)
-	go func() {
-		alone, err := onCaller(func() {})
-		if err != nil {
-			t.Error(err)
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := open(t, testdb.SQLite(t))
+		// onCaller writes and reports whether fn ran on the goroutine that called Write.
+		onCaller := func(fn func()) (bool, error) {
+			caller, ran := goroutineID(), ""
+			err := s.Write(ctx, func(*store.Tx) error { ran = goroutineID(); fn(); return nil })
+			return ran == caller, err
 		}
-		second <- alone
-	}()
-	time.Sleep(10 * time.Millisecond) // the second write waits for the writer, or to join the first's group
-	close(release)
-	if err := <-first; err != nil {
-		t.Fatal(err)
-	}
-	if <-second {
-		t.Fatal("a write that arrived while another ran also ran on its caller's goroutine")
-	}
+		if alone, err := onCaller(func() {}); err != nil || !alone {
+			t.Fatalf("a write with no other under way: on its caller's goroutine %v, %v", alone, err)
+		}
+
+		release, running := make(chan struct{}), make(chan struct{})
+		first := make(chan error)
+		go func() { _, err := onCaller(func() { close(running); <-release }); first <- err }()
+		<-running
+		second := make(chan bool)
+		go func() {
+			alone, err := onCaller(func() {})
+			if err != nil {
+				t.Error(err)
+			}
+			second <- alone
+		}()
+		synctest.Wait() // the second write waits for the writer, or to join the first's group
+		close(release)
+		if err := <-first; err != nil {
+			t.Fatal(err)
+		}
+		if <-second {
+			t.Fatal("a write that arrived while another ran also ran on its caller's goroutine")
+		}
+	})
 }
 
 // goroutineID is the number of the goroutine that calls it, from the first line of its stack ("goroutine 7 [...").

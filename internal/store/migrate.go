@@ -83,6 +83,13 @@ func (s *Store) migrateUpTo(ctx context.Context, upTo int) error {
 	return s.Write(ctx, func(tx *Tx) error {
 		tx.stmts = nil // schema changes are run once, never prepared and kept
 		if s.dialect.name == "postgres" {
+			// A migration may rewrite every row (0050 moves every wallet account), and a process starting beside
+			// one that migrates waits for it: neither is given up after the server timeouts of requests.
+			for _, q := range []string{"SET LOCAL statement_timeout = 0", "SET LOCAL lock_timeout = 0"} {
+				if _, err := tx.exec(ctx, q); err != nil {
+					return fmt.Errorf("store: migration timeouts: %w", err)
+				}
+			}
 			if _, err := tx.exec(ctx, "SELECT pg_advisory_xact_lock(7305291)"); err != nil {
 				return fmt.Errorf("store: migration lock: %w", err)
 			}

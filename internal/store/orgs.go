@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Org is an organization's row: its document and its version.
@@ -60,6 +61,20 @@ func (t *Tx) holdOrgIfChanged(ctx context.Context, id string, known int64, lock 
 	return scanOrg(t.queryRow(ctx, "SELECT id, parent_id, version, CASE WHEN version = ? THEN '' ELSE data END, CASE WHEN version = ? THEN 0 ELSE created_at END FROM organizations WHERE id = ?"+lock, known, known, id))
 }
 
+// FirstRootOrg is the root organization created first, ("", ErrNotFound) when there is none. On PostgreSQL it first
+// takes a lock of the whole database until the transaction ends, so that of processes starting at once over an empty
+// database only one creates its root organization; SQLite has one writer anyway.
+func (t *Tx) FirstRootOrg(ctx context.Context) (string, error) {
+	if t.d.name == "postgres" {
+		if _, err := t.exec(ctx, "SELECT pg_advisory_xact_lock(7305292)"); err != nil {
+			return "", fmt.Errorf("store: root organization lock: %w", err)
+		}
+	}
+	var id string
+	err := t.queryRow(ctx, "SELECT id FROM organizations WHERE parent_id = '' ORDER BY created_at, id LIMIT 1").Scan(&id)
+	return id, notFound(err)
+}
+
 // GetOrg reads an organization inside the transaction without holding it.
 func (t *Tx) GetOrg(ctx context.Context, id string) (Org, error) {
 	return scanOrg(t.queryRow(ctx, "SELECT "+orgColumns+" FROM organizations WHERE id = ?", id))
@@ -91,12 +106,13 @@ func (t *Tx) UpdateOrg(ctx context.Context, o Org, index []IndexEntry) error {
 	return t.setIndex(ctx, o, index)
 }
 
-// DeleteOrg removes an organization, its index entries and its counters.
+// DeleteOrg removes an organization, its index entries, its wallet accounts and its counters.
 func (t *Tx) DeleteOrg(ctx context.Context, id string) error {
 	for _, q := range []string{
 		"DELETE FROM org_index WHERE org_id = ?",
 		"DELETE FROM webauthn_counters WHERE org_id = ?",
 		"DELETE FROM contract_interfaces WHERE org_id = ?",
+		"DELETE FROM wallet_accounts WHERE org_id = ?",
 		"DELETE FROM organizations WHERE id = ?",
 	} {
 		if _, err := t.exec(ctx, q, id); err != nil {
@@ -174,23 +190,36 @@ func (s *Store) FindIndex(ctx context.Context, kind, value string) ([]IndexHit, 
 	return hits, rows.Err()
 }
 
-// SubOrgPage selects sub-organizations: all of a parent's, or those indexed under a kind and value; ordered by
-// creation; After/Before are organization ids (cursors).
+// SubOrgPage selects sub-organizations: all of a parent's, or those indexed under a kind and value or holding a wallet
+// account at an address (either, when both are set); ordered by creation; After/Before are organization ids (cursors).
 type SubOrgPage struct {
-	ParentID      string
-	Kind, Value   string
-	After, Before string
-	Limit         int
+	ParentID          string
+	Kind, Value       string
+	AccountAddressKey string
+	After, Before     string
+	Limit             int
 }
 
-// ListSubOrgs lists sub-organization ids of a parent.
+// ListSubOrgs lists sub-organization ids of a parent. A filtered list starts from the index, so its cost does not
+// depend on how many sub-organizations the parent has.
 func (s *Store) ListSubOrgs(ctx context.Context, p SubOrgPage) ([]string, error) {
 	q := "SELECT o.id FROM organizations o WHERE o.parent_id = ?"
-	args := []any{p.ParentID}
+	var args []any
+	var matches []string
 	if p.Kind != "" {
-		q += " AND EXISTS (SELECT 1 FROM org_index i WHERE i.org_id = o.id AND i.kind = ? AND i.value = ?)"
-		args = append(args, p.Kind, p.Value)
+		matches = append(matches, "SELECT org_id FROM org_index WHERE kind = ? AND value = ? AND parent_id = ?")
+		args = append(args, p.Kind, p.Value, p.ParentID)
 	}
+	if p.AccountAddressKey != "" {
+		matches = append(matches, "SELECT org_id FROM wallet_accounts"+s.dialect.indexedBy("wallet_accounts_address")+" WHERE address_key = ?")
+		args = append(args, p.AccountAddressKey)
+	}
+	if len(matches) > 0 {
+		// From the few matches to their rows, not through every sub-organization of the parent: SQLite joins a CROSS
+		// JOIN in the order written.
+		q = "SELECT o.id FROM (" + strings.Join(matches, " UNION ") + ") m CROSS JOIN organizations o WHERE o.id = m.org_id AND o.parent_id = ?"
+	}
+	args = append(args, p.ParentID)
 	order := "ASC"
 	if p.After != "" {
 		q += " AND (o.created_at, o.id) > (SELECT created_at, id FROM organizations WHERE id = ?)"

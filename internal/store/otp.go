@@ -134,18 +134,6 @@ func (t *Tx) UseToken(ctx context.Context, tokenID, orgID string, expiresAt, use
 	return n == 1, err
 }
 
-// GetSecret reads a sealed blob inside the transaction, seeing the transaction's own writes.
-func (t *Tx) GetSecret(ctx context.Context, id string) (Secret, error) {
-	var sec Secret
-	var blob string
-	err := t.queryRow(ctx, "SELECT id, org_id, blob, created_at FROM sealed_secrets WHERE id = ?", id).Scan(&sec.ID, &sec.OrgID, &blob, &sec.CreatedAt)
-	if err != nil {
-		return Secret{}, notFound(err)
-	}
-	sec.Blob, err = base64.StdEncoding.DecodeString(blob)
-	return sec, err
-}
-
 // PutSecretIfAbsent stores a sealed blob unless a row with its id exists, and reports whether it stored it. A
 // process creating the same secret concurrently (PostgreSQL) makes this one wait and then report false.
 func (t *Tx) PutSecretIfAbsent(ctx context.Context, s Secret) (bool, error) {

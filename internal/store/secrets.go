@@ -43,11 +43,24 @@ func (t *Tx) DeleteOrgSecrets(ctx context.Context, orgID string) error {
 	return err
 }
 
+// SecretReader reads sealed blobs: the store outside any transaction, or a transaction, which takes no other
+// connection.
+type SecretReader interface {
+	GetSecret(ctx context.Context, id string) (Secret, error)
+}
+
 // GetSecret reads a sealed blob.
 func (s *Store) GetSecret(ctx context.Context, id string) (Secret, error) {
+	return getSecret(ctx, s, id)
+}
+
+// GetSecret reads a sealed blob in the transaction.
+func (t *Tx) GetSecret(ctx context.Context, id string) (Secret, error) { return getSecret(ctx, t, id) }
+
+func getSecret(ctx context.Context, q queryer, id string) (Secret, error) {
 	var sec Secret
 	var blob string
-	err := s.queryRow(ctx, "SELECT id, org_id, blob, created_at FROM sealed_secrets WHERE id = ?", id).Scan(&sec.ID, &sec.OrgID, &blob, &sec.CreatedAt)
+	err := q.queryRow(ctx, "SELECT id, org_id, blob, created_at FROM sealed_secrets WHERE id = ?", id).Scan(&sec.ID, &sec.OrgID, &blob, &sec.CreatedAt)
 	if err != nil {
 		return Secret{}, notFound(err)
 	}

@@ -18,7 +18,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+	"golang.org/x/sync/semaphore"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/sigil/sigil/internal/metrics"
 )
@@ -34,10 +35,12 @@ type Store struct {
 	dialect   dialect
 
 	writeStmts, readStmts *stmtCache
-	group                 *groupCommitter // SQLite: concurrent write transactions share a commit
-	checkpoints           *checkpointer   // SQLite: copies the WAL into the database file off the commit path
-	sqlitePath            string          // SQLite: the database file
-	durable               *durability     // SQLite: the syncs that make commits durable (durable.go)
+	group                 *groupCommitter     // SQLite: concurrent write transactions share a commit
+	checkpoints           *checkpointer       // SQLite: copies the WAL into the database file off the commit path
+	sqlitePath            string              // SQLite: the database file
+	durable               *durability         // SQLite: the syncs that make commits durable (durable.go)
+	turns                 *orgTurns           // PostgreSQL: the organizations' turns in this process (holds.go)
+	writers               *semaphore.Weighted // PostgreSQL: places of the write transactions under way (holds.go)
 	metrics               *metrics.Metrics
 }
 
@@ -154,14 +157,32 @@ func sqliteDSN(path string) string {
 }
 
 func openPostgres(url string) (*Store, error) {
+	url, err := withServerTimeouts(url)
+	if err != nil {
+		return nil, err
+	}
+	write, err := openPostgresPool(url, writePoolSize)
+	if err != nil {
+		return nil, err
+	}
+	read, err := openPostgresPool(url, readPoolSize)
+	if err != nil {
+		write.Close()
+		return nil, err
+	}
+	return &Store{write: write, read: read, dialect: postgresDialect, turns: newOrgTurns(), writers: semaphore.NewWeighted(maxWriters)}, nil
+}
+
+// openPostgresPool opens a pool of n connections, kept open when idle: database/sql keeps two by default, and closing
+// the others after each burst makes the next burst connect again (a TCP handshake, authentication and a new server
+// process each).
+func openPostgresPool(url string, n int) (*sql.DB, error) {
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		return nil, err
 	}
-	// Keep as many connections idle as may be open: database/sql keeps two by default, and closing the others after
-	// each burst makes the next burst connect again (a TCP handshake, authentication and a new server process each).
-	db.SetMaxOpenConns(16)
-	db.SetMaxIdleConns(16)
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -169,7 +190,31 @@ func openPostgres(url string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: connect to PostgreSQL: %w", err)
 	}
-	return &Store{write: db, read: db, dialect: postgresDialect}, nil
+	return db, nil
+}
+
+// serverTimeouts are what the PostgreSQL server gives up after, unless the database URL sets them (pgx sends the
+// parameters of the URL it does not know as run-time parameters): a lock waited for, a statement, a transaction left
+// idle. No request then holds a connection or a lock for long, whatever happens to it.
+var serverTimeouts = []struct{ name, value string }{
+	{"lock_timeout", "10s"},
+	{"statement_timeout", "30s"},
+	{"idle_in_transaction_session_timeout", "60s"},
+}
+
+func withServerTimeouts(raw string) (string, error) {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("store: PostgreSQL URL %s: %w", redactURL(raw), err)
+	}
+	q := u.Query()
+	for _, t := range serverTimeouts {
+		if !q.Has(t.name) {
+			q.Set(t.name, t.value)
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), nil
 }
 
 // Backend names the database kind: "sqlite" or "postgres".
@@ -287,10 +332,17 @@ func (t *Tx) context(ctx context.Context) context.Context {
 // transaction is durable. On SQLite, transactions that arrive together share one commit (group.go); each still runs
 // alone and is undone alone.
 func (s *Store) Write(ctx context.Context, fn func(*Tx) error) error {
+	if heldBy(ctx) != nil {
+		return ErrOutsideTransaction // a write inside another: on SQLite it would wait for itself
+	}
 	if s.group != nil {
 		return s.group.write(ctx, fn)
 	}
-	return s.writeTx(ctx, func() int { return 1 }, fn)
+	if err := s.writers.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	defer s.writers.Release(1)
+	return gaveUp(s.writeTx(ctx, func() int { return 1 }, fn))
 }
 
 // writeTx runs fn in a transaction of its own, which makes the writes of group callers durable; size counts them once
@@ -377,6 +429,9 @@ func (t *Tx) RollbackTo(ctx context.Context, name string) error {
 // exec runs a statement on its own, outside any transaction: on PostgreSQL only, as SQLite's one writer takes statements
 // in transactions (Write).
 func (s *Store) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if heldBy(ctx) != nil {
+		return nil, ErrOutsideTransaction
+	}
 	if st, err := s.writeStmts.get(ctx, s.dialect.rebind(q), false); err == nil && st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -385,14 +440,21 @@ func (s *Store) exec(ctx context.Context, q string, args ...any) (sql.Result, er
 
 // queryRow reads one row; on SQLite its Scan returns once what it read is durable (durable.go).
 func (s *Store) queryRow(ctx context.Context, q string, args ...any) durableRow {
-	if st, err := s.readStmts.get(ctx, s.dialect.rebind(q), false); err == nil && st != nil {
-		return durableRow{st.QueryRowContext(ctx, args...), s.durable}
+	if t := heldBy(ctx); t != nil {
+		return t.queryRow(ctx, q, args...) // read in the transaction that holds the organization
 	}
-	return durableRow{s.read.QueryRowContext(ctx, s.dialect.rebind(q), args...), s.durable}
+	if st, err := s.readStmts.get(ctx, s.dialect.rebind(q), false); err == nil && st != nil {
+		return durableRow{Row: st.QueryRowContext(ctx, args...), d: s.durable}
+	}
+	return durableRow{Row: s.read.QueryRowContext(ctx, s.dialect.rebind(q), args...), d: s.durable}
 }
 
 // query reads rows; on SQLite their Close returns once what they read is durable (durable.go).
 func (s *Store) query(ctx context.Context, q string, args ...any) (durableRows, error) {
+	if t := heldBy(ctx); t != nil {
+		rows, err := t.query(ctx, q, args...) // read in the transaction that holds the organization
+		return durableRows{Rows: rows}, err
+	}
 	var rows *sql.Rows
 	var err error
 	if st, stErr := s.readStmts.get(ctx, s.dialect.rebind(q), false); stErr == nil && st != nil {

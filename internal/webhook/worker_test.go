@@ -56,6 +56,8 @@ type harness struct {
 	poll   chan time.Time
 	mu     sync.Mutex
 	afters []time.Duration
+	// cancelled is closed once stop has cancelled the worker's context (before it waits for Run to return).
+	cancelled chan struct{}
 }
 
 func newHarness(t *testing.T) *harness {
@@ -65,7 +67,7 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, q: webhooktest.New(), clk: &clock{t: start}, poll: make(chan time.Time),
-		keys: []webhook.VerificationKey{signer.VerificationKey()}}
+		keys: []webhook.VerificationKey{signer.VerificationKey()}, cancelled: make(chan struct{})}
 	h.w = &webhook.Worker{
 		Queue:        h.q,
 		Signer:       signer,
@@ -106,6 +108,7 @@ func (h *harness) run() (stop func()) {
 		}
 		stopped = true
 		cancel()
+		close(h.cancelled)
 		select {
 		case err := <-done:
 			if err != nil {
@@ -778,7 +781,7 @@ func TestWorkerOfferWaitsNoLongerThanItsLease(t *testing.T) {
 	offer("busy2")
 	<-entered
 	offer("queued")
-	go func() { time.Sleep(50 * time.Millisecond); close(releases["evt-busy2"]) }()
+	go func() { <-h.cancelled; close(releases["evt-busy2"]) }() // the attempt in flight ends once the worker is stopping
 	stop()
 	if r, _ := h.q.Get("queued"); r.Releases != 1 {
 		t.Errorf("an offer not started when the worker stopped: %+v", r)

@@ -770,3 +770,54 @@ test("the dashboard shows the yields' rates and a position's value over time, wi
     await browser.close();
   }
 });
+
+test("the dashboard opens a wallet of 10,000 accounts a page at a time, with balances, and adds the next account", async () => {
+  const root = new TurnkeyClient({ baseUrl: boot.coordinatorUrl }, new ApiKeyStamper({ apiPublicKey: boot.apiPublicKey, apiPrivateKey: boot.apiPrivateKey }));
+  const eth = (i) => ({ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: `m/44'/60'/0'/0/${i}`, addressFormat: "ADDRESS_FORMAT_ETHEREUM" });
+  const walletName = `ten thousand ${Date.now()}`;
+  const created = await root.createWallet({ type: "ACTIVITY_TYPE_CREATE_WALLET", timestampMs: String(Date.now()), organizationId: boot.organizationId,
+    parameters: { walletName, accounts: [eth(0)] } });
+  const walletId = created.activity.result.createWalletResult.walletId;
+  for (let from = 1; from < 10000; from += 100) {
+    const accounts = Array.from({ length: Math.min(100, 10000 - from) }, (_, i) => eth(from + i));
+    const added = await root.createWalletAccounts({ type: "ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS", timestampMs: String(Date.now()),
+      organizationId: boot.organizationId, parameters: { walletId, accounts } });
+    assert.equal(added.activity.status, "ACTIVITY_STATUS_COMPLETED");
+  }
+  const browser = await chromium.launch({ executablePath, args });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await signIn(page);
+    await page.click("button[data-tab=wallets]");
+    const wallet = page.locator(`.wallet[data-wallet-id="${walletId}"]`);
+    const range = wallet.locator(".pager span");
+    await wallet.locator("td", { hasText: "m/44'/60'/0'/0/24" }).waitFor();
+    assert.equal(await range.textContent(), "1–25");
+    assert.equal(await wallet.locator("tr").count(), 26, "a header and a page of 25 accounts");
+    // Every account shown gets its balances, read in batches the relay takes (at most 100 calls each).
+    await wallet.locator(".balance.muted").first().waitFor({ state: "detached" });
+    assert.equal(await wallet.locator(".field-error").count(), 0, await wallet.textContent());
+    assert.match(await wallet.locator(".balance").first().textContent(), /ETH/);
+
+    await wallet.locator("button", { hasText: "Next" }).click();
+    await wallet.locator("td", { hasText: "m/44'/60'/0'/0/49" }).waitFor();
+    assert.equal(await range.textContent(), "26–50");
+    await wallet.locator("button", { hasText: "Previous" }).click();
+    await wallet.locator("td", { hasText: "m/44'/60'/0'/0/0" }).waitFor();
+    await wallet.locator(".balance.muted").first().waitFor({ state: "detached" });
+    await wallet.screenshot({ path: join(artifacts, "dashboard-10000-accounts.png") });
+
+    // The next Ethereum account is the 10,001st: found by a few look-ups by path, not by reading all 10,000.
+    await wallet.locator("button", { hasText: "Add Ethereum account" }).click();
+    await page.waitForSelector("#status.show:has-text('Account added')");
+    const next = await root.getWalletAccount({ organizationId: boot.organizationId, walletId, path: "m/44'/60'/0'/0/10000" });
+    assert.equal(next.account.path, "m/44'/60'/0'/0/10000");
+    assert.deepEqual(errors, [], "no script errors on the page");
+  } finally {
+    await browser.close();
+    await root.deleteWallets({ type: "ACTIVITY_TYPE_DELETE_WALLETS", timestampMs: String(Date.now()), organizationId: boot.organizationId,
+      parameters: { walletIds: [walletId], deleteWithoutExport: true } });
+  }
+});

@@ -11,7 +11,7 @@ export async function post(path, payload, stamper = state.stamper) {
   headers[name] = value;
   const res = await fetch(state.coordinator + path, { method: "POST", headers, body });
   const data = await res.json().catch(() => null);
-  if (!res.ok) throw new Error((data && data.message) || `${res.status} ${res.statusText}`);
+  if (!res.ok) throw Object.assign(new Error((data && data.message) || `${res.status} ${res.statusText}`), { status: res.status });
   return data;
 }
 

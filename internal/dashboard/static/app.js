@@ -230,17 +230,20 @@ async function saveAuth(ev) {
 // ---- users and their API keys ----
 
 const users = { list: [], roots: new Set(), shown: "" };
+// list_users answers every user (an organization holds at most 100); the table shows them a page at a time.
+const usersPager = new Pager("users", () => loadUsers());
 
 async function loadUsers() {
-  const [{ users: list }, org] = await Promise.all([query("list_users"), query("get_organization")]);
-  users.list = list;
+  const [{ users: all }, org] = await Promise.all([query("list_users"), query("get_organization")]);
+  users.list = all;
   users.roots = new Set(org.organizationData.rootQuorum.userIds);
+  const list = usersPager.pageOf(all, (u) => u.userId);
   const rows = table($("users"), ["Name", "E-mail", "Role", "Credentials"], list.map((u) => [
     u.userName, u.userEmail || "", users.roots.has(u.userId) ? "root" : "user",
     `${u.apiKeys.length} keys, ${u.authenticators.length} passkeys`,
   ]));
   rows.forEach((tr, i) => clickable(tr, async () => showUser(list[i].userId)));
-  const shown = list.find((u) => u.userId === users.shown);
+  const shown = all.find((u) => u.userId === users.shown);
   if (shown) showUser(shown.userId);
   else $("user-detail").hidden = true;
 }
@@ -429,21 +432,20 @@ function balanceCharts(spots, read) {
   $("balance-card").hidden = !charts.length;
 }
 
-// walletCard shows a wallet's accounts, adds the next Ethereum account, and deletes the wallet.
+// walletCard shows a wallet's accounts a page at a time (a wallet may hold any number), adds the next Ethereum
+// account, and deletes the wallet.
 async function walletCard(w) {
-  const { accounts } = await query("list_wallet_accounts", { walletId: w.walletId });
   const t = el("table");
-  table(t, ["Address", "Format", "Path", "Curve", "Balances"], accounts.map((acc) => [
-    code(acc.address), acc.addressFormat.replace("ADDRESS_FORMAT_", ""), acc.path, acc.curve.replace("CURVE_", ""),
-    acc.addressFormat === "ADDRESS_FORMAT_ETHEREUM" && state.chains.length
-      ? el("span", { className: "balance muted", "data-address": acc.address, "data-label": `${w.walletName} ${acc.path}` }, "…") : "",
-  ]));
-  const next = 1 + Math.max(-1, ...accounts.filter((a) => a.path.startsWith(ETH_PATH)).map((a) => Number(a.path.slice(ETH_PATH.length))));
+  const els = { prev: el("button", { type: "button" }, "‹ Previous"), next: el("button", { type: "button" }, "Next ›"),
+    range: el("span", { className: "muted" }), list: t };
+  const pager = new Pager("wallet-" + w.walletId, () => showAccounts(w, pager, t), els);
+  await showAccounts(w, pager, t);
   return el("div", { className: "wallet", "data-wallet-id": w.walletId },
     el("h3", {}, w.walletName), wrapped(t),
+    el("div", { className: "row pager" }, els.prev, els.range, els.next),
     el("div", { className: "row" },
       button("Add Ethereum account", async () => {
-        await submit("CREATE_WALLET_ACCOUNTS", "create_wallet_accounts", { walletId: w.walletId, accounts: [ethAccount(next)] });
+        await submit("CREATE_WALLET_ACCOUNTS", "create_wallet_accounts", { walletId: w.walletId, accounts: [ethAccount(await freeEthIndex(w, pager.shown))] });
         await loadWallets();
         say("Account added");
       }),
@@ -453,6 +455,38 @@ async function walletCard(w) {
         await loadWallets();
         say(`Wallet ${w.walletName} deleted`);
       }, { confirm: true })));
+}
+
+// showAccounts shows the wallet's page of accounts and their balances.
+async function showAccounts(w, pager, t) {
+  const { accounts: page } = await query("list_wallet_accounts", { walletId: w.walletId, paginationOptions: pager.options });
+  const accounts = pager.page(page, (a) => a.walletAccountId);
+  pager.shown = accounts;
+  table(t, ["Address", "Format", "Path", "Curve", "Balances"], accounts.map((acc) => [
+    code(acc.address), acc.addressFormat.replace("ADDRESS_FORMAT_", ""), acc.path, acc.curve.replace("CURVE_", ""),
+    acc.addressFormat === "ADDRESS_FORMAT_ETHEREUM" && state.chains.length
+      ? el("span", { className: "balance muted", "data-address": acc.address, "data-label": `${w.walletName} ${acc.path}` }, "…") : "",
+  ]));
+  if (t.isConnected) await showBalances();
+}
+
+// freeEthIndex finds an index i whose Ethereum account (ETH_PATH + i) the wallet lacks, reading a few accounts by
+// path rather than every account: past the highest on the page shown, it gallops until a path is free, then halves the
+// gap back to the first free one after a taken one (the next index, for a wallet whose accounts were added in order).
+async function freeEthIndex(w, shown) {
+  const taken = async (i) => query("get_wallet_account", { walletId: w.walletId, path: ETH_PATH + i }).then(() => true, (e) => {
+    if (e.status === 404) return false;
+    throw e;
+  });
+  let low = Math.max(-1, ...(shown || []).filter((a) => a.path.startsWith(ETH_PATH)).map((a) => Number(a.path.slice(ETH_PATH.length))));
+  let high = low + 1;
+  for (let step = 1; await taken(high); step *= 2) [low, high] = [high, high + step];
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (await taken(mid)) low = mid;
+    else high = mid;
+  }
+  return high;
 }
 
 async function createWallet(ev) {
@@ -467,10 +501,11 @@ async function createWallet(ev) {
 
 // ---- yields ----
 
-// ethAccounts are the organization's Ethereum accounts, named by wallet and path.
+// ethAccounts are the organization's Ethereum accounts, named by wallet and path: the first 100 of each wallet (a
+// wallet may hold any number; the yields are read for these).
 async function ethAccounts() {
   const { wallets } = await query("list_wallets");
-  const lists = await Promise.all(wallets.map((w) => query("list_wallet_accounts", { walletId: w.walletId })
+  const lists = await Promise.all(wallets.map((w) => query("list_wallet_accounts", { walletId: w.walletId, paginationOptions: { limit: "100" } })
     .then(({ accounts }) => accounts.filter((a) => a.addressFormat === "ADDRESS_FORMAT_ETHEREUM")
       .map((a) => ({ address: a.address, label: `${w.walletName} ${a.path}` })))));
   return lists.flat();
@@ -553,6 +588,7 @@ function leaveOrg() {
 // resetPages forgets what was shown of the organization left: the pages, the details open.
 function resetPages() {
   activityPager.reset();
+  usersPager.reset();
   users.shown = "";
   for (const id of ["user-detail", "activity-detail"]) $(id).hidden = true;
 }

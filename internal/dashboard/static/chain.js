@@ -1,9 +1,19 @@
 // Balances on the configured chains, read through the dashboard's relay (POST rpc/{caip2}), which passes on only
 // eth_getBalance and the ERC-20 reads balanceOf, decimals and symbol.
 
-// rpc sends calls ([method, params] pairs) in one batch and returns their results in order; a call the node
-// refused is undefined.
+// MAX_BATCH is the most calls the relay takes in one batch.
+const MAX_BATCH = 100;
+
+// rpc sends calls ([method, params] pairs) in batches of at most MAX_BATCH, one after the other, and returns their
+// results in order; a call the node refused is undefined.
 async function rpc(chain, calls) {
+  const out = [];
+  for (let i = 0; i < calls.length; i += MAX_BATCH) out.push(...(await batch(chain, calls.slice(i, i + MAX_BATCH))));
+  return out;
+}
+
+async function batch(chain, calls) {
+  if (!calls.length) return [];
   const body = calls.map(([method, params], id) => ({ jsonrpc: "2.0", id, method, params }));
   const res = await fetch("rpc/" + encodeURIComponent(chain.caip2), {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),

@@ -169,14 +169,15 @@ const PAGE = 25;
 
 // Pager pages a list by cursor, 25 at a time: cursors holds the id each page shown starts after ("" for the first),
 // and a page asked one item longer tells whether another follows. Its buttons are #NAME-prev and #NAME-next, its
-// range #NAME-page.
+// range #NAME-page, or the elements given (els: { prev, next, range, list }) for a list made on the fly.
 export class Pager {
-  constructor(name, load) {
+  constructor(name, load, els = null) {
     this.name = name;
     this.load = load;
+    this.els = els || { prev: $(name + "-prev"), next: $(name + "-next"), range: $(name + "-page"), list: $(name) };
     this.reset();
-    $(name + "-prev").addEventListener("click", () => this.move(() => this.cursors.pop()));
-    $(name + "-next").addEventListener("click", () => this.move(() => this.cursors.push(this.last)));
+    this.els.prev.addEventListener("click", () => this.move(() => this.cursors.pop()));
+    this.els.next.addEventListener("click", () => this.move(() => this.cursors.push(this.last)));
   }
 
   reset() {
@@ -195,14 +196,21 @@ export class Pager {
     const shown = items.slice(0, PAGE);
     const first = (this.cursors.length - 1) * PAGE;
     this.last = shown.length ? idOf(shown[shown.length - 1]) : "";
-    $(this.name + "-page").textContent = shown.length ? `${first + 1}–${first + shown.length}` : "None";
-    $(this.name + "-prev").disabled = this.cursors.length === 1;
-    $(this.name + "-next").disabled = items.length <= PAGE;
+    this.els.range.textContent = shown.length ? `${first + 1}–${first + shown.length}` : "None";
+    this.els.prev.disabled = this.cursors.length === 1;
+    this.els.next.disabled = items.length <= PAGE;
     return shown;
+  }
+
+  // pageOf shows the page of a list read whole (a list the API does not page, under its limit).
+  pageOf(all, idOf) {
+    const after = this.cursors[this.cursors.length - 1];
+    const start = after ? all.findIndex((x) => idOf(x) === after) + 1 : 0;
+    return this.page(all.slice(start, start + PAGE + 1), idOf);
   }
 
   move(step) {
     step();
-    this.load().catch((e) => showError($(this.name).closest(".card"), e));
+    this.load().catch((e) => showError(this.els.list.closest(".card"), e));
   }
 }
