@@ -321,7 +321,8 @@ func (c *Coordinator) withdrawals(ctx context.Context, n Network, from uint64) (
 		if err != nil {
 			return nil, err
 		}
-		ds = append(ds, store.WebhookDelivery{ID: store.NewDeliveryID(), EventID: withdrawnPrefix + d.EventID, EndpointID: e.ID, OrgID: d.OrgID, URL: e.URL,
+		ds = append(ds, store.WebhookDelivery{ID: store.NewDeliveryID(), EventID: withdrawnPrefix + d.EventID, EndpointID: e.ID, OrgID: d.OrgID,
+			Tenant: d.Tenant, URL: e.URL,
 			EventType: d.EventType, Subject: d.Subject, Sequence: d.Sequence, Body: body, CreatedAt: c.now().UnixNano()})
 	}
 	return ds, nil
@@ -498,7 +499,7 @@ func (c *Coordinator) balanceDeliveries(ctx context.Context, n Network, eventTyp
 					}
 				}
 				ds = append(ds, store.WebhookDelivery{ID: store.NewDeliveryID(), EventID: balanceEventID(eventType, n.CAIP2, ch, block.Hash),
-					EndpointID: e.ID, OrgID: hit.OrgID, URL: e.URL, EventType: eventType, Subject: n.CAIP2 + ":" + key,
+					EndpointID: e.ID, OrgID: hit.OrgID, Tenant: billing, URL: e.URL, EventType: eventType, Subject: n.CAIP2 + ":" + key,
 					Sequence: int64(block.Number), Body: body, CreatedAt: c.now().UnixNano()})
 			}
 		}

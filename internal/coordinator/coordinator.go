@@ -176,6 +176,7 @@ type Coordinator struct {
 	accountMemos accountCache            // which wallet account a signWith names, so that signing reads no row (wallet_accounts.go)
 	interfaces   cache[*parsedInterface] // parsed contract interfaces by id (they never change)
 	vault        *vault
+	costly       costlyGate // the costly policy evaluations running (evalbudget.go)
 
 	ownKeysMu sync.Mutex
 	ownKeys   map[string]*ecdsa.PrivateKey
@@ -197,6 +198,7 @@ func New(s *store.Store, cfg Config) *Coordinator {
 	c := &Coordinator{cfg: cfg, store: s, ops: newRegistry(), audit: newAuditor(cfg.Audit), vault: &vault{ring: cfg.Keyring, path: cfg.MasterKeyFile, now: cfg.Now},
 		ownKeys: map[string]*ecdsa.PrivateKey{}, oauth: newOAuthState(cfg)}
 	c.networks.Store(cfg.Networks)
+	c.costly.now = cfg.Now
 	return c
 }
 

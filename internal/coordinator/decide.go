@@ -31,6 +31,9 @@ type decisionRequest struct {
 	// velocity controls measure (controls.go).
 	transfers []evm.AssetTransfer
 	walletID  string
+	// budget bounds the activity's policy evaluation, every expression together (evalbudget.go); nil, the decision's
+	// own budget.
+	budget *policy.Budget
 }
 
 // decide runs the policy engine: the root quorum, then the organization's policies, then implicit permissions. A batch
@@ -97,6 +100,7 @@ func (c *Coordinator) policyRequest(r decisionRequest) (*policy.Request, error) 
 		VoterInConsensus:    r.voterInConsensus,
 		StrictDeny:          c.cfg.StrictPolicyErrors,
 		Policies:            policies,
+		Budget:              r.budget,
 	}, nil
 }
 
@@ -245,8 +249,12 @@ func (c *Coordinator) compile(src string, field policy.Field) (*policy.Expr, err
 	return e, nil
 }
 
-// permissionError is the denial of the reference: 403, code 7, and the policy engine's details.
+// permissionError is the denial of the reference: 403, code 7, and the policy engine's details; or, for a decision
+// the budget did not let the policies make, its refusal.
 func permissionError(d policy.Decision) *apierr.Error {
+	if refusal := asBudgetRefusal(d.Err); refusal != nil {
+		return refusal
+	}
 	evals := make([]map[string]string, 0, len(d.Evaluations))
 	for _, e := range d.Evaluations {
 		evals = append(evals, map[string]string{"policyId": e.PolicyID, "outcome": string(e.Outcome)})

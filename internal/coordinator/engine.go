@@ -420,14 +420,19 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *O
 	if err != nil {
 		return failOrAbort(err, rec, x.now)
 	}
-	if err := x.enforceProfile(func() *policy.Input { in := c.policyInput(req, true); return &in }); err != nil {
+	var release func()
+	req.budget, release = c.policyBudget(req.org)
+	defer release()
+	if err := x.enforceProfile(func() *policy.Input { in := c.policyInput(req, true); return &in }, req.budget); err != nil {
 		return failOrAbort(err, rec, x.now)
 	}
 	if err := x.enforceRecoveryCredential(sub.op); err != nil {
 		return failOrAbort(err, rec, x.now)
 	}
 	if subjectToMfa(sub.op) {
-		rec.MfaStatuses = c.mfaStatuses(req.org, func() *policy.Input { in := c.policyInput(req, true); return &in }, rec.Votes)
+		if rec.MfaStatuses, err = c.mfaStatuses(req.org, func() *policy.Input { in := c.policyInput(req, true); return &in }, rec.Votes, req.budget); err != nil {
+			return failOrAbort(err, rec, x.now)
+		}
 		if !mfaSatisfied(rec.MfaStatuses, who.User.ID) {
 			rec.Status = api.StatusAuthenticatorsNeeded // decided once the second factors approve it (votes.go)
 			return nil
@@ -441,6 +446,7 @@ func (c *Coordinator) decideAndExecute(ctx context.Context, tx *store.Tx, org *O
 	}
 	_, span := tracer.Start(ctx, "activity.decide")
 	d := c.decide(req)
+	release() // the turn at costly evaluations is for deciding, not executing
 	span.SetAttributes(attribute.String("sigil.outcome", d.Outcome.String()))
 	span.End()
 	c.cfg.Metrics.Decision(d.Outcome.String())

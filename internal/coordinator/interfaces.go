@@ -247,7 +247,9 @@ func (c *Coordinator) parsedInterface(ctx context.Context, ci *ContractInterface
 		pi.abi, err = evm.ParseABI(body.Body)
 	}
 	if err != nil {
-		return nil, err
+		// Stored before the limits ParseABI now applies: refused as an upload of it would be, rather than decoded.
+		return nil, apierr.New(apierr.FailedPrecondition, "REQUEST_INVALID",
+			"smart contract interface %s (%s) can no longer be read: %v; delete it and upload a valid one", ci.ID, ci.Address, err)
 	}
 	c.interfaces.put(ci.ID, pi, nil)
 	return pi, nil

@@ -323,8 +323,9 @@ func subjectToMfa(op *activityInfo) bool {
 }
 
 // mfaStatuses is, for each user among the voters (in the order they first voted) with an MFA policy that applies to
-// the activity (in), how far the credentials of the user's approvals satisfy it. org holds the voters.
-func (c *Coordinator) mfaStatuses(org *Org, input func() *policy.Input, votes []api.Vote) []api.MfaStatus {
+// the activity (in), how far the credentials of the user's approvals satisfy it. org holds the voters. The conditions
+// spend the activity's budget; the error is its refusal once spent.
+func (c *Coordinator) mfaStatuses(org *Org, input func() *policy.Input, votes []api.Vote, budget *policy.Budget) ([]api.MfaStatus, error) {
 	var out []api.MfaStatus
 	var in *policy.Input // decoded only for a voter with MFA policies
 	seen := map[string]bool{}
@@ -340,21 +341,26 @@ func (c *Coordinator) mfaStatuses(org *Org, input func() *policy.Input, votes []
 		if in == nil {
 			in = input()
 		}
-		if mp := c.applicableMfaPolicy(u, in); mp != nil {
+		if mp := c.applicableMfaPolicy(u, in, budget); mp != nil {
 			out = append(out, mfaProgress(u, mp, votes))
 		}
 	}
-	return out
+	if in != nil { // some condition was evaluated
+		if refusal := asBudgetRefusal(budget.Err()); refusal != nil {
+			return nil, refusal
+		}
+	}
+	return out, nil
 }
 
 // applicableMfaPolicy is the user's first MFA policy by order whose condition holds or cannot be decided.
-func (c *Coordinator) applicableMfaPolicy(u *User, in *policy.Input) *MfaPolicy {
+func (c *Coordinator) applicableMfaPolicy(u *User, in *policy.Input, budget *policy.Budget) *MfaPolicy {
 	for _, mp := range u.MfaPolicies {
 		cond, err := c.compile(mp.Condition, policy.Condition)
 		if err != nil {
 			return mp
 		}
-		if decided, holds, _ := cond.EvalDecided(in); !decided || holds {
+		if decided, holds, _ := cond.EvalDecidedWithin(in, budget); !decided || holds {
 			return mp
 		}
 	}

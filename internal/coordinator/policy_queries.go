@@ -94,6 +94,9 @@ func queryEvaluateActivity(r *reader, q *api.EvaluateActivityRequest) (*api.Eval
 	if r.who.ViaParent {
 		req.org = r.who.Org
 	}
+	var release func()
+	req.budget, release = r.c.policyBudget(req.org)
+	defer release()
 	// The prepare step gives the decision its facts (the transaction signed, the activity voted on). A signing
 	// activity's needs no transaction; any other's runs in one that is rolled back.
 	x := &execution{ctx: r.ctx, c: r.c, org: r.org.clone(), who: r.who, now: r.c.now(), readOnly: info.Signs}
@@ -118,6 +121,7 @@ func queryEvaluateActivity(r *reader, q *api.EvaluateActivityRequest) (*api.Eval
 		return nil, err
 	}
 	out := decisionResponse(r.c.decide(req))
+	release()
 	out.VelocityControls = controlMeasures(measures)
 	return out, nil
 }

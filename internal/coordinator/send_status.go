@@ -147,7 +147,8 @@ func (c *Coordinator) enqueueSendUpdate(ctx context.Context, tx *store.Tx, s sto
 				return err
 			}
 		}
-		ds = append(ds, store.WebhookDelivery{ID: store.NewDeliveryID(), EventID: s.ID + ":" + s.Status, EndpointID: e.ID, OrgID: s.OrgID, URL: e.URL,
+		ds = append(ds, store.WebhookDelivery{ID: store.NewDeliveryID(), EventID: s.ID + ":" + s.Status, EndpointID: e.ID, OrgID: s.OrgID,
+			Tenant: org.billingID(), URL: e.URL,
 			EventType: api.WebhookSendTransactionUpdates, Subject: "send:" + s.ID, Sequence: sendStatusOrder(s.Status), Body: body, CreatedAt: now})
 	}
 	return tx.EnqueueWebhookDeliveries(ctx, ds)

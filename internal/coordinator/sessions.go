@@ -266,7 +266,7 @@ func (c *Coordinator) sessionProfile(ctx context.Context, org *Org, id string) (
 // enforceProfile denies an activity made with a session key of a session profile whose scope does not allow it: the
 // scope is evaluated on what the policy engine reads of the activity (in), like a policy's condition. An error in
 // the scope denies too.
-func (x *execution) enforceProfile(input func() *policy.Input) error {
+func (x *execution) enforceProfile(input func() *policy.Input, budget *policy.Budget) error {
 	if x.who.CredID == "" {
 		return nil
 	}
@@ -287,7 +287,11 @@ func (x *execution) enforceProfile(input func() *policy.Input) error {
 	if err != nil {
 		return apierr.Denied("the session's profile %q has a scope that no longer compiles: %v", sp.Name, err)
 	}
-	if ok, err := scope.Eval(input()); err != nil || !ok {
+	ok, err := scope.EvalWithin(input(), budget)
+	if refusal := asBudgetRefusal(err); refusal != nil {
+		return refusal
+	}
+	if err != nil || !ok {
 		reason := "false"
 		if err != nil {
 			reason = err.Error()

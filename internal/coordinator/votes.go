@@ -122,6 +122,9 @@ func (x *execution) vote(t *voteTarget, selection string) (*api.VoteResult, erro
 	target.Votes = append(liveVotes(target.Votes, x.now), v)
 	target.UpdatedAt = x.now
 	req := t.request(x.org, target.Votes)
+	var release func()
+	req.budget, release = x.c.policyBudget(req.org)
+	defer release()
 	waiting, err := x.applyMfa(t, &req, votedBefore, selection)
 	if err != nil || waiting {
 		return x.saveTarget(target, err)
@@ -131,6 +134,7 @@ func (x *execution) vote(t *voteTarget, selection string) (*api.VoteResult, erro
 		return nil, err
 	}
 	d := x.c.decide(req)
+	release()
 	x.c.cfg.Metrics.Decision(d.Outcome.String())
 	if err := target.addEvaluation(v.ID, d, x.now); err != nil {
 		return nil, err
@@ -170,7 +174,11 @@ func (x *execution) applyMfa(t *voteTarget, req *decisionRequest, votedBefore bo
 		return false, nil
 	}
 	before := target.MfaStatuses
-	target.MfaStatuses = x.c.mfaStatuses(req.org, func() *policy.Input { in := x.c.policyInput(*req, true); return &in }, target.Votes)
+	statuses, err := x.c.mfaStatuses(req.org, func() *policy.Input { in := x.c.policyInput(*req, true); return &in }, target.Votes, req.budget)
+	if err != nil {
+		return false, err
+	}
+	target.MfaStatuses = statuses
 	// A user who voted may vote again only to meet a further MFA step, or to reject while it is pending.
 	abandons := selection == api.VoteRejected && !mfaSatisfied(before, x.who.User.ID)
 	if votedBefore && !mfaProgressed(before, target.MfaStatuses, x.who.User.ID) && !abandons {

@@ -31,12 +31,15 @@ import (
 // api.WebhookJWKSPath. Endpoints of a parent organization receive its sub-organizations' events too, as Turnkey's do.
 
 const (
-	resWebhookEndpoint     = "WEBHOOK_ENDPOINT"
-	maxWebhookEndpoints    = 20
-	maxWebhookURLLen       = 2048
-	maxWebhookFiltersLen   = 4096
-	webhookURLCheckTimeout = 5 * time.Second
-	maxDeliveryList        = 100
+	resWebhookEndpoint  = "WEBHOOK_ENDPOINT"
+	maxWebhookEndpoints = 20
+	// maxWebhookSubscriptions bounds an endpoint's subscriptions (the reference sets none): every event is matched
+	// against each, and four event types with filters of up to 4 KiB need few.
+	maxWebhookSubscriptions = 20
+	maxWebhookURLLen        = 2048
+	maxWebhookFiltersLen    = 4096
+	webhookURLCheckTimeout  = 5 * time.Second
+	maxDeliveryList         = 100
 )
 
 // The activity types of this file.
@@ -106,6 +109,9 @@ func validateCreateWebhookEndpoint(p *api.CreateWebhookEndpointIntent) error {
 	}
 	if err := checkWebhookURLSyntax("parameters.url", p.URL); err != nil {
 		return err
+	}
+	if len(p.Subscriptions) > maxWebhookSubscriptions {
+		return apierr.Invalid("parameters.subscriptions holds %d subscriptions; an endpoint holds at most %d", len(p.Subscriptions), maxWebhookSubscriptions)
 	}
 	for i, s := range p.Subscriptions {
 		if _, err := newWebhookSubscription(fmt.Sprintf("parameters.subscriptions[%d]", i), s); err != nil {
@@ -422,11 +428,15 @@ func (c *Coordinator) activityDeliveries(ctx context.Context, org *Org, rec *rec
 			}
 		}
 		ds = append(ds, store.WebhookDelivery{ID: store.NewDeliveryID(), EventID: activityEventID(rec), EndpointID: e.ID, OrgID: rec.OrganizationID,
-			URL: e.URL, EventType: api.WebhookActivityUpdates, Subject: rec.ID, Sequence: activityStatusOrder(rec.Status), Body: body,
+			Tenant: org.billingID(), URL: e.URL, EventType: api.WebhookActivityUpdates, Subject: rec.ID, Sequence: activityStatusOrder(rec.Status), Body: body,
 			ByReference: byReference, CreatedAt: now.UnixNano()})
 	}
 	return ds, nil
 }
+
+// billingID is the organization whose endpoints, the organization's own and its parent's, are one tenant's for the
+// delivery worker's caps (webhook.Delivery.Tenant): the billing organization.
+func (o *Org) billingID() string { return cmp.Or(o.ParentID, o.ID) }
 
 // activityEventID is the event id of an activity's update to its current status, the same on every attempt.
 func activityEventID(rec *record) string { return rec.ID + ":" + rec.Status }
@@ -490,6 +500,8 @@ type WebhookConfig struct {
 	// Gather is how long a woken worker waits for more deliveries before it claims (default 20 ms): events written
 	// close together then cost the store one claim and one commit of outcomes for many (webhook.Worker.Gather).
 	Gather time.Duration
+	// Timeout bounds one attempt, from dialling to the last byte read (default webhook.DefaultTimeout, 10 s).
+	Timeout time.Duration
 	// OfferLease is how long a new activity's deliveries stay leased to the worker of the process that wrote them,
 	// which is handed them without a claim (default webhook.DefaultOfferLease, 2 minutes): if that process dies,
 	// another worker (or the same after a restart) claims them once it ends.
@@ -556,7 +568,7 @@ func (c *Coordinator) RunWebhooks(ctx context.Context) error {
 	defer func() { _ = queue.Flush(context.WithoutCancel(ctx)) }() // the outcomes of the last attempts
 	w := &webhook.Worker{Queue: queue, Signer: signer, Guard: c.webhookGuard(), Backoff: c.cfg.Webhooks.Backoff,
 		PollInterval: c.cfg.Webhooks.PollInterval, Gather: cmp.Or(c.cfg.Webhooks.Gather, defaultWebhookGather),
-		Concurrency: webhookConcurrency, OfferLease: c.cfg.Webhooks.OfferLease, Log: c.cfg.Logger, Now: c.cfg.Now}
+		Concurrency: webhookConcurrency, Timeout: c.cfg.Webhooks.Timeout, OfferLease: c.cfg.Webhooks.OfferLease, Log: c.cfg.Logger, Now: c.cfg.Now}
 	c.webhookWorker.Store(w)
 	defer c.webhookWorker.Store(nil)
 	return w.Run(ctx)

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -177,6 +178,10 @@ func TestWebhookEndpoints(t *testing.T) {
 				Subscriptions: []api.WebhookSubscriptionParams{{EventType: "EVERYTHING"}}}, `parameters.subscriptions[0].eventType: "EVERYTHING" is not an event type`},
 			{"bad filters", api.CreateWebhookEndpointIntent{URL: "https://example.com/hook", Name: "n",
 				Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates, FiltersJSON: `{"colour":"red"}`}}}, "filtersJson must be a JSON object"},
+			{"5,000 subscriptions", api.CreateWebhookEndpointIntent{URL: "https://example.com/hook", Name: "n",
+				Subscriptions: slices.Repeat(subs, 5000)}, "parameters.subscriptions holds 5000 subscriptions; an endpoint holds at most 20"},
+			{"21 subscriptions", api.CreateWebhookEndpointIntent{URL: "https://example.com/hook", Name: "n",
+				Subscriptions: slices.Repeat(subs, 21)}, "an endpoint holds at most 20"},
 		} {
 			_, _, err := strict.root.CreateWebhookEndpoint(ctx, org, tc.p)
 			expectErr(t, tc.name, err, apierr.InvalidArgument, tc.msg)
@@ -195,6 +200,12 @@ func TestWebhookEndpoints(t *testing.T) {
 		if act.Type != "ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT" || created.WebhookEndpoint.URL != rc.srv.URL || !created.WebhookEndpoint.IsActive ||
 			len(created.WebhookEndpoint.Subscriptions) != 1 || created.WebhookEndpoint.OrganizationID != org {
 			t.Fatalf("created %+v", created)
+		}
+		if most, _, err := s.root.CreateWebhookEndpoint(ctx, org, api.CreateWebhookEndpointIntent{URL: rc.srv.URL, Name: "most",
+			Subscriptions: slices.Repeat(subs, 20)}); err != nil || len(most.WebhookEndpoint.Subscriptions) != 20 {
+			t.Fatalf("an endpoint with 20 subscriptions: %+v %v", most, err)
+		} else if _, _, err := s.root.DeleteWebhookEndpoint(ctx, org, most.EndpointID); err != nil {
+			t.Fatal(err)
 		}
 		name := "ops 2"
 		updated, _, err := s.root.UpdateWebhookEndpoint(ctx, org, api.UpdateWebhookEndpointIntent{EndpointID: created.EndpointID, Name: &name})
@@ -596,4 +607,78 @@ func TestWebhookRenderByReference(t *testing.T) {
 			t.Errorf("%s: rendered %s, %v; want an undeliverable error", name, body, err)
 		}
 	}
+}
+
+// The issue's attack on deliveries, end to end: a tenant's 20 endpoints hang (until the test ends; attempts may take
+// two minutes), and a backlog of its events for them waits in the outbox ahead of another tenant's one event for a
+// healthy receiver. The other tenant's event arrives while every attempt to the 20 is still hanging, the hanging ones
+// never more than the tenant's cap. (Before the caps, the first claim took 64 of the backlog and nothing else moved
+// until their two minutes were up.)
+func TestSlowTenantDoesNotDelayAnothersDeliveries(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newStackWith(t, b, nil, func(c *coordinator.Config) {
+			c.Webhooks = coordinator.WebhookConfig{AllowPrivateNetworks: true, PollInterval: 50 * time.Millisecond, Timeout: 2 * time.Minute,
+				Backoff: webhook.Backoff{Base: time.Millisecond, Cap: 5 * time.Millisecond, MaxAttempts: 5}}
+		})
+		var mu sync.Mutex
+		inflight, peak, ended := 0, 0, 0
+		release := make(chan struct{})
+		slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			mu.Lock()
+			inflight++
+			peak = max(peak, inflight)
+			mu.Unlock()
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			mu.Lock()
+			inflight, ended = inflight-1, ended+1
+			mu.Unlock()
+		}))
+		t.Cleanup(slow.Close)
+
+		attacker, err := s.coord.CreateRootOrganization(bg, "Attacker", "root")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mallory := s.client(attacker.APIKey)
+		for i := range 20 {
+			if _, _, err := mallory.CreateWebhookEndpoint(bg, attacker.OrganizationID, api.CreateWebhookEndpointIntent{URL: fmt.Sprintf("%s/hook%d", slow.URL, i),
+				Name: fmt.Sprint("hang ", i), Subscriptions: []api.WebhookSubscriptionParams{{EventType: api.WebhookActivityUpdates}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 4 { // 80 events more for the 20
+			if _, _, err := mallory.CreateUserTag(bg, attacker.OrganizationID, api.CreateUserTagIntent{UserTagName: fmt.Sprint("t", i), UserIDs: []string{}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rc := newReceiver(t, s, 0)
+		s.subscribe(rc.srv.URL, "", api.WebhookActivityUpdates)
+		_, victim, err := s.root.CreateUserTag(bg, s.boot.OrganizationID, api.CreateUserTagIntent{UserTagName: "victim", UserIDs: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runWebhooks(t, s.coord) // the backlog is written: the worker claims it, oldest first
+		t.Cleanup(func() { close(release) })
+		rc.await(victim.ID, api.StatusCompleted)
+		// The attacker's attempts may still be connecting when the victim's lands: what matters is that none has
+		// ended (none could, before release) and that they fill the tenant's cap and never pass it.
+		testwait.Until(t, "the attacker's attempts to fill its cap", func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return inflight >= webhook.DefaultPerTenant || ended > 0
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		if ended != 0 {
+			t.Errorf("%d of the attacker's attempts ended while all should hang", ended)
+		}
+		if peak > webhook.DefaultPerTenant {
+			t.Errorf("the attacker had %d attempts in flight, at most %d at once; want at most its cap of %d", inflight, peak, webhook.DefaultPerTenant)
+		}
+	})
 }

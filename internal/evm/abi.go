@@ -14,8 +14,14 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// ParseABI reads a contract's ABI JSON (an array of entries, as solc and Etherscan give it).
+// ParseABI reads a contract's ABI JSON (an array of entries, as solc and Etherscan give it). It refuses, with the
+// entry and argument at fault, what the ABI specification does not define (uint7, a nameless function, a tuple
+// without components) and what no transaction could hold (arrays and tuples nested over 32 deep, a static encoding
+// over 128 KiB), before go-ethereum reads it: it would build Go types for such values, and allocate them to decode.
 func ParseABI(s string) (*abi.ABI, error) {
+	if err := validateABI(s); err != nil {
+		return nil, err
+	}
 	a, err := abi.JSON(strings.NewReader(s))
 	if err != nil {
 		return nil, fmt.Errorf("not a contract ABI: %v", err)
@@ -35,7 +41,8 @@ type Call struct {
 	Args map[string]any
 }
 
-// DecodeCall decodes calldata with an ABI; the error says why it does not match (unknown selector, bad encoding).
+// DecodeCall decodes calldata with an ABI; the error says why it does not match (unknown selector, bad encoding, an
+// encoding that would decode to more than the data holds).
 func DecodeCall(a *abi.ABI, data []byte) (*Call, error) {
 	if len(data) < 4 {
 		return nil, errors.New("calldata is shorter than a function selector")
@@ -44,19 +51,11 @@ func DecodeCall(a *abi.ABI, data []byte) (*Call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("no function of the ABI has selector 0x%x", data[:4])
 	}
-	values, err := m.Inputs.Unpack(data[4:])
+	values, err := unpack(m.Inputs, data[4:])
 	if err != nil {
 		return nil, fmt.Errorf("arguments of %s do not decode: %v", m.Sig, err)
 	}
-	c := &Call{FunctionName: m.RawName, FunctionSignature: m.Sig, Args: make(map[string]any, len(values))}
-	for i, in := range m.Inputs {
-		name := in.Name
-		if name == "" {
-			name = fmt.Sprintf("arg%d", i)
-		}
-		c.Args[name] = plainValue(in.Type, reflect.ValueOf(values[i]))
-	}
-	return c, nil
+	return newCall(m.RawName, m.Sig, m.Inputs, values), nil
 }
 
 // DecodeError decodes revert data with the custom errors an ABI declares: the error's name and its arguments, as
@@ -69,21 +68,41 @@ func DecodeError(a *abi.ABI, data []byte) (*Call, error) {
 		if !bytes.Equal(e.ID[:4], data[:4]) {
 			continue
 		}
-		values, err := e.Inputs.Unpack(data[4:])
+		values, err := unpack(e.Inputs, data[4:])
 		if err != nil {
 			return nil, fmt.Errorf("arguments of %s do not decode: %v", e.Sig, err)
 		}
-		c := &Call{FunctionName: e.Name, FunctionSignature: e.Sig, Args: make(map[string]any, len(values))}
-		for i, in := range e.Inputs {
-			name := in.Name
-			if name == "" {
-				name = fmt.Sprintf("arg%d", i)
-			}
-			c.Args[name] = plainValue(in.Type, reflect.ValueOf(values[i]))
-		}
-		return c, nil
+		return newCall(e.Name, e.Sig, e.Inputs, values), nil
 	}
 	return nil, fmt.Errorf("no error of the ABI has selector 0x%x", data[:4])
+}
+
+// unpack decodes arguments with go-ethereum once checkEncoding has bounded what that allocates. A panic of the
+// decoder on data that passed is an error too: the data is a tenant's, and the send worker that decodes revert data
+// has no one above it to recover.
+func unpack(args abi.Arguments, data []byte) (values []any, err error) {
+	if err := checkEncoding(args, data); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			values, err = nil, fmt.Errorf("the decoder failed: %v", r)
+		}
+	}()
+	return args.Unpack(data)
+}
+
+// newCall names decoded arguments: an unnamed one is argN by its position.
+func newCall(name, sig string, args abi.Arguments, values []any) *Call {
+	c := &Call{FunctionName: name, FunctionSignature: sig, Args: make(map[string]any, len(values))}
+	for i, in := range args {
+		argName := in.Name
+		if argName == "" {
+			argName = fmt.Sprintf("arg%d", i)
+		}
+		c.Args[argName] = plainValue(in.Type, reflect.ValueOf(values[i]))
+	}
+	return c
 }
 
 // plainValue turns a value go-ethereum decoded for type t into the JSON-like form policies read.

@@ -46,6 +46,7 @@ type Expr struct {
 
 	readsParams bool     // the expression reads activity.params
 	controls    []string // the velocity controls it reads
+	cost        int      // the steps one evaluation costs before any method runs: its nodes
 }
 
 // Compile parses and type-checks src for field. The error is a *CompileError that
@@ -86,7 +87,7 @@ func compileTree(tree node, field Field, src string) (*Expr, error) {
 		return nil, c.errorf(tree.position(), "", "the expression is %s; it must be a bool (true or false)", t.a())
 	}
 	e := &Expr{field: field, src: src, tree: tree, root: asBoolEval(root), nvars: c.slots, readsParams: c.readsParams,
-		controls: c.controls}
+		controls: c.controls, cost: c.nodes}
 	e.pool.New = func() any { return &frame{vars: make([]value, e.nvars)} }
 	return e, nil
 }
@@ -106,8 +107,12 @@ func (e *Expr) String() string { return format(e.tree) }
 
 // Eval evaluates the expression. Every clause is evaluated; if any fails, the result
 // is false with an *EvalError naming the failing clause.
-func (e *Expr) Eval(in *Input) (bool, error) {
-	result, _, err := e.run(in)
+func (e *Expr) Eval(in *Input) (bool, error) { return e.EvalWithin(in, nil) }
+
+// EvalWithin is Eval spending the steps from the activity's budget b (nil: the expression's own limit alone). Once b
+// is spent, the error is its *BudgetError.
+func (e *Expr) EvalWithin(in *Input, b *Budget) (bool, error) {
+	result, _, err := e.run(in, b)
 	if err != nil {
 		return false, err
 	}
@@ -116,22 +121,41 @@ func (e *Expr) Eval(in *Input) (bool, error) {
 
 // evalKleene is Eval that also says whether the result is decided despite an error:
 // "false && <error>" is decided false, "true || <error>" decided true.
-func (e *Expr) evalKleene(in *Input) (decided, result bool, err error) {
-	result, decided, err = e.run(in)
+func (e *Expr) evalKleene(in *Input, b *Budget) (decided, result bool, err error) {
+	result, decided, err = e.run(in, b)
 	return decided, result, err
 }
 
-func (e *Expr) run(in *Input) (result, known bool, err error) {
+func (e *Expr) run(in *Input, b *Budget) (result, known bool, err error) {
 	if in == nil {
 		return false, false, errors.New("policy: nil Input")
 	}
-	if e.nvars == 0 {
-		return e.root.evalBool(in, nil)
+	if e.nvars == 0 && b == nil {
+		return e.root.evalBool(in, nil) // nothing to bind, nothing to count: nothing multiplies
 	}
 	f := e.pool.Get().(*frame)
-	f.steps = maxSteps
+	f.steps, f.budget = maxSteps, nil
+	if b != nil {
+		left, err := b.start(e.cost)
+		if err != nil {
+			e.pool.Put(f)
+			return false, false, err
+		}
+		if left < maxSteps {
+			f.steps, f.budget = left, b
+		}
+	}
+	allowed := f.steps
 	result, known, err = e.root.evalBool(in, f)
+	if b != nil {
+		b.spent += min(allowed-f.steps, allowed)
+	}
+	if err != nil && isBudgetError(err) {
+		// Kleene's logic may decide a result despite a failed clause; a spent budget decides nothing.
+		known = false
+	}
 	clear(f.vars) // do not keep the Input reachable from the pool
+	f.budget = nil
 	e.pool.Put(f)
 	return result, known, err
 }
@@ -149,6 +173,7 @@ type compiler struct {
 	slots       int
 	readsParams bool
 	controls    []string
+	nodes       int
 }
 
 func (c *compiler) errorf(pos int, hint, format string, args ...any) error {
@@ -165,6 +190,7 @@ func (c *compiler) lookup(name string) *binding {
 }
 
 func (c *compiler) compile(n node) (evaluator, *typ, error) {
+	c.nodes++
 	switch n := n.(type) {
 	case *stringNode:
 		return &constEval{stringValue(n.val)}, tString, nil

@@ -54,6 +54,9 @@ type Request struct {
 	// apply. Off, such a DENY does not apply, as in the reference.
 	StrictDeny bool
 	Policies   []Policy
+	// Budget bounds the steps of the decision, shared with the activity's other evaluations (MFA conditions, a
+	// session's scope); nil is a budget of DefaultBudget for this decision alone.
+	Budget *Budget
 }
 
 // Outcome is the result of a decision. The zero value is Deny, so a Decision nobody
@@ -106,6 +109,9 @@ type Decision struct {
 	Outcome     Outcome
 	Evaluations []Evaluation
 	Message     string
+	// Err is set when no decision could be made: the Budget ran out (a *BudgetError, also the Message). The
+	// Outcome is then Deny, whatever the policies evaluated before said.
+	Err error
 }
 
 // Messages of the reference for a denial.
@@ -154,10 +160,18 @@ func Decide(r *Request) Decision {
 	d := Decision{Evaluations: make([]Evaluation, len(r.Policies))}
 	var denied, waiting, allowed []string
 	applied := false
+	budget := r.Budget
+	if budget == nil {
+		budget = NewBudget(DefaultBudget, nil)
+	}
 	for i := range r.Policies {
 		p := &r.Policies[i]
-		ev, effect, applies := evaluate(p, in, r.StrictDeny)
+		ev, effect, applies := evaluate(p, in, r.StrictDeny, budget)
 		d.Evaluations[i] = ev
+		if err := budget.Err(); err != nil {
+			// Checked here, not left to evaluate: however a policy's failure counts, a spent budget refuses.
+			return Decision{Outcome: Deny, Evaluations: d.Evaluations[:i+1], Message: err.Error(), Err: err}
+		}
 		applied = applied || applies
 		switch effect {
 		case effectDeny:
@@ -242,10 +256,10 @@ const (
 //   - The condition fails on the data of something the request has (an EIP-712 value of the wrong type, an index out
 //     of range, a fee the PSBT does not give, too many steps): a DENY denies unless the failure cannot matter (Kleene's
 //     logic decides "false && <error>" false), since the submitter chooses that data.
-func evaluate(p *Policy, in *Input, strict bool) (ev Evaluation, eff effect, applies bool) {
+func evaluate(p *Policy, in *Input, strict bool, b *Budget) (ev Evaluation, eff effect, applies bool) {
 	ev.PolicyID = p.ID
 	isDeny := p.Effect != EffectAllow // an unknown effect fails closed
-	if _, active, err := run(p.Time, Time, in); err != nil {
+	if _, active, err := run(p.Time, Time, in, b); err != nil {
 		// A time that cannot be read: an ALLOW does not allow, a DENY denies.
 		ev.Outcome, ev.Err = OutcomeError, err
 		if isDeny {
@@ -257,7 +271,7 @@ func evaluate(p *Policy, in *Input, strict bool) (ev Evaluation, eff effect, app
 		ev.Outcome = OutcomeTimeInactive
 		return ev, effectNone, false
 	}
-	condKnown, cond, err := run(p.Condition, Condition, in)
+	condKnown, cond, err := run(p.Condition, Condition, in, b)
 	if err != nil && condKnown && cond {
 		// The failed clauses cannot change the result ("true || <error>", any() over an element that is true, as in
 		// an IDL policy's instructions.any(i, i.program_key == P && i.parsed_instruction_data...) where only P's
@@ -277,13 +291,13 @@ func evaluate(p *Policy, in *Input, strict bool) (ev Evaluation, eff effect, app
 			return ev, effectNone, true
 		}
 		// The DENY might apply: it denies unless its consensus is decided false.
-		consKnown, cons, _ := run(p.Consensus, Consensus, in)
+		consKnown, cons, _ := run(p.Consensus, Consensus, in, b)
 		if consKnown && !cons {
 			return ev, effectNone, true
 		}
 		return ev, effectDeny, true
 	}
-	consKnown, cons, err := run(p.Consensus, Consensus, in)
+	consKnown, cons, err := run(p.Consensus, Consensus, in, b)
 	switch {
 	case err != nil:
 		ev.Outcome, ev.Err = OutcomeError, err
@@ -306,13 +320,13 @@ func evaluate(p *Policy, in *Input, strict bool) (ev Evaluation, eff effect, app
 	return ev, effectWait, true
 }
 
-// run evaluates an optional expression; absent is true.
-func run(e *Expr, want Field, in *Input) (known, result bool, err error) {
+// run evaluates an optional expression within the budget; absent is true.
+func run(e *Expr, want Field, in *Input, b *Budget) (known, result bool, err error) {
 	if e == nil {
 		return true, true, nil
 	}
 	if e.field != want {
 		return false, false, fmt.Errorf("policy: a %s expression was given as the %s", e.field, want)
 	}
-	return e.evalKleene(in)
+	return e.evalKleene(in, b)
 }

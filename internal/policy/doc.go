@@ -73,7 +73,9 @@
 // Evaluation does not short-circuit: every clause is evaluated, and an error anywhere
 // (an *EvalError: a keyword that does not apply to the request, a missing
 // activity.params key, a value the request's data leaves out, an index out of range, a dynamic value of the wrong type, or
-// more than 100,000 steps of nested methods) is an error of the whole expression. For the decision only, the logical operators
+// more than 100,000 steps of nested methods) is an error of the whole expression. A Budget bounds the steps of every
+// expression one activity evaluates together (EvalWithin, Request.Budget); once it is spent the error is a
+// *BudgetError, which is no *EvalError, and Decide refuses the activity. For the decision only, the logical operators
 // follow Kleene's three-valued logic, so "false && <error>" is known to be false and
 // "true || <error>" true (a policy decided either way despite a failed clause counts as
 // decided); see Decide.

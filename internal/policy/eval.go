@@ -3,10 +3,14 @@ package policy
 import "fmt"
 
 // frame is the mutable state of one evaluation: the bound variables of any, all and
-// filter, and the steps left. Expressions without bound variables need none (nil).
+// filter, and the steps left. A nil frame counts nothing: an expression without bound
+// variables evaluated outside a Budget, where nothing can multiply.
 type frame struct {
 	vars  []value
 	steps int
+	// budget, when the steps left are the activity's Budget rather than the expression's own limit, is the Budget
+	// whose refusal running out of them is.
+	budget *Budget
 }
 
 // maxSteps bounds the predicate evaluations of one Eval. Nested methods multiply:
@@ -17,14 +21,16 @@ const maxSteps = 100_000
 // step spends one predicate evaluation of the budget.
 func (f *frame) step(src string) error { return f.spend(1, src) }
 
-// spend spends n steps; membership tests spend one per element compared. Without
-// bound variables there is no frame and nothing can multiply.
+// spend spends n steps; membership tests spend one per element compared.
 func (f *frame) spend(n int, src string) error {
 	if f == nil {
 		return nil
 	}
 	f.steps -= n
 	if f.steps < 0 {
+		if f.budget != nil {
+			return f.budget.exceeded()
+		}
 		return &EvalError{Kind: LimitExceeded, Clause: src, Msg: fmt.Sprintf("needs more than %d steps", maxSteps)}
 	}
 	return nil

@@ -364,7 +364,7 @@ func TestEvalKleene(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		known, result, err := e.evalKleene(in)
+		known, result, err := e.evalKleene(in, nil)
 		if err == nil || known != tt.known || (known && result != tt.result) {
 			t.Errorf("%s: known %v result %v err %v; want known %v result %v with an error", tt.src, known, result, err, tt.known, tt.result)
 		}

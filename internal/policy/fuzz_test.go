@@ -99,7 +99,7 @@ func FuzzEval(f *testing.F) {
 			return
 		}
 		got, err := e.Eval(in)
-		known, result, err2 := e.evalKleene(in)
+		known, result, err2 := e.evalKleene(in, nil)
 		if (err == nil) != (err2 == nil) {
 			t.Fatalf("%q: Eval error %v, Kleene error %v", src, err, err2)
 		}

@@ -24,8 +24,8 @@ type SolanaInstruction struct {
 	Parsed *SolanaParsedInstruction
 }
 
-// SolanaParsedInstruction is an instruction decoded with its program's IDL (parsed_instruction_data). Names are
-// snake_case, Discriminator lower-case hex.
+// SolanaParsedInstruction is an instruction decoded with its program's IDL (parsed_instruction_data). Names are the
+// IDL's as written, Discriminator lower-case hex.
 type SolanaParsedInstruction struct {
 	InstructionName string
 	Discriminator   string

@@ -107,12 +107,16 @@ func CanVote(r *Request, voter User, credentials []Credential) bool {
 	if in == nil {
 		in = &Input{}
 	}
+	budget := r.Budget
+	if budget == nil {
+		budget = NewBudget(DefaultBudget, nil)
+	}
 	for i := range r.Policies {
 		p := &r.Policies[i]
 		if p.Effect != EffectAllow {
 			continue
 		}
-		if _, cond, err := run(p.Condition, Condition, in); err != nil || !cond {
+		if _, cond, err := run(p.Condition, Condition, in, budget); err != nil || !cond {
 			continue
 		}
 		if p.Consensus == nil || p.Consensus.Names(voter, credentials) {

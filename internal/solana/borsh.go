@@ -115,7 +115,7 @@ func (d *borsh) defined(def *idlTypeDef, depth int) (any, error) {
 		}
 		v := def.variants[tag[0]]
 		if v.fields == nil && v.tuple == nil {
-			return v.name, nil
+			return map[string]any{v.name: nil}, nil
 		}
 		fields, err := d.fields(v.fields, v.tuple, depth)
 		if err != nil {

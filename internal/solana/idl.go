@@ -45,7 +45,8 @@ type ParsedCall struct {
 	NamedAccounts map[string]string
 	// Args are the arguments by name as JSON-like values: integers as json.Number, public keys base58, bytes as
 	// lower-case hex, strings, bools, vectors and arrays as []any, an absent option as nil, structs as maps,
-	// tuple structs as []any, a unit enum variant as its name and any other variant as {name: its fields}.
+	// tuple structs as []any, and an enum variant as {name: its fields}, nil for a unit variant's (the reference's
+	// parser's {"Raydium": null}).
 	Args map[string]any
 }
 
@@ -171,7 +172,8 @@ func (idl *IDL) check(t *idlType, depth int) error {
 	return nil
 }
 
-// Names: Anchor derives a legacy instruction's discriminator from its Rust name, and policies see Rust's names.
+// Names: policies see an IDL's names as it writes them, as the reference's parser gives them (a legacy IDL's
+// useDurableNonce stays useDurableNonce); only a legacy instruction's discriminator is derived from its Rust name.
 
 // snakeCase converts a camelCase or PascalCase name to snake_case as Rust's heck crate does (routePlan → route_plan,
 // HTTPServer → http_server, initializeV2 → initialize_v2); a snake_case name is unchanged.
@@ -267,7 +269,7 @@ type rawVariant struct {
 }
 
 func (ri *rawInstruction) parse(d dialect) (IDLInstruction, error) {
-	in := IDLInstruction{Name: snakeCase(ri.Name)}
+	in := IDLInstruction{Name: ri.Name}
 	if ri.Name == "" {
 		return in, errors.New("an instruction has no name")
 	}
@@ -288,7 +290,7 @@ func (ri *rawInstruction) parse(d dialect) (IDLInstruction, error) {
 		}
 		in.Discriminator = []byte{byte(ri.Discriminant.Value)}
 	default:
-		in.Discriminator = anchorDiscriminator(in.Name)
+		in.Discriminator = anchorDiscriminator(snakeCase(in.Name))
 	}
 	in.Accounts = flattenAccounts(ri.Accounts, nil)
 	for _, a := range ri.Args {
@@ -308,7 +310,7 @@ func flattenAccounts(as []rawAccount, out []string) []string {
 			out = flattenAccounts(a.Accounts, out)
 			continue
 		}
-		out = append(out, snakeCase(a.Name))
+		out = append(out, a.Name)
 	}
 	return out
 }
@@ -321,7 +323,7 @@ func (f *rawField) parse() (idlField, error) {
 	if err != nil {
 		return idlField{}, fmt.Errorf("%s: %v", f.Name, err)
 	}
-	return idlField{name: snakeCase(f.Name), typ: t}, nil
+	return idlField{name: f.Name, typ: t}, nil
 }
 
 func (t *rawTypeDef) parse() (*idlTypeDef, error) {

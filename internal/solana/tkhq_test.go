@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -424,16 +425,12 @@ func describeSPL(ts []SPLTransfer) string {
 
 // The IDL tests of the reference's parser (test_idl_parsing_jupiter_instruction_1, test_idl_ape_pro, test_idl_raydium,
 // test_idl_kamino, test_idl_meteora; testdata/tkhq_idl_cases.json): each instruction's data decodes with the IDL the
-// parser carries for its program, to the instruction its test names (in snake_case, as policies see names). One name
-// is the test's comment's typo: "shared_account_route_with_token_ledger" is the IDL's
+// parser carries for its program, to the instruction its test names (as the IDL writes it: a legacy IDL's
+// camelCase stays). One name is the test's comment's typo: "shared_account_route_with_token_ledger" is the IDL's
 // shared_accounts_route_with_token_ledger. The Jupiter instructions of the v0 swaps decode too. The cases of
 // test_extraneous_bytes and test_insufficient_data_cases (no name) are refused: data with bytes after the arguments,
-// or too few for them.
-//
-// Where Sigil differs from the reference's parser in what a decoded call looks like, which these cases do not compare
-// (its test_full_jupiter_idl_call and test_ape_pro_call_values do): it keeps a legacy IDL's names as written
-// (useDurableNonce) where Sigil gives them in snake_case (use_durable_nonce, docs/CHAINS.md), and it renders a unit
-// enum variant as {"Raydium": null} where Sigil gives the string "Raydium".
+// or too few for them. The arguments of two calls are compared whole, as test_full_jupiter_idl_call and
+// test_ape_pro_call_values compare them: names as the IDL writes them, a unit enum variant as {"Raydium": null}.
 func TestTkhqIDLCases(t *testing.T) {
 	raw, err := os.ReadFile("testdata/tkhq_idl_cases.json")
 	if err != nil {
@@ -478,7 +475,7 @@ func TestTkhqIDLCases(t *testing.T) {
 			}
 			continue
 		}
-		want := snakeCase(c.Name)
+		want := c.Name
 		if want == "shared_account_route_with_token_ledger" {
 			want = "shared_accounts_route_with_token_ledger"
 		}
@@ -486,5 +483,44 @@ func TestTkhqIDLCases(t *testing.T) {
 		if err != nil || call.InstructionName != want {
 			t.Errorf("%s, %s: %+v %v, want %s", c.Test, c.Data, call, err, want)
 		}
+	}
+}
+
+// test_full_jupiter_idl_call and test_ape_pro_call_values of the reference's parser: every argument of two calls, by
+// the names the IDL writes and with unit enum variants as {"Variant": null}, exactly as its expected maps.
+func TestTkhqIDLCallValues(t *testing.T) {
+	decode := func(file, data string) map[string]any {
+		t.Helper()
+		b, err := os.ReadFile("testdata/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idl, err := ParseIDL(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		call, err := idl.Decode(mustHex(t, data), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return numbersAsStrings(call.Args).(map[string]any)
+	}
+	hop := func(in, out int, venue string) map[string]any {
+		return map[string]any{"input_index": fmt.Sprint(in), "output_index": fmt.Sprint(out), "percent": "100", "swap": map[string]any{venue: nil}}
+	}
+	jupiter := map[string]any{"slippage_bps": "0", "in_amount": "73114476", "platform_fee_bps": "0", "quoted_out_amount": "73156261",
+		"route_plan": []any{hop(0, 1, "Raydium"), hop(1, 2, "MeteoraDlmm")}}
+	if got := decode("tkhq_jupiter_agg_v6.json", "e517cb977ae3ad2a0200000007640001266401026ca35b0400000000a5465c0400000000000000"); !reflect.DeepEqual(got, jupiter) {
+		t.Errorf("jupiter route:\n got %v\nwant %v", got, jupiter)
+	}
+	signature := []any{}
+	for _, b := range mustHex(t, "cd6e86c4290c162621bd683dcf8de9da5aed6ffcbe1c3e0fb03581739510ba8137e3cba7093f1e888c7726a4f56809f90d38ed4cf1d85e2aae04b51016dee2ec") {
+		signature = append(signature, fmt.Sprint(b))
+	}
+	ape := map[string]any{"useDurableNonce": false, "postSwapIxIndex": "9", "recoveryId": "1", "feeBps": "45", "inputAmount": "1000000000",
+		"priorityFeeLamports": "10000000", "maxOut": "18446744073709551615", "minOut": "0", "nonce": "1745973495298",
+		"referralShareBps": "0", "signature": signature}
+	if got := decode("tkhq_ape_pro.json", "315e88b6bffd5c280246218496010000cd6e86c4290c162621bd683dcf8de9da5aed6ffcbe1c3e0fb03581739510ba8137e3cba7093f1e888c7726a4f56809f90d38ed4cf1d85e2aae04b51016dee2ec01809698000000000000ca9a3b000000000000000000000000092d00000000ffffffffffffffff"); !reflect.DeepEqual(got, ape) {
+		t.Errorf("ape pro preFlashSwapApprove:\n got %v\nwant %v", got, ape)
 	}
 }

@@ -30,14 +30,17 @@ const (
 // WebhookDelivery is one event for one endpoint: a row of the webhook outbox.
 type WebhookDelivery struct {
 	ID, EventID, EndpointID, OrgID, URL, EventType, Subject string
-	Sequence                                                int64 // the event's number within its subject
-	Body                                                    []byte
-	State                                                   string
-	Attempts                                                int
-	NextAt, LeaseUntil, CreatedAt, DoneAt                   int64 // unix nanoseconds; 0 when not set
-	LastStatus                                              int
-	LastError                                               string
-	Scheme                                                  string // webhook.SchemeTurnkey ("" too) or webhook.SchemeHMAC
+	// Tenant is whose endpoint it is (webhook.Delivery.Tenant): the billing organization, or the yield project; ""
+	// is written as OrgID.
+	Tenant                                string
+	Sequence                              int64 // the event's number within its subject
+	Body                                  []byte
+	State                                 string
+	Attempts                              int
+	NextAt, LeaseUntil, CreatedAt, DoneAt int64 // unix nanoseconds; 0 when not set
+	LastStatus                            int
+	LastError                             string
+	Scheme                                string // webhook.SchemeTurnkey ("" too) or webhook.SchemeHMAC
 	// Secret is the endpoint's secret as sealed by its service (HMAC only); the store never sees it in plain form.
 	Secret []byte
 	Source string // WebhookSourceCoordinator ("" too) or WebhookSourceYield
@@ -62,11 +65,15 @@ func (t *Tx) EnqueueWebhookDeliveries(ctx context.Context, ds []WebhookDelivery)
 		if d.ByReference {
 			source = byReference(source)
 		}
+		tenant := d.Tenant
+		if tenant == "" {
+			tenant = d.OrgID
+		}
 		_, err := t.exec(ctx, `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, org_id, url, event_type, subject,
-			sequence, body, state, attempts, next_at, lease_until, last_status, last_error, created_at, done_at, scheme, secret, source)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, '', ?, 0, ?, ?, ?)`,
+			sequence, body, state, attempts, next_at, lease_until, last_status, last_error, created_at, done_at, scheme, secret, source, tenant)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, '', ?, 0, ?, ?, ?, ?)`,
 			d.ID, d.EventID, d.EndpointID, d.OrgID, d.URL, d.EventType, d.Subject, d.Sequence, d.storedBody(), DeliveryPending,
-			d.CreatedAt, d.LeaseUntil, d.CreatedAt, scheme, base64.StdEncoding.EncodeToString(d.Secret), source)
+			d.CreatedAt, d.LeaseUntil, d.CreatedAt, scheme, base64.StdEncoding.EncodeToString(d.Secret), source, tenant)
 		if err != nil {
 			return fmt.Errorf("store: enqueue webhook delivery: %w", err)
 		}
@@ -168,13 +175,13 @@ func (t *Tx) WebhookEventExists(ctx context.Context, endpointID, eventID string)
 }
 
 const webhookDeliveryColumns = `id, event_id, endpoint_id, org_id, url, event_type, subject, sequence, body, state, attempts,
-	next_at, lease_until, last_status, last_error, created_at, done_at, scheme, secret, source`
+	next_at, lease_until, last_status, last_error, created_at, done_at, scheme, secret, source, tenant`
 
 func scanWebhookDelivery(row interface{ Scan(...any) error }) (WebhookDelivery, error) {
 	var d WebhookDelivery
 	var body, secret string
 	err := row.Scan(&d.ID, &d.EventID, &d.EndpointID, &d.OrgID, &d.URL, &d.EventType, &d.Subject, &d.Sequence, &body, &d.State,
-		&d.Attempts, &d.NextAt, &d.LeaseUntil, &d.LastStatus, &d.LastError, &d.CreatedAt, &d.DoneAt, &d.Scheme, &secret, &d.Source)
+		&d.Attempts, &d.NextAt, &d.LeaseUntil, &d.LastStatus, &d.LastError, &d.CreatedAt, &d.DoneAt, &d.Scheme, &secret, &d.Source, &d.Tenant)
 	if err != nil {
 		return d, err
 	}
@@ -276,8 +283,10 @@ func (q *WebhookQueue) referenceSource() string {
 var _ webhook.Queue = (*WebhookQueue)(nil)
 
 // Claim takes the due deliveries that head their endpoint's and subject's line: a delivery waits while an earlier one
-// of its subject is pending, whether leased or waiting for a retry, so one subject's events arrive in order.
-func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease time.Duration) ([]webhook.Delivery, error) {
+// of its subject is pending, whether leased or waiting for a retry, so one subject's events arrive in order. It leaves
+// alone the endpoints and tenants busy names (the worker's at their caps, or with an open circuit): the rows behind
+// them are someone else's turn.
+func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease time.Duration, busy webhook.Busy) ([]webhook.Delivery, error) {
 	var claimed []WebhookDelivery
 	outcomes := q.takeOutcomes()
 	err := q.s.Write(ctx, func(t *Tx) error {
@@ -288,11 +297,13 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 		if t.d.forUpdate != "" {
 			lock = " FOR UPDATE OF d SKIP LOCKED"
 		}
+		skip, skipArgs := busyFilter(busy)
+		args := append([]any{q.source, q.referenceSource(), DeliveryPending, now.UnixNano(), now.UnixNano()}, skipArgs...)
 		rows, err := t.query(ctx, `SELECT `+claimColumns+` FROM webhook_deliveries d
-			WHERE d.source IN (?, ?) AND d.state = ? AND d.next_at <= ? AND d.lease_until <= ?
+			WHERE d.source IN (?, ?) AND d.state = ? AND d.next_at <= ? AND d.lease_until <= ?`+skip+`
 			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.endpoint_id = d.endpoint_id AND e.subject = d.subject
 				AND d.subject <> '' AND e.state = ? AND e.seq < d.seq)
-			ORDER BY d.seq LIMIT ?`+lock, q.source, q.referenceSource(), DeliveryPending, now.UnixNano(), now.UnixNano(), DeliveryPending, n)
+			ORDER BY d.seq LIMIT ?`+lock, append(args, DeliveryPending, n)...)
 		if err != nil {
 			return fmt.Errorf("store: claim webhook deliveries: %w", err)
 		}
@@ -327,6 +338,30 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 		}
 	}
 	return out, err
+}
+
+// maxBusy bounds the endpoints and tenants a claim names to leave alone: beyond it the claim takes their rows, which
+// the worker gives back (a worker posts at most a few dozen at once, so only open circuits can be this many).
+const maxBusy = 500
+
+// busyFilter is the claim's condition leaving busy's endpoints and tenants alone, and its arguments.
+func busyFilter(busy webhook.Busy) (string, []any) {
+	var cond strings.Builder
+	var args []any
+	for _, list := range []struct {
+		column string
+		ids    []string
+	}{{"d.endpoint_id", busy.Endpoints}, {"d.tenant", busy.Tenants}} {
+		ids := list.ids[:min(len(list.ids), maxBusy)]
+		if len(ids) == 0 {
+			continue
+		}
+		cond.WriteString(" AND " + list.column + " NOT IN (?" + strings.Repeat(", ?", len(ids)-1) + ")")
+		for _, id := range ids {
+			args = append(args, id)
+		}
+	}
+	return cond.String(), args
 }
 
 // ErrUndeliverable marks why a claimed delivery can never be posted: its secret does not open, or its body, written
@@ -372,7 +407,7 @@ func (q *WebhookQueue) complete(ctx context.Context, d WebhookDelivery) (webhook
 // Delivery is the row as a webhook.Worker posts it, without its secret (sealed).
 func (d WebhookDelivery) Delivery() webhook.Delivery {
 	return webhook.Delivery{ID: d.ID, EventID: d.EventID, EndpointID: d.EndpointID, URL: d.URL, EventType: d.EventType,
-		OrgID: d.OrgID, Subject: d.Subject, Sequence: d.Sequence, Body: d.Body, Attempts: d.Attempts, Scheme: d.Scheme}
+		OrgID: d.OrgID, Subject: d.Subject, Sequence: d.Sequence, Body: d.Body, Attempts: d.Attempts, Scheme: d.Scheme, Tenant: d.Tenant}
 }
 
 func (q *WebhookQueue) openSecret(d WebhookDelivery) ([]byte, error) {

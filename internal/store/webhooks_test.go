@@ -43,7 +43,7 @@ func TestWebhookQueueOrderAndLeases(t *testing.T) {
 			return out
 		}
 		claim := func(at time.Time) string {
-			ds, err := q.Claim(ctx, at, 10, time.Minute)
+			ds, err := q.Claim(ctx, at, 10, time.Minute, webhook.Busy{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +118,7 @@ func TestWebhookQueueConcurrentClaims(t *testing.T) {
 		for range 4 {
 			wg.Go(func() {
 				for {
-					got, err := s.WebhookQueue(store.WebhookSourceCoordinator).Claim(ctx, time.Unix(10, 0), 3, time.Minute)
+					got, err := s.WebhookQueue(store.WebhookSourceCoordinator).Claim(ctx, time.Unix(10, 0), 3, time.Minute, webhook.Busy{})
 					if err != nil {
 						t.Error(err)
 						return
@@ -159,7 +159,7 @@ func TestWebhookQueueMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := s.WebhookQueue(store.WebhookSourceCoordinator)
-	if _, err := q.Claim(ctx, time.Unix(10, 0), 5, time.Minute); err != nil {
+	if _, err := q.Claim(ctx, time.Unix(10, 0), 5, time.Minute, webhook.Busy{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Delivered(ctx, "m1", time.Unix(10, 0), 200); err != nil {
@@ -190,7 +190,7 @@ func TestReplayWebhookDeliveries(t *testing.T) {
 		if err := s.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueWebhookDeliveries(ctx, ds) }); err != nil {
 			t.Fatal(err)
 		}
-		claimed, err := q.Claim(ctx, now, 10, time.Minute)
+		claimed, err := q.Claim(ctx, now, 10, time.Minute, webhook.Busy{})
 		if err != nil || len(claimed) != 3 {
 			t.Fatalf("claim: %v %v", claimed, err)
 		}
@@ -216,7 +216,7 @@ func TestReplayWebhookDeliveries(t *testing.T) {
 		if got, err := replay(); err != nil || strings.Join(got, " ") != "d1 d2" {
 			t.Fatalf("replay all: %v %v", got, err)
 		}
-		claimed, err = q.Claim(ctx, now.Add(2*time.Second), 10, time.Minute)
+		claimed, err = q.Claim(ctx, now.Add(2*time.Second), 10, time.Minute, webhook.Busy{})
 		if err != nil || len(claimed) != 2 {
 			t.Fatalf("claim after the replay: %+v %v", claimed, err)
 		}
@@ -272,10 +272,10 @@ func TestWebhookDeliveryLeasedAtBirth(t *testing.T) {
 			t.Fatal(err)
 		}
 		other := s.WebhookQueue(store.WebhookSourceCoordinator)
-		if got, err := other.Claim(ctx, now.Add(59*time.Second), 10, time.Minute); err != nil || len(got) != 0 {
+		if got, err := other.Claim(ctx, now.Add(59*time.Second), 10, time.Minute, webhook.Busy{}); err != nil || len(got) != 0 {
 			t.Fatalf("claimed %+v %v while leased", got, err)
 		}
-		got, err := other.Claim(ctx, now.Add(time.Minute), 10, time.Minute)
+		got, err := other.Claim(ctx, now.Add(time.Minute), 10, time.Minute, webhook.Busy{})
 		if err != nil || len(got) != 1 || got[0].ID != d.ID || got[0].EventID != "ev" {
 			t.Fatalf("after the lease: %+v %v", got, err)
 		}
@@ -311,7 +311,7 @@ func TestWebhookDeliveriesByReference(t *testing.T) {
 			}
 		}
 		// A queue that renders no bodies, as a coordinator of an earlier release, leaves them to one that does.
-		if got, err := s.WebhookQueue(store.WebhookSourceCoordinator).Claim(ctx, now, 10, time.Hour); err != nil || len(got) != 0 {
+		if got, err := s.WebhookQueue(store.WebhookSourceCoordinator).Claim(ctx, now, 10, time.Hour, webhook.Busy{}); err != nil || len(got) != 0 {
 			t.Fatalf("a queue without a renderer claimed %+v, %v", got, err)
 		}
 		q := s.WebhookQueue(store.WebhookSourceCoordinator).RenderBodies(func(_ context.Context, d store.WebhookDelivery) ([]byte, error) {
@@ -323,7 +323,7 @@ func TestWebhookDeliveriesByReference(t *testing.T) {
 			}
 			return []byte(`{"rendered":"` + d.Subject + `"}`), nil
 		})
-		got, err := q.Claim(ctx, now, 10, time.Hour)
+		got, err := q.Claim(ctx, now, 10, time.Hour, webhook.Busy{})
 		if err != nil || len(got) != 1 || got[0].ID != "ok" || string(got[0].Body) != `{"rendered":"ok"}` {
 			t.Fatalf("claimed %+v, %v", got, err)
 		}
@@ -336,11 +336,11 @@ func TestWebhookDeliveriesByReference(t *testing.T) {
 			t.Fatalf("dead %+v, %v", dead, err)
 		}
 		// The one that failed for now is released, not dead: not due at once, claimed again once due.
-		if got, err := q.Claim(ctx, now, 10, time.Hour); err != nil || len(got) != 0 {
+		if got, err := q.Claim(ctx, now, 10, time.Hour, webhook.Busy{}); err != nil || len(got) != 0 {
 			t.Fatalf("claimed again at once: %+v, %v", got, err)
 		}
 		q.RenderBodies(func(_ context.Context, d store.WebhookDelivery) ([]byte, error) { return []byte(`{}`), nil })
-		got, err = q.Claim(ctx, now.Add(10*time.Second), 10, time.Hour)
+		got, err = q.Claim(ctx, now.Add(10*time.Second), 10, time.Hour, webhook.Busy{})
 		if err != nil || len(got) != 1 || got[0].ID != "later" || string(got[0].Body) != `{}` {
 			t.Fatalf("claimed later %+v, %v", got, err)
 		}
@@ -361,4 +361,52 @@ func TestDeliveryIDsAreTimeOrdered(t *testing.T) {
 		}
 		prev = id
 	}
+}
+
+// A claim leaves alone the endpoints and tenants the worker names busy, and takes the rows behind theirs; a delivery
+// written without a tenant counts for its organization.
+func TestWebhookClaimLeavesBusyAlone(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		ctx := context.Background()
+		s := open(t, b)
+		q := s.WebhookQueue(store.WebhookSourceCoordinator)
+		now := time.Unix(1000, 0)
+		var ds []store.WebhookDelivery
+		for i, row := range []struct{ endpoint, org, tenant string }{
+			{"slow-1", "attacker-sub", "attacker"}, {"slow-2", "attacker-sub", "attacker"}, {"slow-1", "attacker", "attacker"},
+			{"healthy", "victim", ""}, {"slow-3", "attacker-sub", "attacker"},
+		} {
+			ds = append(ds, store.WebhookDelivery{ID: strconv.Itoa(i), EventID: "ev" + strconv.Itoa(i), EndpointID: row.endpoint, OrgID: row.org,
+				Tenant: row.tenant, URL: "https://x.example", EventType: "ACTIVITY_UPDATES", Subject: strconv.Itoa(i), Body: []byte("{}"),
+				CreatedAt: now.UnixNano()})
+		}
+		if err := s.Write(ctx, func(tx *store.Tx) error { return tx.EnqueueWebhookDeliveries(ctx, ds) }); err != nil {
+			t.Fatal(err)
+		}
+		claim := func(busy webhook.Busy) string {
+			t.Helper()
+			got, err := q.Claim(ctx, now, 10, time.Nanosecond, busy) // leased for a nanosecond: the next claim may take them again
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := ""
+			for _, d := range got {
+				out += d.ID + ":" + d.Tenant + " "
+			}
+			return out
+		}
+		now = now.Add(time.Second)
+		if got := claim(webhook.Busy{Endpoints: []string{"slow-1", "slow-2"}}); got != "3:victim 4:attacker " {
+			t.Errorf("leaving slow-1 and slow-2 alone: %q", got)
+		}
+		now = now.Add(time.Second)
+		if got := claim(webhook.Busy{Tenants: []string{"attacker"}}); got != "3:victim " {
+			t.Errorf("leaving the attacker's tenant alone: %q", got)
+		}
+		now = now.Add(time.Second)
+		if got := claim(webhook.Busy{Endpoints: []string{"healthy"}, Tenants: []string{"victim"}}); got != "0:attacker 1:attacker 2:attacker 4:attacker " {
+			t.Errorf("leaving the victim alone: %q", got)
+		}
+	})
 }

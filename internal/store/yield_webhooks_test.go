@@ -44,7 +44,7 @@ func TestWebhookQueueSources(t *testing.T) {
 		if len(seqs) != 3 || seqs[0] != 1 || seqs[1] != 2 || seqs[2] != 3 {
 			t.Fatalf("sequences %v, want 1 2 3", seqs)
 		}
-		got, err := s.WebhookQueue(store.WebhookSourceCoordinator).Claim(ctx, now, 10, time.Minute)
+		got, err := s.WebhookQueue(store.WebhookSourceCoordinator).Claim(ctx, now, 10, time.Minute, webhook.Busy{})
 		if err != nil || len(got) != 1 || got[0].ID != "coord" || got[0].Scheme != webhook.SchemeTurnkey || got[0].Secret != nil {
 			t.Fatalf("the coordinator claimed %+v, %v", got, err)
 		}
@@ -54,7 +54,7 @@ func TestWebhookQueueSources(t *testing.T) {
 			}
 			return []byte("plain"), nil
 		})
-		got, err = q.Claim(ctx, now, 10, time.Minute)
+		got, err = q.Claim(ctx, now, 10, time.Minute, webhook.Busy{})
 		if err != nil || len(got) != 1 || got[0].ID != "good" || got[0].Scheme != webhook.SchemeHMAC || string(got[0].Secret) != "plain" {
 			t.Fatalf("the yield service claimed %+v, %v", got, err)
 		}

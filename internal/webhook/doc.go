@@ -31,6 +31,10 @@
 //     can also hand it deliveries it has just written and leased to it (Offer),
 //     which it posts without a claim.
 //     webhooktest.Queue is an in-memory Queue for tests.
+//   - Fair to tenants (fairness.go): the attempts in flight are capped per
+//     endpoint and per tenant, claims leave those at their caps alone, and an
+//     endpoint that keeps timing out has its circuit opened, so one tenant's
+//     hanging receivers hold its own share of the slots and no one else's.
 //
 // What it does not do: it knows no SQL and no event payloads. The outbox
 // tables (events, endpoints, deliveries, their leases and dead letters) and

@@ -123,7 +123,7 @@ func (g Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
 	}
 	addrs, err := r.LookupIPAddr(ctx, host)
 	if err != nil {
-		return nil, refused(false, "cannot resolve %q: %v", host, err)
+		return nil, refused(false, "cannot resolve %q: %s", host, lookupFailure(err))
 	}
 	if len(addrs) == 0 {
 		return nil, refused(false, "%q has no address", host)
@@ -140,6 +140,22 @@ func (g Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
 		ips = append(ips, ip)
 	}
 	return ips, nil
+}
+
+// lookupFailure says why a lookup failed without the resolver's own words: Go's name the DNS server asked ("lookup x
+// on 10.0.0.2:53: ...") and the socket that asked it, the operator's internal addresses, which a tenant reading the
+// refusal of its URL or a delivery's last error must not learn.
+func lookupFailure(err error) string {
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return "no such host"
+	case errors.As(err, &dnsErr) && dnsErr.IsTimeout, errors.Is(err, context.DeadlineExceeded):
+		return "the lookup timed out"
+	case errors.As(err, &dnsErr) && dnsErr.IsTemporary:
+		return "the lookup failed for now"
+	}
+	return "the lookup failed"
 }
 
 func checkAddr(ip netip.Addr) error {

@@ -223,3 +223,28 @@ func TestControlHook(t *testing.T) {
 		}
 	}
 }
+
+// failingResolver fails every lookup as Go's resolver does, naming the DNS server it asked.
+type failingResolver struct{ err error }
+
+func (r failingResolver) LookupIPAddr(context.Context, string) ([]net.IPAddr, error) {
+	return nil, r.err
+}
+
+// A refusal for a name that does not resolve says why without the operator's resolver: a tenant reads it when its URL
+// is refused, and in its deliveries' last error.
+func TestResolverFailuresDoNotNameTheResolver(t *testing.T) {
+	t.Parallel()
+	for want, err := range map[string]error{
+		"no such host":              &net.DNSError{Err: "no such host", Name: "hooks.example.com", Server: "10.0.0.2:53", IsNotFound: true},
+		"the lookup timed out":      &net.DNSError{Err: "read udp 10.0.0.9:40123->10.0.0.2:53: i/o timeout", Name: "hooks.example.com", Server: "10.0.0.2:53", IsTimeout: true},
+		"the lookup failed for now": &net.DNSError{Err: "server misbehaving", Name: "hooks.example.com", Server: "10.0.0.2:53", IsTemporary: true},
+		"the lookup failed":         fmt.Errorf("dial udp 10.0.0.2:53: connect: network is unreachable"),
+	} {
+		g := Guard{Resolver: failingResolver{err}}
+		got := g.CheckURL(context.Background(), "https://hooks.example.com/hook")
+		if got == nil || !strings.Contains(got.Error(), `cannot resolve "hooks.example.com": `+want) || strings.Contains(got.Error(), "10.0.0") {
+			t.Errorf("%v: refused with %v, want %q and no resolver address", err, got, want)
+		}
+	}
+}

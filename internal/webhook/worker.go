@@ -38,6 +38,9 @@ type Delivery struct {
 	// subject in the order Claim returned them, one at a time; "" means none.
 	Subject  string
 	Sequence int64 // the event's number within its subject, for the Queue
+	// Tenant is whose endpoint it is, for the worker's caps per tenant (PerTenant): the organization that
+	// registered it, or its billing organization; "" counts as OrgID.
+	Tenant   string
 	Body     []byte
 	Attempts int    // attempts already made
 	Scheme   string // SchemeTurnkey ("" too) or SchemeHMAC
@@ -53,8 +56,9 @@ type Delivery struct {
 // return one subject's deliveries in sequence order.
 type Queue interface {
 	// Claim returns up to n deliveries due at now, leased until now+lease
-	// so that another worker does not take them meanwhile.
-	Claim(ctx context.Context, now time.Time, n int, lease time.Duration) ([]Delivery, error)
+	// so that another worker does not take them meanwhile, none of them to
+	// an endpoint or for a tenant that busy names.
+	Claim(ctx context.Context, now time.Time, n int, lease time.Duration, busy Busy) ([]Delivery, error)
 	// Delivered records a 2xx answer.
 	Delivered(ctx context.Context, id string, at time.Time, status int) error
 	// Failed records a failed attempt.
@@ -144,10 +148,16 @@ type Worker struct {
 	Signer *Signer // signs SchemeTurnkey deliveries
 	Guard  Guard   // checked before every attempt
 	// Client overrides Guard.Client(Timeout). It must not follow redirects.
-	Client       *http.Client
-	Timeout      time.Duration // one attempt; default DefaultTimeout
-	Backoff      Backoff
-	Concurrency  int           // attempts in flight at once; default 8
+	Client      *http.Client
+	Timeout     time.Duration // one attempt; default DefaultTimeout
+	Backoff     Backoff
+	Concurrency int // attempts in flight at once; default 8
+	// PerEndpoint and PerTenant cap the attempts in flight to one endpoint and for one tenant (Delivery.Tenant):
+	// defaults DefaultPerEndpoint and DefaultPerTenant, at most Concurrency. Breaker opens the circuit of an endpoint
+	// that keeps timing out. See Busy.
+	PerEndpoint  int
+	PerTenant    int
+	Breaker      Breaker
 	PollInterval time.Duration // between claims when not notified; default 5 s
 	// Gather is how long the worker waits, once woken by Notify, before it
 	// claims: deliveries written close together are then claimed in one claim
@@ -191,6 +201,10 @@ type offer struct {
 // DefaultOfferLease is OfferLease's default: a wait for a free slot and an attempt, with room to spare.
 const DefaultOfferLease = 2 * time.Minute
 
+// maxOffered bounds the deliveries offered and not started: beyond it the oldest are dropped, to be claimed when their
+// lease ends (a tenant whose endpoints are all at their caps could otherwise pile up its new activities' deliveries).
+const maxOffered = 4096
+
 func (w *Worker) init() {
 	w.once.Do(func() { w.wake, w.offers = make(chan struct{}, 1), make(chan struct{}, 1) })
 }
@@ -209,6 +223,10 @@ func (w *Worker) Offer(ds []Delivery) bool {
 		for _, d := range ds {
 			w.offered = append(w.offered, offer{d, now})
 		}
+		if over := len(w.offered) - maxOffered; over > 0 {
+			w.log().Warn("webhook: too many offered deliveries wait for a free slot; the oldest are claimed when their lease ends", "dropped", over)
+			w.offered = slices.Delete(w.offered, 0, over)
+		}
 	}
 	w.mu.Unlock()
 	if taken {
@@ -220,33 +238,56 @@ func (w *Worker) Offer(ds []Delivery) bool {
 	return taken
 }
 
-// takeOffered returns up to n offered deliveries, in the order offered, dropping those whose lease may end before
-// their attempt does.
-func (w *Worker) takeOffered(n int) []Delivery {
+// takeOffered returns runs of offered deliveries to start, in the order offered, at most n, each admitted by the
+// scheduler (runs of one endpoint and subject, as groupBySubject makes them). It drops those whose lease may end before
+// their attempt does, returns in held those an open circuit holds (to be released until it closes), and leaves the
+// others offered: their endpoint or tenant is at its cap.
+func (w *Worker) takeOffered(n int, s *scheduler) (runs [][]Delivery, held []heldRun) {
 	lease := w.OfferLease
 	if lease <= 0 {
 		lease = DefaultOfferLease
 	}
 	margin := lease - w.timeout() - 5*time.Second // the longest an offer may wait (none is dropped if it is not positive)
-	oldest := w.now().Add(-margin)
+	now := w.now()
+	oldest := now.Add(-margin)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var ds []Delivery
-	taken := 0
+	index := map[[2]string]int{} // runs by endpoint and subject
+	kept := w.offered[:0]
 	for _, o := range w.offered {
-		if len(ds) == n {
-			break
-		}
-		taken++
 		if margin > 0 && o.at.Before(oldest) {
 			w.log().Warn("webhook: an offered delivery waited too long for a free slot; it is claimed when its lease ends",
 				"delivery", o.d.ID, "event", o.d.EventID)
 			continue
 		}
-		ds = append(ds, o.d)
+		k := [2]string{o.d.EndpointID, o.d.Subject}
+		if i, ok := index[k]; ok && o.d.Subject != "" {
+			runs[i] = append(runs[i], o.d)
+			continue
+		}
+		if len(runs) == n {
+			kept = append(kept, o)
+			continue
+		}
+		switch a, until := s.admit(o.d, now); a {
+		case admitted:
+			index[k] = len(runs)
+			runs = append(runs, []Delivery{o.d})
+		case open:
+			held = append(held, heldRun{[]Delivery{o.d}, until})
+		default:
+			kept = append(kept, o)
+		}
 	}
-	w.offered = slices.Delete(w.offered, 0, taken)
-	return ds
+	clear(w.offered[len(kept):])
+	w.offered = kept
+	return runs, held
+}
+
+// heldRun is a run of deliveries an open circuit holds until.
+type heldRun struct {
+	ds    []Delivery
+	until time.Time
 }
 
 // setRunning opens or closes the worker to offers; closing returns what was offered and not started.
@@ -338,13 +379,21 @@ func (w *Worker) Run(ctx context.Context) error {
 		client = w.Guard.Client(w.timeout())
 	}
 	slots := w.concurrency()
-	r := &run{w: w, ctx: ctx, client: client, slots: slots, done: make(chan ended, slots), wanted: true}
+	r := &run{w: w, ctx: ctx, client: client, slots: slots, done: make(chan ended, slots), wanted: true,
+		sched: newScheduler(w.PerEndpoint, w.PerTenant, slots, w.Breaker)}
 	defer r.wg.Wait()
 	w.setRunning(true)
 	defer func() { w.release(context.WithoutCancel(ctx), w.setRunning(false), w.now()) }()
+	defer r.releaseWaiting()
 	for ctx.Err() == nil {
-		// Offered deliveries first: they are due, and already leased to this worker.
-		r.start(w.takeOffered(r.free()), r.claims)
+		// Claimed runs that waited for their endpoint's or tenant's turn first, then offered deliveries: they are
+		// due, and already leased to this worker.
+		r.startWaiting()
+		runs, held := w.takeOffered(r.free(), r.sched)
+		r.start(runs, r.claims)
+		for _, h := range held {
+			w.release(context.WithoutCancel(ctx), h.ds, h.until)
+		}
 		if r.wanted && r.free() > 0 && r.claim() {
 			continue
 		}
@@ -366,10 +415,12 @@ type run struct {
 	ctx    context.Context
 	client *http.Client
 	slots  int
+	sched  *scheduler
 	done   chan ended // runs of deliveries that ended
 	wg     sync.WaitGroup
 
 	inflight int              // runs started and not ended
+	waiting  []waitingRun     // claimed runs whose endpoint or tenant was at its cap, in claim order
 	claims   int              // claims made
 	wanted   bool             // a claim is wanted
 	poll     <-chan time.Time // the poll interval since the last claim; nil before it is set
@@ -377,25 +428,105 @@ type run struct {
 
 func (r *run) free() int { return r.slots - r.inflight }
 
-// start posts ds, one goroutine per subject; claim is the claim they came from (claimed), or the number of claims
-// made when they were offered.
-func (r *run) start(ds []Delivery, claim int) {
-	for _, g := range groupBySubject(ds) {
+// start posts runs the scheduler admitted, one goroutine each; claim is the claim they came from (claimed), or the
+// number of claims made when they were offered.
+func (r *run) start(runs [][]Delivery, claim int) {
+	for _, g := range runs {
 		r.inflight++
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			r.w.deliverGroup(r.ctx, r.client, g)
+			r.w.deliverGroup(r.ctx, r.client, r.sched, g)
+			r.sched.done(g[0])
 			r.done <- ended{claim}
 		}()
 	}
+}
+
+// waitingRun is a claimed run waiting for its endpoint's or tenant's turn, since it was claimed.
+type waitingRun struct {
+	ds    []Delivery
+	since time.Time
+}
+
+// admit splits runs into those the scheduler admits, to start, and the others: kept waiting, leased to this worker,
+// when their endpoint or tenant is at its cap (claims leave it alone meanwhile), given back until its circuit closes
+// when it is open.
+func (r *run) admit(runs []waitingRun) [][]Delivery {
+	var start [][]Delivery
+	now := r.w.now()
+	for _, g := range runs {
+		if len(start) == r.free() {
+			r.waiting = append(r.waiting, g)
+			continue
+		}
+		switch a, until := r.sched.admit(g.ds[0], now); a {
+		case admitted:
+			start = append(start, g.ds)
+		case open:
+			r.w.release(context.WithoutCancel(r.ctx), g.ds, until)
+		default:
+			r.waiting = append(r.waiting, g)
+		}
+	}
+	return start
+}
+
+// claimedRuns are a claim's runs, waiting from now.
+func claimedRuns(ds []Delivery, now time.Time) []waitingRun {
+	groups := groupBySubject(ds)
+	out := make([]waitingRun, len(groups))
+	for i, g := range groups {
+		out[i] = waitingRun{g, now}
+	}
+	return out
+}
+
+// startWaiting starts the waiting runs the scheduler now admits, in the order they were claimed. One that has waited
+// half its lease is given back instead, so that it is never posted while another worker may claim it.
+func (r *run) startWaiting() {
+	if len(r.waiting) == 0 {
+		return
+	}
+	oldest := r.w.now().Add(-r.w.lease() / 2)
+	waiting := r.waiting[:0]
+	for _, g := range r.waiting {
+		if g.since.Before(oldest) {
+			r.w.release(context.WithoutCancel(r.ctx), g.ds, r.w.now())
+			continue
+		}
+		waiting = append(waiting, g)
+	}
+	r.waiting = nil
+	r.start(r.admit(waiting), claimed)
+}
+
+// releaseWaiting gives back the runs still waiting when Run ends.
+func (r *run) releaseWaiting() {
+	for _, g := range r.waiting {
+		r.w.release(context.WithoutCancel(r.ctx), g.ds, r.w.now())
+	}
+	r.waiting = nil
+}
+
+// busy is what the next claim must leave alone: what the scheduler names, and the endpoints of the runs waiting,
+// which have their share already.
+func (r *run) busy() Busy {
+	b := r.sched.busy(r.w.now())
+	for _, g := range r.waiting {
+		if !slices.Contains(b.Endpoints, g.ds[0].EndpointID) {
+			b.Endpoints = append(b.Endpoints, g.ds[0].EndpointID)
+		}
+	}
+	slices.Sort(b.Endpoints)
+	return b
 }
 
 // claim claims as many due deliveries as there are free slots and starts them. It reports whether to claim again at
 // once: a full claim that fitted in fewer slots may leave some free, and more may be due.
 func (r *run) claim() bool {
 	w, free := r.w, r.free()
-	ds, err := w.Queue.Claim(r.ctx, w.now(), free, w.lease())
+	ds, err := w.Queue.Claim(r.ctx, w.now(), free, w.lease(), r.busy())
 	if err != nil && r.ctx.Err() == nil {
 		w.log().Error("webhook: claiming deliveries", "err", err)
 	}
@@ -405,7 +536,7 @@ func (r *run) claim() bool {
 		ds = ds[:free]
 	}
 	r.claims++
-	r.start(ds, claimed)
+	r.start(r.admit(claimedRuns(ds, w.now())), claimed)
 	r.poll, r.wanted = nil, false
 	if err == nil && len(ds) == free && r.inflight < r.slots {
 		r.wanted = true
@@ -487,7 +618,7 @@ func groupBySubject(ds []Delivery) [][]Delivery {
 // deliverGroup posts one subject's deliveries in order. After a failure that
 // will be retried, the rest wait for it: they are released, due no earlier
 // than its retry. A dead one does not hold the rest back.
-func (w *Worker) deliverGroup(ctx context.Context, client *http.Client, g []Delivery) {
+func (w *Worker) deliverGroup(ctx context.Context, client *http.Client, s *scheduler, g []Delivery) {
 	// An attempt under way ends on its own timeout, not on ctx.
 	bg := context.WithoutCancel(ctx)
 	for i, d := range g {
@@ -495,7 +626,7 @@ func (w *Worker) deliverGroup(ctx context.Context, client *http.Client, g []Deli
 			w.release(bg, g[i:], w.now())
 			return
 		}
-		res := w.attempt(bg, client, d)
+		res := w.attempt(bg, client, s, d)
 		if !res.delivered && !res.dead {
 			w.release(bg, g[i+1:], res.next)
 			return
@@ -516,10 +647,14 @@ type result struct {
 	next            time.Time
 }
 
-// attempt makes one attempt and records its outcome in the Queue.
-func (w *Worker) attempt(ctx context.Context, client *http.Client, d Delivery) result {
+// attempt makes one attempt, tells the scheduler whether it was answered, and records its outcome in the Queue.
+func (w *Worker) attempt(ctx context.Context, client *http.Client, s *scheduler, d Delivery) result {
 	n := d.Attempts + 1
-	status, reason, perm := w.post(ctx, client, d)
+	status, reason, perm, timedOut := w.post(ctx, client, d)
+	if cooldown := s.attempted(d.EndpointID, timedOut, w.now()); cooldown > 0 {
+		w.log().Warn("webhook: an endpoint keeps timing out; no attempt is made to it for a while", "endpoint", d.EndpointID,
+			"url", d.URL, "for", cooldown)
+	}
 	if reason == "" {
 		if err := w.Queue.Delivered(ctx, d.ID, w.now(), status); err != nil {
 			w.log().Error("webhook: recording a delivery", "delivery", d.ID, "err", err)
@@ -552,14 +687,15 @@ func (w *Worker) attempt(ctx context.Context, client *http.Client, d Delivery) r
 }
 
 // post makes one HTTP attempt. It returns the status (0 if there was no
-// answer) and, unless the answer was a 2xx, why the attempt failed and
-// whether no later attempt can succeed.
-func (w *Worker) post(ctx context.Context, client *http.Client, d Delivery) (status int, reason string, perm bool) {
+// answer) and, unless the answer was a 2xx, why the attempt failed,
+// whether no later attempt can succeed, and whether it timed out (it held
+// its slot for the whole timeout).
+func (w *Worker) post(ctx context.Context, client *http.Client, d Delivery) (status int, reason string, perm, timedOut bool) {
 	timeout := w.timeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := w.Guard.CheckURL(ctx, d.URL); err != nil {
-		return 0, err.Error(), IsPermanent(err)
+		return 0, err.Error(), IsPermanent(err), ctx.Err() != nil
 	}
 	m := Meta{EventID: d.EventID, EventType: d.EventType, OrganizationID: d.OrgID}
 	var h http.Header
@@ -567,7 +703,7 @@ func (w *Worker) post(ctx context.Context, client *http.Client, d Delivery) (sta
 	switch d.Scheme {
 	case SchemeTurnkey, "":
 		if w.Signer == nil {
-			return 0, "webhook: no signing key is configured", false
+			return 0, "webhook: no signing key is configured", false, false
 		}
 		h, err = w.Signer.Headers(m, d.Body, w.now())
 	case SchemeHMAC:
@@ -576,11 +712,11 @@ func (w *Worker) post(ctx context.Context, client *http.Client, d Delivery) (sta
 		err = fmt.Errorf("webhook: unknown signing scheme %q", d.Scheme)
 	}
 	if err != nil {
-		return 0, err.Error(), true
+		return 0, err.Error(), true, false
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(d.Body))
 	if err != nil {
-		return 0, err.Error(), true
+		return 0, err.Error(), true, false
 	}
 	req.Header = h
 	ua := w.UserAgent
@@ -592,18 +728,20 @@ func (w *Worker) post(ctx context.Context, client *http.Client, d Delivery) (sta
 	if err != nil {
 		var ne net.Error
 		if ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()) {
-			return 0, fmt.Sprintf("timeout: no answer within %s", timeout), false
+			return 0, fmt.Sprintf("timeout: no answer within %s", timeout), false, true
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err // without the "Post <url>:" prefix
 		}
-		return 0, err.Error(), false
+		return 0, err.Error(), false, false
 	}
 	body, readErr := readLimited(resp.Body, ResponseBodyLimit)
 	resp.Body.Close()
+	// A body dripped until the timeout held the slot as long as no answer would: it counts as a timeout.
+	timedOut = readErr != nil && ctx.Err() != nil
 	if resp.StatusCode/100 == 2 {
-		return resp.StatusCode, "", false
+		return resp.StatusCode, "", false, timedOut
 	}
 	reason = fmt.Sprintf("HTTP %d", resp.StatusCode)
 	if resp.StatusCode/100 == 3 {
@@ -611,10 +749,10 @@ func (w *Worker) post(ctx context.Context, client *http.Client, d Delivery) (sta
 	}
 	if s := snippet(body, ReasonLimit); s != "" {
 		reason += ": " + s
-	} else if readErr != nil && ctx.Err() != nil {
+	} else if timedOut {
 		reason += fmt.Sprintf(" (body not read within %s)", timeout)
 	}
-	return resp.StatusCode, reason, false
+	return resp.StatusCode, reason, false, timedOut
 }
 
 // readLimited reads at most limit bytes of r.

@@ -787,3 +787,57 @@ func TestWorkerOfferWaitsNoLongerThanItsLease(t *testing.T) {
 		t.Errorf("an offer not started when the worker stopped: %+v", r)
 	}
 }
+
+// DNS rebinding at delivery time: the endpoint's name resolves to a public address when the worker checks the URL
+// before the attempt, and to loopback, where a receiver listens, when the client dials. The dial resolves again and
+// refuses, so nothing reaches the receiver and the delivery fails with the reason.
+func TestDeliveryRefusesANameReboundAtDial(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	var hits atomic.Int32
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	t.Cleanup(srv.Close)
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	res := &rebinding{name: "rebind.example.com", answers: []string{"93.184.216.34", "127.0.0.1"}}
+	h.w.Guard = webhook.Guard{Resolver: res}
+	h.w.Backoff.MaxAttempts = 1
+	h.q.Add(webhook.Delivery{ID: "dlv-1", EventID: "evt-1", EndpointID: "ep", URL: "https://rebind.example.com:" + port + "/hook",
+		EventType: "ACTIVITY_UPDATES", OrgID: "org-1", Body: []byte("{}")}, start)
+	h.run()
+	h.wait("the delivery ends", h.q.Settled)
+	r, _ := h.q.Get("dlv-1")
+	if r.State != webhooktest.Dead || !strings.Contains(r.LastErr, "127.0.0.1 is not a public address") {
+		t.Errorf("the rebound delivery: %s %q, want dead with the dialled address refused", r.State, r.LastErr)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the receiver on loopback was reached %d times", n)
+	}
+	if got := res.lookups(); got != 2 {
+		t.Errorf("%d lookups, want 2: the check before the attempt and the dial's", got)
+	}
+}
+
+// rebinding answers the lookups of one name from a script, one answer each, the last repeating.
+type rebinding struct {
+	name    string
+	mu      sync.Mutex
+	answers []string
+	n       int
+}
+
+func (r *rebinding) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if host != r.name {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	a := r.answers[min(r.n, len(r.answers)-1)]
+	r.n++
+	return []net.IPAddr{{IP: net.ParseIP(a)}}, nil
+}
+
+func (r *rebinding) lookups() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n
+}

@@ -6,6 +6,7 @@ package webhooktest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -75,13 +76,21 @@ func (q *Queue) Add(d webhook.Delivery, due time.Time) {
 
 // Claim implements webhook.Queue. Of each endpoint and subject it claims
 // the longest run of due, unleased pending deliveries that starts with the
-// subject's first pending one, so that none overtakes an earlier one.
-func (q *Queue) Claim(_ context.Context, now time.Time, n int, lease time.Duration) ([]webhook.Delivery, error) {
+// subject's first pending one, so that none overtakes an earlier one; none
+// of an endpoint or tenant (Tenant, or OrgID) that busy names.
+func (q *Queue) Claim(_ context.Context, now time.Time, n int, lease time.Duration, busy webhook.Busy) ([]webhook.Delivery, error) {
 	q.mu.Lock()
 	var out []webhook.Delivery
 	closed := map[[2]string]bool{}
 	for _, r := range q.records {
 		if r.State != Pending {
+			continue
+		}
+		tenant := r.Delivery.Tenant
+		if tenant == "" {
+			tenant = r.Delivery.OrgID
+		}
+		if slices.Contains(busy.Endpoints, r.Delivery.EndpointID) || slices.Contains(busy.Tenants, tenant) {
 			continue
 		}
 		k := [2]string{r.Delivery.EndpointID, r.Delivery.Subject}

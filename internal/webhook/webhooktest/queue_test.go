@@ -30,12 +30,12 @@ func TestClaimKeepsSubjectsInOrder(t *testing.T) {
 	q.Add(webhook.Delivery{ID: "x", EndpointID: "e"}, t0)
 	q.Add(webhook.Delivery{ID: "a1-other-endpoint", EndpointID: "f", Subject: "a"}, t0)
 
-	got, _ := q.Claim(ctx, t0, 10, time.Minute)
+	got, _ := q.Claim(ctx, t0, 10, time.Minute, webhook.Busy{})
 	if ids(got) != "[a1 a2 x a1-other-endpoint]" {
 		t.Fatalf("claimed %s", ids(got))
 	}
 	// Leased: nothing more until the lease ends or they are settled.
-	if got, _ := q.Claim(ctx, t0, 10, time.Minute); len(got) != 0 {
+	if got, _ := q.Claim(ctx, t0, 10, time.Minute, webhook.Busy{}); len(got) != 0 {
 		t.Fatalf("claimed leased deliveries %s", ids(got))
 	}
 	for _, id := range []string{"x", "a1-other-endpoint"} {
@@ -50,11 +50,11 @@ func TestClaimKeepsSubjectsInOrder(t *testing.T) {
 	if err := q.Release(ctx, "a2", t0.Add(30*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := q.Claim(ctx, t0.Add(10*time.Second), 10, time.Minute); len(got) != 0 {
+	if got, _ := q.Claim(ctx, t0.Add(10*time.Second), 10, time.Minute, webhook.Busy{}); len(got) != 0 {
 		t.Fatalf("claimed %s before a1's retry was due", ids(got))
 	}
 	// b1 is due now; at most n are handed out.
-	got, _ = q.Claim(ctx, t0.Add(time.Minute), 3, time.Minute)
+	got, _ = q.Claim(ctx, t0.Add(time.Minute), 3, time.Minute, webhook.Busy{})
 	if ids(got) != "[a1 b1 a2]" {
 		t.Fatalf("claimed %s", ids(got))
 	}
@@ -62,7 +62,7 @@ func TestClaimKeepsSubjectsInOrder(t *testing.T) {
 	if err := q.Failed(ctx, "b1", webhook.Failure{Attempts: 5, Status: 500, Reason: "HTTP 500", Dead: true}); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = q.Claim(ctx, t0.Add(time.Minute), 10, time.Minute)
+	got, _ = q.Claim(ctx, t0.Add(time.Minute), 10, time.Minute, webhook.Busy{})
 	if ids(got) != "[b2]" {
 		t.Fatalf("claimed %s", ids(got))
 	}

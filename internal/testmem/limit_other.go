@@ -1,0 +1,7 @@
+//go:build !linux
+
+package testmem
+
+const canLimit = false
+
+func limitAddressSpace(uint64) error { return nil }

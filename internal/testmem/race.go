@@ -1,0 +1,5 @@
+//go:build race
+
+package testmem
+
+const raceEnabled = true
