@@ -23,7 +23,8 @@ test("an API key's list overrides the organization's; a spoofed X-Forwarded-For 
   const botStamper = new ApiKeyStamper({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey });
   const bot = new TurnkeyClient({ baseUrl: boot.coordinatorUrl }, botStamper);
   try {
-    await api.setIpAllowlist({ publicKey: pair.publicKey, rules: [{ cidr: "203.0.113.0/24", label: "office" }] });
+    await http.setIpAllowlist({ type: "ACTIVITY_TYPE_SET_IP_ALLOWLIST", timestampMs: String(Date.now()), organizationId: org,
+      parameters: { publicKey: pair.publicKey, rules: [{ cidr: "203.0.113.0/24", label: "office" }] } });
     await assert.rejects(bot.getWhoami({ organizationId: org }), refusedFrom("127.0.0.1"));
 
     // The bot claims an address its list allows; the connection is from loopback, no trusted proxy: refused.
@@ -40,7 +41,7 @@ test("an API key's list overrides the organization's; a spoofed X-Forwarded-For 
 
     // The organization's list allows loopback: the root user is in, the bot, under its own list, still out.
     await api.setIpAllowlist({ enabled: true, rules: [{ cidr: "127.0.0.0/8", label: "loopback" }, { cidr: "::1/128", label: "loopback v6" }] });
-    const orgList = await http.getIpAllowlist({ organizationId: org });
+    const orgList = await api.getIpAllowlist({});
     assert.equal(orgList.allowlist.enabled, true);
     assert.equal(orgList.allowlist.onEvaluationError, "DENY");
     assert.deepEqual(orgList.allowlist.rules.map((r) => r.cidr), ["127.0.0.0/8", "::1/128"]);

@@ -46,6 +46,7 @@ test("an EVM account's balances, the network's assets and the account's history,
   assert.equal(balances[1].symbol, "USDC");
   assert.equal(balances[1].decimals, 6);
   assert.equal(balances[1].display.crypto, "250");
+  assert.deepEqual((await http.getWalletAddressBalances({ organizationId: org, address, caip2 })).balances, balances);
 
   const { assets } = await http.listSupportedAssets({ organizationId: org, caip2 });
   assert.equal(assets[0].caip19, `${caip2}/slip44:60`);

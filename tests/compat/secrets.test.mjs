@@ -50,6 +50,8 @@ test("secrets go in with encryptSecretToBundle, are listed without their values,
   const listed = await api.listSecrets({ paginationOptions: { limit: "100" } });
   const meta = listed.secrets.find((s) => s.secretId === apiKeyId);
   assert.equal(meta.name, name);
+  const page = await http.listSecrets({ organizationId: org, paginationOptions: { limit: "1", before: apiKeyId } });
+  assert.deepEqual(page.secrets.map((s) => s.secretId), [seedId], "newest first: the seed was imported after the API key");
   assert.deepEqual(meta.staticProperties, [{ key: "kind", value: "exchangeApiKey" }, { key: "permissions", value: "trade" }]);
   assert.match(meta.createdAtUnixMs, /^\d+$/);
   assert.ok(!JSON.stringify(listed).includes("sk_live_"), "list_secrets shows no value");
@@ -57,7 +59,10 @@ test("secrets go in with encryptSecretToBundle, are listed without their values,
   const target = generateP256KeyPair();
   const encapped = [];
   for (let round = 0; round < 2; round++) {
-    const exported = await api.exportSecrets({ secrets: [apiKeyId, seedId].map((secretId) => ({ secretId, targetPublicKey: target.publicKeyUncompressed, encryptionSuite: suite })) });
+    // The first round through @turnkey/sdk-server, the second through @turnkey/http.
+    const secrets = [apiKeyId, seedId].map((secretId) => ({ secretId, targetPublicKey: target.publicKeyUncompressed, encryptionSuite: suite }));
+    const exported = round === 0 ? await api.exportSecrets({ secrets })
+      : (await http.exportSecrets(envelope("ACTIVITY_TYPE_EXPORT_SECRETS", { secrets }))).activity.result.exportSecretsResult;
     const [apiKey, seed] = await Promise.all(exported.secretPayloads.map(async (secretPayload) =>
       decryptSecretBundle({ secretPayload, embeddedPrivateKey: target.privateKey, organizationId: org, dangerouslyOverrideSignerPublicKey: await signer() })));
     assert.equal(apiKey, "sk_live_0123456789abcdef");
@@ -74,7 +79,8 @@ test("secrets go in with encryptSecretToBundle, are listed without their values,
 test("bad imports are refused with their reason: over 16 KiB, a name taken, a one-time key used twice", async () => {
   const name = `taken-${Date.now()}`;
   const [taken] = await importSecrets(http, org, [{ plaintext: "v", name }]);
-  await api.importSecrets({ secrets: [taken] });
+  const imported = await http.importSecrets(envelope("ACTIVITY_TYPE_IMPORT_SECRETS", { secrets: [taken] }));
+  assert.equal(imported.activity.result.importSecretsResult.secretIds.length, 1);
   const [big] = await importSecrets(http, org, [{ plaintext: "a".repeat(16 * 1024 + 1) }]);
   await assert.rejects(api.importSecrets({ secrets: [big] }), (err) => { assert.match(String(err.message), /from 1 to 16384 bytes/); return true; });
   const [again] = await importSecrets(http, org, [{ plaintext: "v", name }]);
