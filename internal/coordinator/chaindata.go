@@ -375,6 +375,13 @@ func (c *Coordinator) balances(ctx context.Context, n *chainNetwork, key, addres
 	if err != nil {
 		return nil, err
 	}
+	out := n.renderBalances(assets, amounts)
+	c.chainData.balances.put(id, &blockBalances{block: block, balances: out}, func(old *blockBalances) bool { return old.block > block })
+	return out, nil
+}
+
+// renderBalances are the non-zero amounts of the assets (in their order) as the reference shows them.
+func (n *chainNetwork) renderBalances(assets []chainAsset, amounts []*big.Int) []api.AssetBalance {
 	out := []api.AssetBalance{}
 	for i, a := range assets {
 		if amounts[i] == nil || amounts[i].Sign() == 0 {
@@ -387,8 +394,7 @@ func (c *Coordinator) balances(ctx context.Context, n *chainNetwork, key, addres
 		}
 		out = append(out, b)
 	}
-	c.chainData.balances.put(id, &blockBalances{block: block, balances: out}, func(old *blockBalances) bool { return old.block > block })
-	return out, nil
+	return out
 }
 
 // watchedBlock is the last block (slot) the network's confirmed watcher read; before it has read any, the node's
