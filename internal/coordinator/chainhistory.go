@@ -20,7 +20,7 @@ import (
 )
 
 // Transaction histories. The confirmed balance watcher, as it reads a block, writes an entry for each transaction and
-// each organization address the transaction touches (its sender, its recipient, a party to one of its ERC-20
+// each wallet account address the transaction touches (its sender, its recipient, a party to one of its ERC-20
 // transfers or, on Solana, one of its accounts), in the transaction that moves its cursor past the block: a history
 // survives restarts and misses no block the watcher read. When a reorganisation makes the watcher read blocks again,
 // the entries of the blocks from the common ancestor on are deleted in the transaction that moves its cursor back, and
@@ -84,8 +84,8 @@ func (c *Coordinator) evmHistory(ctx context.Context, client *ethclient.Client, 
 	return out, nil
 }
 
-// orgAddresses are the addresses among the parties that are an organization's (a wallet account's, or a private
-// key's), asked at once.
+// orgAddresses are the addresses among the parties that are an organization's wallet account's, asked at once: chain
+// data serves the histories of wallet accounts only, as the reference does.
 func (c *Coordinator) orgAddresses(ctx context.Context, parties [][]common.Address) (map[string]bool, error) {
 	var keys []string
 	seen := map[string]bool{}
@@ -97,7 +97,7 @@ func (c *Coordinator) orgAddresses(ctx context.Context, parties [][]common.Addre
 			}
 		}
 	}
-	return c.store.HeldAddresses(ctx, indexAddress, keys)
+	return c.store.HeldAddresses(ctx, keys)
 }
 
 // touchedBy is each organization address among the parties, once.
@@ -212,7 +212,7 @@ func (c *Coordinator) solanaHistory(ctx context.Context, n Network, slot uint64,
 		parties[i] = tx.accountKeys()
 		keys = append(keys, parties[i]...)
 	}
-	found, err := c.store.HeldAddresses(ctx, indexAddress, keys)
+	found, err := c.store.HeldAddresses(ctx, keys)
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}

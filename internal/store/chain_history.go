@@ -127,24 +127,19 @@ func (s *Store) SentTransactions(ctx context.Context, orgID string, hashes []str
 	return out, rows.Err()
 }
 
-// HeldAddresses are the values among addressKeys that an organization holds: as a wallet account's address, or as
-// an index entry of the kind (a private key's address, indexed with its document). A watcher asks once per block for
-// every address the block's transactions touch, in chunks that keep a statement's parameters few.
-func (s *Store) HeldAddresses(ctx context.Context, kind string, addressKeys []string) (map[string]bool, error) {
+// HeldAddresses are the values among addressKeys that are a wallet account's address in some organization. A watcher
+// asks once per block for every address the block's transactions touch, in chunks that keep a statement's parameters
+// few.
+func (s *Store) HeldAddresses(ctx context.Context, addressKeys []string) (map[string]bool, error) {
 	held := map[string]bool{}
 	for start := 0; start < len(addressKeys); start += 500 {
 		chunk := addressKeys[start:min(len(addressKeys), start+500)]
-		args := []any{}
-		for _, v := range chunk {
-			args = append(args, v)
+		args := make([]any, len(chunk))
+		for i, v := range chunk {
+			args[i] = v
 		}
-		args = append(args, kind)
-		for _, v := range chunk {
-			args = append(args, v)
-		}
-		in := placeholders(len(chunk))
-		rows, err := s.query(ctx, `SELECT address_key FROM wallet_accounts`+s.dialect.indexedBy("wallet_accounts_address")+
-			` WHERE address_key IN (`+in+`) UNION SELECT value FROM org_index WHERE kind = ? AND value IN (`+in+`)`, args...)
+		rows, err := s.query(ctx, `SELECT DISTINCT address_key FROM wallet_accounts`+s.dialect.indexedBy("wallet_accounts_address")+
+			` WHERE address_key IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("store: held addresses: %w", err)
 		}
