@@ -81,11 +81,14 @@ type solanaBlock struct {
 type solanaBlockTx struct {
 	Transaction []string `json:"transaction"` // [base64, "base64"]
 	Meta        *struct {
-		Err             json.RawMessage `json:"err"`
-		Fee             uint64          `json:"fee"`
-		PreBalances     []uint64        `json:"preBalances"`
-		PostBalances    []uint64        `json:"postBalances"`
-		LoadedAddresses struct {
+		Err          json.RawMessage `json:"err"`
+		Fee          uint64          `json:"fee"`
+		PreBalances  []uint64        `json:"preBalances"`
+		PostBalances []uint64        `json:"postBalances"`
+		// The token accounts' balances before and after, by owner and mint (chainhistory.go reads SPL transfers there).
+		PreTokenBalances  []solanaTokenBalance `json:"preTokenBalances"`
+		PostTokenBalances []solanaTokenBalance `json:"postTokenBalances"`
+		LoadedAddresses   struct {
 			Writable []string `json:"writable"`
 			Readonly []string `json:"readonly"`
 		} `json:"loadedAddresses"`

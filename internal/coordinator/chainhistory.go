@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strconv"
@@ -21,13 +22,14 @@ import (
 
 // Transaction histories. The confirmed balance watcher, as it reads a block, writes an entry for each transaction and
 // each wallet account address the transaction touches (its sender, its recipient, a party to one of its ERC-20
-// transfers or, on Solana, one of its accounts), in the transaction that moves its cursor past the block: a history
-// survives restarts and misses no block the watcher read. When a reorganisation makes the watcher read blocks again,
-// the entries of the blocks from the common ancestor on are deleted in the transaction that moves its cursor back, and
-// written again as the new blocks are read (balances.go). An entry is stored as the address sees it (its transfers'
-// directions); its status (FINALIZED once the finalized watcher has read its block, CONFIRMED before) and whether
-// the coordinator sent it (a send of the organization with its hash) are found when it is read. Histories begin when
-// the watcher first reads a network: earlier blocks are not replayed.
+// transfers or, on Solana, one of its accounts or the owner of one of its token accounts), in the transaction that
+// moves its cursor past the block: a history survives restarts and misses no block the watcher read. When a
+// reorganisation makes the watcher read blocks again, the entries of the blocks from the common ancestor on are
+// deleted in the transaction that moves its cursor back, and written again as the new blocks are read (balances.go).
+// An entry is stored as the address sees it (its transfers' directions); its status (FINALIZED once the finalized
+// watcher has read its block, CONFIRMED before) and whether the coordinator sent it (a send of the organization with
+// its hash) are found when it is read. Histories begin when the watcher first reads a network: earlier blocks are not
+// replayed.
 
 // evmHistory is the history entries of an EVM block: for every transaction touching an organization's address, one
 // entry per such address. transfers are the block's ERC-20 Transfer logs (blockChanges read them).
@@ -209,7 +211,7 @@ func (c *Coordinator) solanaHistory(ctx context.Context, n Network, slot uint64,
 		if tx.parsed == nil || tx.Meta == nil {
 			continue
 		}
-		parties[i] = tx.accountKeys()
+		parties[i] = append(tx.accountKeys(), tx.tokenOwners()...)
 		keys = append(keys, parties[i]...)
 	}
 	found, err := c.store.HeldAddresses(ctx, keys)
@@ -234,7 +236,7 @@ func (c *Coordinator) solanaHistory(ctx context.Context, n Network, slot uint64,
 			}
 		}
 		for _, a := range touched {
-			item := tx.historyEntry(slot, b.Blockhash, blockTime, native, a)
+			item := tx.historyEntry(slot, b.Blockhash, blockTime, native, func(mint string) *chainAsset { return cn.token(ctx, mint) }, a)
 			raw, err := json.Marshal(item)
 			if err != nil {
 				return nil, err
@@ -245,9 +247,10 @@ func (c *Coordinator) solanaHistory(ctx context.Context, n Network, slot uint64,
 	return out, nil
 }
 
-// historyEntry is a Solana transaction as address a sees it: its fee, signers, and the System Program transfers to or
-// from a (SPL transfers are not read).
-func (tx *solanaBlockTx) historyEntry(slot uint64, blockhash string, blockTime int64, native chainAsset, a string) api.SolTransactionHistoryItem {
+// historyEntry is a Solana transaction as address a sees it: its fee, signers, the System Program transfers to or from
+// a, and its SPL token transfers (tokenTransfers); token finds a mint's asset (nil for one the cluster does not list).
+func (tx *solanaBlockTx) historyEntry(slot uint64, blockhash string, blockTime int64, native chainAsset, token func(mint string) *chainAsset,
+	a string) api.SolTransactionHistoryItem {
 	m := &tx.parsed.Message
 	failed := len(tx.Meta.Err) > 0 && string(tx.Meta.Err) != "null"
 	item := api.SolTransactionHistoryItem{Signature: tx.signature(), Block: blockOf(slot, blockhash, blockTime),
@@ -269,7 +272,87 @@ func (tx *solanaBlockTx) historyEntry(slot uint64, blockhash string, blockTime i
 			item.Transfers = append(item.Transfers, transferOf(api.TransferIn, &native, amount, t.From))
 		}
 	}
+	for _, t := range tx.tokenTransfers(a) {
+		item.Transfers = append(item.Transfers, transferOf(t.direction, token(t.mint), t.amount, t.counterparty))
+	}
 	return item
+}
+
+// solanaTokenBalance is a token account's balance in a transaction's meta, before or after it.
+type solanaTokenBalance struct {
+	Mint          string `json:"mint"`
+	Owner         string `json:"owner"`
+	UITokenAmount struct {
+		Amount string `json:"amount"`
+	} `json:"uiTokenAmount"`
+}
+
+// tokenOwners are the owners of the token accounts whose balances the transaction's meta lists: a transfer to a
+// wallet's token account names the account, not the wallet, among the transaction's keys.
+func (tx *solanaBlockTx) tokenOwners() []string {
+	var out []string
+	for _, b := range slices.Concat(tx.Meta.PreTokenBalances, tx.Meta.PostTokenBalances) {
+		if b.Owner != "" {
+			out = append(out, b.Owner)
+		}
+	}
+	return out
+}
+
+// tokenTransfer is the change of one mint's holdings of an owner in a transaction.
+type tokenTransfer struct {
+	mint, direction, counterparty string
+	amount                        *big.Int
+}
+
+// tokenTransfers are the SPL token transfers of the transaction as owner sees them, by mint: what the owner's token
+// accounts of the mint hold after it less what they held before, IN when it grew, OUT when it shrank. The
+// counterparty is the one other owner whose holdings of the mint moved the other way, "" when there are several (or
+// none: a mint or a burn).
+func (tx *solanaBlockTx) tokenTransfers(owner string) []tokenTransfer {
+	deltas := map[string]map[string]*big.Int{} // by mint, then owner
+	add := func(balances []solanaTokenBalance, sign int) {
+		for _, b := range balances {
+			amount, ok := new(big.Int).SetString(b.UITokenAmount.Amount, 10)
+			if !ok || b.Owner == "" || b.Mint == "" {
+				continue
+			}
+			if deltas[b.Mint] == nil {
+				deltas[b.Mint] = map[string]*big.Int{}
+			}
+			if deltas[b.Mint][b.Owner] == nil {
+				deltas[b.Mint][b.Owner] = new(big.Int)
+			}
+			if sign < 0 {
+				amount.Neg(amount)
+			}
+			deltas[b.Mint][b.Owner].Add(deltas[b.Mint][b.Owner], amount)
+		}
+	}
+	add(tx.Meta.PreTokenBalances, -1)
+	add(tx.Meta.PostTokenBalances, 1)
+	var out []tokenTransfer
+	for _, mint := range slices.Sorted(maps.Keys(deltas)) {
+		mine := deltas[mint][owner]
+		if mine == nil || mine.Sign() == 0 {
+			continue
+		}
+		t := tokenTransfer{mint: mint, direction: api.TransferIn, amount: new(big.Int).Abs(mine)}
+		if mine.Sign() < 0 {
+			t.direction = api.TransferOut
+		}
+		var others []string
+		for o, d := range deltas[mint] {
+			if o != owner && d.Sign() == -mine.Sign() {
+				others = append(others, o)
+			}
+		}
+		if len(others) == 1 {
+			t.counterparty = others[0]
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // A history page's cursor is "<block>_<position>": opaque to callers, valid for the address and network it came from.
