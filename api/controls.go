@@ -158,6 +158,9 @@ type ControlMeasure struct {
 	Operator   string `json:"operator"`
 	Threshold  string `json:"threshold"`
 	Passes     bool   `json:"passes"`
+	// Error is why the control cannot measure the activity (it may move a measured asset by an amount that cannot be
+	// read): controls.<identifier> is then an evaluation error, and no policy it gates allows the activity.
+	Error string `json:"error,omitempty"`
 }
 
 // The activity types of this file.

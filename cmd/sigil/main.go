@@ -82,6 +82,15 @@ func commands() *command {
 					"not a stamp: run it where sigil up runs (--dir, or --database-url for PostgreSQL)."},
 		}},
 		{name: "backup", args: "[flags]", run: runBackup, summary: "copy the SQLite database of a running stack"},
+		{name: "sends", summary: "look after the coordinator's sends", subs: []*command{
+			{name: "unstick", args: "--network CAIP2 --address ADDRESS [flags]", run: runSendsUnstick,
+				summary: "fill the nonces an address's stuck sends hold, so that its later transactions are mined",
+				doc: "For each send of the address signed and not mined (BROADCASTING) on the network, records a filler: a zero-value\n" +
+					"transfer of the address to itself at that nonce, with fees an eighth above the stuck transaction's. A running\n" +
+					"coordinator's send worker signs and broadcasts it; whichever of the two is mined, the other is reported failed\n" +
+					"(replaced). ADDRESS may be an organization's gas sponsor (get_gas_usage's sponsorAddress). Sends a node\n" +
+					"refuses for good need no operator: the worker fails them and releases or fills their nonces itself."},
+		}},
 		{name: "bench", args: "[flags]", run: runBench,
 			summary: "measure stamped activities and queries against a coordinator on loopback"},
 		{name: "config", summary: "show the settings sigil up would run with", subs: []*command{

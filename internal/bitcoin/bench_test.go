@@ -24,6 +24,6 @@ func BenchmarkParse(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_ = p.View(&chaincfg.MainNetParams)
+		_ = p.View(&chaincfg.MainNetParams, nil)
 	}
 }

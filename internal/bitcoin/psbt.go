@@ -16,6 +16,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/btcsuite/btcd/btcutil/psbt"
 	"github.com/btcsuite/btcd/chaincfg/chainhash"
@@ -33,8 +34,10 @@ const MaxPSBTSize = 512 << 10
 type PSBT struct {
 	Packet *psbt.Packet
 	// Spent is the output each input spends (from its witness UTXO or its previous transaction), nil where the PSBT
-	// gives neither.
-	Spent []*wire.TxOut
+	// gives neither. Proven is whether it comes from the previous transaction itself, which the outpoint's hash
+	// commits to: a witness UTXO alone is the PSBT's word.
+	Spent  []*wire.TxOut
+	Proven []bool
 }
 
 // Parse parses a serialized PSBT and checks it: a version 0 PSBT whose unsigned transaction has inputs and outputs,
@@ -70,7 +73,7 @@ func Parse(b []byte) (p *PSBT, err error) {
 	if len(packet.Inputs) != len(tx.TxIn) || len(packet.Outputs) != len(tx.TxOut) {
 		return nil, fmt.Errorf("%w: the PSBT's input and output maps do not match its transaction", ErrInvalid)
 	}
-	p = &PSBT{Packet: packet, Spent: make([]*wire.TxOut, len(tx.TxIn))}
+	p = &PSBT{Packet: packet, Spent: make([]*wire.TxOut, len(tx.TxIn)), Proven: make([]bool, len(tx.TxIn))}
 	for i, in := range packet.Inputs {
 		prev := tx.TxIn[i].PreviousOutPoint
 		if in.NonWitnessUtxo != nil {
@@ -80,7 +83,7 @@ func Parse(b []byte) (p *PSBT, err error) {
 			if int(prev.Index) >= len(in.NonWitnessUtxo.TxOut) {
 				return nil, fmt.Errorf("%w: input %d spends output %d of a transaction of %d outputs", ErrInvalid, i, prev.Index, len(in.NonWitnessUtxo.TxOut))
 			}
-			p.Spent[i] = in.NonWitnessUtxo.TxOut[prev.Index]
+			p.Spent[i], p.Proven[i] = in.NonWitnessUtxo.TxOut[prev.Index], true
 		}
 		if w := in.WitnessUtxo; w != nil {
 			if s := p.Spent[i]; s != nil && (s.Value != w.Value || !bytes.Equal(s.PkScript, w.PkScript)) {
@@ -349,6 +352,19 @@ func (p *PSBT) Fee() (int64, bool) {
 		out += o.Value
 	}
 	return in - out, true
+}
+
+// KnownFee is the fee, when the spent amounts it is reckoned from are bound to what the signer signs (its inputs,
+// signs): every input's spent output is proven by its previous transaction, or the signer signs a taproot input,
+// whose signature commits to every input's amount (a PSBT that misstates one voids it). A segwit v0 signature commits
+// to its own input's amount only: two PSBTs of the same transaction, each stating another input's amount low, would
+// each show a small fee, and their signatures together spend the true amounts. Without either, the fee is unknown.
+func (p *PSBT) KnownFee(signs []Signing) (int64, bool) {
+	bound := slices.ContainsFunc(signs, func(s Signing) bool { return s.Spend == SpendP2TR }) || !slices.Contains(p.Proven, false)
+	if !bound {
+		return 0, false
+	}
+	return p.Fee()
 }
 
 // Serialize writes the PSBT.

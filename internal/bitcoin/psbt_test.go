@@ -187,7 +187,11 @@ func TestView(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := p.View(&chaincfg.MainNetParams)
+		signs, err := p.Inputs(pub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := p.View(&chaincfg.MainNetParams, signs)
 		if v.Version != "2" || v.Locktime.Amount != uint64(c.lockTime) || v.Locktime.Type != c.kind {
 			t.Errorf("version %s locktime %+v", v.Version, v.Locktime)
 		}
@@ -207,7 +211,7 @@ func TestView(t *testing.T) {
 				t.Errorf("output %d: %+v, want %+v", i, v.Outputs[i], want[i])
 			}
 		}
-		if testnet := p.View(&chaincfg.TestNet3Params); !strings.HasPrefix(testnet.Outputs[0].Address, "tb1q") {
+		if testnet := p.View(&chaincfg.TestNet3Params, signs); !strings.HasPrefix(testnet.Outputs[0].Address, "tb1q") {
 			t.Errorf("testnet address %s", testnet.Outputs[0].Address)
 		}
 	}
@@ -337,7 +341,37 @@ func FuzzParse(f *testing.F) {
 		if raw2, _ := again.Serialize(); !bytes.Equal(raw, raw2) {
 			t.Fatal("serialization is not stable")
 		}
-		_ = p.View(&chaincfg.MainNetParams)
+		_ = p.View(&chaincfg.MainNetParams, nil)
 		_, _ = p.Inputs(pub)
 	})
+}
+
+// The fee of a PSBT is known to a signer only when the amounts it is reckoned from bind its signatures: with segwit
+// v0 inputs given by their witness UTXOs alone (whose amounts a segwit v0 signature does not commit to, but for its
+// own input), it is unknown, whatever the PSBT states; with their previous transactions, or when the signer signs a
+// taproot input, it is known.
+func TestFeeKnownOnlyWhenAmountsAreBound(t *testing.T) {
+	_, pub := testKey("sigil bitcoin signer")
+	_, other := testKey("someone else")
+	fx := buildPSBT(t, pub, other, 0)
+	p, err := Parse(serialize(t, fx.packet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	segwitOnly := []Signing{{Index: 1, Spend: SpendP2WPKH}, {Index: 2, Spend: SpendP2SHP2WPKH}}
+	if v := p.View(&chaincfg.MainNetParams, segwitOnly); v.Fee != nil {
+		t.Errorf("a segwit v0 signer of a PSBT with witness UTXOs alone knows its fee: %d", *v.Fee)
+	}
+	if v := p.View(&chaincfg.MainNetParams, append(segwitOnly, Signing{Index: 4, Spend: SpendP2TR})); v.Fee == nil {
+		t.Error("a signer of a taproot input does not know the fee")
+	}
+	for i := range fx.packet.Inputs {
+		fx.packet.Inputs[i].NonWitnessUtxo = fx.prev
+	}
+	if p, err = Parse(serialize(t, fx.packet)); err != nil {
+		t.Fatal(err)
+	}
+	if v := p.View(&chaincfg.MainNetParams, segwitOnly); v.Fee == nil || *v.Fee != 100_000 {
+		t.Errorf("with every previous transaction, the fee is %v, want 100000", v.Fee)
+	}
 }

@@ -14,7 +14,7 @@ type View struct {
 	Inputs   []Input
 	Outputs  []Output
 	Locktime Locktime
-	Fee      *uint64 // nil when an input's spent output is not in the PSBT
+	Fee      *uint64 // nil when it is not known to the signer (PSBT.KnownFee)
 }
 
 // Input is an input's outpoint and sequence.
@@ -40,8 +40,8 @@ type Locktime struct {
 	Type   string
 }
 
-// View builds the policy view, rendering output addresses in the given network.
-func (p *PSBT) View(net *chaincfg.Params) *View {
+// View builds the policy view for the signer of the inputs signs, rendering output addresses in the given network.
+func (p *PSBT) View(net *chaincfg.Params, signs []Signing) *View {
 	tx := p.Packet.UnsignedTx
 	v := &View{Version: strconv.FormatInt(int64(tx.Version), 10), Inputs: make([]Input, len(tx.TxIn)), Outputs: make([]Output, len(tx.TxOut))}
 	for i, in := range tx.TxIn {
@@ -55,7 +55,7 @@ func (p *PSBT) View(net *chaincfg.Params) *View {
 	if tx.LockTime >= txscript.LockTimeThreshold {
 		v.Locktime.Type = "Seconds"
 	}
-	if fee, ok := p.Fee(); ok {
+	if fee, ok := p.KnownFee(signs); ok {
 		f := uint64(fee)
 		v.Fee = &f
 	}

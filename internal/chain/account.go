@@ -86,32 +86,39 @@ func (a *Account) Send(ctx context.Context, to *common.Address, value *big.Int, 
 
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !a.haveNonce {
-		nonce, err := a.client.PendingNonceAt(ctx, a.address)
-		if err != nil {
-			return nil, fmt.Errorf("read nonce of %s: %w", a.address, err)
+	// Another sender of the same key (a second dev chain attached to the same node, a script on Anvil's account 0)
+	// may have used the nonces this one counted on: a nonce the node finds too low is read again, once.
+	for attempt := 0; ; attempt++ {
+		if !a.haveNonce {
+			nonce, err := a.client.PendingNonceAt(ctx, a.address)
+			if err != nil {
+				return nil, fmt.Errorf("read nonce of %s: %w", a.address, err)
+			}
+			a.nextNonce, a.haveNonce = nonce, true
 		}
-		a.nextNonce, a.haveNonce = nonce, true
+		tx, err := types.SignNewTx(a.key, types.LatestSignerForChainID(a.chainID), &types.DynamicFeeTx{
+			ChainID:   a.chainID,
+			Nonce:     a.nextNonce,
+			GasTipCap: tip,
+			GasFeeCap: feeCap,
+			Gas:       gas + gas/4, // estimates are exact for the state they ran on; leave room for drift
+			To:        to,
+			Value:     value,
+			Data:      data,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("sign transaction: %w", err)
+		}
+		if err := a.client.SendTransaction(ctx, tx); err != nil {
+			a.haveNonce = false // re-read the nonce from the node next time
+			if attempt == 0 && strings.Contains(err.Error(), "nonce too low") {
+				continue
+			}
+			return nil, fmt.Errorf("send transaction: %w", err)
+		}
+		a.nextNonce++
+		return tx, nil
 	}
-	tx, err := types.SignNewTx(a.key, types.LatestSignerForChainID(a.chainID), &types.DynamicFeeTx{
-		ChainID:   a.chainID,
-		Nonce:     a.nextNonce,
-		GasTipCap: tip,
-		GasFeeCap: feeCap,
-		Gas:       gas + gas/4, // estimates are exact for the state they ran on; leave room for drift
-		To:        to,
-		Value:     value,
-		Data:      data,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("sign transaction: %w", err)
-	}
-	if err := a.client.SendTransaction(ctx, tx); err != nil {
-		a.haveNonce = false // re-read the nonce from the node next time
-		return nil, fmt.Errorf("send transaction: %w", err)
-	}
-	a.nextNonce++
-	return tx, nil
 }
 
 // forgetNonce makes the next Send read the nonce from the node: the chain was rewound under the account.

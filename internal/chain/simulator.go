@@ -32,6 +32,9 @@ type SimulatorConfig struct {
 	LendingAPRBps   int64 // liquidity rate published by both lending reserves; default 400
 	StakingAPRBps   int64 // reward rate published by both staking contracts; default 350
 	IncentiveAPRBps int64 // incentive tokens given to the allocator vaults (sold on harvest); default 200
+	// SwapTradeBps is the largest trade a step makes in each Uniswap pool, in basis points of its depth, to keep the
+	// prices moving (simulator_swaps.go); default 30; negative: no trades.
+	SwapTradeBps int64
 }
 
 func (c SimulatorConfig) withDefaults() SimulatorConfig {
@@ -44,6 +47,7 @@ func (c SimulatorConfig) withDefaults() SimulatorConfig {
 	set(&c.LendingAPRBps, 400)
 	set(&c.StakingAPRBps, 350)
 	set(&c.IncentiveAPRBps, 200)
+	set(&c.SwapTradeBps, defaultSwapTradeBps)
 	return c
 }
 
@@ -68,7 +72,8 @@ type StepReport struct {
 	// Elapsed is the chain time the step paid for.
 	Elapsed time.Duration
 	// Paid maps a fixture name to what it received, in base units of what was paid: the vault's
-	// asset, the lending reserve's asset, wei for staking, incentive tokens for allocator vaults.
+	// asset, the lending reserve's asset, wei for staking, incentive tokens for allocator vaults,
+	// and for a Uniswap pool the input of the trade the step made in it.
 	Paid map[string]*big.Int
 }
 
@@ -98,8 +103,10 @@ func (s *Simulator) Step(ctx context.Context) (StepReport, error) {
 	}
 	elapsed := head.Time - s.lastTime
 	report.Elapsed = time.Duration(elapsed) * time.Second
-	st := &step{s: s, ctx: ctx, elapsed: new(big.Int).SetUint64(elapsed), report: report}
-	for _, pay := range []func(){st.vaults, st.lending, st.staking, st.allocators} {
+	st := &step{s: s, ctx: ctx, elapsed: new(big.Int).SetUint64(elapsed), report: report, seed: head.Time}
+	for _, pay := range []func(){st.vaults, st.lending, st.staking, st.allocators,
+		st.swapPools, // simulator_swaps.go
+	} {
 		pay()
 		if st.err != nil {
 			return report, fmt.Errorf("chain: simulator: %w", st.err)
@@ -115,6 +122,7 @@ type step struct {
 	ctx     context.Context
 	elapsed *big.Int
 	report  StepReport
+	seed    uint64 // of the step's randomness: the chain time it runs at
 	err     error
 }
 

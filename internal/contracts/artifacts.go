@@ -45,6 +45,20 @@ const (
 	GasStation          = "GasStation"
 )
 
+// Names of Uniswap V3's artifacts, taken as @uniswap/v3-core and @uniswap/v3-periphery publish them (see build.sh),
+// and of Sigil's own contracts over them.
+const (
+	UniswapV3Factory            = "UniswapV3Factory"
+	UniswapV3Pool               = "UniswapV3Pool"
+	UniswapV3SwapRouter         = "UniswapV3SwapRouter"
+	UniswapV3QuoterV2           = "UniswapV3QuoterV2"
+	UniswapV3PositionManager    = "UniswapV3NonfungiblePositionManager"
+	UniswapV3PositionDescriptor = "UniswapV3PositionDescriptor"
+	UniswapV3NFTDescriptor      = "UniswapV3NFTDescriptor"
+	SwapFeeRouter               = "SwapFeeRouter"
+	SigilBridge                 = "SigilBridge"
+)
+
 // Names of Morpho Blue's artifacts, compiled from @morpho-org/morpho-blue's sources (see build.sh).
 const (
 	MorphoBlue       = "MorphoBlue"

@@ -27,6 +27,9 @@ contracts=(
   MorphoMarketVault
   GasStation
   BatchDelegate
+  # Sigil's swap entry and cross-chain bridge, over Uniswap V3 (below)
+  SwapFeeRouter
+  SigilBridge
 )
 
 # solc's own solcjs, by path: the 0.8.19 compiler installed beside it for Morpho Blue has a solcjs command too.
@@ -106,6 +109,41 @@ for (const [name, dir] of Object.entries(aave)) {
   fs.writeFileSync(`${base}.abi`, JSON.stringify(a.abi));
   fs.writeFileSync(`${base}.bin`, code);
   if (Object.keys(links).length) fs.writeFileSync(`${base}.links`, JSON.stringify(links) + "\n");
+}
+JS
+
+# Uniswap V3's own compiled contracts, as @uniswap/v3-core 1.0.1 and @uniswap/v3-periphery 1.4.4 publish them (not
+# rebuilt: the point is their audited bytecode), written as UniswapV3<Name>.abi and .bin like Aave's above. The pool's
+# bytecode is the factory's to deploy; it is kept so that a test checks it hashes to the periphery's POOL_INIT_CODE_HASH.
+node - "$out" <<'JS'
+const fs = require("fs");
+const out = process.argv[2];
+const core = "node_modules/@uniswap/v3-core/artifacts/contracts/";
+const periphery = "node_modules/@uniswap/v3-periphery/artifacts/contracts/";
+const uniswap = {
+  UniswapV3Factory: core + "UniswapV3Factory.sol/UniswapV3Factory.json",
+  UniswapV3Pool: core + "UniswapV3Pool.sol/UniswapV3Pool.json",
+  UniswapV3SwapRouter: periphery + "SwapRouter.sol/SwapRouter.json",
+  UniswapV3QuoterV2: periphery + "lens/QuoterV2.sol/QuoterV2.json",
+  UniswapV3NonfungiblePositionManager: periphery + "NonfungiblePositionManager.sol/NonfungiblePositionManager.json",
+  UniswapV3PositionDescriptor: periphery + "NonfungibleTokenPositionDescriptor.sol/NonfungibleTokenPositionDescriptor.json",
+  UniswapV3NFTDescriptor: periphery + "libraries/NFTDescriptor.sol/NFTDescriptor.json",
+};
+const libraryArtifact = { NFTDescriptor: "UniswapV3NFTDescriptor" };
+for (const [name, path] of Object.entries(uniswap)) {
+  const a = JSON.parse(fs.readFileSync(path, "utf8"));
+  let code = a.bytecode.replace(/^0x/, "");
+  const links = {};
+  for (const libs of Object.values(a.linkReferences)) {
+    for (const [lib, refs] of Object.entries(libs)) {
+      if (!(lib in libraryArtifact)) throw new Error(`${name} links ${lib}, which is not extracted`);
+      links[libraryArtifact[lib]] = refs.map((r) => r.start);
+      for (const r of refs) code = code.slice(0, 2 * r.start) + "0".repeat(2 * r.length) + code.slice(2 * (r.start + r.length));
+    }
+  }
+  fs.writeFileSync(`${out}/${name}.abi`, JSON.stringify(a.abi));
+  fs.writeFileSync(`${out}/${name}.bin`, code);
+  if (Object.keys(links).length) fs.writeFileSync(`${out}/${name}.links`, JSON.stringify(links) + "\n");
 }
 JS
 

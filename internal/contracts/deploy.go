@@ -47,6 +47,9 @@ type Config struct {
 	// PoolLiquidity is seeded on each side of the incentive/USDC pool, in whole tokens (1 INCENTIVE
 	// trades for about 1 USDC). Default 1,000,000.
 	PoolLiquidity int64
+	// BridgeChains are the chain ids whose Sigil bridges this chain's bridge routes tokens to (its own id is
+	// skipped); default DefaultBridgeChains.
+	BridgeChains []int64
 }
 
 // Performance fees of the two pre-configured allocator vault sets.
@@ -77,6 +80,9 @@ func (c Config) withDefaults(deployer common.Address) Config {
 	setInt(&c.ValidatorFeeBps, 1000)
 	setInt(&c.RevenueShareBps, 7000)
 	setInt(&c.PoolLiquidity, 1_000_000)
+	if c.BridgeChains == nil {
+		c.BridgeChains = DefaultBridgeChains
+	}
 	if c.StakingCooldown == 0 {
 		c.StakingCooldown = DefaultStakingCooldown
 	}
@@ -89,6 +95,7 @@ func Deploy(ctx context.Context, s Sender, caller bind.ContractCaller, cfg Confi
 	d := &deployer{ctx: ctx, s: s, caller: caller, cfg: cfg.withDefaults(s.Address()), out: Addresses{}}
 	steps := []func(){
 		d.tokens, d.vaults, d.pool, d.allocatorVaults, d.feeWrapper, d.lending, d.staking, d.aave, d.morpho, d.delegate,
+		d.uniswap, // swaps: after the fixtures above, which keep their addresses
 	}
 	for _, step := range steps {
 		step()

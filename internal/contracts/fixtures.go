@@ -52,6 +52,21 @@ const (
 	// Station is what gas sponsors call to run an account's signed batch (sponsored sends); the batch delegate takes
 	// sponsored batches from it alone.
 	Station = "gas-station"
+
+	// Uniswap V3's own contracts (uniswap_deploy.go), its pools of the dev tokens, and Sigil's swap entry and bridge
+	// over them.
+	UniswapFactory            = "uniswap-v3-factory"
+	UniswapRouter             = "uniswap-v3-swap-router"
+	UniswapQuoter             = "uniswap-v3-quoter"
+	UniswapPositionManager    = "uniswap-v3-position-manager"
+	UniswapPositionDescriptor = "uniswap-v3-position-descriptor"
+	UniswapPoolUSDCWETH       = "uniswap-v3-pool-usdc-weth"
+	UniswapPoolUSDTWETH       = "uniswap-v3-pool-usdt-weth"
+	UniswapPoolUSDCUSDT       = "uniswap-v3-pool-usdc-usdt"
+	UniswapPoolDAIUSDC        = "uniswap-v3-pool-dai-usdc"
+	UniswapPoolIncentiveUSDC  = "uniswap-v3-pool-inc-usdc"
+	SwapRouterName            = "swap-fee-router"
+	Bridge                    = "sigil-bridge"
 )
 
 // Fixture describes one deployed contract.
@@ -96,6 +111,19 @@ var Fixtures = []Fixture{
 	{MorphoVaultUSDC, MorphoMarketVault, USDC, 6},
 	{Station, GasStation, "", 0},
 	{Delegate7702, BatchDelegate, "", 0},
+	// swaps (uniswap_deploy.go)
+	{UniswapFactory, UniswapV3Factory, "", 0},
+	{UniswapPositionDescriptor, UniswapV3PositionDescriptor, "", 0},
+	{UniswapPositionManager, UniswapV3PositionManager, "", 0},
+	{UniswapRouter, UniswapV3SwapRouter, "", 0},
+	{UniswapQuoter, UniswapV3QuoterV2, "", 0},
+	{UniswapPoolUSDCWETH, UniswapV3Pool, "", 0},
+	{UniswapPoolUSDTWETH, UniswapV3Pool, "", 0},
+	{UniswapPoolUSDCUSDT, UniswapV3Pool, "", 0},
+	{UniswapPoolDAIUSDC, UniswapV3Pool, "", 0},
+	{UniswapPoolIncentiveUSDC, UniswapV3Pool, "", 0},
+	{SwapRouterName, SwapFeeRouter, "", 0},
+	{Bridge, SigilBridge, "", 0},
 }
 
 // FixtureNamed returns the fixture with that name.

@@ -177,7 +177,7 @@ func TestDocumentedChainPolicies(t *testing.T) {
 		{"every output to the recipient (or the change)", api.EffectAllow, "bitcoin.tx.outputs.all(o, o.address == '" + btcTo + "' || o.address == '" + segwit + "')",
 			btc(btcTo, 150_000, 0), btc(btcElsewhere, 150_000, 0)},
 		{"output values", api.EffectAllow, "bitcoin.tx.outputs.all(o, o.value < 150001)", btc(btcTo, 150_000, 0), btc(btcTo, 160_000, 0)},
-		{"one UTXO", api.EffectAllow, "bitcoin.tx.inputs.all(i, i.tx_id == '" + fundingTxID.String() + "' && i.vout <= 1)", btc(btcTo, 150_000, 0), btc(btcTo, 150_000, 2)},
+		{"one UTXO", api.EffectAllow, "bitcoin.tx.inputs.all(i, i.tx_id == '" + fundingTx(pubs[segwit], pubs[taproot]).TxHash().String() + "' && i.vout <= 1)", btc(btcTo, 150_000, 0), btc(btcTo, 150_000, 2)},
 		{"fee cap", api.EffectDeny, "bitcoin.tx.fee > 5000", btc(btcTo, 150_000, 0), btc(btcTo, 159_000, 0)},
 		{"two outputs, recipient and change", api.EffectAllow, "bitcoin.tx.outputs.count() == 2 && bitcoin.tx.outputs.all(o, o.address in ['" + btcTo + "','" + segwit + "'])",
 			btc(btcTo, 150_000, 0), btc(btcElsewhere, 150_000, 0)},

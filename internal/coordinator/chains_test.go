@@ -186,36 +186,52 @@ func TestSolanaSigning(t *testing.T) {
 	})
 }
 
-// bitcoinPSBT builds a PSBT spending one P2WPKH output of pubA and one P2TR output of pubB (with their witness UTXOs),
-// paying 150,000 satoshis to `to` and 40,000 back to pubA: a fee of 10,000.
+// bitcoinPSBT builds a PSBT spending one P2WPKH output of pubA and one P2TR output of pubB (with their witness UTXOs
+// and the transaction that made them), paying 150,000 satoshis to `to` and 40,000 back to pubA: a fee of 10,000.
 func bitcoinPSBT(t *testing.T, pubA, pubB []byte, to string) []byte {
 	return bitcoinPSBTWith(t, pubA, pubB, to, 150_000, 0)
 }
 
-// fundingTxID is the transaction the test PSBTs spend from.
-var fundingTxID = chainhash.DoubleHashH([]byte("funding"))
-
-// bitcoinPSBTWith is bitcoinPSBT paying value to `to` and spending outputs vout and vout+1 of the funding transaction
-// (100,000 satoshis each).
-func bitcoinPSBTWith(t *testing.T, pubA, pubB []byte, to string, value int64, vout uint32) []byte {
-	t.Helper()
+// fundingTx is the transaction the test PSBTs spend from: six outputs of 100,000 satoshis, paying pubA's P2WPKH
+// script at the even ones and pubB's P2TR script at the odd ones.
+func fundingTx(pubA, pubB []byte) *wire.MsgTx {
 	net := &chaincfg.TestNet3Params
 	a, _ := keys.BitcoinAddress(keys.BitcoinFormat{Network: net, Script: keys.ScriptP2WPKH}, pubA)
 	b, _ := keys.BitcoinAddress(keys.BitcoinFormat{Network: net, Script: keys.ScriptP2TR}, pubB)
-	dest, err := btcutil.DecodeAddress(to, net)
-	if err != nil {
-		t.Fatal(err)
-	}
 	scriptA, _ := txscript.PayToAddrScript(a)
 	scriptB, _ := txscript.PayToAddrScript(b)
-	scriptTo, _ := txscript.PayToAddrScript(dest)
-	p, err := psbt.New([]*wire.OutPoint{{Hash: fundingTxID, Index: vout}, {Hash: fundingTxID, Index: vout + 1}},
-		[]*wire.TxOut{wire.NewTxOut(value, scriptTo), wire.NewTxOut(40_000, scriptA)}, 2, 0, []uint32{wire.MaxTxInSequenceNum, wire.MaxTxInSequenceNum})
+	tx := wire.NewMsgTx(2)
+	tx.AddTxIn(wire.NewTxIn(&wire.OutPoint{Hash: chainhash.DoubleHashH([]byte("coinbase"))}, nil, nil))
+	for i := range 6 {
+		script := scriptA
+		if i%2 == 1 {
+			script = scriptB
+		}
+		tx.AddTxOut(wire.NewTxOut(100_000, script))
+	}
+	return tx
+}
+
+// bitcoinPSBTWith is bitcoinPSBT paying value to `to` and spending outputs vout (even) and vout+1 of the funding
+// transaction.
+func bitcoinPSBTWith(t *testing.T, pubA, pubB []byte, to string, value int64, vout uint32) []byte {
+	t.Helper()
+	funding := fundingTx(pubA, pubB)
+	dest, err := btcutil.DecodeAddress(to, &chaincfg.TestNet3Params)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Inputs[0].WitnessUtxo = wire.NewTxOut(100_000, scriptA)
-	p.Inputs[1].WitnessUtxo = wire.NewTxOut(100_000, scriptB)
+	scriptTo, _ := txscript.PayToAddrScript(dest)
+	id := funding.TxHash()
+	p, err := psbt.New([]*wire.OutPoint{{Hash: id, Index: vout}, {Hash: id, Index: vout + 1}},
+		[]*wire.TxOut{wire.NewTxOut(value, scriptTo), wire.NewTxOut(40_000, funding.TxOut[0].PkScript)}, 2, 0, []uint32{wire.MaxTxInSequenceNum, wire.MaxTxInSequenceNum})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p.Inputs {
+		p.Inputs[i].WitnessUtxo = funding.TxOut[int(vout)+i]
+		p.Inputs[i].NonWitnessUtxo = funding // what binds the P2WPKH input's amount, which its signature does not commit to
+	}
 	var buf bytes.Buffer
 	if err := p.Serialize(&buf); err != nil {
 		t.Fatal(err)
@@ -309,17 +325,26 @@ func TestBitcoinSigning(t *testing.T) {
 
 // tronTransfer encodes a Transaction.raw of one TransferContract (protobuf, by hand).
 func tronTransfer(owner, to string, amount uint64) []byte {
-	field := func(num int, data []byte) []byte {
-		return append(binary.AppendUvarint(binary.AppendUvarint(nil, uint64(num)<<3|2), uint64(len(data))), data...)
-	}
-	addr := func(a string) []byte { b, _, _ := base58.CheckDecode(a); return append([]byte{0x41}, b...) }
-	value := append(append(field(1, addr(owner)), field(2, addr(to))...), binary.AppendUvarint([]byte{3 << 3}, amount)...)
-	any := append(field(1, []byte("type.googleapis.com/protocol.TransferContract")), field(2, value)...)
-	raw := append(field(1, []byte{0xc3, 0xe8}), field(4, []byte{1, 2, 3, 4, 5, 6, 7, 8})...)
+	value := append(append(protoLen(1, tronAddr(owner)), protoLen(2, tronAddr(to))...), binary.AppendUvarint([]byte{3 << 3}, amount)...)
+	return tronRaw(1, "TransferContract", value)
+}
+
+// tronRaw encodes a Transaction.raw of one contract of the given type number and name, with its parameter's value.
+func tronRaw(typ uint64, name string, value []byte) []byte {
+	any := append(protoLen(1, []byte("type.googleapis.com/protocol."+name)), protoLen(2, value)...)
+	raw := append(protoLen(1, []byte{0xc3, 0xe8}), protoLen(4, []byte{1, 2, 3, 4, 5, 6, 7, 8})...)
 	raw = append(raw, binary.AppendUvarint([]byte{8 << 3}, 1767229200000)...)
-	raw = append(raw, field(11, append([]byte{1 << 3, 1}, field(2, any)...))...)
+	raw = append(raw, protoLen(11, append(binary.AppendUvarint([]byte{1 << 3}, typ), protoLen(2, any)...))...)
 	return append(raw, binary.AppendUvarint([]byte{14 << 3}, 1767225600000)...)
 }
+
+// protoLen encodes a length-delimited protobuf field.
+func protoLen(num int, data []byte) []byte {
+	return append(binary.AppendUvarint(binary.AppendUvarint(nil, uint64(num)<<3|2), uint64(len(data))), data...)
+}
+
+// tronAddr is a base58 Tron address's 21 bytes.
+func tronAddr(a string) []byte { b, _, _ := base58.CheckDecode(a); return append([]byte{0x41}, b...) }
 
 // A non-root user signs a TRX transfer a tron.tx policy allows; the signature recovers to the account's key. A larger
 // amount is denied; a transaction that does not parse is refused.

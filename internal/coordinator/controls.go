@@ -359,7 +359,7 @@ func (s *controlSpec) applies(op *activityInfo) bool {
 		return slices.Contains(s.types, op.Type)
 	}
 	if s.assets != nil {
-		return op.Signs // transfers are measured in what is signed
+		return op.Action == actSign // transfers are measured in what is signed, or sent
 	}
 	return true
 }
@@ -371,6 +371,9 @@ type measure struct {
 	total  store.VelocityTotal
 	adds   *big.Int
 	passes bool
+	// unmeasured is why the control cannot say whether the activity passes it ("" when it can): the activity may move
+	// one of its assets by an amount that cannot be read.
+	unmeasured string
 }
 
 // velocityReader reads bucket totals: the activity's transaction, or the store for a dry run.
@@ -379,7 +382,9 @@ type velocityReader interface {
 }
 
 // measureControls measures the activity against each control of the deciding organization that applies to it, and
-// gives the policy engine the outcomes as controls.<identifier>.
+// gives the policy engine the outcomes as controls.<identifier>, for every call of a batch (a control measures the
+// whole activity: what all its calls move together). A control that cannot measure the activity is an evaluation
+// error wherever a policy reads it.
 func (c *Coordinator) measureControls(ctx context.Context, q velocityReader, r *decisionRequest, now time.Time) ([]measure, error) {
 	var out []measure
 	for _, v := range r.org.Controls {
@@ -405,20 +410,45 @@ func (c *Coordinator) measureControls(ctx context.Context, q velocityReader, r *
 		if err != nil {
 			return nil, err
 		}
-		m := measure{spec: s, bucket: bucket, total: total, adds: s.adds(r.transfers)}
-		m.passes = compareOps[v.Aggregation.Operator](new(big.Int).Add(total.Window, m.adds).Cmp(s.threshold))
+		m := measure{spec: s, bucket: bucket, total: total, adds: s.adds(r.moves.Transfers), unmeasured: s.unmeasured(r.moves.Unmeasured)}
+		m.passes = m.unmeasured == "" && compareOps[v.Aggregation.Operator](new(big.Int).Add(total.Window, m.adds).Cmp(s.threshold))
 		out = append(out, m)
 	}
-	if len(out) > 0 {
-		if r.facts == nil {
-			r.facts = &policy.Input{}
+	if len(out) == 0 {
+		return out, nil
+	}
+	if r.facts == nil {
+		r.facts = &policy.Input{}
+	}
+	passes, failed := map[string]bool{}, map[string]string{}
+	for _, m := range out {
+		passes[m.spec.Identifier] = m.passes
+		if m.unmeasured != "" {
+			failed[m.spec.Identifier] = m.unmeasured
 		}
-		r.facts.Controls = make(map[string]bool, len(out))
-		for _, m := range out {
-			r.facts.Controls[m.spec.Identifier] = m.passes
+		for _, facts := range r.moreFacts { // a control measures the whole batch: every call sees its outcome
+			facts.Controls = r.facts.Controls
 		}
 	}
+	for _, facts := range append([]*policy.Input{r.facts}, r.moreFacts...) {
+		facts.Controls, facts.ControlErrors = passes, failed
+	}
 	return out, nil
+}
+
+// unmeasured is why the control cannot measure an activity that may move the given assets unmeasured, or "".
+func (s *controlSpec) unmeasured(assets []evm.Unmeasured) string {
+	if s.assets == nil {
+		return "" // a count of executions needs no amount
+	}
+	for _, u := range assets {
+		for asset := range s.assets {
+			if u.Covers(asset) {
+				return u.Reason
+			}
+		}
+	}
+	return ""
 }
 
 // adds is what the activity adds to the control: one for a COUNT, the listed assets it transfers (scaled by 10^18) for
@@ -472,7 +502,8 @@ func controlMeasures(measures []measure) []api.ControlMeasure {
 	var out []api.ControlMeasure
 	for _, m := range measures {
 		out = append(out, api.ControlMeasure{Identifier: m.spec.Identifier, Aggregate: m.spec.format(m.total.Window),
-			Adds: m.spec.format(m.adds), Operator: m.spec.Aggregation.Operator, Threshold: m.spec.Aggregation.Threshold, Passes: m.passes})
+			Adds: m.spec.format(m.adds), Operator: m.spec.Aggregation.Operator, Threshold: m.spec.Aggregation.Threshold, Passes: m.passes,
+			Error: m.unmeasured})
 	}
 	return out
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/sigil/sigil/internal/seal"
 	"github.com/sigil/sigil/internal/send"
 	"github.com/sigil/sigil/internal/store"
+	"github.com/sigil/sigil/internal/swap"
 	"github.com/sigil/sigil/internal/token"
 	"github.com/sigil/sigil/internal/webhook"
 )
@@ -122,6 +123,11 @@ type Config struct {
 	// FundSolanaSponsor funds an organization's Solana fee sponsor when it is created (sigil up: the Solana dev node's
 	// airdrop); nil leaves it to the operator.
 	FundSolanaSponsor func(ctx context.Context, address string) error
+
+	// SwapVenues are the networks swaps are quoted and executed on (swaps.go); nil for none (or UseSwapVenues).
+	// SwapQuoteTTL is how long a quote may be executed (default 30 s).
+	SwapVenues   *swap.Venues
+	SwapQuoteTTL time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -161,6 +167,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxSessionTTL == 0 {
 		c.MaxSessionTTL = 30 * 24 * time.Hour
 	}
+	if c.SwapQuoteTTL == 0 {
+		c.SwapQuoteTTL = 30 * time.Second
+	}
 	return c
 }
 
@@ -187,6 +196,7 @@ type Coordinator struct {
 	webhookQueue  atomic.Pointer[store.WebhookQueue] // its queue, whose outcomes list_webhook_deliveries writes first
 	sendWorker    atomic.Pointer[send.Worker]        // this process's send worker, while RunSends runs
 	networks      atomic.Pointer[send.Networks]      // the networks it sends on (Config.Networks, or UseNetworks)
+	swapVenues    atomic.Pointer[swap.Venues]        // the networks it swaps on (Config.SwapVenues, or UseSwapVenues)
 
 	chainData      chainsState         // the networks the balance watchers follow, and the balances read there (chaindata.go)
 	allowlistRules cache[*parsedRules] // IP allowlists' rules parsed, by their stored text (allowlists.go)
@@ -198,6 +208,7 @@ func New(s *store.Store, cfg Config) *Coordinator {
 	c := &Coordinator{cfg: cfg, store: s, ops: newRegistry(), audit: newAuditor(cfg.Audit), vault: &vault{ring: cfg.Keyring, path: cfg.MasterKeyFile, now: cfg.Now},
 		ownKeys: map[string]*ecdsa.PrivateKey{}, oauth: newOAuthState(cfg)}
 	c.networks.Store(cfg.Networks)
+	c.swapVenues.Store(cfg.SwapVenues)
 	c.costly.now = cfg.Now
 	return c
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 	"sync"
@@ -27,10 +28,10 @@ type decisionRequest struct {
 	// allowed only when every call is.
 	moreFacts        []*policy.Input
 	voterInConsensus bool
-	// transfers are the assets what is signed moves, and walletID the wallet (or private key) that signs: what
+	// moves are the assets what is signed (or sent) moves, and walletID the wallet (or private key) that signs: what
 	// velocity controls measure (controls.go).
-	transfers []evm.AssetTransfer
-	walletID  string
+	moves    evm.Moves
+	walletID string
 	// budget bounds the activity's policy evaluation, every expression together (evalbudget.go); nil, the decision's
 	// own budget.
 	budget *policy.Budget
@@ -49,7 +50,30 @@ func (c *Coordinator) decide(r decisionRequest) policy.Decision {
 			d = next
 		}
 	}
+	if d.Outcome == policy.Deny && r.facts != nil && slices.ContainsFunc(d.Evaluations, readUnmeasured) {
+		d.Message += unmeasuredReasons(r.facts.ControlErrors)
+	}
 	return d
+}
+
+// readUnmeasured reports whether a policy's evaluation failed on a velocity control that cannot measure the activity.
+func readUnmeasured(e policy.Evaluation) bool {
+	return e.Err != nil && strings.Contains(e.Err.Error(), "cannot measure this activity")
+}
+
+// unmeasuredReasons says, for a denial, which velocity controls could not measure the activity and why: those are
+// evaluation errors, which no policy they gate allows.
+func unmeasuredReasons(failed map[string]string) string {
+	ids := make([]string, 0, len(failed))
+	for id := range failed {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var b strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&b, "; velocity control %s cannot measure this activity: %s", id, failed[id])
+	}
+	return b.String()
 }
 
 // decideFacts decides the activity with one set of facts.
@@ -148,7 +172,8 @@ func readsParams(policies []policy.Policy) bool {
 	return false
 }
 
-// activityParams exposes the parameters the policy language names (snake_case) from the intent (lowerCamelCase).
+// activityParams exposes the parameters the policy language names (snake_case) from the intent (lowerCamelCase); an
+// int parameter may be a decimal string, as the reference's amounts are.
 func activityParams(params []policy.Param, intent json.RawMessage) map[string]any {
 	if len(params) == 0 {
 		return nil
@@ -167,6 +192,12 @@ func activityParams(params []policy.Param, intent json.RawMessage) map[string]an
 		}
 		switch x := v.(type) {
 		case string:
+			if p.Type != "int" {
+				out[p.Name] = x
+			} else if n, ok := new(big.Int).SetString(x, 10); ok && n.Sign() >= 0 && isDigits(x) {
+				out[p.Name] = n // amounts travel as decimal strings
+			}
+		case bool:
 			out[p.Name] = x
 		case json.Number:
 			if n, err := x.Int64(); err == nil {

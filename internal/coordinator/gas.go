@@ -85,8 +85,8 @@ func execUpsertGasUsageConfig(x *execution, p *api.UpsertGasUsageConfigIntent) (
 	return &api.UpsertGasUsageConfigResult{GasUsageConfigID: cfg.ID}, nil
 }
 
-// gasUsage is what an organization's sponsored sends cost in the window of its billing organization's limits, with
-// the limit that applies: the billing organization's own (all its organizations together), or a sub-organization's.
+// gasUsage is what sponsored sends cost in the window of a billing organization's limits: all its organizations'
+// (the billing organization's limit), or one sub-organization's (its own limit), with the limit that applies.
 type gasUsage struct {
 	cfg      *GasUsageConfig
 	limitUSD float64
@@ -104,28 +104,50 @@ func (c *Coordinator) billingOrg(ctx context.Context, org *Org) (*Org, error) {
 	return c.loadOrg(ctx, org.ParentID)
 }
 
-// gasUsage measures an organization's sponsored spend in its window, each network's at its price in USD; nil when its
-// billing organization set no limits.
-func (c *Coordinator) gasUsage(ctx context.Context, org *Org) (*gasUsage, error) {
+// gasLimits are the gas-spend limits a sponsored send of an organization is held to, from its billing
+// organization's configuration: the billing organization's window, which counts all its organizations' spend, and
+// for a sub-organization its own window too. It is the send worker's send.SponsorLimits.
+type gasLimits struct {
+	c            *Coordinator
+	org, billing *Org
+	cfg          *GasUsageConfig
+}
+
+// gasLimitsOf reads the limits of an organization's sponsored sends; nil when its billing organization set none.
+func (c *Coordinator) gasLimitsOf(ctx context.Context, org *Org) (*gasLimits, error) {
 	billing, err := c.billingOrg(ctx, org)
+	if err != nil || billing.GasUsage == nil {
+		return nil, err
+	}
+	return &gasLimits{c: c, org: org, billing: billing, cfg: billing.GasUsage}, nil
+}
+
+// spendReader reads sponsored costs: the store, or a transaction.
+type spendReader interface {
+	SponsoredGasCosts(ctx context.Context, sponsorOrg, orgID string, since int64) ([]store.GasCost, error)
+}
+
+// usage measures the spend in the window of the organization's own limit (the billing organization's: all its
+// organizations'; a sub-organization's: its own), each network's at its price in USD.
+func (l *gasLimits) usage(ctx context.Context, q spendReader) (*gasUsage, error) {
+	if l.org.ID == l.billing.ID {
+		return l.spend(ctx, q, "")
+	}
+	return l.spend(ctx, q, l.org.ID)
+}
+
+// spend measures the sponsored spend in the window of one of the billing organization's organizations (only), or of
+// all of them ("").
+func (l *gasLimits) spend(ctx context.Context, q spendReader, only string) (*gasUsage, error) {
+	u := &gasUsage{cfg: l.cfg, limitUSD: l.cfg.OrgLimitUSD, wei: new(big.Int), lamports: new(big.Int)}
+	if only != "" {
+		u.limitUSD = l.cfg.SubOrgLimitUSD
+	}
+	since := l.c.now().Add(-time.Duration(l.cfg.WindowMinutes) * time.Minute).UnixNano()
+	costs, err := q.SponsoredGasCosts(ctx, l.billing.ID, only, since)
 	if err != nil {
 		return nil, err
 	}
-	cfg := billing.GasUsage
-	if cfg == nil {
-		return nil, nil
-	}
-	u := &gasUsage{cfg: cfg, limitUSD: cfg.OrgLimitUSD, wei: new(big.Int), lamports: new(big.Int)}
-	only := ""
-	if org.ID != billing.ID {
-		u.limitUSD, only = cfg.SubOrgLimitUSD, org.ID
-	}
-	since := c.now().Add(-time.Duration(cfg.WindowMinutes) * time.Minute).UnixNano()
-	costs, err := c.store.SponsoredGasCosts(ctx, billing.ID, only, since)
-	if err != nil {
-		return nil, err
-	}
-	networks := c.networks.Load()
 	for _, cost := range costs {
 		v, ok := new(big.Int).SetString(cost.Wei, 10)
 		if !ok {
@@ -136,55 +158,100 @@ func (c *Coordinator) gasUsage(ctx context.Context, org *Org) (*gasUsage, error)
 		} else {
 			u.wei.Add(u.wei, v)
 		}
-		if networks == nil {
-			continue
-		}
-		if nw, err := networks.Get(cost.Network); err == nil {
-			native, _ := new(big.Float).Quo(new(big.Float).SetInt(v), big.NewFloat(nativeUnits(nw))).Float64()
-			u.usd += native * nw.NativeUSD
-		}
+		u.usd += l.c.usdOf(cost.Network, v)
 	}
 	return u, nil
 }
 
-// checkGasLimit refuses a sponsored send when its billing organization disabled sponsorship, or the organization's
-// spend in the window has reached its limit.
-func (c *Coordinator) checkGasLimit(ctx context.Context, org *Org) error {
-	u, err := c.gasUsage(ctx, org)
-	if err != nil || u == nil {
+// usdOf values an amount of a network's smallest unit (wei, lamports) at the network's configured price; 0 for a
+// network not configured.
+func (c *Coordinator) usdOf(network string, amount *big.Int) float64 {
+	networks := c.networks.Load()
+	if networks == nil || amount == nil {
+		return 0
+	}
+	nw, err := networks.Get(network)
+	if err != nil {
+		return 0
+	}
+	native, _ := new(big.Float).Quo(new(big.Float).SetInt(amount), big.NewFloat(nativeUnits(nw))).Float64()
+	return native * nw.NativeUSD
+}
+
+// Check refuses a sponsored send when its billing organization disabled sponsorship, or when the spend in a window of
+// its limits — the billing organization's, and a sub-organization's own — has reached the limit or would pass it with
+// cost, the most this send may cost (nil: not priced yet). With tx, it locks the billing organization's spend and
+// reads in tx: the worker's check and the reservation it writes in tx are one step, from any process.
+func (l *gasLimits) Check(ctx context.Context, tx *store.Tx, network string, cost *big.Int) error {
+	if tx == nil {
+		return l.check(ctx, l.c.store, network, cost)
+	}
+	if err := tx.LockSponsorSpend(ctx, l.billing.ID); err != nil {
 		return err
 	}
-	if !u.cfg.Enabled {
+	return l.check(ctx, tx, network, cost)
+}
+
+func (l *gasLimits) check(ctx context.Context, q spendReader, network string, cost *big.Int) error {
+	if !l.cfg.Enabled {
 		return apierr.New(apierr.FailedPrecondition, "SPONSORSHIP_DISABLED", "parameters.sponsor: gas sponsorship is disabled for this organization")
 	}
-	if u.usd >= u.limitUSD {
-		return apierr.New(apierr.ResourceExhausted, "GAS_LIMIT_REACHED",
-			"parameters.sponsor: the organization's sponsored gas spend in the last %d minutes is %s USD (%s wei), at or past its limit of %s USD",
-			u.cfg.WindowMinutes, usd(u.usd), u.wei, usd(u.limitUSD))
+	type window struct {
+		only, whose string
+	}
+	windows := []window{{"", "organization's"}}
+	if l.org.ID != l.billing.ID {
+		windows = []window{{l.org.ID, "organization's"}, {"", "billing organization's (all its organizations')"}}
+	}
+	more := l.c.usdOf(network, cost)
+	for _, w := range windows {
+		u, err := l.spend(ctx, q, w.only)
+		if err != nil {
+			return err
+		}
+		switch {
+		case u.usd >= u.limitUSD:
+			return apierr.New(apierr.ResourceExhausted, "GAS_LIMIT_REACHED",
+				"parameters.sponsor: the %s sponsored gas spend in the last %d minutes is %s USD (%s wei), at or past its limit of %s USD",
+				w.whose, l.cfg.WindowMinutes, usd(u.usd), u.wei, usd(u.limitUSD))
+		case u.usd+more > u.limitUSD:
+			return apierr.New(apierr.ResourceExhausted, "GAS_LIMIT_REACHED",
+				"parameters.sponsor: the %s sponsored gas spend in the last %d minutes is %s USD (%s wei), and this send may cost %s USD more (%s at most): past its limit of %s USD",
+				w.whose, l.cfg.WindowMinutes, usd(u.usd), u.wei, usd(more), cost, usd(u.limitUSD))
+		}
 	}
 	return nil
 }
 
 // sponsoringOrg is the organization whose sponsor pays a sponsored send of x's organization (its billing
-// organization), once the gas-spend limits allow one more.
+// organization), once the gas-spend limits allow one more (read in the activity's transaction).
 func (x *execution) sponsoringOrg() (string, error) {
 	billing, err := x.c.billingOrg(x.ctx, x.org)
 	if err != nil {
 		return "", err
 	}
-	if err := x.c.checkGasLimit(x.ctx, x.org); err != nil {
-		return "", err
+	limits, err := x.c.gasLimitsOf(x.ctx, x.org)
+	if err != nil || limits == nil {
+		return billing.ID, err
 	}
-	return billing.ID, nil
+	var q spendReader = x.c.store
+	if x.tx != nil {
+		q = x.tx
+	}
+	return billing.ID, limits.check(x.ctx, q, "", nil)
 }
 
-// checkSponsor is checkGasLimit for the send worker, which holds only the organization's id.
-func (c *Coordinator) checkSponsor(ctx context.Context, orgID string) error {
+// sponsorLimits is gasLimitsOf for the send worker, which holds only the organization's id.
+func (c *Coordinator) sponsorLimits(ctx context.Context, orgID string) (send.SponsorLimits, error) {
 	org, err := c.loadOrg(ctx, orgID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return c.checkGasLimit(ctx, org)
+	limits, err := c.gasLimitsOf(ctx, org)
+	if err != nil || limits == nil {
+		return nil, err // a nil interface, not a nil *gasLimits
+	}
+	return limits, nil
 }
 
 // nativeUnits is how many of a network's smallest units (wei, lamports) make its native coin.
@@ -200,12 +267,16 @@ func usd(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // queryGetGasUsage reports the organization's sponsored spend in the window against its limit, and the gas sponsor
 // that pays it (created here when no sponsored send has created it yet, so that it can be funded first).
 func queryGetGasUsage(r *reader, _ *api.GetGasUsageRequest) (*api.GetGasUsageResponse, error) {
-	u, err := r.c.gasUsage(r.ctx, r.org)
+	limits, err := r.c.gasLimitsOf(r.ctx, r.org)
 	if err != nil {
 		return nil, err
 	}
-	if u == nil {
+	if limits == nil {
 		return nil, apierr.NotFoundf("no gas usage configuration: the billing organization set no gas-spend limits (UPSERT_GAS_USAGE_CONFIG)")
+	}
+	u, err := limits.usage(r.ctx, r.c.store)
+	if err != nil {
+		return nil, err
 	}
 	billing, err := r.c.billingOrg(r.ctx, r.org)
 	if err != nil {
@@ -225,10 +296,17 @@ func queryGetGasUsage(r *reader, _ *api.GetGasUsageRequest) (*api.GetGasUsageRes
 	return res, nil
 }
 
+// gasSponsorPrefix begins the secret id of an organization's gas sponsor key on EVM networks.
+const gasSponsorPrefix = "gas-sponsor/"
+
+// GasSponsorSecret is the id of the sealed key of an organization's gas sponsor on EVM networks: what signs the
+// fillers of its nonces (send.Unstick).
+func GasSponsorSecret(orgID string) string { return gasSponsorPrefix + orgID }
+
 // gasSponsor is an organization's gas sponsor on EVM networks: a secp256k1 key (sponsorKey), funded on creation by
 // Config.FundSponsor when there is one (the dev chain's faucet).
 func (c *Coordinator) gasSponsor(ctx context.Context, orgID string) (string, common.Address, error) {
-	id, address, err := c.sponsorKey(ctx, orgID, sponsorKind{name: "gas sponsor", secretPrefix: "gas-sponsor/",
+	id, address, err := c.sponsorKey(ctx, orgID, sponsorKind{name: "gas sponsor", secretPrefix: gasSponsorPrefix,
 		curve: keys.CurveSecp256k1, format: keys.AddressFormatEthereum,
 		generate: func() ([]byte, error) {
 			k, err := crypto.GenerateKey()

@@ -46,6 +46,9 @@ func activities() []operation {
 		enableAuthProxy, updateAuthProxyConfig, rotateAuthProxyKey, disableAuthProxy,
 		// webhook endpoints (webhooks.go)
 		createWebhookEndpoint, updateWebhookEndpoint, deleteWebhookEndpoint, replayWebhookDeliveries,
+		// swaps: quotes from Uniswap V3's pools, their execution as sends, the client fee and its claim (swaps.go,
+		// swap_execute.go, swap_fees.go)
+		createSwapQuote, createSwapQuoteV2, executeSwapV2, executeSwapV3, upsertSwapConfig, claimSwapFees,
 
 		// secrets (secrets.go) and IP allowlists (allowlists.go)
 		initImportSecrets, importSecrets, exportSecrets, deleteSecrets,
@@ -67,6 +70,7 @@ func queries() []queryOp {
 		getAuthProxyConfig, resolveAuthProxyConfig,
 		listWebhookEndpoints, listWebhookDeliveries,
 		getSendTransactionStatus, getNonces, getGasUsage,
+		getSwapStatus, // swap_status.go
 
 		// secrets (secrets.go), IP allowlists (allowlists.go) and chain data (chaindata.go)
 		listSecrets, getIPAllowlist,

@@ -44,6 +44,9 @@ func checkEthSend(p *api.EthSendTransactionIntentV2) (*send.Request, error) {
 	if sponsor && p.Nonce != "" {
 		return nil, apierr.Invalid("parameters.nonce: a sponsored send's transaction is the gas sponsor's, numbered by this server; leave it out")
 	}
+	if sponsor && (p.GasLimit != "" || p.MaxFeePerGas != "" || p.MaxPriorityFeePerGas != "") {
+		return nil, apierr.Invalid("parameters: a sponsored send's gas and fees are its gas sponsor's, which this server sets from its own estimate within the network's cap on sponsored fees; leave out gasLimit, maxFeePerGas and maxPriorityFeePerGas")
+	}
 	if !sponsor && p.GasStationNonce != "" {
 		return nil, apierr.Invalid("parameters.gasStationNonce applies to sponsored sends only")
 	}
@@ -104,8 +107,32 @@ func parseTxFields(r *send.Request, nonce, gasLimit, maxFeePerGas, maxPriorityFe
 	if r.MaxFeePerGas, err = optionalWei("parameters.maxFeePerGas", maxFeePerGas); err != nil {
 		return err
 	}
-	r.MaxPriorityFeePerGas, err = optionalWei("parameters.maxPriorityFeePerGas", maxPriorityFeePerGas)
-	return err
+	if r.MaxPriorityFeePerGas, err = optionalWei("parameters.maxPriorityFeePerGas", maxPriorityFeePerGas); err != nil {
+		return err
+	}
+	if r.MaxFeePerGas != nil && r.MaxPriorityFeePerGas != nil {
+		if err := evm.CheckFees(r.MaxPriorityFeePerGas.ToInt(), r.MaxFeePerGas.ToInt()); err != nil {
+			return apierr.Invalid("parameters.maxPriorityFeePerGas: %s", err.Error())
+		}
+	}
+	return nil
+}
+
+// checkGasLimit refuses a gas limit a node would refuse for good for the transaction the request sends from: below
+// what it needs before it runs, above the network's cap on one transaction, or above the latest block's gas limit the
+// send worker read (when it has read one; it checks again before it signs).
+func (c *Coordinator) checkGasLimit(nw send.Network, from common.Address, req *send.Request) error {
+	if req.GasLimit == nil {
+		return nil
+	}
+	block := uint64(0)
+	if networks := c.networks.Load(); networks != nil {
+		block = networks.BlockGasLimit(nw.CAIP2)
+	}
+	if err := evm.CheckGas(*req.GasLimit, req.MinGas(from), nw.GasLimits(block)); err != nil {
+		return apierr.Invalid("parameters.gasLimit: %s", err.Error())
+	}
+	return nil
 }
 
 func optionalUint(path, s string) (*uint64, error) {
@@ -171,6 +198,9 @@ func prepareEthSend(x *execution, p *api.EthSendTransactionIntentV2, req *send.R
 	if err != nil {
 		return nil, err
 	}
+	if err := x.c.checkGasLimit(nw, common.HexToAddress(from), req); err != nil {
+		return nil, err
+	}
 	for i, call := range req.Calls {
 		facts, err := x.callFacts(s, nw, req, call, d)
 		if err != nil {
@@ -221,7 +251,7 @@ func (x *execution) callFacts(s *signer, nw send.Network, req *send.Request, cal
 		return nil, err
 	}
 	s.facts(facts)
-	d.transfers = append(d.transfers, unsigned.Transfers()...)
+	d.moves.Add(unsigned.Moves(common.HexToAddress(facts.EthTx.From)))
 	return facts, nil
 }
 
@@ -284,7 +314,7 @@ func (c *Coordinator) RunSends(ctx context.Context) error {
 		return nil
 	}
 	w := send.NewWorker(send.Config{Store: c.store, Networks: networks, OpenKey: c.openSecret, CustomErrors: c.customError, Sponsor: c.gasSponsor, SolanaSponsor: c.solanaSponsor,
-		CheckSponsor: c.checkSponsor, Changed: c.enqueueSendUpdate, Committed: c.notifyWebhooks, GiveUp: c.cfg.SendGiveUp, Lease: c.cfg.SendLease,
+		SponsorLimits: c.sponsorLimits, Changed: c.enqueueSendUpdate, Committed: c.notifyWebhooks, GiveUp: c.cfg.SendGiveUp, Lease: c.cfg.SendLease,
 		Now: c.cfg.Now, Logger: c.cfg.Logger})
 	c.sendWorker.Store(w)
 	defer c.sendWorker.Store(nil)
@@ -299,6 +329,7 @@ func (c *Coordinator) UseNetworks(n *send.Networks) { c.networks.Store(n) }
 func (c *Coordinator) wakeSends(rec *record) {
 	switch rec.Type {
 	case ethSendTransactionV2.Type, ethSendRawTransaction.Type, ethUndelegate7702.Type, solSendTransactionV2.Type, solSendTransaction.Type:
+	case executeSwapV2.Type, executeSwapV3.Type, claimSwapFees.Type: // swaps send too
 	default:
 		return
 	}

@@ -176,7 +176,7 @@ func prepareSolSend[P any](x *execution, _ *P, p *solanaSend, d *decisionRequest
 			return nil, err
 		}
 		s.facts(facts)
-		d.transfers = append(d.transfers, solanaTransfers(p.tx.Parsed, address)...)
+		d.moves.Add(solanaMoves(p.tx.Parsed, address))
 		if i == 0 {
 			d.facts, d.walletID = facts, s.groupID()
 		} else {

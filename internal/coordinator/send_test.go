@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/big"
 	"net/http"
@@ -700,9 +701,13 @@ func TestEthSendTransactionSlowNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waiting, err := s.root.WaitForSendTransaction(bg, s.boot.OrganizationID, id, 1500*time.Millisecond)
-	if err == nil || waiting.TxStatus != api.TxStatusInitialized || !strings.Contains(waiting.TxError, "did not answer") {
-		t.Fatalf("while the node is slow: %+v %v", waiting, err)
+	var waiting *api.GetSendTransactionStatusResponse
+	waitFor(t, "the send saying the node does not answer", func() bool {
+		waiting, err = s.root.GetSendTransactionStatus(bg, s.boot.OrganizationID, id)
+		return err == nil && strings.Contains(waiting.TxError, "did not answer")
+	})
+	if waiting.TxStatus != api.TxStatusInitialized {
+		t.Fatalf("while the node is slow: %+v", waiting)
 	}
 	delay.Store(0)
 	st, err := s.waitSend(id)
@@ -847,106 +852,162 @@ func TestEthSendTransactionSponsored(t *testing.T) {
 // sponsorship refuses sponsored sends.
 func TestSponsoredGasLimits(t *testing.T) {
 	t.Parallel()
-	node := devChain(t)
-	s := sendingStack(t, testdb.SQLite(t), node)
-	org := s.boot.OrganizationID
-	from := s.fundedWallet(node, "limited", 1, 0)
-	_, err := s.root.GetGasUsage(bg, org)
-	expectErr(t, "usage with no configuration", err, apierr.NotFound, "set no gas-spend limits")
-	_, _, err = s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "50000"})
-	expectErr(t, "a long window", err, apierr.InvalidArgument, "from 1 to 43200")
-	res, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "0.000001", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"})
-	if err != nil || res.GasUsageConfigID == "" {
-		t.Fatalf("upsert: %+v %v", res, err)
-	}
-	usage, err := s.root.GetGasUsage(bg, org)
-	if err != nil || usage.UsageUsd != "0" || usage.WindowLimitUsd != "0.000001" || usage.WindowDurationMinutes != 60 || !common.IsHexAddress(usage.SponsorAddress) {
-		t.Fatalf("usage before: %+v %v", usage, err)
-	}
-	// The sponsor exists before any sponsored send, so that it can be funded first; it is the one that pays.
-	sponsorAddress := common.HexToAddress(usage.SponsorAddress)
-	funded, err := node.Client().BalanceAt(bg, sponsorAddress, nil)
-	if err != nil || funded.Sign() == 0 {
-		t.Fatalf("the sponsor %s holds %v (%v)", sponsorAddress, funded, err)
-	}
-	yes := true
-	sponsored := func() (string, error) {
-		res, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &yes,
-			Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000d00d", Value: "1"}}})
-		if err != nil {
-			return "", err
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		node := devChain(t)
+		s := sendingStack(t, b, node)
+		org := s.boot.OrganizationID
+		from := s.fundedWallet(node, "limited", 1, 0)
+		_, err := s.root.GetGasUsage(bg, org)
+		expectErr(t, "usage with no configuration", err, apierr.NotFound, "set no gas-spend limits")
+		_, _, err = s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "50000"})
+		expectErr(t, "a long window", err, apierr.InvalidArgument, "from 1 to 43200")
+		res, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"})
+		if err != nil || res.GasUsageConfigID == "" {
+			t.Fatalf("upsert: %+v %v", res, err)
 		}
-		return res.SendTransactionStatusID, nil
-	}
-	id, err := sponsored()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.waitSend(id); err != nil {
-		t.Fatal(err)
-	}
-	usage, err = s.root.GetGasUsage(bg, org)
-	if err != nil || usage.UsageUsd == "0" || usage.UsageWei == "0" || usage.SponsorAddress != sponsorAddress.Hex() {
-		t.Fatalf("usage after one sponsored send: %+v %v", usage, err)
-	}
-	if left, err := node.Client().BalanceAt(bg, sponsorAddress, nil); err != nil || new(big.Int).Sub(funded, left).String() != usage.UsageWei {
-		t.Errorf("the sponsor paid %v, the usage says %s wei (%v)", new(big.Int).Sub(funded, left), usage.UsageWei, err)
-	}
-	_, err = sponsored()
-	expectErr(t, "a sponsored send past the limit", err, apierr.ResourceExhausted, "at or past its limit of 0.000001 USD")
-	if _, err := s.waitSend(mustSend(t, s, from, caip2(node), api.EthCallParams{To: "0x000000000000000000000000000000000000d00d", Value: "1"})); err != nil {
-		t.Errorf("a send the account pays, past the sponsor's limit: %v", err)
-	}
-	no := false
-	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "100", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60", Enabled: &no}); err != nil {
-		t.Fatal(err)
-	}
-	_, err = sponsored()
-	expectErr(t, "sponsorship disabled", err, apierr.FailedPrecondition, "gas sponsorship is disabled")
+		usage, err := s.root.GetGasUsage(bg, org)
+		if err != nil || usage.UsageUsd != "0" || usage.WindowLimitUsd != "1" || usage.WindowDurationMinutes != 60 || !common.IsHexAddress(usage.SponsorAddress) {
+			t.Fatalf("usage before: %+v %v", usage, err)
+		}
+		// The sponsor exists before any sponsored send, so that it can be funded first; it is the one that pays.
+		sponsorAddress := common.HexToAddress(usage.SponsorAddress)
+		funded, err := node.Client().BalanceAt(bg, sponsorAddress, nil)
+		if err != nil || funded.Sign() == 0 {
+			t.Fatalf("the sponsor %s holds %v (%v)", sponsorAddress, funded, err)
+		}
+		yes := true
+		sponsored := func() (string, error) {
+			res, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &yes,
+				Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000d00d", Value: "1"}}})
+			if err != nil {
+				return "", err
+			}
+			return res.SendTransactionStatusID, nil
+		}
+		id, err := sponsored()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.waitSend(id); err != nil {
+			t.Fatal(err)
+		}
+		usage, err = s.root.GetGasUsage(bg, org)
+		if err != nil || usage.UsageUsd == "0" || usage.UsageWei == "0" || usage.SponsorAddress != sponsorAddress.Hex() {
+			t.Fatalf("usage after one sponsored send: %+v %v", usage, err)
+		}
+		if left, err := node.Client().BalanceAt(bg, sponsorAddress, nil); err != nil || new(big.Int).Sub(funded, left).String() != usage.UsageWei {
+			t.Errorf("the sponsor paid %v, the usage says %s wei (%v)", new(big.Int).Sub(funded, left), usage.UsageWei, err)
+		}
+		// A limit a twentieth above the spend: the spend has not reached it, so a second sponsored send is accepted, but
+		// what it may cost would pass it, and the worker refuses it before signing anything.
+		limit := justAbove(t, usage.UsageUsd)
+		if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: limit, SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
+			t.Fatal(err)
+		}
+		id, err = sponsored()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.waitSend(id); err == nil || !strings.Contains(err.Error(), "past its limit of "+limit+" USD") {
+			t.Errorf("a sponsored send that would pass the limit: %v", err)
+		}
+		if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "0.000001", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = sponsored()
+		expectErr(t, "a sponsored send past the limit", err, apierr.ResourceExhausted, "at or past its limit of 0.000001 USD")
+		if _, err := s.waitSend(mustSend(t, s, from, caip2(node), api.EthCallParams{To: "0x000000000000000000000000000000000000d00d", Value: "1"})); err != nil {
+			t.Errorf("a send the account pays, past the sponsor's limit: %v", err)
+		}
+		no := false
+		if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "100", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60", Enabled: &no}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = sponsored()
+		expectErr(t, "sponsorship disabled", err, apierr.FailedPrecondition, "gas sponsorship is disabled")
+	})
 }
 
-// Sponsored sends submitted together, under a limit the first one reaches: each passes the check at submission (none
-// is signed yet), but the worker checks again as it signs, counting the signed sends' reserved cost, so only one is
-// paid for and the others fail with the limit's reason.
+// justAbove is a USD amount a twentieth above usd: under it, but below what any sponsored send may cost on top.
+func justAbove(t *testing.T, usd string) string {
+	t.Helper()
+	v, err := strconv.ParseFloat(usd, 64)
+	if err != nil || v <= 0 {
+		t.Fatalf("usage %q", usd)
+	}
+	return strconv.FormatFloat(v*1.05, 'f', -1, 64)
+}
+
+// Sponsored sends of five accounts submitted together, under a limit about one and a half of them fit in (measured by
+// a first send's cost): each passes the check at submission (none is signed yet), but the worker checks again as it
+// signs, counting what the sends signed before may cost and what this one may, so the sends it signs never take the
+// spend past the limit, and the others fail with the limit's reason.
 func TestSponsoredGasLimitHoldsForSendsSubmittedTogether(t *testing.T) {
 	t.Parallel()
-	node := devChain(t)
-	s := sendingStack(t, testdb.SQLite(t), node)
-	org := s.boot.OrganizationID
-	from := s.fundedWallet(node, "together", 1, 0)
-	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "0.000001", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
-		t.Fatal(err)
-	}
-	yes := true
-	var ids []string
-	for range 4 {
-		res, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &yes,
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		node := devChain(t)
+		s := sendingStack(t, b, node)
+		org := s.boot.OrganizationID
+		if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
+			t.Fatal(err)
+		}
+		var accounts []string
+		for i := range 6 {
+			accounts = append(accounts, s.fundedWallet(node, fmt.Sprintf("together %d", i), 1, 0))
+		}
+		yes := true
+		first, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: accounts[0], Caip2: caip2(node), Sponsor: &yes,
 			Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000d00f", Value: "1"}}})
 		if err != nil {
-			expectErr(t, "a sponsored send after one was signed", err, apierr.ResourceExhausted, "at or past its limit")
-			continue
+			t.Fatal(err)
 		}
-		ids = append(ids, res.SendTransactionStatusID)
-	}
-	included := 0
-	for _, id := range ids {
-		st, err := s.waitSend(id)
-		switch {
-		case err == nil && st.TxStatus == "INCLUDED":
-			included++
-		case err == nil:
-			t.Errorf("send %s: %+v", id, st)
-		case !strings.Contains(err.Error(), "at or past its limit"):
-			t.Errorf("send %s failed for another reason: %v", id, err)
+		if _, err := s.waitSend(first.SendTransactionStatusID); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if included != 1 {
-		t.Fatalf("%d of %d sponsored sends submitted together were paid for under a limit the first reaches", included, len(ids))
-	}
-	usage, err := s.root.GetGasUsage(bg, org)
-	if err != nil || usage.UsageUsd == "0" {
-		t.Fatalf("usage: %+v %v", usage, err)
-	}
+		measured, err := s.root.GetGasUsage(bg, org)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one, _ := strconv.ParseFloat(measured.UsageUsd, 64) // what a first sponsored send of an account costs
+		limit := 2.7 * one                                  // the first's cost, and about one and a half sends more
+		if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: strconv.FormatFloat(limit, 'f', -1, 64),
+			SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
+			t.Fatal(err)
+		}
+		accounts = accounts[1:]
+		var ids []string
+		for _, from := range accounts {
+			res, _, err := s.root.EthSendTransaction(bg, org, api.EthSendTransactionIntentV2{From: from, Caip2: caip2(node), Sponsor: &yes,
+				Calls: []api.EthCallParams{{To: "0x000000000000000000000000000000000000d00f", Value: "1"}}})
+			if err != nil {
+				expectErr(t, "a sponsored send after one was signed", err, apierr.ResourceExhausted, "at or past its limit")
+				continue
+			}
+			ids = append(ids, res.SendTransactionStatusID)
+		}
+		included, refused := 0, 0
+		for _, id := range ids {
+			st, err := s.waitSend(id)
+			switch {
+			case err == nil && st.TxStatus == "INCLUDED":
+				included++
+			case err == nil:
+				t.Errorf("send %s: %+v", id, st)
+			case strings.Contains(err.Error(), "past its limit"):
+				refused++
+			default:
+				t.Errorf("send %s failed for another reason: %v", id, err)
+			}
+		}
+		usage, err := s.root.GetGasUsage(bg, org)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spent, _ := strconv.ParseFloat(usage.UsageUsd, 64)
+		if included == 0 || refused == 0 || spent > limit {
+			t.Fatalf("%d of %d sponsored sends submitted together paid for, %d refused: %s USD spent under a limit of %v", included, len(ids), refused, usage.UsageUsd, limit)
+		}
+	})
 }
 
 // Sponsored sends of one account submitted together each take their own sponsored-batch nonce: none reverts for a
@@ -975,11 +1036,17 @@ func TestSponsoredSendsTogether(t *testing.T) {
 }
 
 // A sub-organization's sponsored sends are paid by its billing organization's sponsor and held to the
-// sub-organization limit, apart from the billing organization's own; a sub-organization cannot set limits.
+// sub-organization limit, apart from the billing organization's own, and to the billing organization's limit too,
+// which counts every organization's spend: a new sub-organization, with nothing spent, is refused once its billing
+// organization's window is at its limit. A sub-organization cannot set limits.
 func TestSponsoredGasLimitsOfSubOrganizations(t *testing.T) {
 	t.Parallel()
+	testdb.Each(t, testSponsoredGasLimitsOfSubOrganizations)
+}
+
+func testSponsoredGasLimitsOfSubOrganizations(t *testing.T, b testdb.Backend) {
 	node := devChain(t)
-	s := sendingStack(t, testdb.SQLite(t), node)
+	s := sendingStack(t, b, node)
 	org := s.boot.OrganizationID
 	subKey, subParams := newKey(t, stamp.CurveP256)
 	created, _, err := s.root.CreateSubOrganization(bg, org, subOrgParams("Alice", subParams))
@@ -992,7 +1059,7 @@ func TestSponsoredGasLimitsOfSubOrganizations(t *testing.T) {
 		t.Fatal(err)
 	}
 	from := w.Addresses[0]
-	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1000", SubOrgWindowLimitUsd: "0.000001", WindowDurationMinutes: "60"}); err != nil {
+	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1000", SubOrgWindowLimitUsd: "1", WindowDurationMinutes: "60"}); err != nil {
 		t.Fatal(err)
 	}
 	_, _, err = alice.UpsertGasUsageConfig(bg, sub, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1000", SubOrgWindowLimitUsd: "1000", WindowDurationMinutes: "60"})
@@ -1014,14 +1081,22 @@ func TestSponsoredGasLimitsOfSubOrganizations(t *testing.T) {
 		t.Fatal(err)
 	}
 	usage, err := alice.GetGasUsage(bg, sub)
-	if err != nil || usage.WindowLimitUsd != "0.000001" || usage.UsageUsd == "0" {
-		t.Errorf("the sub-organization's usage: %+v %v", usage, err)
+	if err != nil || usage.WindowLimitUsd != "1" || usage.UsageUsd == "0" {
+		t.Fatalf("the sub-organization's usage: %+v %v", usage, err)
 	}
 	if parent, err := s.root.GetGasUsage(bg, org); err != nil || usage.SponsorAddress == "" || usage.SponsorAddress != parent.SponsorAddress {
 		t.Errorf("the sub-organization's sponsor %q is not its billing organization's: %+v %v", usage.SponsorAddress, parent, err)
 	}
-	_, err = send(alice, sub, from)
-	expectErr(t, "the sub-organization past its limit", err, apierr.ResourceExhausted, "at or past its limit of 0.000001 USD")
+	limit := justAbove(t, usage.UsageUsd)
+	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "1000", SubOrgWindowLimitUsd: limit, WindowDurationMinutes: "60"}); err != nil {
+		t.Fatal(err)
+	}
+	if id, err = send(alice, sub, from); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.WaitForSendTransaction(bg, sub, id, 30*time.Second); err == nil || !strings.Contains(err.Error(), "past its limit of "+limit+" USD") {
+		t.Errorf("a second sponsored send, which would pass the sub-organization's limit: %v", err)
+	}
 	own := s.ethWallet("billing")
 	id, err = send(s.root, org, own)
 	if err != nil {
@@ -1034,6 +1109,24 @@ func TestSponsoredGasLimitsOfSubOrganizations(t *testing.T) {
 	if err != nil || total.WindowLimitUsd != "1000" || total.UsageWei == usage.UsageWei {
 		t.Errorf("the billing organization's usage (all its organizations): %+v %v", total, err)
 	}
+
+	// The billing organization's window at its limit: a new sub-organization, which spent nothing, is refused.
+	if _, _, err := s.root.UpsertGasUsageConfig(bg, org, api.UpsertGasUsageConfigIntent{OrgWindowLimitUsd: "0.000001", SubOrgWindowLimitUsd: "1000", WindowDurationMinutes: "60"}); err != nil {
+		t.Fatal(err)
+	}
+	bobKey, bobParams := newKey(t, stamp.CurveP256)
+	fresh, _, err := s.root.CreateSubOrganization(bg, org, subOrgParams("Bob", bobParams))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := s.client(bobKey)
+	bw, _, err := bob.CreateWallet(bg, fresh.SubOrganizationID, api.CreateWalletIntent{WalletName: "bob", Accounts: []api.WalletAccountParams{ethAccount()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = send(bob, fresh.SubOrganizationID, bw.Addresses[0])
+	expectErr(t, "a new sub-organization under a billing organization at its limit", err, apierr.ResourceExhausted,
+		"the billing organization's (all its organizations') sponsored gas spend")
 }
 
 // The same body submitted again is the same activity with the same send: the transaction is signed and broadcast once.

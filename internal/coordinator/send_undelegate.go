@@ -54,6 +54,9 @@ func prepareUndelegate(x *execution, p *api.EthUndelegate7702Intent, req *send.R
 		return nil, err
 	}
 	account := common.HexToAddress(from)
+	if err := x.c.checkGasLimit(nw, account, req); err != nil {
+		return nil, err
+	}
 	auth := types.SetCodeAuthorization{ChainID: *uint256.NewInt(uint64(nw.ChainID))}
 	tx := &types.SetCodeTx{ChainID: uint256.NewInt(uint64(nw.ChainID)), To: account, Value: new(uint256.Int), GasTipCap: new(uint256.Int),
 		GasFeeCap: new(uint256.Int)}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/google/uuid"
 
 	"github.com/sigil/sigil/api"
@@ -259,11 +260,11 @@ func prepareSignTransaction(x *execution, p *api.SignTransactionIntentV2, tx par
 		if facts.EthTx.Call, err = x.c.contractCall(x.ctx, x.org, facts.EthTx.To, eth.tx.Transaction().Data()); err != nil {
 			return nil, err
 		}
-		d.transfers = eth.tx.Transfers()
+		d.moves = eth.tx.Moves(common.HexToAddress(facts.EthTx.From))
 	}
 	if sol, ok := tx.(solanaTx); ok {
 		pub, _ := hexBytes(s.publicKey) // prepare checked it is an Ed25519 key
-		d.transfers = solanaTransfers(sol.tx.Parsed, keys.Base58Encode(pub))
+		d.moves = solanaMoves(sol.tx.Parsed, keys.Base58Encode(pub))
 		if err := x.c.decodeInstructions(x.ctx, x.org, sol.tx, facts.SolanaTx); err != nil {
 			return nil, err
 		}
@@ -383,22 +384,40 @@ func prepareSignRawPayloads(x *execution, p *api.SignRawPayloadsIntent, parsed [
 	return x.preparePayloads(p.SignWith, parsed, d)
 }
 
-// preparePayloads resolves the signer of raw payloads and gives the policy engine what it reads about them: the
-// signer, and eth.eip_712 for typed data (of the first payload).
+// preparePayloads resolves the signer of raw payloads and gives the policy engine what it reads about each of them:
+// the signer, and eth.eip_712 for typed data or eth.eip_7702_authorization for an authorization. Several payloads are
+// decided once each, as a batch's calls are: every one must be allowed.
 func (x *execution) preparePayloads(signWith string, parsed []*evm.RawPayload, d *decisionRequest) (*payloads, error) {
 	s, err := x.signer(signWith)
 	if err != nil {
 		return nil, err
 	}
-	d.facts = &policy.Input{}
-	s.facts(d.facts)
+	for i, rp := range parsed {
+		facts := payloadFacts(rp)
+		s.facts(facts)
+		if i == 0 {
+			d.facts = facts
+		} else {
+			d.moreFacts = append(d.moreFacts, facts)
+		}
+		d.moves.Add(rp.Moves())
+	}
 	d.walletID = s.groupID()
-	if rp := parsed[0]; rp.TypedData != nil {
+	return &payloads{signer: s, payloads: parsed}, nil
+}
+
+// payloadFacts is what the policy engine reads of one raw payload beyond its signer.
+func payloadFacts(rp *evm.RawPayload) *policy.Input {
+	facts := &policy.Input{}
+	if rp.TypedData != nil {
 		v := rp.TypedData.View()
-		d.facts.EIP712 = &policy.EIP712{PrimaryType: v.PrimaryType, Message: jsonNumbers(v.Message).(map[string]any),
+		facts.EIP712 = &policy.EIP712{PrimaryType: v.PrimaryType, Message: jsonNumbers(v.Message).(map[string]any),
 			Domain: policy.EIP712Domain{Name: v.Domain.Name, Version: v.Domain.Version, ChainID: v.Domain.ChainID, VerifyingContract: v.Domain.VerifyingContract}}
 	}
-	return &payloads{signer: s, payloads: parsed}, nil
+	if a := rp.Authorization; a != nil {
+		facts.EIP7702Authorization = &policy.EIP7702Authorization{Address: a.Address, ChainID: a.ChainID, Nonce: new(big.Int).SetUint64(a.Nonce)}
+	}
+	return facts
 }
 
 // jsonNumbers turns the *big.Int numbers of a decoded typed-data message into json.Number, the form policies read.

@@ -64,7 +64,7 @@ func (t bitcoinTx) prepare(s *signer) (*policy.Input, signTx, error) {
 		}
 		return hex.EncodeToString(out), nil
 	}
-	return &policy.Input{BitcoinTx: bitcoinFacts(t.psbt.View(s.bitcoin.Network))}, sign, nil
+	return &policy.Input{BitcoinTx: bitcoinFacts(t.psbt.View(s.bitcoin.Network, inputs))}, sign, nil
 }
 
 // describe names the signer in messages: its address, or its private key's id.

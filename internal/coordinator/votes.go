@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/sigil/sigil/api"
@@ -239,14 +240,25 @@ func (x *execution) voteTarget(fingerprint string) (*voteTarget, error) {
 func (t *voteTarget) request(org *Org, votes []api.Vote) decisionRequest {
 	req := decisionRequest{org: org, op: t.op, intent: t.rec.Intent, votes: votes, submitterID: t.rec.Votes[0].UserID}
 	if t.run != nil {
-		req.facts, req.transfers, req.walletID = t.run.req.facts, t.run.req.transfers, t.run.req.walletID
+		req.facts, req.moreFacts, req.moves, req.walletID = t.run.req.facts, t.run.req.moreFacts, t.run.req.moves, t.run.req.walletID
 	}
-	if req.facts != nil { // the facts are the target's; the controls are measured for each decision anew
-		facts := *req.facts
-		facts.Controls = nil
-		req.facts = &facts
+	// The facts are the target's (each call's, for a batch); the controls are measured for each decision anew.
+	req.facts = withoutControls(req.facts)
+	req.moreFacts = slices.Clone(req.moreFacts)
+	for i, f := range req.moreFacts {
+		req.moreFacts[i] = withoutControls(f)
 	}
 	return req
+}
+
+// withoutControls is a copy of facts without the velocity controls' outcomes.
+func withoutControls(facts *policy.Input) *policy.Input {
+	if facts == nil {
+		return nil
+	}
+	out := *facts
+	out.Controls, out.ControlErrors = nil, nil
+	return &out
 }
 
 // rerun is an activity waiting for consensus made ready to be decided and executed again, in the transaction of the

@@ -110,7 +110,52 @@ func ParseRawPayload(payload string, encoding PayloadEncoding, hash HashFunction
 	if len(p.Message) == 0 {
 		return nil, fmt.Errorf("%w: payload is empty", ErrInvalidPayload)
 	}
+	if hash == HashKeccak256 && (encoding == EncodingHexadecimal || encoding == EncodingTextUTF8) {
+		if what := ethereumPreimage(p.Message); what != "" {
+			return nil, fmt.Errorf("%w: the payload is %s, whose keccak256 hash is what a signature of it signs: %s", ErrInvalidPayload, what, preimageAdvice[what])
+		}
+	}
 	return p, nil
+}
+
+// The encodings Ethereum signs the keccak256 hash of, which a hexadecimal or text payload hashed with keccak256 must
+// not be: its signature would be a valid signature of a transaction, an EIP-7702 authorization or EIP-712 typed data
+// that no policy saw as one (policies read eth.tx, eth.eip_7702_authorization and eth.eip_712 only of payloads that say
+// what they are).
+const (
+	preimageTx            = "an unsigned Ethereum transaction"
+	preimageAuthorization = "an EIP-7702 authorization (0x05 || rlp([chainId, address, nonce]))"
+	preimageTypedData     = "an EIP-712 signing input (0x1901 || domain separator || struct hash)"
+)
+
+var preimageAdvice = map[string]string{
+	preimageTx:            "sign it with SIGN_TRANSACTION_V2, which policies decide as eth.tx",
+	preimageAuthorization: "sign it with PAYLOAD_ENCODING_EIP7702_AUTHORIZATION, which policies decide as eth.eip_7702_authorization",
+	preimageTypedData:     "sign the typed data with PAYLOAD_ENCODING_EIP712, which policies decide as eth.eip_712",
+}
+
+// ethereumPreimage names the Ethereum signing encoding msg is, or is "" for a message that is none of them.
+func ethereumPreimage(msg []byte) string {
+	switch {
+	case len(msg) == 66 && msg[0] == 0x19 && msg[1] == 0x01:
+		return preimageTypedData
+	case len(msg) > 1 && msg[0] == 0x05 && isAuthorizationRLP(msg[1:]):
+		return preimageAuthorization
+	}
+	if _, err := DecodeUnsignedTransactionBytes(msg); err == nil {
+		return preimageTx
+	}
+	return ""
+}
+
+// isAuthorizationRLP reports whether b is one RLP list of three values, as an authorization's signing input holds.
+func isAuthorizationRLP(b []byte) bool {
+	content, rest, err := rlp.SplitList(b)
+	if err != nil || len(rest) > 0 {
+		return false
+	}
+	n, err := rlp.CountValues(content)
+	return err == nil && n == 3
 }
 
 // SigningInput returns what a key of the given curve signs: the 32-byte

@@ -3,7 +3,7 @@ package policy
 // Param is one key of activity.params, which the language names in snake_case.
 type Param struct {
 	Name string
-	Type string // "string", "int" or "list<string>"
+	Type string // "string", "int", "bool" or "list<string>"
 }
 
 // The parameters activity.params may hold: the language's vocabulary, which the type checker knows. Which activity
@@ -23,6 +23,29 @@ var (
 	ParamSecretIDs       = Param{"secret_ids", "list<string>"}
 )
 
+// The parameters of the swap activities: amounts (base units) and fees (basis points) are numbers, so that a policy
+// can bound them (activity.params.input_amount <= 1000000000).
+var (
+	ParamSignWith                 = Param{"sign_with", "string"}
+	ParamInputToken               = Param{"input_token", "string"}
+	ParamOutputToken              = Param{"output_token", "string"}
+	ParamInputAmount              = Param{"input_amount", "int"}
+	ParamSlippageBps              = Param{"slippage_bps", "int"}
+	ParamDestinationAddress       = Param{"destination_address", "string"}
+	ParamQuoteID                  = Param{"quote_id", "string"}
+	ParamQuotedOutputAmount       = Param{"quoted_output_amount", "int"}
+	ParamMinOutputAmount          = Param{"min_output_amount", "int"}
+	ParamSponsor                  = Param{"sponsor", "bool"}
+	ParamFeeBps                   = Param{"fee_bps", "int"}
+	ParamStableFeeBps             = Param{"stable_fee_bps", "int"}
+	ParamFeeReceiverWalletAddress = Param{"fee_receiver_wallet_address", "string"}
+)
+
 // Params is the whole vocabulary of activity.params.
 var Params = []Param{ParamHashFunction, ParamEncoding, ParamTxType, ParamUserIDs, ParamUserID, ParamAPIKeyIDs,
-	ParamTargetPublicKey, ParamWalletID, ParamOTPLength, ParamSessionProfile, ParamSecretIDs}
+	ParamTargetPublicKey, ParamWalletID, ParamOTPLength, ParamSessionProfile, ParamSecretIDs,
+	// swaps
+	ParamSignWith, ParamInputToken, ParamOutputToken, ParamInputAmount, ParamSlippageBps, ParamDestinationAddress,
+	ParamQuoteID, ParamQuotedOutputAmount, ParamMinOutputAmount, ParamSponsor, ParamFeeBps, ParamStableFeeBps,
+	ParamFeeReceiverWalletAddress,
+}

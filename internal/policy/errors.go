@@ -64,7 +64,8 @@ const (
 	// Absent: the request has the keyword, but its data lacks this value: a contract call
 	// no uploaded ABI decodes, an instruction no uploaded IDL decodes, a PSBT's fee when an
 	// input's spent output is not given, an integer the transaction or typed data leaves
-	// out, a Tron contract field its type does not have, a key an EIP-712 message lacks.
+	// out, a Tron contract field its type does not have, a key an EIP-712 message lacks, what
+	// an activity adds to a velocity control when it may move a measured asset unmeasured.
 	Absent EvalErrorKind = "Absent"
 	// OutOfRange: an index or slice outside the list or string.
 	OutOfRange EvalErrorKind = "OutOfRange"

@@ -19,6 +19,10 @@ type Input struct {
 
 	// Controls says, by identifier, whether each velocity control that measures this activity passes with it.
 	Controls map[string]bool
+	// ControlErrors says, by identifier, why a velocity control that measures this activity cannot say whether it
+	// passes (the activity may move a measured asset by an amount that cannot be read): reading it is an evaluation
+	// error, so that the control fails closed.
+	ControlErrors map[string]string
 
 	// Approvers are the users whose approval votes count, the submitter first.
 	// Credentials are the credentials those votes were made with. Both feed the

@@ -239,6 +239,8 @@ func paramField(p Param) *fieldDef {
 		t = tString
 	case "int":
 		t = tInt
+	case "bool":
+		t = tBool
 	case "list<string>":
 		t = listOf(tString)
 	default:

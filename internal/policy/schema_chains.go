@@ -123,7 +123,7 @@ var (
 		"fee": {typ: tInt, get: func(ref any) (value, error) {
 			fee := ref.(*BitcoinTx).Fee
 			if fee == nil {
-				return value{}, evalErrorf(Absent, "the PSBT does not give every input's spent output, so the fee is unknown")
+				return value{}, evalErrorf(Absent, "the fee is unknown: the PSBT must give every input's previous transaction, as a segwit v0 signature does not commit to the other inputs' amounts (a signer of a taproot input, whose signature commits to every amount, needs none)")
 			}
 			return uintValue(*fee), nil
 		}},

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/holiman/uint256"
 
+	"github.com/sigil/sigil/internal/evm"
 	"github.com/sigil/sigil/internal/keys"
 )
 
@@ -50,4 +51,22 @@ func signAuthorization(key []byte, chainID *big.Int, delegate common.Address, no
 	auth.S.SetBytes(e[32:64])
 	auth.V = e[64]
 	return auth, nil
+}
+
+// MinGas is the least gas limit the transaction the request sends from `from` needs (evm.MinGas): its one call, or its
+// batch's call of the account itself (a first batch's authorization adds to it; the worker counts it when it checks
+// the limit again before signing), or the undelegation's transaction with its authorization.
+func (r *Request) MinGas(from common.Address) uint64 {
+	switch {
+	case r.Undelegate:
+		return evm.MinGas(&from, nil, nil, nil, 1)
+	case len(r.Calls) == 1:
+		c := r.Calls[0]
+		return evm.MinGas(&c.To, c.value(), c.Data, nil, 0)
+	}
+	data, err := packExecute(r.Calls)
+	if err != nil {
+		return 0 // refused when the worker encodes it
+	}
+	return evm.MinGas(&from, nil, data, nil, 0)
 }

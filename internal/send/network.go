@@ -1,16 +1,22 @@
 package send
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/params"
+
+	"github.com/sigil/sigil/internal/evm"
 )
 
 // Network is a network sends go to: an EVM network, or a Solana cluster (a CAIP-2 id solana:..., see solana.go).
@@ -29,6 +35,11 @@ type Network struct {
 	// NativeUSD is the price of the network's native coin in USD, at which sponsored gas is counted against the
 	// organizations' limits (0: it counts nothing).
 	NativeUSD float64
+	// SponsorMaxFeePerGas caps the fee per gas (wei) of the transactions the organizations' gas sponsors send: a
+	// sponsored send's fees are the server's own estimate, never above it (nil: DefaultSponsorMaxFeePerGas).
+	SponsorMaxFeePerGas *big.Int
+	// MaxTxGas is the most gas one transaction may use on the network (0: EIP-7825's 2^24, the rule since Osaka).
+	MaxTxGas uint64
 	// PollInterval is how often the worker looks for sends to move on (default 500 ms).
 	PollInterval time.Duration
 	// NativeToken and Tokens are the network's assets as the coordinator's chain data reports them (balances,
@@ -48,6 +59,23 @@ type Token struct {
 	Stable   bool   `json:"stable,omitempty"`
 }
 
+// DefaultSponsorMaxFeePerGas is the cap on sponsored fees of a network that sets none: 100 gwei, above the base fee
+// of the busiest networks on most days. A sponsored send waits while the base fee is above its network's cap.
+var DefaultSponsorMaxFeePerGas = big.NewInt(100 * params.GWei)
+
+// sponsorFeeCap is the most a sponsor pays per gas on the network.
+func (nw Network) sponsorFeeCap() *big.Int {
+	if nw.SponsorMaxFeePerGas != nil && nw.SponsorMaxFeePerGas.Sign() > 0 {
+		return nw.SponsorMaxFeePerGas
+	}
+	return DefaultSponsorMaxFeePerGas
+}
+
+// GasLimits are the network's bounds on one transaction's gas, with the latest block's gas limit (0: not known).
+func (nw Network) GasLimits(block uint64) evm.GasLimits {
+	return evm.GasLimits{MaxTx: cmp.Or(nw.MaxTxGas, evm.MaxTxGas), Block: block}
+}
+
 // ParseCAIP2 reads an EVM CAIP-2 id, eip155:<chain id>.
 func ParseCAIP2(caip2 string) (int64, error) {
 	rest, ok := strings.CutPrefix(caip2, "eip155:")
@@ -59,7 +87,26 @@ func ParseCAIP2(caip2 string) (int64, error) {
 }
 
 // Networks are the configured networks by CAIP-2 id.
-type Networks struct{ byID map[string]Network }
+type Networks struct {
+	byID map[string]Network
+	// blockGas is the latest block gas limit the send worker read of each network (CAIP-2 id → uint64), for the
+	// checks of a send's gas limit when it is submitted.
+	blockGas sync.Map
+}
+
+// BlockGasLimit is the gas limit of the latest block a send worker read of the network; 0 when none has yet.
+func (n *Networks) BlockGasLimit(caip2 string) uint64 {
+	v, _ := n.blockGas.Load(caip2)
+	limit, _ := v.(uint64)
+	return limit
+}
+
+// sawBlockGasLimit records the gas limit of a block the worker read.
+func (n *Networks) sawBlockGasLimit(caip2 string, limit uint64) {
+	if limit > 0 {
+		n.blockGas.Store(caip2, limit)
+	}
+}
 
 // NewNetworks checks the networks: an EVM CAIP-2 id matching the chain id, an http(s) RPC URL, each id once.
 func NewNetworks(list []Network) (*Networks, error) {
@@ -146,6 +193,9 @@ func LoadNetworks(path string) ([]Network, error) {
 			BatchDelegate common.Address `json:"batchDelegate"`
 			GasStation    common.Address `json:"gasStation"`
 			NativeUSD     float64        `json:"nativeTokenUsd"`
+			// The cap on sponsored fees, in gwei (fractions allowed), and the most gas one transaction may use.
+			SponsorMaxFeeGwei float64 `json:"sponsorMaxFeeGwei"`
+			MaxTxGas          uint64  `json:"maxTransactionGas"`
 			// The catalogue's native token, and the tokens chain data reports.
 			NativeToken Token   `json:"nativeToken"`
 			Tokens      []Token `json:"tokens"`
@@ -161,9 +211,16 @@ func LoadNetworks(path string) ([]Network, error) {
 				NativeToken: nw.NativeToken, Tokens: nw.Tokens})
 			continue
 		}
+		if nw.SponsorMaxFeeGwei < 0 || nw.SponsorMaxFeeGwei > 1e9 {
+			return nil, fmt.Errorf("%s: network %q: sponsorMaxFeeGwei %v is not a fee per gas in gwei", path, nw.Name, nw.SponsorMaxFeeGwei)
+		}
+		var feeCap *big.Int
+		if nw.SponsorMaxFeeGwei > 0 {
+			feeCap, _ = new(big.Float).Mul(big.NewFloat(nw.SponsorMaxFeeGwei), big.NewFloat(params.GWei)).Int(nil)
+		}
 		out = append(out, Network{CAIP2: "eip155:" + strconv.FormatInt(nw.ChainID, 10), ChainID: nw.ChainID, Name: nw.Name,
 			RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, BatchDelegate: nw.BatchDelegate, GasStation: nw.GasStation, NativeUSD: nw.NativeUSD,
-			NativeToken: nw.NativeToken, Tokens: nw.Tokens})
+			SponsorMaxFeePerGas: feeCap, MaxTxGas: nw.MaxTxGas, NativeToken: nw.NativeToken, Tokens: nw.Tokens})
 	}
 	return out, nil
 }

@@ -3,9 +3,12 @@ package send
 import (
 	"encoding/json"
 	"math/big"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/sigil/sigil/internal/store"
 )
 
 // Call is one call of a send.
@@ -31,7 +34,19 @@ type Request struct {
 	GasStationNonce *uint64 `json:"gasStationNonce,omitempty"`
 	// Undelegate asks for the account's EIP-7702 delegation to be removed (no calls).
 	Undelegate bool `json:"undelegate,omitempty"`
+	// Fill is a filler: a zero-value transfer of the address to itself that uses this nonce of it, which a send
+	// refused for good held, so that the address's later transactions are mined. FillMinFee and FillMinTip are the
+	// least fees it is signed with, to replace a transaction stuck in a node's pool at that nonce (nil: the node's).
+	Fill       *uint64      `json:"fill,omitempty"`
+	FillMinFee *hexutil.Big `json:"fillMinFee,omitempty"`
+	FillMinTip *hexutil.Big `json:"fillMinTip,omitempty"`
 }
+
+// fillPrefix begins the activity id of a filler send, which no activity recorded.
+const fillPrefix = "fill:"
+
+// isFill reports whether a send is a filler.
+func isFill(s store.Send) bool { return strings.HasPrefix(s.ActivityID, fillPrefix) }
 
 // Encode is the request as the store keeps it.
 func (r *Request) Encode() []byte { return encode(r) }

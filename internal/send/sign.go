@@ -16,6 +16,7 @@ import (
 	"github.com/holiman/uint256"
 
 	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/apierr"
 	"github.com/sigil/sigil/internal/evm"
 	"github.com/sigil/sigil/internal/keys"
 	"github.com/sigil/sigil/internal/store"
@@ -80,6 +81,9 @@ func (w *Worker) sign(ctx context.Context, cl *chainClient, nw Network, s store.
 		return w.fail(ctx, s, &api.TxError{Message: fmt.Sprintf("the deadline (%s) passed before the transaction was signed",
 			time.Unix(req.Deadline, 0).UTC().Format(time.RFC3339))})
 	}
+	if req.Fill != nil {
+		return w.signFill(ctx, cl, nw, s, req)
+	}
 	if req.Sponsor {
 		return w.signSponsored(ctx, cl, nw, s, req)
 	}
@@ -102,20 +106,26 @@ func (w *Worker) sign(ctx context.Context, cl *chainClient, nw Network, s store.
 	defer keys.Zero(key)
 	p, reason, err := w.plan(ctx, cl, nw, s, req, key, chainNext)
 	if err != nil {
-		return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err))
+		return w.retryIn(ctx, s, nodeTrouble(err))
 	}
 	if reason != nil {
 		return w.fail(ctx, s, reason)
 	}
-	return w.record(ctx, cl, nw, s, p, key, s.From, chainNext, req.Nonce)
+	return w.record(ctx, cl, nw, s, p, key, s.From, chainNext, req.Nonce, nil)
 }
 
 // record numbers the planned transaction from the sender's nonces (chosen, or taken from the allocator past
 // chainNext, the chain's pending count), signs it with the sender's key and records it signed, in one transaction:
-// a nonce is never taken without the signed transaction that uses it. Then it broadcasts it.
-func (w *Worker) record(ctx context.Context, cl *chainClient, nw Network, s store.Send, p *plan, key []byte, sender string, chainNext uint64, chosen *uint64) error {
+// a nonce is never taken without the signed transaction that uses it. A sponsored send's limits are checked in that
+// transaction with what it may cost, which it reserves: a refusal fails the send, nothing signed. Then it broadcasts
+// it.
+func (w *Worker) record(ctx context.Context, cl *chainClient, nw Network, s store.Send, p *plan, key []byte, sender string, chainNext uint64,
+	chosen *uint64, limits SponsorLimits) error {
 	var signed *types.Transaction
 	err := w.save(ctx, s, func(tx *store.Tx, s *store.Send) (err error) {
+		if err := reserve(ctx, tx, limits, nw.CAIP2, p.maxGasCost()); err != nil {
+			return err
+		}
 		var nonce uint64
 		if chosen != nil {
 			nonce = *chosen
@@ -141,6 +151,10 @@ func (w *Worker) record(ctx context.Context, cl *chainClient, nw Network, s stor
 		}
 		return nil
 	})
+	var refusal *apierr.Error
+	if errors.As(err, &refusal) {
+		return w.fail(ctx, s, &api.TxError{Message: refusal.Message})
+	}
 	if err == nil {
 		// Broadcast at once, now that it is recorded; whatever the node answers, the watch that follows acts on it.
 		_ = cl.SendTransaction(ctx, signed)
@@ -223,7 +237,7 @@ func (w *Worker) plan(ctx context.Context, cl *chainClient, nw Network, s store.
 		}
 		msg.AuthorizationList = []types.SetCodeAuthorization{auth}
 	}
-	p, reason, err := w.price(ctx, cl, s, req, msg, *msg.To)
+	p, reason, err := w.price(ctx, cl, nw, s, req, msg, *msg.To)
 	if err != nil || reason != nil {
 		return nil, reason, err
 	}
@@ -235,19 +249,33 @@ func (w *Worker) plan(ctx context.Context, cl *chainClient, nw Network, s store.
 	return p, nil, nil
 }
 
-// price simulates msg, a revert's reason decoded as raised at revertAt, and plans it with its fees and gas: reason is
-// why the send fails, err a node that did not answer. The plan's chain and authorizations are the caller's to fill.
-func (w *Worker) price(ctx context.Context, cl *chainClient, s store.Send, req *Request, msg ethereum.CallMsg, revertAt common.Address) (*plan, *api.TxError, error) {
+// price simulates msg, a revert's reason decoded as raised at revertAt, and plans it with its fees and gas, which it
+// checks as the node will (a gas limit below what the transaction needs before it runs, above the network's cap or the
+// block's, a priority fee above the fee cap: refused for good, so never signed): reason is why the send fails, err a
+// node that did not answer or a wait. The plan's chain and authorizations are the caller's to fill.
+func (w *Worker) price(ctx context.Context, cl *chainClient, nw Network, s store.Send, req *Request, msg ethereum.CallMsg, revertAt common.Address) (*plan, *api.TxError, error) {
 	if reason, err := w.simulate(ctx, cl, s, msg, revertAt); err != nil || reason != nil {
 		return nil, reason, err
 	}
-	tip, feeCap, reason, err := w.fees(ctx, cl, req)
-	if err != nil || reason != nil {
-		return nil, reason, err
+	head, err := cl.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	w.cfg.Networks.sawBlockGasLimit(nw.CAIP2, head.GasLimit)
+	tip, feeCap, err := w.fees(ctx, cl, nw, req, head)
+	if err != nil {
+		return nil, nil, err
 	}
 	gas, reason, err := w.gas(ctx, cl, s, req, msg)
 	if err != nil || reason != nil {
 		return nil, reason, err
+	}
+	if err := evm.CheckFees(tip, feeCap); err != nil {
+		return nil, &api.TxError{Message: "nothing was signed: " + err.Error()}, nil
+	}
+	need := evm.MinGas(msg.To, msg.Value, msg.Data, nil, len(msg.AuthorizationList))
+	if err := evm.CheckGas(gas, need, nw.GasLimits(head.GasLimit)); err != nil {
+		return nil, &api.TxError{Message: "nothing was signed: " + err.Error()}, nil
 	}
 	return &plan{msg: msg, gas: gas, tip: tip, fee: feeCap}, nil, nil
 }
@@ -268,39 +296,62 @@ func (w *Worker) simulate(ctx context.Context, cl *chainClient, s store.Send, ms
 	return nil, err
 }
 
-// fees are the send's priority fee and fee cap: the caller's, or the node's suggested tip on twice the base fee.
-func (w *Worker) fees(ctx context.Context, cl *chainClient, req *Request) (tip, feeCap *big.Int, reason *api.TxError, err error) {
-	if req.MaxPriorityFeePerGas != nil {
+// waiting is why a send is left for later that is no failure of the node: a sponsored send waiting for a base fee
+// above its network's cap on sponsored fees to fall.
+type waiting struct{ reason string }
+
+func (e *waiting) Error() string { return e.reason }
+
+// nodeTrouble is err as the reason a send did not move: a wait as it is, anything else as the node's.
+func nodeTrouble(err error) error {
+	var wait *waiting
+	if errors.As(err, &wait) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", errNoAnswer, err)
+}
+
+// fees are the send's priority fee and fee cap: the caller's, or the node's suggested tip on twice the base fee of
+// head. A sponsored send's are always the server's, the fee cap no more than the network's cap on sponsored fees,
+// so that no caller sets what its sponsor pays; while the base fee is above that cap, the send waits.
+func (w *Worker) fees(ctx context.Context, cl *chainClient, nw Network, req *Request, head *types.Header) (tip, feeCap *big.Int, err error) {
+	own := !req.Sponsor
+	if own && req.MaxPriorityFeePerGas != nil {
 		tip = req.MaxPriorityFeePerGas.ToInt()
 	} else if tip, err = cl.SuggestGasTipCap(ctx); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	if req.MaxFeePerGas != nil {
+	base := new(big.Int)
+	if head.BaseFee != nil {
+		base.Set(head.BaseFee)
+	}
+	switch {
+	case own && req.MaxFeePerGas != nil:
 		feeCap = req.MaxFeePerGas.ToInt()
 		if req.MaxPriorityFeePerGas == nil && tip.Cmp(feeCap) > 0 {
 			tip = new(big.Int).Set(feeCap)
 		}
-	} else {
-		head, err := cl.HeaderByNumber(ctx, nil)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		base := new(big.Int)
-		if head.BaseFee != nil {
-			base.Set(head.BaseFee)
-		}
+	default:
 		feeCap = new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), tip)
 	}
-	if tip.Cmp(feeCap) > 0 {
-		return nil, nil, &api.TxError{Message: fmt.Sprintf("maxPriorityFeePerGas (%s) is above maxFeePerGas (%s)", tip, feeCap)}, nil
+	if !own {
+		// A fee cap below the base fee and the node's tip would be taken but never mined, holding the sponsor's nonce.
+		limit, least := nw.sponsorFeeCap(), new(big.Int).Add(base, tip)
+		if least.Cmp(limit) > 0 {
+			return nil, nil, &waiting{fmt.Sprintf("waiting for the base fee (%s wei) and the node's tip (%s wei) to fall to this network's cap on sponsored fees (%s wei)",
+				base, tip, limit)}
+		}
+		if feeCap.Cmp(limit) > 0 {
+			feeCap = new(big.Int).Set(limit)
+		}
 	}
-	return tip, feeCap, nil, nil
+	return tip, feeCap, nil
 }
 
-// gas is the send's gas limit: the caller's, or the node's estimate with a fifth more for a contract call (whose
-// gas may change with the state between estimate and block).
+// gas is the send's gas limit: the caller's (never a sponsored send's), or the node's estimate with a fifth more for a
+// contract call (whose gas may change with the state between estimate and block).
 func (w *Worker) gas(ctx context.Context, cl *chainClient, s store.Send, req *Request, msg ethereum.CallMsg) (uint64, *api.TxError, error) {
-	if req.GasLimit != nil {
+	if req.GasLimit != nil && !req.Sponsor {
 		return *req.GasLimit, nil, nil
 	}
 	est, err := cl.EstimateGas(ctx, msg)

@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
 	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/apierr"
 	"github.com/sigil/sigil/internal/keys"
 	"github.com/sigil/sigil/internal/solana"
 	"github.com/sigil/sigil/internal/store"
@@ -165,12 +167,22 @@ func (w *Worker) saveSolanaSigned(ctx context.Context, s store.Send, tx *solana.
 	}
 	w.sponsoring.Lock()
 	defer w.sponsoring.Unlock()
-	if ok, err := w.recheckSponsor(ctx, s); !ok {
+	limits, ok, err := w.sponsorLimits(ctx, s)
+	if !ok {
 		return false, err
 	}
 	// What the sponsor pays: the base fee of each signature (a sponsored transaction sets no priority fee).
-	s.GasCostWei = strconv.FormatUint(SolanaLamportsPerSignature*uint64(len(tx.Signatures)), 10)
-	return true, w.save(ctx, s, nil)
+	fee := SolanaLamportsPerSignature * uint64(len(tx.Signatures))
+	s.GasCostWei = strconv.FormatUint(fee, 10)
+	err = w.save(ctx, s, func(tx *store.Tx, _ *store.Send) error {
+		return reserve(ctx, tx, limits, s.Network, new(big.Int).SetUint64(fee))
+	})
+	var refusal *apierr.Error
+	if errors.As(err, &refusal) { // nothing was sent: the send fails as it was before it was signed
+		s.Status, s.RawTx, s.TxHash = store.SendInitialized, "", ""
+		return false, w.fail(ctx, s, &api.TxError{Message: refusal.Message})
+	}
+	return err == nil, err
 }
 
 // SolanaLamportsPerSignature is Solana's base fee of a signature.

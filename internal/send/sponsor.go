@@ -76,22 +76,41 @@ func signBatch(key []byte, digest common.Hash) ([]byte, error) {
 // defaultDeadline is how long a sponsored batch whose caller gave no deadline stays valid.
 const defaultDeadline = time.Hour
 
-// recheckSponsor checks the sponsor's gas-spend limits again as a sponsored send is signed: sends accepted together
-// were each checked before any of them was signed. A refusal fails the send and an error retries it later; ok is
-// whether to go on. The caller holds w.sponsoring, so that the sends it signs are checked one after another.
-func (w *Worker) recheckSponsor(ctx context.Context, s store.Send) (ok bool, err error) {
-	if w.cfg.CheckSponsor == nil {
-		return true, nil
+// sponsorLimits reads the gas-spend limits of a sponsored send's organization and checks them as they stand (the
+// spend, and what the sends signed already may cost, at or past a limit), before the send is priced: sends accepted
+// together were each checked before any of them was signed. A refusal fails the send and an error retries it later;
+// ok is whether to go on, with the limits to check again, with the send's own cost, as it is signed (nil: none).
+func (w *Worker) sponsorLimits(ctx context.Context, s store.Send) (limits SponsorLimits, ok bool, err error) {
+	if w.cfg.SponsorLimits == nil {
+		return nil, true, nil
 	}
-	err = w.cfg.CheckSponsor(ctx, s.OrgID)
+	limits, err = w.cfg.SponsorLimits(ctx, s.OrgID)
+	if err == nil && limits != nil {
+		err = limits.Check(ctx, nil, s.Network, nil)
+	}
 	if err == nil {
-		return true, nil
+		return limits, true, nil
 	}
+	return nil, false, w.refuseOrRetry(ctx, s, err)
+}
+
+// refuseOrRetry fails a send its organization's limits refuse (an *apierr.Error), and leaves it for later on any
+// other error.
+func (w *Worker) refuseOrRetry(ctx context.Context, s store.Send, err error) error {
 	var refusal *apierr.Error
 	if errors.As(err, &refusal) {
-		return false, w.fail(ctx, s, &api.TxError{Message: refusal.Message})
+		return w.fail(ctx, s, &api.TxError{Message: refusal.Message})
 	}
-	return false, w.retryIn(ctx, s, err)
+	return w.retryIn(ctx, s, err)
+}
+
+// reserve checks a sponsored send's limits with what it may cost, in the transaction that records it signed (which
+// reserves that cost): nil limits check nothing.
+func reserve(ctx context.Context, tx *store.Tx, limits SponsorLimits, network string, cost *big.Int) error {
+	if limits == nil {
+		return nil
+	}
+	return limits.Check(ctx, tx, network, cost)
 }
 
 // signSponsored signs a sponsored send: the account signs its calls (EIP-712) and, when it does not delegate to the
@@ -101,9 +120,10 @@ func (w *Worker) signSponsored(ctx context.Context, cl *chainClient, nw Network,
 	if nw.GasStation == (common.Address{}) || nw.BatchDelegate == (common.Address{}) || w.cfg.Sponsor == nil {
 		return w.fail(ctx, s, &api.TxError{Message: "sponsored sends need a gas station and a gas sponsor, and " + nw.CAIP2 + " has none configured"})
 	}
-	w.sponsoring.Lock()
+	w.sponsoring.Lock() // the limits are checked in the database too; this keeps one process's sends from queueing there
 	defer w.sponsoring.Unlock()
-	if ok, err := w.recheckSponsor(ctx, s); !ok {
+	limits, ok, err := w.sponsorLimits(ctx, s)
+	if !ok {
 		return err
 	}
 	sponsorSecret, sponsor, err := w.cfg.Sponsor(ctx, s.SponsorOrg)
@@ -140,7 +160,7 @@ func (w *Worker) signSponsored(ctx context.Context, cl *chainClient, nw Network,
 	}
 	p, reason, err := w.planSponsored(ctx, cl, nw, s, req, key, sponsor, gsNonce, deadline, signature)
 	if err != nil {
-		return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err))
+		return w.retryIn(ctx, s, nodeTrouble(err))
 	}
 	if reason != nil {
 		return w.fail(ctx, s, reason)
@@ -154,7 +174,7 @@ func (w *Worker) signSponsored(ctx context.Context, cl *chainClient, nw Network,
 	if err != nil {
 		return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err))
 	}
-	return w.record(ctx, cl, nw, s, p, sponsorKey, strings.ToLower(sponsor.Hex()), sponsorNext, nil)
+	return w.record(ctx, cl, nw, s, p, sponsorKey, strings.ToLower(sponsor.Hex()), sponsorNext, nil, limits)
 }
 
 // planSponsored simulates the station's call from the sponsor, fills gas and fees, and checks that the account holds
@@ -206,7 +226,7 @@ func (w *Worker) planSponsored(ctx context.Context, cl *chainClient, nw Network,
 		auths = []types.SetCodeAuthorization{auth}
 		msg.AuthorizationList = auths
 	}
-	p, reason, err := w.price(ctx, cl, s, req, msg, account)
+	p, reason, err := w.price(ctx, cl, nw, s, req, msg, account)
 	if err != nil || reason != nil {
 		return nil, reason, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/internal/evm"
 	"github.com/sigil/sigil/internal/store"
 )
 
@@ -65,6 +66,9 @@ func (w *Worker) watch(ctx context.Context, cl *chainClient, s store.Send) error
 	if err := cl.SendTransaction(ctx, tx); err != nil && !strings.Contains(err.Error(), "already known") {
 		if !answered(err) {
 			return change(func() error { return w.retryIn(ctx, s, fmt.Errorf("%w: %v", errNoAnswer, err)) })
+		}
+		if evm.PermanentRefusal(err.Error()) { // it never will take it: its nonce goes to a transaction it takes
+			return change(func() error { return w.abandon(ctx, s, tx, from, err) })
 		}
 		// The node refused it for now (its fee below the base fee, funds short): it is sent again after a while, as
 		// its nonce must not be left unused.

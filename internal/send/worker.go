@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"strings"
 	"sync"
 	"time"
@@ -30,9 +31,9 @@ type Config struct {
 	// SolanaSponsor is an organization's Solana fee sponsor, created on first use: its sealed Ed25519 key and its
 	// address (base58). Nil refuses sponsored Solana sends.
 	SolanaSponsor func(ctx context.Context, orgID string) (keySecret, address string, err error)
-	// CheckSponsor refuses a sponsored send that its organization may not make now: sponsorship disabled, or its
-	// gas-spend limit reached, counting what the sponsored sends already signed may still cost. Nil checks nothing.
-	CheckSponsor func(ctx context.Context, orgID string) error
+	// SponsorLimits reads the gas-spend limits an organization's sponsored sends are held to, before the transaction
+	// that signs one. Nil (or a nil SponsorLimits) limits nothing.
+	SponsorLimits func(ctx context.Context, orgID string) (SponsorLimits, error)
 	// CustomErrors decodes custom errors with uploaded interfaces (nil: none are decoded).
 	CustomErrors CustomErrors
 	// Changed runs in the transaction that moves a send to another status (webhook deliveries written with it), and
@@ -48,6 +49,16 @@ type Config struct {
 	// GiveUp is how long a send not yet signed waits for its network's node to answer before it fails (default 10
 	// minutes). A signed send never gives up: its nonce must not be left unused.
 	GiveUp time.Duration
+}
+
+// SponsorLimits are an organization's gas-spend limits, as the worker checks a sponsored send against them.
+type SponsorLimits interface {
+	// Check refuses, with an *apierr.Error, a sponsored send its organization may not make: sponsorship disabled, or
+	// the spend in a window of its limits (what its sponsored sends cost, and what those signed may still cost) past
+	// the limit with cost, the most this one may cost on network in its smallest unit (nil before it is priced). In
+	// tx, it first locks the billing organization's spend and reads there, so that one check and the reservation of
+	// what the send may cost (written in tx) are one step, from any process.
+	Check(ctx context.Context, tx *store.Tx, network string, cost *big.Int) error
 }
 
 // Worker moves the sends of every configured network from INITIALIZED to a final state. Several workers (one per
@@ -128,6 +139,11 @@ func (w *Worker) loop(ctx context.Context, nw Network, wake <-chan struct{}) {
 				return nil // dialled again at the next poll
 			}
 			client = cl
+		}
+		if w.cfg.Networks.BlockGasLimit(nw.CAIP2) == 0 { // what the checks of gas limits at submission compare with
+			if head, err := client.HeaderByNumber(ctx, nil); err == nil {
+				w.cfg.Networks.sawBlockGasLimit(nw.CAIP2, head.GasLimit)
+			}
 		}
 		return w.poll(ctx, &chainClient{client}, nw)
 	})
@@ -255,7 +271,7 @@ func (w *Worker) save(ctx context.Context, s store.Send, first func(tx *store.Tx
 		if err := tx.UpdateSend(ctx, s, readAt); err != nil {
 			return err
 		}
-		if changed = s.Status != was && w.cfg.Changed != nil; changed {
+		if changed = s.Status != was && w.cfg.Changed != nil && !isFill(s); changed { // a filler is no send of the caller's
 			return w.cfg.Changed(ctx, tx, s)
 		}
 		return nil

@@ -27,9 +27,10 @@ type Parsed struct {
 	ProgramKeys         []string // the static keys invoked as programs, in account order
 	RecentBlockhash     string
 	Instructions        []ParsedInstruction
-	Transfers           []Transfer    // top-level System Program transfers
+	Transfers           []Transfer    // the lamports top-level System Program instructions move
 	SPLTransfers        []SPLTransfer // top-level Token and Token-2022 Transfer, TransferChecked, TransferCheckedWithFee
 	AddressTableLookups []ParsedLookup
+	authorities         []string // of each transfer (Authority)
 }
 
 // ParsedInstruction is one instruction. Accounts lists its static accounts; the accounts it loads from lookup tables
@@ -58,11 +59,17 @@ type InstructionLookup struct {
 	Writable        bool
 }
 
-// Transfer is a System Program transfer of lamports.
+// Transfer is lamports a System Program instruction moves: a Transfer, a TransferWithSeed, the funding of a
+// CreateAccount or CreateAccountWithSeed, or a WithdrawNonceAccount. From is the account they leave (Parsed.Authority
+// says which signer lets them leave it).
 type Transfer struct {
 	From, To string
 	Amount   uint64
 }
+
+// Authority is the signer that lets transfer i's lamports leave their account: From itself, the base of the derived
+// account of a TransferWithSeed, or a nonce account's authority.
+func (p *Parsed) Authority(i int) string { return p.authorities[i] }
 
 // SPLTransfer is a token transfer. From and To are token accounts; Owner is the source account's owner (or
 // delegate), Signers the multisig signers that follow it; TokenMint is empty for a plain Transfer, which names no
@@ -163,18 +170,71 @@ func analyze(m *Message) (*Parsed, error) {
 	return p, nil
 }
 
-// systemInstruction records a System Program Transfer: u32 tag 2, u64 lamports (little-endian); accounts from, to.
+// The System Program instructions that move lamports (u32 tags), and where their amount and accounts are.
+const (
+	systemCreateAccount         = 0  // u64 lamports, u64 space, owner: funder, new account
+	systemTransfer              = 2  // u64 lamports: from, to
+	systemCreateAccountWithSeed = 3  // base, seed (u64 length, bytes), u64 lamports, u64 space, owner: funder, new account, [base]
+	systemWithdrawNonceAccount  = 5  // u64 lamports: nonce account, to, recent blockhashes, rent, authority
+	systemTransferWithSeed      = 11 // u64 lamports, seed, owner: from (derived), base, to
+)
+
+// systemInstruction records the lamports a System Program instruction moves. Data or accounts too short for it fail
+// the parse: the runtime would fail the instruction too.
 func (p *Parsed) systemInstruction(n int, data []byte, addrs []string) error {
-	if len(data) < 4 || binary.LittleEndian.Uint32(data) != 2 {
+	if len(data) < 4 {
 		return nil
 	}
-	if len(data) < 12 {
-		return fmt.Errorf("%w: instruction %d is a System Program transfer with %d bytes of data; it needs 12", ErrInvalid, n, len(data))
+	need := func(name string, dataLen, accounts int) error {
+		if len(data) < dataLen {
+			return fmt.Errorf("%w: instruction %d is a System Program %s with %d bytes of data; it needs %d", ErrInvalid, n, name, len(data), dataLen)
+		}
+		if len(addrs) < accounts {
+			return fmt.Errorf("%w: instruction %d is a System Program %s with %d accounts; it needs %d", ErrInvalid, n, name, len(addrs), accounts)
+		}
+		return nil
 	}
-	if len(addrs) < 2 {
-		return fmt.Errorf("%w: instruction %d is a System Program transfer with %d accounts; it needs the sender and the recipient", ErrInvalid, n, len(addrs))
+	var t Transfer
+	var authority string
+	switch binary.LittleEndian.Uint32(data) {
+	case systemTransfer:
+		if err := need("transfer", 12, 2); err != nil {
+			return err
+		}
+		t = Transfer{From: addrs[0], To: addrs[1], Amount: binary.LittleEndian.Uint64(data[4:])}
+		authority = addrs[0]
+	case systemCreateAccount:
+		if err := need("CreateAccount", 52, 2); err != nil {
+			return err
+		}
+		t = Transfer{From: addrs[0], To: addrs[1], Amount: binary.LittleEndian.Uint64(data[4:])}
+		authority = addrs[0]
+	case systemCreateAccountWithSeed:
+		if err := need("CreateAccountWithSeed", 4+32+8, 2); err != nil {
+			return err
+		}
+		seedLen := binary.LittleEndian.Uint64(data[36:])
+		if seedLen > uint64(len(data)) || len(data) < 44+int(seedLen)+8+8+32 {
+			return fmt.Errorf("%w: instruction %d is a System Program CreateAccountWithSeed whose data is cut short", ErrInvalid, n)
+		}
+		t = Transfer{From: addrs[0], To: addrs[1], Amount: binary.LittleEndian.Uint64(data[44+seedLen:])}
+		authority = addrs[0]
+	case systemWithdrawNonceAccount:
+		if err := need("WithdrawNonceAccount", 12, 5); err != nil {
+			return err
+		}
+		t = Transfer{From: addrs[0], To: addrs[1], Amount: binary.LittleEndian.Uint64(data[4:])}
+		authority = addrs[4]
+	case systemTransferWithSeed:
+		if err := need("TransferWithSeed", 12, 3); err != nil {
+			return err
+		}
+		t = Transfer{From: addrs[0], To: addrs[2], Amount: binary.LittleEndian.Uint64(data[4:])}
+		authority = addrs[1]
+	default:
+		return nil
 	}
-	p.Transfers = append(p.Transfers, Transfer{From: addrs[0], To: addrs[1], Amount: binary.LittleEndian.Uint64(data[4:])})
+	p.Transfers, p.authorities = append(p.Transfers, t), append(p.authorities, authority)
 	return nil
 }
 

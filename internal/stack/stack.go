@@ -369,6 +369,9 @@ func (s *Stack) startNetworks(ctx context.Context, cfg Config, st *store.Store, 
 				BatchDelegate: common.HexToAddress(c.Contracts[contracts.Delegate7702]), GasStation: common.HexToAddress(c.Contracts[contracts.Station]),
 				NativeUSD: DevChainETHPriceUSD, PollInterval: 100 * time.Millisecond})
 		}
+		if err := s.startSwaps(s.boot.Chains); err != nil { // swaps.go
+			return nil, nil, fmt.Errorf("swap venues: %w", err)
+		}
 		sol, err := s.startSolanaDev(ctx, cfg)
 		if err != nil {
 			return nil, nil, err
@@ -474,6 +477,7 @@ func (s *Stack) startDevChain(ctx context.Context, cfg Config, st *store.Store, 
 		configs = append(configs, secondChainConfig(cfg, configs[0]))
 	}
 	s.boot.Chains = nil
+	var nodes []*chain.Node
 	for _, c := range configs {
 		node, err := chain.Start(ctx, c)
 		if err != nil {
@@ -483,7 +487,9 @@ func (s *Stack) startDevChain(ctx context.Context, cfg Config, st *store.Store, 
 		nb := node.Bootstrap()
 		s.extra = append(s.extra, Service{Name: strings.TrimPrefix(nb.Name, "Sigil "), URL: node.RPCURL()})
 		s.boot.Chains = append(s.boot.Chains, nb)
+		nodes = append(nodes, node)
 	}
+	s.startRelayer(nodes, s.logger) // swaps.go
 	nb := s.boot.Chains[0]
 	s.boot.ChainRPCURL, s.boot.ChainID, s.boot.FaucetURL, s.boot.Network, s.boot.Contracts = nb.RPCURL, nb.ChainID, nb.FaucetURL, nb.NetworkID, nb.Contracts
 	if err := s.save(cfg.Dir); err != nil {

@@ -158,20 +158,31 @@ func (s *Store) ClaimSend(ctx context.Context, id string, updatedAt, now, until 
 	return claimed, err
 }
 
-// GasCost is what one included sponsored send cost, on its network (decimal wei).
+// GasCost is what one sponsored send cost, or may still cost, on its network (decimal wei, or lamports).
 type GasCost struct{ Network, Wei string }
 
 // SponsoredGasCosts lists what sponsored sends cost since a time (unix nanoseconds): those a billing organization's
 // sponsor paid for, or (orgID not "") those of one of its organizations. A mined send (included, or reverted) counts
-// at its receipt's cost; a signed one not mined yet at the most it may cost (gas limit × fee cap), reserved.
+// at its receipt's cost; a signed one not mined yet at the most it may cost (gas limit × fee cap), reserved until its
+// receipt, however long ago it was signed.
 func (s *Store) SponsoredGasCosts(ctx context.Context, sponsorOrg, orgID string, since int64) ([]GasCost, error) {
-	q := "SELECT network, gas_cost_wei FROM send_transactions WHERE sponsor_org = ? AND status IN (?, ?, ?) AND gas_cost_wei <> '' AND updated_at >= ?"
-	args := []any{sponsorOrg, SendIncluded, SendFailed, SendBroadcasting, since}
+	return sponsoredGasCosts(ctx, s, sponsorOrg, orgID, since)
+}
+
+// SponsoredGasCosts is Store.SponsoredGasCosts in the transaction, which holds LockSponsorSpend: what it reads stays
+// true until the transaction reserves what it signs, or ends.
+func (t *Tx) SponsoredGasCosts(ctx context.Context, sponsorOrg, orgID string, since int64) ([]GasCost, error) {
+	return sponsoredGasCosts(ctx, t, sponsorOrg, orgID, since)
+}
+
+func sponsoredGasCosts(ctx context.Context, on queryer, sponsorOrg, orgID string, since int64) ([]GasCost, error) {
+	q := "SELECT network, gas_cost_wei FROM send_transactions WHERE sponsor_org = ? AND status IN (?, ?, ?) AND gas_cost_wei <> '' AND (updated_at >= ? OR status = ?)"
+	args := []any{sponsorOrg, SendIncluded, SendFailed, SendBroadcasting, since, SendBroadcasting}
 	if orgID != "" {
 		q += " AND org_id = ?"
 		args = append(args, orgID)
 	}
-	rows, err := s.query(ctx, q, args...)
+	rows, err := on.rows(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: sponsored gas costs: %w", err)
 	}
@@ -185,6 +196,18 @@ func (s *Store) SponsoredGasCosts(ctx context.Context, sponsorOrg, orgID string,
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// LockSponsorSpend holds a billing organization's sponsored spend for the transaction: another transaction that
+// locks it, in any process, waits until this one ends. A worker takes it before it checks the organization's
+// gas-spend limits and reserves what the send it signs may cost.
+func (t *Tx) LockSponsorSpend(ctx context.Context, orgID string) error {
+	_, err := t.exec(ctx, `INSERT INTO sponsor_spend_locks (org_id, signed) VALUES (?, 1)
+		ON CONFLICT (org_id) DO UPDATE SET signed = sponsor_spend_locks.signed + 1`, orgID)
+	if err != nil {
+		return fmt.Errorf("store: lock sponsored spend: %w", err)
+	}
+	return nil
 }
 
 // TakeNonce gives the next nonce of an address on a network: the larger of the coordinator's next one and the chain's
@@ -215,10 +238,34 @@ func (t *Tx) UseNonce(ctx context.Context, network, address string, nonce uint64
 	return nil
 }
 
+// ReleaseNonce gives back a nonce a send took that will never be used (its transaction refused for good), when it is
+// the last the coordinator gave the address: its next send takes it again. released is false when a later nonce was
+// given since, and the nonce must be filled (a transaction of the address must use it) for the later ones to be mined.
+func (t *Tx) ReleaseNonce(ctx context.Context, network, address string, nonce uint64) (released bool, err error) {
+	res, err := t.exec(ctx, "UPDATE send_nonces SET next_nonce = ? WHERE network = ? AND address = ? AND next_nonce = ?",
+		int64(nonce), network, address, int64(nonce)+1)
+	if err != nil {
+		return false, fmt.Errorf("store: release nonce: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
 // NextNonce is the coordinator's next nonce of an address on a network; found is false when it has given none.
 func (s *Store) NextNonce(ctx context.Context, network, address string) (next uint64, found bool, err error) {
+	return nextNonce(s.queryRow(ctx, nextNonceQuery, network, address))
+}
+
+// NextNonce is Store.NextNonce in the transaction.
+func (t *Tx) NextNonce(ctx context.Context, network, address string) (next uint64, found bool, err error) {
+	return nextNonce(t.queryRow(ctx, nextNonceQuery, network, address))
+}
+
+const nextNonceQuery = "SELECT next_nonce FROM send_nonces WHERE network = ? AND address = ?"
+
+func nextNonce(row durableRow) (uint64, bool, error) {
 	var n int64
-	err = s.queryRow(ctx, "SELECT next_nonce FROM send_nonces WHERE network = ? AND address = ?", network, address).Scan(&n)
+	err := row.Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil
 	}
@@ -226,4 +273,36 @@ func (s *Store) NextNonce(ctx context.Context, network, address string) (next ui
 		return 0, false, fmt.Errorf("store: next nonce: %w", err)
 	}
 	return uint64(n), true, nil
+}
+
+// SignedSends lists a network's sends signed and not yet final (BROADCASTING), oldest first, in the transaction.
+func (t *Tx) SignedSends(ctx context.Context, network string) ([]Send, error) {
+	rows, err := t.query(ctx, "SELECT "+sendColumns+" FROM send_transactions WHERE network = ? AND status = ? ORDER BY created_at",
+		network, SendBroadcasting)
+	if err != nil {
+		return nil, fmt.Errorf("store: signed sends: %w", err)
+	}
+	defer rows.Close()
+	var out []Send
+	for rows.Next() {
+		sd, err := scanSend(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: scan send: %w", err)
+		}
+		out = append(out, sd)
+	}
+	return out, rows.Err()
+}
+
+// ActivityHasSend reports whether a send is recorded for an activity id, in the transaction.
+func (t *Tx) ActivityHasSend(ctx context.Context, activityID string) (bool, error) {
+	var one int
+	err := t.queryRow(ctx, "SELECT 1 FROM send_transactions WHERE activity_id = ?", activityID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: send of activity: %w", err)
+	}
+	return true, nil
 }

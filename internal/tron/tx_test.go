@@ -235,3 +235,52 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// rawContract encodes a transaction of one contract of type typ whose parameter is an Any {typeURL, value}; extra
+// bytes are appended to the contract message.
+func rawContract(typ uint64, typeURL string, value []byte, extra ...byte) []byte {
+	any := appendLen(appendLen(nil, 1, []byte(typeURL)), 2, value)
+	contract := append(appendLen(appendUvarint([]byte{1 << 3}, typ), 2, any), extra...)
+	return appendLen(nil, 11, contract)
+}
+
+// A transaction the chain would read otherwise than the policy sees it is refused, each as an attacker would build it
+// to get past a policy reading tron.tx: java-tron's protobuf reads enums and int32 fields as their low 32 bits, keeps
+// the last of a repeated scalar, merges an embedded message given twice, and unpacks an Any by the name after the
+// type URL's last '/'.
+func TestParseRefusesWhatTheChainReadsOtherwise(t *testing.T) {
+	owner := append([]byte{0x41}, bytes.Repeat([]byte{1}, 20)...)
+	to := append([]byte{0x41}, bytes.Repeat([]byte{7}, 20)...)
+	const transferURL = "type.googleapis.com/protocol.TransferContract"
+	transferValue := func(amounts ...uint64) []byte {
+		v := appendLen(appendLen(nil, 1, owner), 2, to)
+		for _, a := range amounts {
+			v = appendUvarint(append(v, 3<<3), a)
+		}
+		return v
+	}
+	freeze := appendUvarint(append(appendUvarint(append(appendLen(nil, 1, owner), 2<<3), 1_000_000), 3<<3), 1<<32|1)
+	secondParameter := appendLen(nil, 2, appendLen(appendLen(nil, 1, []byte(transferURL)), 2, transferValue(1_000_000_000_000)))
+	tests := []struct {
+		name string
+		raw  []byte
+		want string
+	}{
+		{"a contract type beyond 32 bits (TransferContract to java-tron)", rawContract(1<<32|1, transferURL, transferValue(1)), "contract type 4294967297 is not a Tron contract type"},
+		{"a TransferContract URL of another host", rawContract(1, "evil.example/protocol.TransferContract", transferValue(1)), "is a \"evil.example/protocol.TransferContract\""},
+		{"an amount given twice, the chain reading the second", rawContract(1, transferURL, transferValue(1, 1_000_000_000_000)), "field 3 appears twice"},
+		{"a parameter given twice, the chain merging the second in", rawContract(1, transferURL, transferValue(1), secondParameter...), "field 2 appears twice"},
+		{"a contract type given twice", rawContract(1, transferURL, transferValue(1), 1<<3, 2), "field 1 appears twice"},
+		{"a permission id beyond 32 bits", rawContract(1, transferURL, transferValue(1), appendUvarint([]byte{5 << 3}, 1<<32|2)...), "Permission_id 4294967298 is out of range"},
+		{"a resource beyond 32 bits (ENERGY to java-tron)", rawContract(54, "type.googleapis.com/protocol.FreezeBalanceV2Contract", freeze), "resource 4294967297 is not"},
+	}
+	for _, tt := range tests {
+		_, err := Parse(tt.raw)
+		if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want an ErrInvalid containing %q", tt.name, err, tt.want)
+		}
+	}
+	if _, err := Parse(rawContract(1, transferURL, transferValue(1))); err != nil {
+		t.Fatalf("the honest transfer: %v", err)
+	}
+}

@@ -90,9 +90,9 @@ test("@turnkey/http surfaces the server's error code and message", async () => {
 
 test("@turnkey/http and @turnkey/sdk-server hear which endpoints Sigil does not implement, and why", async () => {
   for (const [call, want] of [
-    [() => http.getSwapStatus({ organizationId: boot.organizationId, swapRequestId: "x" }), /query\/get_swap_status is not implemented by Sigil \(Swaps: /],
+    [() => http.getTvcApp({ organizationId: boot.organizationId, tvcAppId: "x" }), /query\/get_tvc_app is not implemented by Sigil \(Turnkey Verifiable Cloud: /],
     [() => turnkey.apiClient().listFiatOnRampCredentials({}), /query\/list_fiat_on_ramp_credentials is not implemented by Sigil \(Fiat on-ramp: /],
-    [() => turnkey.apiClient().upsertSwapConfig({}), /submit\/upsert_swap_config is not implemented by Sigil \(Swaps: /],
+    [() => turnkey.apiClient().earnDeposit({}), /submit\/earn_deposit is not implemented by Sigil \(Earn: /],
   ]) {
     await assert.rejects(call(), (err) => {
       assert.match(String(err.message), want);
