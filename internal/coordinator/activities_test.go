@@ -387,8 +387,8 @@ func TestUnimplementedPathsSayWhy(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, testdb.SQLite(t))
 	org := s.boot.OrganizationID
-	swapConfig := envelope("ACTIVITY_TYPE_UPSERT_SWAP_CONFIG", org, map[string]any{"fees": []string{"10"}}, time.Now())
-	swapStatus := []byte(`{"organizationId":"` + org + `"}`)
+	onRamp := envelope("ACTIVITY_TYPE_CREATE_FIAT_ON_RAMP_CREDENTIAL", org, map[string]any{"onrampProvider": "FIAT_ON_RAMP_PROVIDER_MOONPAY"}, time.Now())
+	tvcQuery := []byte(`{"organizationId":"` + org + `"}`)
 	before := s.activityCount(org)
 	for _, c := range []struct {
 		name, path string
@@ -396,11 +396,11 @@ func TestUnimplementedPathsSayWhy(t *testing.T) {
 		stamped    bool
 		want       string
 	}{
-		{"stamped activity", "submit/upsert_swap_config", swapConfig, true, "/public/v1/submit/upsert_swap_config is not implemented by Sigil (Swaps: "},
-		{"activity without a stamp", "submit/upsert_swap_config", swapConfig, false, "/public/v1/submit/upsert_swap_config is not implemented by Sigil (Swaps: "},
+		{"stamped activity", "submit/create_fiat_on_ramp_credential", onRamp, true, "/public/v1/submit/create_fiat_on_ramp_credential is not implemented by Sigil (Fiat on-ramp: "},
+		{"activity without a stamp", "submit/create_fiat_on_ramp_credential", onRamp, false, "/public/v1/submit/create_fiat_on_ramp_credential is not implemented by Sigil (Fiat on-ramp: "},
 		{"activity with a body that is not JSON", "submit/earn_deposit", []byte(`{"type":`), false, "/public/v1/submit/earn_deposit is not implemented by Sigil (Earn: "},
-		{"stamped query", "query/get_swap_status", swapStatus, true, "/public/v1/query/get_swap_status is not implemented by Sigil (Swaps: "},
-		{"query without a stamp", "query/get_tvc_app", swapStatus, false, "/public/v1/query/get_tvc_app is not implemented by Sigil (Turnkey Verifiable Cloud: "},
+		{"stamped query", "query/list_tvc_apps", tvcQuery, true, "/public/v1/query/list_tvc_apps is not implemented by Sigil (Turnkey Verifiable Cloud: "},
+		{"query without a stamp", "query/get_tvc_app", tvcQuery, false, "/public/v1/query/get_tvc_app is not implemented by Sigil (Turnkey Verifiable Cloud: "},
 	} {
 		var r response
 		if c.stamped {
@@ -415,7 +415,7 @@ func TestUnimplementedPathsSayWhy(t *testing.T) {
 	if after := s.activityCount(org); after != before {
 		t.Errorf("requests to paths Sigil does not serve stored %d activities", after-before)
 	}
-	if r := s.stamped("/public/v1/query/get_nothing", swapStatus, s.boot.APIKey); r.status != http.StatusNotFound || !strings.Contains(r.message(), `unknown query "get_nothing"`) {
+	if r := s.stamped("/public/v1/query/get_nothing", tvcQuery, s.boot.APIKey); r.status != http.StatusNotFound || !strings.Contains(r.message(), `unknown query "get_nothing"`) {
 		t.Errorf("unknown query: %d %.300s, want 404", r.status, r.raw)
 	}
 }
