@@ -156,6 +156,8 @@ compat() {
   checks "demo-yield-$name" "$SIGIL_BIN" demo yield --dir "$dir" --cleanup
   echo "==> the agent journey, the coordinator sending: sigil demo yield --send ($name)"
   checks "demo-yield-send-$name" "$SIGIL_BIN" demo yield --dir "$dir" --cleanup --send
+  echo "==> the agent journey's second chapter: sigil demo borrow ($name)"
+  checks "demo-borrow-$name" "$SIGIL_BIN" demo borrow --dir "$dir" --cleanup
   if [ "$before" = no ] && failed; then echo "--- sigil up log ($name):"; tail -50 "$work/up-$name.log"; fi
   kill "$stack" && wait "$stack" 2>/dev/null || true
 }

@@ -25,7 +25,7 @@ func runChain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	cfg := chain.Config{ListenAddr: cf.listen, RPCURL: cf.rpc, BlockPeriod: cf.period, Logger: slog.New(slog.NewJSONHandler(e.stderr, nil)),
-		Simulator: chain.SimulatorConfig{Period: cf.simulate}}
+		Simulator: chain.SimulatorConfig{Period: cf.simulate, PriceWalkBps: cf.priceWalk}, KeeperPeriod: cf.keeper}
 	if !cf.ephemeral {
 		cfg.DataDir = filepath.Join(*dir, "chain")
 	}

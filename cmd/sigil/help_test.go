@@ -49,6 +49,7 @@ func TestHelpGolden(t *testing.T) {
 		{"help.golden", [][]string{{"--help"}, {"-h"}, {"help"}}},
 		{"up_help.golden", [][]string{{"help", "up"}, {"up", "--help"}, {"up", "-h"}}},
 		{"keys_help.golden", [][]string{{"help", "keys"}, {"keys", "--help"}, {"keys", "help"}}},
+		{"mcp_help.golden", [][]string{{"help", "mcp"}, {"mcp", "--help"}, {"mcp", "-h"}}},
 		{"unknown_command.golden", [][]string{{"nosuch"}, {"help", "nosuch"}}},
 		{"wrong_flag.golden", [][]string{{"up", "--nosuch"}}},
 	} {

@@ -42,6 +42,7 @@ func commands() *command {
 		}},
 		{name: "demo", summary: "run a user journey against the running stack", subs: []*command{
 			{name: "yield", args: "[flags]", run: runDemoYield, summary: "a policy-restricted agent earns yield, end to end"},
+			{name: "borrow", args: "[flags]", run: runDemoBorrow, summary: "the agent borrows against its vault position, within its policies' limit"},
 			{name: "web", args: "[flags]", run: runDemoWeb,
 				summary: "serve the browser example: a user signs up and logs in through the auth proxy"},
 		}},
@@ -60,6 +61,11 @@ func commands() *command {
 					summary: "delete an endpoint of a project; its deliveries not made yet are abandoned"},
 			}},
 		}},
+		{name: "mcp", args: "--key FILE [flags]", run: runMCP,
+			summary: "serve an agent MCP tools over stdio or HTTP: yield discovery, policy checks, signing and sending as one user",
+			doc: "The server acts as the user whose API key --key (or SIGIL_MCP_API_KEY) gives: every request it makes is stamped\n" +
+				"with that key, so the organization's policies decide everything. It serves stdio by default (an agent host\n" +
+				"starts it), or MCP's Streamable HTTP at --http ADDR, which needs a bearer token (--http-token-file). See docs/MCP.md."},
 		{name: "webhooks", summary: "receive the coordinator's webhooks locally, see their deliveries, replay dead letters", subs: []*command{
 			{name: "listen", args: "[flags]", run: runWebhooksListen,
 				summary: "register a local endpoint, verify and print every delivery, and delete the endpoint on exit",

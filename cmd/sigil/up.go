@@ -124,7 +124,7 @@ func runUp(ctx context.Context, e *env, args []string) error {
 		MasterKey: []byte(masterKey), MasterKeyCommand: *u.keyCommand,
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
 		FramesListen: *u.framesListen, FramesAllowedOrigins: commaList(*u.framesOrigins),
-		ChainListen: cf.listen, SolanaListen: *u.solanaListen, ChainRPC: cf.rpc, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainEphemeral: cf.ephemeral,
+		ChainListen: cf.listen, SolanaListen: *u.solanaListen, ChainRPC: cf.rpc, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainKeeper: cf.keeper, ChainPriceWalkBps: cf.priceWalk, ChainEphemeral: cf.ephemeral,
 		SecondChain: *u.secondChain, AllowedOrigins: strings.Split(*u.origins, ","), TrustedProxies: u.trustedProxies, OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
 		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoWebhookDeliveries: *u.noDeliveries, StrictPolicyErrors: *u.strictPolicyErrors, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, SendNetworks: sendNetworks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
 	if err != nil {
@@ -218,6 +218,8 @@ type chainFlags struct {
 	rpc       string
 	period    time.Duration
 	simulate  time.Duration
+	keeper    time.Duration
+	priceWalk int64
 	ephemeral bool
 }
 
@@ -226,6 +228,8 @@ func (c *chainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.rpc, "chain-rpc", "", "use the existing node at this JSON-RPC URL (Anvil, Hardhat, geth --dev) instead of an embedded dev chain: the fixtures are deployed there from Anvil's account 0")
 	fs.DurationVar(&c.period, "chain-block-period", 0, "also seal a block on this period when no transaction arrives (0: only on transactions)")
 	fs.DurationVar(&c.simulate, "chain-simulate", 30*time.Second, "accrue yield on the dev chain on this period (0: off)")
+	fs.DurationVar(&c.keeper, "chain-keeper", 10*time.Second, "liquidate the dev chain's liquidatable Aave and Morpho positions on this period (0: off)")
+	fs.Int64Var(&c.priceWalk, "chain-price-walk", 0, "move WETH's oracle price by up to this many basis points, up or down, at each simulator step (0: off)")
 	fs.BoolVar(&c.ephemeral, "chain-ephemeral", false, "keep the dev chain in memory only")
 }
 

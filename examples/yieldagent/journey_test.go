@@ -116,3 +116,40 @@ type quiet struct{}
 func (quiet) Start(string) {}
 func (quiet) Done(string)  {}
 func (quiet) Fail(error)   {}
+
+// The second chapter against a fresh stack: the agent borrows against its vault shares within its policies' limit,
+// is refused by the coordinator a borrow above it, repays everything and takes its shares back.
+func TestBorrowChapter(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s, err := stack.Start(ctx, stack.Config{Dir: t.TempDir(), ChainEphemeral: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b := s.Bootstrap()
+	key, err := b.RootKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := yieldagent.Config{CoordinatorURL: b.CoordinatorURL, OrganizationID: b.OrganizationID, RootKey: key,
+		YieldURL: b.YieldURL, YieldAPIKey: b.YieldAPIKey, RPCURL: b.ChainRPCURL, FaucetURL: b.FaucetURL, Network: b.Network,
+		ChainID: b.ChainID, Amount: "100", Cleanup: true}
+	sum, err := yieldagent.RunBorrow(ctx, cfg, "20", "30", quiet{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", *sum)
+	// 100 USDC of shares at an 86% LLTV carry 86 USDT: 20 borrowed leaves a health factor of 4.3, and 31 more (above the
+	// policy's 30) would still be within the market's limit.
+	if !strings.HasPrefix(sum.HealthFactor, "4.3") || !strings.Contains(sum.MarketID, "morpho-blue") {
+		t.Errorf("health factor %q on %s", sum.HealthFactor, sum.MarketID)
+	}
+	if !strings.Contains(sum.Denial, "31 USDT") || !strings.Contains(sum.Denial, "borrow at most 30 USDT") {
+		t.Errorf("denial %q", sum.Denial)
+	}
+	// approve + deposit, approve + supplyCollateral, borrow, approve + repay, withdrawCollateral.
+	if len(sum.Hashes) != 8 {
+		t.Errorf("%d transactions", len(sum.Hashes))
+	}
+}

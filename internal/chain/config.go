@@ -63,6 +63,8 @@ type Config struct {
 	Fixtures contracts.Config
 	// Simulator makes yield accrue on a period.
 	Simulator SimulatorConfig
+	// KeeperPeriod, if positive, runs the dev liquidator (Keeper) on this period.
+	KeeperPeriod time.Duration
 	// Logger receives the dev chain's own log lines (go-ethereum's logs are not forwarded).
 	// Defaults to slog.Default().
 	Logger *slog.Logger
@@ -114,8 +116,11 @@ func (c Config) validate() (host string, port int, err error) {
 	if c.ChainID < 0 {
 		return "", 0, fmt.Errorf("chain: chain id %d is negative", c.ChainID)
 	}
-	if c.BlockPeriod < 0 || c.Simulator.Period < 0 {
-		return "", 0, fmt.Errorf("chain: block period and simulator period must not be negative")
+	if c.BlockPeriod < 0 || c.Simulator.Period < 0 || c.KeeperPeriod < 0 {
+		return "", 0, fmt.Errorf("chain: block, simulator and keeper periods must not be negative")
+	}
+	if w := c.Simulator.PriceWalkBps; w < 0 || w > 5_000 {
+		return "", 0, fmt.Errorf("chain: the price walk is %d bps a step; it must be from 0 (off) to 5000 (50%%)", w)
 	}
 	return host, port, nil
 }

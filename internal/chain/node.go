@@ -43,6 +43,7 @@ type Node struct {
 	addresses contracts.Addresses
 	faucet    *Faucet
 	simulator *Simulator
+	keeper    *Keeper
 
 	snapshotsMu sync.Mutex
 	snapshots   []snapshot // evm_snapshot's, oldest first
@@ -111,7 +112,7 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 		DataDir:          n.cfg.DataDir,
 		HTTPHost:         host,
 		HTTPPort:         port,
-		HTTPModules:      []string{"eth", "net", "web3", "txpool", "debug", "evm", "anvil"},
+		HTTPModules:      []string{"eth", "net", "web3", "txpool", "debug", "evm", "anvil", "sigil"},
 		HTTPVirtualHosts: vhosts,
 		HTTPCors:         n.cfg.CORSOrigins,
 		HTTPTimeouts:     rpc.DefaultHTTPTimeouts,
@@ -151,7 +152,7 @@ func (n *Node) startStack(host string, port int, key *ecdsa.PrivateKey) error {
 	}
 	filterSystem := filters.NewFilterSystem(backend.APIBackend, filters.Config{})
 	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: filters.NewFilterAPI(filterSystem)}, {Namespace: "evm", Service: &evmAPI{n: n}},
-		{Namespace: "anvil", Service: &anvilAPI{n: n}}})
+		{Namespace: "anvil", Service: &anvilAPI{n: n}}, {Namespace: "sigil", Service: &sigilAPI{n: n}}})
 	// debug_traceCall and debug_traceTransaction, with the native tracers (callTracer), as a developer's node offers
 	// them: sending reads the chain of reverts of a failed call from them.
 	stack.RegisterAPIs(tracers.APIs(backend.APIBackend))
@@ -203,6 +204,7 @@ func (n *Node) setUp(ctx context.Context, key *ecdsa.PrivateKey, rec *record) er
 		return err
 	}
 	n.simulator = sim
+	n.keeper = NewKeeper(n.client, n.dev, addresses)
 	close(n.faucetReady) // the faucet and the simulator are published to the RPC handlers
 	return nil
 }
@@ -248,6 +250,12 @@ func (n *Node) startBackground() {
 	if p := n.cfg.Simulator.Period; p > 0 {
 		n.every(p, func(ctx context.Context) error {
 			_, err := n.simulator.Step(ctx)
+			return err
+		})
+	}
+	if p := n.cfg.KeeperPeriod; p > 0 {
+		n.every(p, func(ctx context.Context) error {
+			_, err := n.keeper.Run(ctx)
 			return err
 		})
 	}
@@ -333,6 +341,9 @@ func (n *Node) Faucet() *Faucet { return n.faucet }
 
 // Simulator is the yield simulator; Step drives it one step at a time.
 func (n *Node) Simulator() *Simulator { return n.simulator }
+
+// Keeper is the dev liquidator; Run makes one pass.
+func (n *Node) Keeper() *Keeper { return n.keeper }
 
 // AdvanceTime mines any pending transactions, then seals an empty block whose timestamp is d
 // later than the latest block's; later blocks keep counting from there.

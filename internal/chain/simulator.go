@@ -35,6 +35,11 @@ type SimulatorConfig struct {
 	// SwapTradeBps is the largest trade a step makes in each Uniswap pool, in basis points of its depth, to keep the
 	// prices moving (simulator_swaps.go); default 30; negative: no trades.
 	SwapTradeBps int64
+
+	// PriceWalkBps, if positive, moves WETH's oracle price at each step by a random 1 to PriceWalkBps basis points, up
+	// or down (oracle_sim.go): a market that moves by itself, so positions drift toward liquidation as on a live
+	// network. 0 (the default) leaves prices where SetPrice puts them.
+	PriceWalkBps int64
 }
 
 func (c SimulatorConfig) withDefaults() SimulatorConfig {
@@ -75,6 +80,8 @@ type StepReport struct {
 	// asset, the lending reserve's asset, wei for staking, incentive tokens for allocator vaults,
 	// and for a Uniswap pool the input of the trade the step made in it.
 	Paid map[string]*big.Int
+	// Prices maps an asset's fixture name to the USD price (8 decimals) the step's price walk set.
+	Prices map[string]*big.Int
 }
 
 // NewSimulator returns a simulator that pays from sender, the owner of the fixtures. Its first
@@ -97,14 +104,14 @@ func (s *Simulator) Step(ctx context.Context) (StepReport, error) {
 	if err != nil {
 		return StepReport{}, fmt.Errorf("chain: simulator: read latest block: %w", err)
 	}
-	report := StepReport{Paid: map[string]*big.Int{}}
+	report := StepReport{Paid: map[string]*big.Int{}, Prices: map[string]*big.Int{}}
 	if head.Time <= s.lastTime {
 		return report, nil
 	}
 	elapsed := head.Time - s.lastTime
 	report.Elapsed = time.Duration(elapsed) * time.Second
 	st := &step{s: s, ctx: ctx, elapsed: new(big.Int).SetUint64(elapsed), report: report, seed: head.Time}
-	for _, pay := range []func(){st.vaults, st.lending, st.staking, st.allocators,
+	for _, pay := range []func(){st.vaults, st.lending, st.staking, st.allocators, st.priceWalk,
 		st.swapPools, // simulator_swaps.go
 	} {
 		pay()

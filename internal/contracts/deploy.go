@@ -96,6 +96,7 @@ func Deploy(ctx context.Context, s Sender, caller bind.ContractCaller, cfg Confi
 	steps := []func(){
 		d.tokens, d.vaults, d.pool, d.allocatorVaults, d.feeWrapper, d.lending, d.staking, d.aave, d.morpho, d.delegate,
 		d.uniswap, // swaps: after the fixtures above, which keep their addresses
+		d.borrowMarkets,
 	}
 	for _, step := range steps {
 		step()

@@ -46,6 +46,10 @@ const (
 	MorphoName      = "morpho-blue"
 	MorphoOracle    = "morpho-oracle"
 	MorphoVaultUSDC = "morpho-vault-usdc"
+	MorphoIrm       = "morpho-irm" // the interest rate model of both Morpho markets
+	// MorphoVaultOracle prices the vault shares of the vault-collateral Morpho market (svUSDC lent against, USDT
+	// borrowed: borrow_deploy.go).
+	MorphoVaultOracle = "morpho-oracle-svusdc-usdt"
 	// Delegate7702 is the code accounts delegate to (EIP-7702) to run a batch of calls in one transaction of their
 	// own: what ETH_SEND_TRANSACTION sends several calls through.
 	Delegate7702 = "batch-delegate"
@@ -107,6 +111,7 @@ var Fixtures = []Fixture{
 	{AaveAUSDT, AaveAToken, USDT, 6},
 	{AaveAWETH, AaveAToken, WETH, 18},
 	{MorphoName, MorphoBlue, "", 0},
+	{MorphoIrm, MorphoIrmMock, "", 0},
 	{MorphoOracle, MorphoOracleMock, "", 0},
 	{MorphoVaultUSDC, MorphoMarketVault, USDC, 6},
 	{Station, GasStation, "", 0},
@@ -124,6 +129,8 @@ var Fixtures = []Fixture{
 	{UniswapPoolIncentiveUSDC, UniswapV3Pool, "", 0},
 	{SwapRouterName, SwapFeeRouter, "", 0},
 	{Bridge, SigilBridge, "", 0},
+	// borrow
+	{MorphoVaultOracle, MorphoOracleMock, "", 0},
 }
 
 // FixtureNamed returns the fixture with that name.

@@ -3,18 +3,11 @@ package contracts
 import (
 	"math/big"
 
-	"github.com/ethereum/go-ethereum/common"
+	"github.com/sigil/sigil/internal/abis"
 )
 
-// MorphoMarketParams is Morpho Blue's MarketParams: a market is its loan and collateral tokens, oracle, interest rate
-// model and liquidation loan-to-value (WAD).
-type MorphoMarketParams struct {
-	LoanToken       common.Address
-	CollateralToken common.Address
-	Oracle          common.Address
-	Irm             common.Address
-	Lltv            *big.Int
-}
+// MorphoMarketParams is Morpho Blue's MarketParams (package abis holds it: the yield service reads markets too).
+type MorphoMarketParams = abis.MorphoMarketParams
 
 // The dev chain's Morpho Blue market: USDC lent against WETH at an 86% liquidation LTV (a value Morpho's governance
 // enables on Ethereum), priced at 3,000 USDC per WETH by the package's oracle mock; its interest rate model is the
@@ -34,7 +27,7 @@ var morphoLLTV = new(big.Int).Mul(big.NewInt(86), new(big.Int).Exp(big.NewInt(10
 func (d *deployer) morpho() {
 	owner := d.s.Address()
 	d.deploy(MorphoName, MorphoBlue, owner)
-	irm := d.create(MorphoIrmMock, nil)
+	irm := d.deploy(MorphoIrm, MorphoIrmMock)
 	d.deploy(MorphoOracle, MorphoOracleMock)
 	// Morpho's oracle price: one collateral unit in loan units, scaled by 10^36 (WETH has 18 decimals, USDC 6).
 	d.call(MorphoOracle, MorphoOracleMock, "setPrice", new(big.Int).Mul(big.NewInt(3000), new(big.Int).Exp(big.NewInt(10), big.NewInt(24), nil)))

@@ -24,6 +24,7 @@ type auditLine struct {
 	Status         string                 `json:"status"`
 	UserID         string                 `json:"userId"`
 	PublicKey      string                 `json:"publicKey,omitempty"`
+	Client         string                 `json:"client,omitempty"` // the request's X-Sigil-Client (api.ClientHeader)
 	Failure        string                 `json:"failure,omitempty"`
 	Policies       []api.PolicyEvaluation `json:"policies"`
 }
@@ -48,7 +49,7 @@ func (a *auditor) record(rec *record) {
 		return
 	}
 	line := auditLine{Time: rec.UpdatedAt, ActivityID: rec.ID, OrganizationID: rec.OrganizationID, Type: rec.Type,
-		Status: rec.Status, Policies: []api.PolicyEvaluation{}}
+		Status: rec.Status, Client: rec.Client, Policies: []api.PolicyEvaluation{}}
 	if len(rec.Votes) > 0 {
 		v := rec.Votes[0]
 		if rec.coSigned {

@@ -37,6 +37,7 @@ type submission struct {
 	fingerprint string
 	org         *Org // the request's organization, as read before the transaction
 	who         *principal
+	client      string // the client the request named (api.ClientHeader), "" for none
 }
 
 // Submit runs one activity request (the body of POST /public/v1/submit/<path>) and returns the activity record, or
@@ -146,6 +147,7 @@ func (c *Coordinator) prepare(ctx context.Context, path string, header http.Head
 		return nil, apierr.Denied("%s in a sub-organization must be submitted by one of its own users; the parent organization's credentials may only read and log users in", sub.env.Type)
 	}
 	sub.fingerprint = bodyDigest(body)
+	sub.client = requestClient(header)
 	return sub, nil
 }
 
@@ -387,6 +389,7 @@ func (c *Coordinator) newRecord(sub *submission, who *principal) *record {
 		spec: sub.op.ActivitySpec,
 		ID:   id, OrganizationID: sub.org.ID, Type: sub.env.Type, Status: api.StatusPending,
 		TimestampMs: sub.env.TimestampMs, Fingerprint: sub.fingerprint, Intent: intent, CredentialID: who.CredID,
+		Client:    sub.client,
 		Votes:     []api.Vote{c.approval(id, who, now)},
 		CreatedAt: now, UpdatedAt: now,
 	}

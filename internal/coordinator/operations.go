@@ -59,7 +59,7 @@ func activities() []operation {
 // queries is every query the coordinator answers: the one list of them.
 func queries() []queryOp {
 	return []queryOp{
-		whoami, getActivity, listActivities, getPolicyEvaluations, evaluateActivity, listAppProofs,
+		whoami, getActivity, listActivities, listActivityClients, getPolicyEvaluations, evaluateActivity, listAppProofs,
 		getUser, listUsers, getAPIKeys, getAuthenticators, listUserTags,
 		getOrganization, getOrganizationConfigs, listSubOrgs, listVerifiedSubOrgs, getAPIKey, getAuthenticator,
 		getSessionProfile, getSessionProfiles, listEmailEvents, getMfaPolicy, getMfaPolicies, getMfaStatus,

@@ -31,6 +31,9 @@ type record struct {
 	// CredentialID is the credential that submitted the activity ("" for a stamp of none: an X-Stamp-Attested login),
 	// which what the activity makes descends from, when votes execute it later (lineage.go).
 	CredentialID string `json:"credentialId,omitempty"`
+	// Client is the client the activity was submitted through, as the request's X-Sigil-Client header named it
+	// (api.ClientHeader; "" for none): recorded, never rendered on the activity, read by list_activity_clients.
+	Client string `json:"client,omitempty"`
 
 	// spec is the wire contract of its type: the keys its intent and result are rendered under.
 	spec api.ActivitySpec

@@ -91,7 +91,11 @@ type Config struct {
 	// ChainSimulate accrues yield on this period (0: off). ChainEphemeral keeps the chain in memory instead of
 	// Dir/chain.
 	ChainBlockPeriod, ChainSimulate time.Duration
-	ChainEphemeral                  bool
+	// ChainKeeper runs the dev liquidator on this period (0: off). ChainPriceWalkBps moves WETH's oracle price by up to
+	// that many basis points at each simulator step (0: off).
+	ChainKeeper       time.Duration
+	ChainPriceWalkBps int64
+	ChainEphemeral    bool
 	// ChainRPC, when set, is an existing node (Anvil, Hardhat, geth --dev) that the dev chain's fixtures, faucet
 	// and simulator use instead of an embedded node; ChainListen is then the faucet's alone.
 	ChainRPC string
@@ -535,7 +539,7 @@ func isLoopback(addr string) bool {
 // chainConfig is the dev chain of a stack: its data in DIR/chain unless ephemeral.
 func chainConfig(cfg Config, logger *slog.Logger) chain.Config {
 	c := chain.Config{ListenAddr: cmp.Or(cfg.ChainListen, "127.0.0.1:0"), RPCURL: cfg.ChainRPC, BlockPeriod: cfg.ChainBlockPeriod, Logger: logger,
-		Simulator: chain.SimulatorConfig{Period: cfg.ChainSimulate}}
+		Simulator: chain.SimulatorConfig{Period: cfg.ChainSimulate, PriceWalkBps: cfg.ChainPriceWalkBps}, KeeperPeriod: cfg.ChainKeeper}
 	if !cfg.ChainEphemeral {
 		c.DataDir = filepath.Join(cfg.Dir, "chain")
 	}
@@ -691,12 +695,35 @@ func StartYield(ctx context.Context, cfg YieldConfig) (_ *Stack, err error) {
 
 // StartServer serves one handler alone on addr (default 127.0.0.1:0) under the name.
 func StartServer(name, addr string, h http.Handler) (*Stack, error) {
+	return StartHandler(ServerConfig{Name: name, Addr: addr, Handler: h, Exposed: true})
+}
+
+// ServerConfig is one handler served alone (StartHandler), as sigil up serves each of its services.
+type ServerConfig struct {
+	Name, Addr string // Addr "" is 127.0.0.1:0
+	Handler    http.Handler
+	// TLSCertFile and TLSKeyFile, when given, serve TLS 1.2 or later with the certificate ReloadTLS reads again.
+	TLSCertFile, TLSKeyFile string
+	// Exposed allows an address beyond loopback without TLS (behind a TLS proxy); with neither, Start refuses one.
+	Exposed bool
+}
+
+// StartHandler serves cfg.Handler alone: with TLS when given, and beyond loopback only with TLS or Exposed.
+func StartHandler(cfg ServerConfig) (_ *Stack, err error) {
 	s := newStack(nil)
-	srv, err := s.listen(name, addr)
+	defer s.closeOnError(&err)
+	if s.tls, err = newCertReloader(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
+		return nil, err
+	}
+	if cfg.Addr != "" && !isLoopback(cfg.Addr) && s.tls == nil && !cfg.Exposed {
+		return nil, fmt.Errorf("stack: %s %s is beyond loopback over plain HTTP; serve TLS (--tls-cert, --tls-key), or allow it with --expose behind a TLS proxy",
+			cfg.Name, cfg.Addr)
+	}
+	srv, err := s.listen(cfg.Name, cfg.Addr)
 	if err != nil {
 		return nil, err
 	}
-	srv.handler = h
+	srv.handler = cfg.Handler
 	s.serve(srv)
 	return s, nil
 }
@@ -791,7 +818,7 @@ func (s *Stack) onClose(name string, f func() error) {
 
 // listenFlags are the flags of sigil up that set each service's address, for errors a person can act on.
 var listenFlags = map[string]string{"coordinator": "listen", "auth proxy": "authproxy-listen", "yield service": "yield-listen",
-	"dashboard": "dashboard-listen", "frames": "frames-listen"}
+	"dashboard": "dashboard-listen", "frames": "frames-listen", "mcp": "http"}
 
 // listen binds addr (default 127.0.0.1:0) for the service; Close closes the listener.
 func (s *Stack) listen(name, addr string) (*server, error) {

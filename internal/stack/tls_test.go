@@ -137,3 +137,39 @@ func TestTLSNeedsBothFiles(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A handler served alone (sigil mcp --http) speaks TLS when given a certificate, and refuses an address beyond loopback
+// over plain HTTP unless it is exposed on purpose (behind a TLS proxy).
+func TestStartHandler(t *testing.T) {
+	t.Parallel()
+	ca := newTestCA(t)
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	ca.issue(t, 201, certFile, keyFile)
+	hello := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("hello")) })
+	s, err := stack.StartHandler(stack.ServerConfig{Name: "mcp", Handler: hello, TLSCertFile: certFile, TLSKeyFile: keyFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	url := s.Services()[0].URL
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.pool}}}
+	resp, err := c.Get(url + "/anything")
+	if err != nil || !strings.HasPrefix(url, "https://") {
+		t.Fatalf("%s: %v", url, err)
+	}
+	resp.Body.Close()
+	if resp.TLS.PeerCertificates[0].SerialNumber.Int64() != 201 {
+		t.Fatal("not the given certificate")
+	}
+
+	if _, err := stack.StartHandler(stack.ServerConfig{Name: "mcp", Addr: "0.0.0.0:0", Handler: hello}); err == nil ||
+		!strings.Contains(err.Error(), "beyond loopback over plain HTTP") {
+		t.Fatalf("plain HTTP on 0.0.0.0: %v", err)
+	}
+	exposed, err := stack.StartHandler(stack.ServerConfig{Name: "mcp", Addr: "0.0.0.0:0", Handler: hello, Exposed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exposed.Close()
+}

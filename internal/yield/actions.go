@@ -46,6 +46,7 @@ type actionRecord struct {
 	AmountRaw    string         `json:"amountRaw"`
 	Decimals     uint8          `json:"decimals"`
 	RawArguments map[string]any `json:"rawArguments"`
+	Borrow       *borrowRecord  `json:"borrow,omitempty"` // actions of the Borrow API
 }
 
 type txRecord struct {
@@ -138,7 +139,7 @@ func (s *Service) createAction(ctx context.Context, k *keyInfo, intent string, b
 	}
 	tip := tc.tip.ToInt()
 	maxFee := new(big.Int).Add(new(big.Int).Mul(tc.head.BaseFee.ToInt(), big.NewInt(2)), tip)
-	if err := checkGasCovered(r, out.steps, gas, maxFee, tc.balance); err != nil {
+	if err := checkGasCovered(y.network, out.steps, gas, maxFee, tc.balance); err != nil {
 		return actionDTO{}, err
 	}
 	return s.storeAction(ctx, k, r, intent, raw, out, gas, uint64(tc.nonce), maxFee, tip)
@@ -295,7 +296,7 @@ func (s *Service) parseManage(r *request, body actionBody) error {
 
 // checkGasCovered refuses an action the wallet cannot pay for: a node rejects a transaction whose value plus gas limit
 // times fee cap exceeds the sender's balance, so handing it out would only fail later.
-func checkGasCovered(r *request, steps []step, gas []uint64, maxFee, balance *big.Int) error {
+func checkGasCovered(n *Network, steps []step, gas []uint64, maxFee, balance *big.Int) error {
 	need := new(big.Int)
 	for i, st := range steps {
 		need.Add(need, st.value())
@@ -304,7 +305,7 @@ func checkGasCovered(r *request, steps []step, gas []uint64, maxFee, balance *bi
 	if need.Cmp(balance) <= 0 {
 		return nil
 	}
-	native := r.y.network.NativeToken
+	native := n.NativeToken
 	f := func(v *big.Int) string { return units.Format(v, native.Decimals) + " " + native.Symbol }
 	return fieldError("address", "holds %s, which does not cover the action's value and gas of up to %s "+
 		"(%d transactions, gas limit × maxFeePerGas each): %s short", f(balance), f(need), len(steps),
@@ -329,20 +330,27 @@ func (s *Service) storeAction(ctx context.Context, k *keyInfo, r *request, inten
 	recJSON, _ := json.Marshal(rec)
 	row := store.YieldAction{ID: uuid.NewString(), Project: k.project, Address: strings.ToLower(r.from.Hex()), YieldID: y.cfg.ID,
 		Intent: intent, Type: actionType(intent, r.manageAction), Status: actionCreated, Body: recJSON, CreatedAt: now}
-	txs := make([]store.YieldTransaction, len(out.steps))
-	native := y.network.NativeToken.dto(y.network.ID)
-	for i, st := range out.steps {
+	return s.insertAction(ctx, row, y.network, r.from, out.steps, gas, nonce, maxFee, tip)
+}
+
+// insertAction stores an action with its transactions, numbered from nonce in signing order, and renders it.
+func (s *Service) insertAction(ctx context.Context, row store.YieldAction, n *Network, from common.Address, steps []step,
+	gas []uint64, nonce uint64, maxFee, tip *big.Int) (actionDTO, error) {
+	now := row.CreatedAt
+	txs := make([]store.YieldTransaction, len(steps))
+	native := n.NativeToken.dto(n.ID)
+	for i, st := range steps {
 		unsigned, _ := json.Marshal(unsignedTxDTO{
-			From: r.from.Hex(), To: st.To.Hex(), Data: hexutil.Encode(st.Data), Value: hexutil.EncodeBig(st.value()),
-			GasLimit: hexutil.EncodeUint64(gas[i]), Nonce: nonce + uint64(i), ChainID: y.network.ChainID,
+			From: from.Hex(), To: st.To.Hex(), Data: hexutil.Encode(st.Data), Value: hexutil.EncodeBig(st.value()),
+			GasLimit: hexutil.EncodeUint64(gas[i]), Nonce: nonce + uint64(i), ChainID: n.ChainID,
 			MaxFeePerGas: hexutil.EncodeBig(maxFee), MaxPriorityFeePerGas: hexutil.EncodeBig(tip), Type: 2,
 		})
 		estimate, _ := json.Marshal(gasEstimateDTO{
-			Amount:   units.Format(new(big.Int).Mul(new(big.Int).SetUint64(gas[i]), maxFee), y.network.NativeToken.Decimals),
+			Amount:   units.Format(new(big.Int).Mul(new(big.Int).SetUint64(gas[i]), maxFee), n.NativeToken.Decimals),
 			GasLimit: fmt.Sprint(gas[i]), Token: native,
 		})
-		body, _ := json.Marshal(txRecord{Title: st.Title, Network: y.network.ID, Type: st.Type, Unsigned: string(unsigned),
-			GasEstimate: string(estimate), From: r.from.Hex(), To: st.To.Hex(), Data: hexutil.Encode(st.Data),
+		body, _ := json.Marshal(txRecord{Title: st.Title, Network: n.ID, Type: st.Type, Unsigned: string(unsigned),
+			GasEstimate: string(estimate), From: from.Hex(), To: st.To.Hex(), Data: hexutil.Encode(st.Data),
 			Value: hexutil.EncodeBig(st.value()), CreatedAt: now})
 		txs[i] = store.YieldTransaction{ID: uuid.NewString(), ActionID: row.ID, StepIndex: i, Status: txCreated, Body: body, UpdatedAt: now}
 	}
@@ -374,6 +382,9 @@ func (s *Service) renderAction(a store.YieldAction, txs []store.YieldTransaction
 	}
 	if d.RawArguments == nil {
 		d.RawArguments = map[string]any{}
+	}
+	if b := rec.Borrow; b != nil {
+		d.IntegrationID, d.MarketID, d.Metadata = &b.IntegrationID, &b.MarketID, &b.Metadata
 	}
 	for _, t := range txs {
 		d.Transactions = append(d.Transactions, s.renderTransaction(t))

@@ -113,18 +113,23 @@ const approvalGas = 300_000
 // non-zero value) first gets approve(spender, 0) when its allowance is non-zero but short; the approval of the amount
 // then depends on it (it would revert on its own), so the sequence is simulated together.
 func approvalIfShort(r *request, token, spender common.Address, allowance *big.Int) []step {
-	if allowance.Cmp(r.amount) >= 0 {
+	return approvals(r.y.cfg.Token, token, spender, r.amount, allowance, r.maxAllowance)
+}
+
+// approvals is approvalIfShort for token t at address token: the approvals that let spender take amount, none when
+// the allowance covers it.
+func approvals(t Token, token, spender common.Address, amount, allowance *big.Int, maxAllowance bool) []step {
+	if allowance.Cmp(amount) >= 0 {
 		return nil
 	}
-	amount := r.amount
-	if r.maxAllowance {
+	if maxAllowance {
 		amount = math.MaxBig256
 	}
 	var steps []step
-	if r.y.cfg.Token.AllowanceReset && allowance.Sign() > 0 {
+	if t.AllowanceReset && allowance.Sign() > 0 {
 		steps = append(steps, step{
 			Type:       "APPROVAL",
-			Title:      fmt.Sprintf("Reset the %s allowance to 0", r.y.cfg.Token.Symbol),
+			Title:      fmt.Sprintf("Reset the %s allowance to 0", t.Symbol),
 			To:         token,
 			Data:       mustPack(&erc20ABI, "approve", spender, new(big.Int)),
 			DefaultGas: approvalGas,
@@ -132,7 +137,7 @@ func approvalIfShort(r *request, token, spender common.Address, allowance *big.I
 	}
 	return append(steps, step{
 		Type:       "APPROVAL",
-		Title:      fmt.Sprintf("Approve %s", r.y.cfg.Token.Symbol),
+		Title:      fmt.Sprintf("Approve %s", t.Symbol),
 		To:         token,
 		Data:       mustPack(&erc20ABI, "approve", spender, amount),
 		Dependent:  len(steps) > 0,

@@ -20,6 +20,8 @@ type Catalogue struct {
 	Networks  []Network     `json:"networks"`
 	Providers []Provider    `json:"providers"`
 	Yields    []YieldConfig `json:"yields"`
+	// Markets are the lending markets of the Borrow API (borrow_catalogue.go).
+	Markets []MarketConfig `json:"markets,omitempty"`
 }
 
 // Network is one EVM network.
@@ -228,6 +230,7 @@ func (c *Catalogue) Validate() error {
 		}
 		ids[y.ID] = true
 	}
+	errs = append(errs, c.validateMarkets(networks)...)
 	return errors.Join(errs...)
 }
 

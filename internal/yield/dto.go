@@ -208,6 +208,10 @@ type actionDTO struct {
 	CreatedAt        string           `json:"createdAt"`
 	CompletedAt      *string          `json:"completedAt"`
 	Status           string           `json:"status"`
+	// The Borrow API's actions (borrow_actions.go) also name their integration and market, and preview their effect.
+	IntegrationID *string            `json:"integrationId,omitempty"`
+	MarketID      *string            `json:"marketId,omitempty"`
+	Metadata      *borrowMetadataDTO `json:"metadata,omitempty"`
 }
 
 type pendingActionDTO struct {

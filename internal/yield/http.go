@@ -47,6 +47,12 @@ func (s *Service) Handler() http.Handler {
 	route("GET /v1/transactions/{id}", s.handleTransaction)
 	route("PUT /v1/transactions/{id}/submit-hash", s.handleSubmitHash)
 	route("POST /v1/transactions/{id}/submit", s.handleSubmit)
+	// The Borrow API (borrow_*.go), under the same keys.
+	route("GET /v1/markets", s.handleMarkets)
+	route("GET /v1/markets/{id}", s.handleMarket)
+	route("GET /v1/positions", s.handlePositions)
+	route("GET /v1/liquidations", s.handleLiquidations)
+	route("POST /v1/actions", s.handleBorrowAction)
 	route("POST /v1/webhooks", s.handleCreateWebhook)
 	route("GET /v1/webhooks", s.handleListWebhooks)
 	route("DELETE /v1/webhooks/{id}", s.handleDeleteWebhook)

@@ -95,18 +95,5 @@ func (lendingBuilder) sample(y *yieldEntry, b *batch) samplePlan {
 // readReserveData queues the Aave v3 Pool's getReserveData(asset), decoded once the batch has run (Aave's
 // ReserveDataLegacy; the dev chain's LendingPool returns the same layout).
 func readReserveData(b *batch, pool, asset common.Address) *abis.ReserveData {
-	out := new(abis.ReserveData)
-	values := b.read(pool, &aavePoolABI, "getReserveData", asset)
-	b.decoded = append(b.decoded, func() error {
-		if len(*values) == 0 {
-			return nil // the read failed; its own error is reported
-		}
-		d, err := abis.AsReserveData((*values)[0])
-		if err != nil {
-			return fmt.Errorf("getReserveData on %s: %w", pool.Hex(), err)
-		}
-		*out = d
-		return nil
-	})
-	return out
+	return readReserveDataWith(b, &aavePoolABI, pool, asset)
 }

@@ -161,8 +161,8 @@ func (b *batch) uintAt(to common.Address, a *abi.ABI, block any, method string, 
 // optionalUint queues a view call returning one unsigned integer that the contract need not implement (an optional
 // extension of a standard interface): when the call reverts or returns no number, the result is nil and the batch
 // does not fail. Only a node that cannot be reached fails it, as it fails every read.
-func (b *batch) optionalUint(to common.Address, a *abi.ABI, method string) func() *big.Int {
-	data, err := a.Pack(method)
+func (b *batch) optionalUint(to common.Address, a *abi.ABI, method string, args ...any) func() *big.Int {
+	data, err := a.Pack(method, args...)
 	if err != nil {
 		b.decoded = append(b.decoded, func() error { return fmt.Errorf("pack %s: %w", method, err) })
 		return func() *big.Int { return nil }

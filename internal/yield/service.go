@@ -98,18 +98,20 @@ func (c Config) withDefaults() Config {
 
 // Service is the yield service. Handler serves the API; Start runs the receipt watcher and the rate sampler.
 type Service struct {
-	cfg       Config
-	store     *store.Store
-	log       *slog.Logger
-	now       func() time.Time
-	networks  map[string]*Network
-	clients   map[string]*chainClient
-	yields    []*yieldEntry
-	byID      map[string]*yieldEntry
-	providers []Provider
-	keys      *keyCache
-	limiter   *limiter
-	rates     *rateBook
+	cfg        Config
+	store      *store.Store
+	log        *slog.Logger
+	now        func() time.Time
+	networks   map[string]*Network
+	clients    map[string]*chainClient
+	yields     []*yieldEntry
+	byID       map[string]*yieldEntry
+	providers  []Provider
+	markets    []*marketEntry // the Borrow API's (borrow_*.go)
+	marketByID map[string]*marketEntry
+	keys       *keyCache
+	limiter    *limiter
+	rates      *rateBook
 	// started is when the service was created: the createdAt of its risk parameters.
 	started     time.Time
 	deployments deploymentCache // contracts' deployment blocks, found once (risk.go)
@@ -197,6 +199,12 @@ func New(cfg Config) (*Service, error) {
 		s.yields = append(s.yields, e)
 		s.byID[y.ID] = e
 	}
+	s.marketByID = map[string]*marketEntry{}
+	for _, m := range cfg.Catalogue.Markets {
+		e := newMarketEntry(m, s.networks[m.Network], s.clients[m.Network])
+		s.markets = append(s.markets, e)
+		s.marketByID[m.ID] = e
+	}
 	return s, nil
 }
 
@@ -207,6 +215,9 @@ func (s *Service) Start(ctx context.Context) error {
 	var err error
 	s.startOnce.Do(func() {
 		if err = s.verify(ctx); err != nil {
+			return
+		}
+		if err = s.verifyMarkets(ctx); err != nil {
 			return
 		}
 		if err = s.loadRates(ctx); err != nil {

@@ -43,6 +43,7 @@ func Build(ctx context.Context, chains ...chain.Bootstrap) (yield.Catalogue, err
 		}
 		all.Networks = append(all.Networks, c.Networks...)
 		all.Yields = append(all.Yields, c.Yields...)
+		all.Markets = append(all.Markets, c.Markets...)
 		if i == 0 {
 			all.Providers = c.Providers // the same on every dev chain
 		}
@@ -69,7 +70,8 @@ func chainCatalogue(ctx context.Context, b chain.Bootstrap) (yield.Catalogue, er
 		contracts.VaultDAI, contracts.VaultWETH, contracts.OAV10USDC, contracts.OAV20USDC, contracts.FeeWrapperName,
 		contracts.Lending, contracts.LendingAUSDC, contracts.LendingAUSDT, contracts.Staking, contracts.ProviderStake,
 		contracts.ProviderLST, contracts.AavePoolName, contracts.AaveAUSDC, contracts.AaveAUSDT, contracts.AaveAWETH,
-		contracts.MorphoVaultUSDC} {
+		contracts.MorphoVaultUSDC, contracts.AaveOracleName, contracts.MorphoName, contracts.MorphoOracle, contracts.MorphoIrm,
+		contracts.MorphoVaultOracle} {
 		s, ok := b.Contracts[n]
 		if !ok || !common.IsHexAddress(s) {
 			return yield.Catalogue{}, fmt.Errorf("devcatalogue: the dev chain has no %s contract", n)
@@ -167,7 +169,34 @@ func chainCatalogue(ctx context.Context, b chain.Bootstrap) (yield.Catalogue, er
 			ProviderID:  "sigil-validators", Token: network.NativeToken, OutputToken: ptr(tokens[contracts.ProviderLST]),
 			Contracts: yield.Contracts{Staking: a[contracts.ProviderStake].Hex()}, CooldownSeconds: providerCooldown},
 	)
+	c.Markets = markets(network, a, tokens)
 	return c, nil
+}
+
+// markets are the Borrow API's markets of a dev chain: Aave v3's USDC, USDT and WETH markets (each reserve lent
+// against all three), Morpho Blue's USDC/WETH market, and its market lending USDT against the plain USDC vault's
+// shares (borrowing against a vault position).
+func markets(network yield.Network, a map[string]common.Address, tokens map[string]yield.Token) []yield.MarketConfig {
+	var out []yield.MarketConfig
+	aaveAssets := []yield.Token{tokens[contracts.USDC], tokens[contracts.USDT], tokens[contracts.WETH]}
+	for _, loan := range aaveAssets {
+		out = append(out, yield.MarketConfig{Integration: yield.IntegrationAave, Network: network.ID, Name: "Aave v3 " + loan.Symbol,
+			LoanToken: loan, CollateralTokens: aaveAssets,
+			Contracts: yield.MarketContracts{Pool: a[contracts.AavePoolName].Hex(), Oracle: a[contracts.AaveOracleName].Hex()}})
+	}
+	for _, m := range []struct {
+		name             string
+		params           contracts.MorphoMarketParams
+		loan, collateral string
+	}{
+		{"Morpho Blue USDC/WETH", contracts.MorphoUSDCMarket(a), contracts.USDC, contracts.WETH},
+		{"Morpho Blue USDT against svUSDC (the USDC vault's shares)", contracts.MorphoVaultMarket(a), contracts.USDT, contracts.VaultUSDC},
+	} {
+		out = append(out, yield.MarketConfig{Integration: yield.IntegrationMorpho, Network: network.ID, Name: m.name,
+			LoanToken: tokens[m.loan], CollateralTokens: []yield.Token{tokens[m.collateral]}, LLTV: m.params.Lltv.String(),
+			Contracts: yield.MarketContracts{Morpho: a[contracts.MorphoName].Hex(), Oracle: m.params.Oracle.Hex(), IRM: m.params.Irm.Hex()}})
+	}
+	return out
 }
 
 // reader reads the fixtures' state, one call at a time (a start reads some sixty values from a node on this machine);

@@ -10,6 +10,18 @@ const short = (s, prefix) => s.replace(prefix, "");
 // denied: refused by the policy engine (permission denied), as opposed to failed while executing.
 const denied = (a) => a.status === "ACTIVITY_STATUS_FAILED" && a.failure?.code === 7;
 const submitter = (a) => a.votes?.[0] && (a.votes[0].user?.userName || nameOf(a.votes[0].userId));
+// via is the client an activity came through, as its request named it in X-Sigil-Client (Sigil's header, read back by
+// list_activity_clients): "mcp/actions_enter" is sigil mcp's tool actions_enter. Other clients name none.
+const via = (client) => {
+  if (!client) return "";
+  const [kind, ...rest] = client.split("/");
+  return kind === "mcp" ? `MCP · ${rest.join("/") || "?"}` : client;
+};
+async function clientsOf(ids) {
+  if (!ids.length) return new Map();
+  const { activityClients } = await query("list_activity_clients", { activityIds: ids });
+  return new Map(activityClients.map((c) => [c.activityId, c.client]));
+}
 
 export const activityPager = new Pager("activities", () => {
   $("activity-detail").hidden = true;
@@ -19,9 +31,10 @@ export const activityPager = new Pager("activities", () => {
 export async function loadActivities() {
   const [{ activities: items }] = await Promise.all([query("list_activities", { paginationOptions: activityPager.options }), loadNames()]);
   const activities = activityPager.page(items, (a) => a.id);
-  const rows = table($("activities"), ["When", "Type", "Status", "By", "Reason"], activities.map((a) => [
+  const clients = await clientsOf(activities.map((a) => a.id));
+  const rows = table($("activities"), ["When", "Type", "Status", "By", "Via", "Reason"], activities.map((a) => [
     when(a.createdAt), short(a.type, "ACTIVITY_TYPE_"), denied(a) ? "DENIED" : short(a.status, "ACTIVITY_STATUS_"),
-    submitter(a) || "", a.failure ? named(a.failure.message.replace(/^You don't have sufficient permissions to take this action: /, "")) : "",
+    submitter(a) || "", via(clients.get(a.id)), a.failure ? named(a.failure.message.replace(/^You don't have sufficient permissions to take this action: /, "")) : "",
   ]));
   rows.forEach((tr, i) => {
     tr.dataset.activityId = activities[i].id;
@@ -81,9 +94,9 @@ export async function loadActivityChart() {
 
 // showActivity shows who asked for an activity, what it asked, what came of it — the failure's reason and what each
 // policy decided, by name; one waiting for consensus can be approved or rejected here.
-async function showActivity(id) {
-  const [{ activity: a }, { policyEvaluations }] = await Promise.all([
-    query("get_activity", { activityId: id }), query("get_policy_evaluations", { activityId: id }), loadNames()]);
+export async function showActivity(id) {
+  const [{ activity: a }, { policyEvaluations }, clients] = await Promise.all([
+    query("get_activity", { activityId: id }), query("get_policy_evaluations", { activityId: id }), clientsOf([id]), loadNames()]);
   const outcomes = policyEvaluations.flatMap((ev) => ev.policyEvaluations.map((p) => [
     nameOf(p.policyId), p.outcome.replace("OUTCOME_", "").toLowerCase(), p.error ? named(p.error) : ""]));
   const decided = el("table", { className: "outcomes" });
@@ -95,6 +108,7 @@ async function showActivity(id) {
     ["Type", a.type],
     ["Status", denied(a) ? "DENIED by policy" : short(a.status, "ACTIVITY_STATUS_")],
     ["By", submitter(a) || ""],
+    ...(clients.get(id) ? [["Via", via(clients.get(id))]] : []),
     ["Created", when(a.createdAt)],
     ["Votes", (a.votes || []).map((v) => `${v.user?.userName || nameOf(v.userId)}: ${short(v.selection, "VOTE_SELECTION_").toLowerCase()}`).join(", ")],
     ...(a.failure ? [["Reason", named(a.failure.message)]] : []),

@@ -9,7 +9,7 @@ import { showYields, yieldKey, setYieldKey } from "./yields.js";
 import { $, el, table, wrapped, facts, say, busy, showError, FieldError, when, code, clickable, button, Pager } from "./ui.js";
 import { state, post, query, activity, submit } from "./api.js";
 import { loadNames, named } from "./names.js";
-import { activityPager, loadActivities, loadActivityChart } from "./activities.js";
+import { activityPager, loadActivities, loadActivityChart, showActivity } from "./activities.js";
 
 const METHODS = ["email", "sms", "passkey", "wallet", "google", "apple", "facebook", "x", "discord"];
 const SOCIAL = ["google", "apple", "facebook", "x", "discord"];
@@ -70,6 +70,12 @@ async function signIn(key, pub, expiresAt = 0) {
   $("sign-out").hidden = false;
   await saveSession({ org: state.org, key, pub, expiresAt }).catch(() => {}); // a browser without IndexedDB signs in anew
   await loadAuth();
+  // A link to one activity (?activity=ID, what sigil mcp gives an agent for an approver) opens it on the Activity page.
+  const linked = new URLSearchParams(location.search).get("activity");
+  if (linked) {
+    showTab("activities");
+    await showActivity(linked);
+  }
 }
 
 async function signInWithAPIKey() {
