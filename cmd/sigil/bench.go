@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"flag"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -26,8 +28,31 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	peerKey := fs.String("peer-key", "bench", "transit key of the peer that signs (ecdsa-p256)")
 	peerPID := fs.Int("peer-pid", 0, "process of the peer whose CPU is counted (default: the one listening on --peer-url's port)")
 	clientCounts := fs.String("peer-clients", "1,8,32", "client counts of the side-by-side run")
+	orgSizes := fs.String("org-size", "", "wallet accounts of the organizations to measure side by side, like 0,10000,100000,1000000: "+
+		"what each operation costs by organization size instead (--rounds of them, default 7)")
 	if err := e.parse(fs, args); err != nil {
 		return err
+	}
+	if *orgSizes != "" {
+		var sizes []int
+		for _, f := range strings.Split(*orgSizes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 0 {
+				return e.usageErrorf("--org-size is a list of account counts of at least 0, like 0,10000,100000")
+			}
+			sizes = append(sizes, n)
+		}
+		orgRounds := 0 // the benchmark's default, unless --rounds is given
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "rounds" {
+				orgRounds = *rounds
+			}
+		})
+		if *rounds < 1 {
+			return e.usageErrorf("--rounds must be at least 1")
+		}
+		return bench.OrgSizes(ctx, bench.OrgSizeConfig{Sizes: sizes, DatabaseURL: *dbURL, Rounds: orgRounds, Stdout: e.stdout,
+			Logf: func(format string, args ...any) { fmt.Fprintf(e.stderr, format+"\n", args...) }})
 	}
 	var peer *bench.Peer
 	var counts []int

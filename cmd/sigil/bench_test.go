@@ -67,3 +67,26 @@ func TestBenchSideBySide(t *testing.T) {
 		t.Errorf("--peer-clients 1,x accepted")
 	}
 }
+
+// TestBenchOrgSize runs sigil bench --org-size on two small organizations, one round: a row per operation with its
+// ratio to the empty organization, the RSS and the bytes per 1,000 accounts, and the victim's signing.
+func TestBenchOrgSize(t *testing.T) {
+	t.Parallel()
+	out, errs, code := sigil(t, "bench", "--org-size", "0,1000", "--rounds", "1")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"| operation | 0 accounts | 1000 accounts |", "| SIGN_RAW_PAYLOAD_V2 by address | ",
+		"| CREATE_WALLET_ACCOUNTS (100) | ", "| list_suborgs, page at the end | ", "(1.00×)", "RSS while serving",
+		"database bytes per 1,000 wallet accounts", "another organization's SIGN_RAW_PAYLOAD_V2 p50"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"--org-size=ten", "--org-size=-1", "--org-size=0,", "--rounds=0 --org-size=0"} {
+		args := append([]string{"bench"}, strings.Fields(bad)...)
+		if _, errs, code := sigil(t, args...); code != 2 || !strings.Contains(errs, "--") {
+			t.Errorf("sigil bench %s: exit %d, %q; want a usage error", bad, code, errs)
+		}
+	}
+}

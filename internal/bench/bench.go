@@ -78,7 +78,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	s, stop, err := startServer(ctx, dir, cfg.DatabaseURL)
+	s, _, stop, err := startServer(ctx, dir, cfg.DatabaseURL)
 	if err != nil {
 		return err
 	}
@@ -247,20 +247,20 @@ func multiples(xs []float64) string {
 }
 
 // startServer starts a coordinator alone on loopback over a fresh store in dir, or over a new database on the
-// PostgreSQL server at serverURL, dropped by stop.
-func startServer(ctx context.Context, dir, serverURL string) (s *stack.Stack, stop func(), err error) {
-	dbURL, drop := "", func() error { return nil }
+// PostgreSQL server at serverURL (dbURL), dropped by stop.
+func startServer(ctx context.Context, dir, serverURL string) (s *stack.Stack, dbURL string, stop func(), err error) {
+	drop := func() error { return nil }
 	if serverURL != "" {
 		if dbURL, drop, err = store.ScratchPostgres(ctx, serverURL, "sigil_bench"); err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 	}
 	s, err = stack.StartCoordinator(ctx, stack.CoordinatorConfig{Dir: dir, DatabaseURL: dbURL})
 	if err != nil {
 		drop()
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	return s, func() { s.Close(); drop() }, nil
+	return s, dbURL, func() { s.Close(); drop() }, nil
 }
 
 // signingSetup makes a non-root signer bound by one allow policy, as the agent of the second specification is, and

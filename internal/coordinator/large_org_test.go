@@ -4,18 +4,21 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/internal/bench"
 	"github.com/sigil/sigil/internal/testdb"
+	"github.com/sigil/sigil/stamp"
 )
 
 // TestLargeOrganization is an organization of 30,000 wallet accounts in one wallet and 30,000 sub-organizations
 // (written as rows, as a long-lived deposit-address service would have made them): signing by a real account's address
 // and by its id, finding any account by address or path, paging to the end of the wallet in pages of 100 that neither
 // skip nor repeat an account, a new account after them all, list_suborgs by a sub-organization's address, and its last
-// page. What it costs is measured by BenchmarkOrganizationSize, not here.
+// page. What it costs is measured by sigil bench --org-size (package bench), not here.
 func TestLargeOrganization(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		const n = 30_000
@@ -31,8 +34,12 @@ func TestLargeOrganization(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seedAccounts(t, raw, b.Name, org, w.WalletID, 2, n+1)
-		seedSubOrgs(t, raw, b.Name, org, n)
+		if err := bench.SeedAccounts(raw, b.Name, org, w.WalletID, 2, n+1); err != nil {
+			t.Fatal(err)
+		}
+		if err := bench.SeedSubOrgs(raw, b.Name, org, n); err != nil {
+			t.Fatal(err)
+		}
 		newest := newSubOrgIntent(t, "newest")
 		newest.Wallet = &api.WalletParams{WalletName: "w", Accounts: []api.WalletAccountParams{ethAccount()}}
 		sub, _, err := s.root.CreateSubOrganization(ctx, org, newest)
@@ -111,4 +118,23 @@ func TestLargeOrganization(t *testing.T) {
 			t.Fatalf("the last page of sub-organizations: %+v, %v", end, err)
 		}
 	})
+}
+
+// newSubOrgIntent is a sub-organization of one root user with an API key, as a sign-up makes.
+func newSubOrgIntent(t testing.TB, name string) api.CreateSubOrganizationIntentV8 {
+	threshold := int32(1)
+	_, key := newKey(t, stamp.CurveP256)
+	return api.CreateSubOrganizationIntentV8{SubOrganizationName: name, RootQuorumThreshold: &threshold,
+		RootUsers: []api.RootUserParamsV5{{UserName: "end user", APIKeys: []api.APIKeyParamsV2{key},
+			Authenticators: []api.AuthenticatorParamsV2{}, OauthProviders: []api.OauthProviderParamsV2{}}}}
+}
+
+func rebindFor(backend, q string) string {
+	if backend == "sqlite" {
+		return q
+	}
+	for i := 1; strings.Contains(q, "?"); i++ {
+		q = strings.Replace(q, "?", "$"+strconv.Itoa(i), 1)
+	}
+	return q
 }

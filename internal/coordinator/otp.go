@@ -558,7 +558,7 @@ func (x *execution) checkOtp(row store.OTPCode, entry string) error {
 	rec := otpRecord(row)
 	checked, checkErr := m.Check(rec, entry)
 	if checked.Attempts != rec.Attempts || checked.Used != rec.Used {
-		updated, err := x.tx.UpdateOTPCode(x.ctx, rec.ID, rec.Attempts, checked.Attempts, checked.Used)
+		updated, err := x.tx.UpdateOTPCode(x.ctx, x.org.ID, rec.ID, rec.Attempts, checked.Attempts, checked.Used)
 		if err != nil {
 			return err
 		}

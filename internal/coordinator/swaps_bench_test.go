@@ -124,6 +124,14 @@ func BenchmarkSwapQuote(b *testing.B) {
 	}
 }
 
+func p50(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
 func p90(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)

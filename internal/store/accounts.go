@@ -220,13 +220,8 @@ func (t *Tx) InsertWalletAccounts(ctx context.Context, accounts []WalletAccount)
 // DeleteWalletAccounts removes accounts of an organization by id, with their sealed keys.
 func (t *Tx) DeleteWalletAccounts(ctx context.Context, orgID string, ids []string) error {
 	for _, id := range ids {
-		for _, q := range []string{
-			"DELETE FROM sealed_secrets WHERE id = (SELECT key_secret FROM wallet_accounts WHERE org_id = ? AND id = ?)",
-			"DELETE FROM wallet_accounts WHERE org_id = ? AND id = ?",
-		} {
-			if _, err := t.exec(ctx, q, orgID, id); err != nil {
-				return fmt.Errorf("store: delete wallet account: %w", err)
-			}
+		if err := t.deleteAccounts(ctx, orgID, "id", id); err != nil {
+			return fmt.Errorf("store: delete wallet account: %w", err)
 		}
 	}
 	return nil
@@ -235,16 +230,21 @@ func (t *Tx) DeleteWalletAccounts(ctx context.Context, orgID string, ids []strin
 // DeleteWalletsAccounts removes every account of the wallets, with their sealed keys.
 func (t *Tx) DeleteWalletsAccounts(ctx context.Context, orgID string, walletIDs []string) error {
 	for _, id := range walletIDs {
-		for _, q := range []string{
-			"DELETE FROM sealed_secrets WHERE id IN (SELECT key_secret FROM wallet_accounts WHERE org_id = ? AND wallet_id = ?)",
-			"DELETE FROM wallet_accounts WHERE org_id = ? AND wallet_id = ?",
-		} {
-			if _, err := t.exec(ctx, q, orgID, id); err != nil {
-				return fmt.Errorf("store: delete wallet accounts: %w", err)
-			}
+		if err := t.deleteAccounts(ctx, orgID, "wallet_id", id); err != nil {
+			return fmt.Errorf("store: delete wallet accounts: %w", err)
 		}
 	}
 	return nil
+}
+
+// deleteAccounts removes the organization's accounts whose column (id or wallet_id) is value, and their sealed keys.
+func (t *Tx) deleteAccounts(ctx context.Context, orgID, column, value string) error {
+	if _, err := t.exec(ctx, "DELETE FROM sealed_secrets WHERE org_id = ? AND id IN (SELECT key_secret FROM wallet_accounts WHERE org_id = ? AND "+column+" = ?)",
+		orgID, orgID, value); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, "DELETE FROM wallet_accounts WHERE org_id = ? AND "+column+" = ?", orgID, value)
+	return err
 }
 
 // AccountOwners lists the organizations holding a wallet account at an address (by its AddressKey).

@@ -145,12 +145,12 @@ func (s *Store) ListActivities(ctx context.Context, p ActivityPage) ([]Activity,
 	q, args = inList(q, args, "type", p.Types)
 	order := "DESC"
 	if p.After != "" {
-		q += " AND seq < (SELECT seq FROM activities WHERE id = ?)"
-		args = append(args, p.After)
+		q += " AND seq < (SELECT seq FROM activities WHERE org_id = ? AND id = ?)"
+		args = append(args, p.OrgID, p.After)
 	}
 	if p.Before != "" {
-		q += " AND seq > (SELECT seq FROM activities WHERE id = ?)"
-		args = append(args, p.Before)
+		q += " AND seq > (SELECT seq FROM activities WHERE org_id = ? AND id = ?)"
+		args = append(args, p.OrgID, p.Before)
 		order = "ASC"
 	}
 	q += fmt.Sprintf(" ORDER BY seq %s LIMIT %d", order, p.Limit)

@@ -42,8 +42,8 @@ func (s *Store) ListEmailEvents(ctx context.Context, p EmailEventPage) ([]EmailE
 		args = append(args, p.EventType)
 	}
 	if p.Before != "" {
-		q += " AND (at_ms, id) < (SELECT at_ms, id FROM email_events WHERE id = ?)"
-		args = append(args, p.Before)
+		q += " AND (at_ms, id) < (SELECT at_ms, id FROM email_events WHERE org_id = ? AND id = ?)"
+		args = append(args, p.OrgID, p.Before)
 	}
 	q += " ORDER BY at_ms DESC, id DESC LIMIT ?"
 	args = append(args, p.Limit)

@@ -93,9 +93,9 @@ func (t *Tx) RelatedOTPCodes(ctx context.Context, orgID, typ, contact, userIdent
 
 // UpdateOTPCode stores a checked code's attempts and used flag, if the row still has the attempts it was read with
 // and is unused (compare-and-set). It reports whether it updated: false means a concurrent check got there first.
-func (t *Tx) UpdateOTPCode(ctx context.Context, id string, readAttempts, attempts int, used bool) (bool, error) {
-	res, err := t.exec(ctx, "UPDATE otp_codes SET attempts = ?, used = ? WHERE id = ? AND attempts = ? AND used = 0",
-		attempts, flag(used), id, readAttempts)
+func (t *Tx) UpdateOTPCode(ctx context.Context, orgID, id string, readAttempts, attempts int, used bool) (bool, error) {
+	res, err := t.exec(ctx, "UPDATE otp_codes SET attempts = ?, used = ? WHERE org_id = ? AND id = ? AND attempts = ? AND used = 0",
+		attempts, flag(used), orgID, id, readAttempts)
 	if err != nil {
 		return false, fmt.Errorf("store: update otp code: %w", err)
 	}
@@ -107,8 +107,8 @@ func (t *Tx) UpdateOTPCode(ctx context.Context, id string, readAttempts, attempt
 // sealed target keys, and reports how many codes it deleted.
 func (t *Tx) PruneOTPCodes(ctx context.Context, orgID string, before int64) (int64, error) {
 	const stale = "org_id = ? AND expires_at < ? AND created_at < ?"
-	if _, err := t.exec(ctx, "DELETE FROM sealed_secrets WHERE id IN (SELECT 'otp/' || id FROM otp_codes WHERE "+stale+" AND encrypted = 1)",
-		orgID, before, before); err != nil {
+	if _, err := t.exec(ctx, "DELETE FROM sealed_secrets WHERE org_id = ? AND id IN (SELECT 'otp/' || id FROM otp_codes WHERE "+stale+" AND encrypted = 1)",
+		orgID, orgID, before, before); err != nil {
 		return 0, fmt.Errorf("store: prune otp target keys: %w", err)
 	}
 	res, err := t.exec(ctx, "DELETE FROM otp_codes WHERE "+stale, orgID, before, before)
@@ -137,7 +137,7 @@ func (t *Tx) UseToken(ctx context.Context, tokenID, orgID string, expiresAt, use
 // PutSecretIfAbsent stores a sealed blob unless a row with its id exists, and reports whether it stored it. A
 // process creating the same secret concurrently (PostgreSQL) makes this one wait and then report false.
 func (t *Tx) PutSecretIfAbsent(ctx context.Context, s Secret) (bool, error) {
-	res, err := t.exec(ctx, "INSERT INTO sealed_secrets (id, org_id, blob, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+	res, err := t.exec(ctx, "INSERT INTO sealed_secrets (id, org_id, blob, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (org_id, id) DO NOTHING",
 		s.ID, s.OrgID, base64.StdEncoding.EncodeToString(s.Blob), s.CreatedAt)
 	if err != nil {
 		return false, fmt.Errorf("store: put secret: %w", err)

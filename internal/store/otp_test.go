@@ -101,7 +101,7 @@ func TestOTPCodeCompareAndSet(t *testing.T) {
 				{1, 2, false, false}, // a used code is never updated again
 			}
 			for i, st := range steps {
-				ok, err := tx.UpdateOTPCode(ctx, "a", st.read, st.attempts, st.used)
+				ok, err := tx.UpdateOTPCode(ctx, "o", "a", st.read, st.attempts, st.used)
 				if err != nil {
 					return err
 				}
