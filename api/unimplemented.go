@@ -21,17 +21,6 @@ var Unimplemented = []UnimplementedFamily{
 	{Name: "Spark", Why: "Sigil derives Spark addresses and signs BIP-340 payloads for them (docs/CHAINS.md), but does not " +
 		"take part in the Spark protocol's transfers or its FROST threshold signing",
 		Submit: []string{"spark_claim_transfer", "spark_prepare_lightning_receive", "spark_prepare_transfer", "spark_sign_frost"}},
-	{Name: "Secrets", Why: "storing arbitrary secrets for import and export is not built; wallets and private keys are " +
-		"imported and exported as the reference does (INIT_IMPORT_WALLET, EXPORT_WALLET and their twins)",
-		Submit: []string{"delete_secrets", "export_secrets", "import_secrets", "init_import_secrets"},
-		Query:  []string{"list_secrets"}},
-	{Name: "IP allowlists", Why: "not built; restrict who reaches the coordinator in the network in front of it",
-		Submit: []string{"remove_ip_allowlist", "set_ip_allowlist"},
-		Query:  []string{"get_ip_allowlist"}},
-	{Name: "Chain data", Why: "balances, histories and asset lists are not served; read them from the network's own RPC, " +
-		"and receive balance changes as BALANCE_CONFIRMED_UPDATES and BALANCE_FINALIZED_UPDATES webhooks (docs/WEBHOOKS.md)",
-		Query: []string{"get_wallet_address_balances", "list_eth_transaction_history", "list_sol_transaction_history",
-			"list_supported_assets"}},
 }
 
 // UnimplementedFamily is a family of the reference's endpoints that Sigil does not serve: its name, why, and its paths

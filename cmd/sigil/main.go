@@ -81,6 +81,12 @@ func commands() *command {
 		}},
 		{name: "authproxy", args: "[flags]", run: runAuthProxy,
 			summary: "run the auth proxy alone in front of a running coordinator (the --dir of sigil up)"},
+		{name: "allowlist", summary: "recover an organization its IP allowlists lock out", subs: []*command{
+			{name: "clear", args: "[flags]", run: runAllowlistClear,
+				summary: "remove an organization's IP allowlists, its API keys' too, in the database (on the server)",
+				doc: "For when no root user can reach the coordinator from an address the lists allow. It needs the database,\n" +
+					"not a stamp: run it where sigil up runs (--dir, or --database-url for PostgreSQL)."},
+		}},
 		{name: "backup", args: "[flags]", run: runBackup, summary: "copy the SQLite database of a running stack"},
 		{name: "sends", summary: "look after the coordinator's sends", subs: []*command{
 			{name: "unstick", args: "--network CAIP2 --address ADDRESS [flags]", run: runSendsUnstick,

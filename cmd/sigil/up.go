@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/signal"
@@ -37,6 +38,7 @@ type upFlags struct {
 	networks                                                              []coordinator.Network
 	networkSpecs                                                          []string
 	sendNetworks                                                          *string
+	trustedProxies                                                        []netip.Prefix
 	chain                                                                 chainFlags
 	oidc                                                                  oidcFlags
 }
@@ -57,6 +59,12 @@ func (u *upFlags) register(fs *flag.FlagSet) {
 	u.framesOrigins = fs.String("frames-allowed-origins", "", "comma-separated origins of the apps that may embed the frames (scheme://host:* for any port of a host; default: --allowed-origins less *)")
 	u.origins = fs.String("allowed-origins", "http://127.0.0.1:*,http://localhost:*",
 		"comma-separated browser origins allowed to call the coordinator (* for any; scheme://host:* for any port of a host)")
+	fs.Func("trusted-proxies", "comma-separated addresses or CIDR blocks of the proxies in front of the coordinator: the IP allowlists take a request's address from their X-Forwarded-For, and from no one else's (default: none; the connection's peer is the client)",
+		func(v string) error {
+			ps, err := parsePrefixes(v)
+			u.trustedProxies = append(u.trustedProxies, ps...)
+			return err
+		})
 	u.otlp = fs.String("otlp-endpoint", "", "OTLP/HTTP collector receiving the services' spans, e.g. http://127.0.0.1:4318 (default: none)")
 	u.auditPath = fs.String("audit-log", "", "file the coordinator appends its audit stream to, one JSON line per activity (default: none)")
 	u.noDeliveries = fs.Bool("no-webhook-deliveries", false, "write webhook deliveries to the outbox but post none from this process: another sigil process sharing the PostgreSQL database (--database-url) posts them, so signing servers spend nothing on deliveries (docs/WEBHOOKS.md)")
@@ -117,7 +125,7 @@ func runUp(ctx context.Context, e *env, args []string) error {
 		Listen: *u.listen, AuthProxyListen: *u.proxyListen, YieldListen: *u.yieldListen, DashboardListen: *u.dashboardListen,
 		FramesListen: *u.framesListen, FramesAllowedOrigins: commaList(*u.framesOrigins),
 		ChainListen: cf.listen, SolanaListen: *u.solanaListen, ChainRPC: cf.rpc, ChainBlockPeriod: cf.period, ChainSimulate: cf.simulate, ChainKeeper: cf.keeper, ChainPriceWalkBps: cf.priceWalk, ChainRewardPeriod: cf.rewards, ChainEphemeral: cf.ephemeral,
-		SecondChain: *u.secondChain, AllowedOrigins: strings.Split(*u.origins, ","), OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
+		SecondChain: *u.secondChain, AllowedOrigins: strings.Split(*u.origins, ","), TrustedProxies: u.trustedProxies, OIDC: trusted, OIDCIssuerURL: of.issuerURL, OAuth2Providers: of.providers,
 		Logger: logger, OTLPEndpoint: *u.otlp, Audit: audit, Exposed: *u.expose, NoWebhookDeliveries: *u.noDeliveries, StrictPolicyErrors: *u.strictPolicyErrors, NoDevChain: !*u.devChain, Production: *u.prod, Delivery: delivery, WatchNetworks: u.networks, SendNetworks: sendNetworks, TLSCertFile: *u.tlsCert, TLSKeyFile: *u.tlsKey})
 	if err != nil {
 		return err
@@ -337,6 +345,24 @@ func validSolanaReference(ref string) bool {
 	}
 	_, err := keys.Base58Decode(ref)
 	return err == nil
+}
+
+// parsePrefixes reads --trusted-proxies: addresses (a /32 or /128 each) and CIDR blocks, comma-separated.
+func parsePrefixes(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an IP address or a CIDR block", f)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
 }
 
 // commaList splits a comma-separated flag; empty is none.

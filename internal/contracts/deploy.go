@@ -97,7 +97,7 @@ func Deploy(ctx context.Context, s Sender, caller bind.ContractCaller, cfg Confi
 		d.tokens, d.vaults, d.pool, d.allocatorVaults, d.feeWrapper, d.lending, d.staking, d.aave, d.morpho, d.delegate,
 		d.uniswap, // swaps: after the fixtures above, which keep their addresses
 		d.borrowMarkets,
-		d.earn, // Earn: after the swaps and borrow markets, which keep their addresses
+		d.earn,       // Earn: after the swaps and borrow markets, which keep their addresses
 		d.morphoSeed, // last: see there
 	}
 	for _, step := range steps {

@@ -387,8 +387,8 @@ func TestUnimplementedPathsSayWhy(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, testdb.SQLite(t))
 	org := s.boot.OrganizationID
-	setAllowlist := envelope("ACTIVITY_TYPE_SET_IP_ALLOWLIST", org, map[string]any{"ips": []string{"10.0.0.1"}}, time.Now())
-	listSecrets := []byte(`{"organizationId":"` + org + `"}`)
+	onRamp := envelope("ACTIVITY_TYPE_CREATE_FIAT_ON_RAMP_CREDENTIAL", org, map[string]any{"onrampProvider": "FIAT_ON_RAMP_PROVIDER_MOONPAY"}, time.Now())
+	tvcQuery := []byte(`{"organizationId":"` + org + `"}`)
 	before := s.activityCount(org)
 	for _, c := range []struct {
 		name, path string
@@ -396,11 +396,11 @@ func TestUnimplementedPathsSayWhy(t *testing.T) {
 		stamped    bool
 		want       string
 	}{
-		{"stamped activity", "submit/set_ip_allowlist", setAllowlist, true, "/public/v1/submit/set_ip_allowlist is not implemented by Sigil (IP allowlists: "},
-		{"activity without a stamp", "submit/set_ip_allowlist", setAllowlist, false, "/public/v1/submit/set_ip_allowlist is not implemented by Sigil (IP allowlists: "},
+		{"stamped activity", "submit/create_fiat_on_ramp_credential", onRamp, true, "/public/v1/submit/create_fiat_on_ramp_credential is not implemented by Sigil (Fiat on-ramp: "},
+		{"activity without a stamp", "submit/create_fiat_on_ramp_credential", onRamp, false, "/public/v1/submit/create_fiat_on_ramp_credential is not implemented by Sigil (Fiat on-ramp: "},
 		{"activity with a body that is not JSON", "submit/create_tvc_app", []byte(`{"type":`), false, "/public/v1/submit/create_tvc_app is not implemented by Sigil (Turnkey Verifiable Cloud: "},
-		{"stamped query", "query/list_secrets", listSecrets, true, "/public/v1/query/list_secrets is not implemented by Sigil (Secrets: "},
-		{"query without a stamp", "query/get_tvc_app", listSecrets, false, "/public/v1/query/get_tvc_app is not implemented by Sigil (Turnkey Verifiable Cloud: "},
+		{"stamped query", "query/list_tvc_apps", tvcQuery, true, "/public/v1/query/list_tvc_apps is not implemented by Sigil (Turnkey Verifiable Cloud: "},
+		{"query without a stamp", "query/get_tvc_app", tvcQuery, false, "/public/v1/query/get_tvc_app is not implemented by Sigil (Turnkey Verifiable Cloud: "},
 	} {
 		var r response
 		if c.stamped {
@@ -415,7 +415,7 @@ func TestUnimplementedPathsSayWhy(t *testing.T) {
 	if after := s.activityCount(org); after != before {
 		t.Errorf("requests to paths Sigil does not serve stored %d activities", after-before)
 	}
-	if r := s.stamped("/public/v1/query/get_nothing", listSecrets, s.boot.APIKey); r.status != http.StatusNotFound || !strings.Contains(r.message(), `unknown query "get_nothing"`) {
+	if r := s.stamped("/public/v1/query/get_nothing", tvcQuery, s.boot.APIKey); r.status != http.StatusNotFound || !strings.Contains(r.message(), `unknown query "get_nothing"`) {
 		t.Errorf("unknown query: %d %.300s, want 404", r.status, r.raw)
 	}
 }

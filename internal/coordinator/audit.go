@@ -42,7 +42,8 @@ func newAuditor(w io.Writer) *auditor {
 	return &auditor{enc: json.NewEncoder(w)}
 }
 
-// record writes the line of a newly recorded activity.
+// record writes the line of a newly recorded activity, or of the approval a co-signer's identical submission added to
+// one (its user the co-signer, its status the activity's after the vote).
 func (a *auditor) record(rec *record) {
 	if a == nil {
 		return
@@ -50,7 +51,11 @@ func (a *auditor) record(rec *record) {
 	line := auditLine{Time: rec.UpdatedAt, ActivityID: rec.ID, OrganizationID: rec.OrganizationID, Type: rec.Type,
 		Status: rec.Status, Client: rec.Client, Policies: []api.PolicyEvaluation{}}
 	if len(rec.Votes) > 0 {
-		line.UserID, line.PublicKey = rec.Votes[0].UserID, rec.Votes[0].PublicKey
+		v := rec.Votes[0]
+		if rec.coSigned {
+			v = rec.Votes[len(rec.Votes)-1]
+		}
+		line.UserID, line.PublicKey = v.UserID, v.PublicKey
 	}
 	if rec.Failure != nil {
 		line.Failure = rec.Failure.Message

@@ -205,7 +205,7 @@ func (c *Coordinator) authenticate(ctx context.Context, org *Org, st stamp.Stamp
 func (c *Coordinator) authenticateIn(ctx context.Context, o *Org, st stamp.Stamp, body []byte) (*principal, error) {
 	switch s := st.(type) {
 	case *stamp.APIKeyStamp:
-		return c.authenticateAPIKey(o, s)
+		return c.authenticateAPIKey(ctx, o, s)
 	case *stamp.WebAuthnStamp:
 		return c.authenticatePasskey(ctx, o, s, body)
 	}
@@ -223,8 +223,9 @@ func orNotFound(who *principal, err error, st stamp.Stamp) error {
 	return errKeyNotFound
 }
 
-// authenticateAPIKey finds the API key of a stamp whose signature verifyStamp checked.
-func (c *Coordinator) authenticateAPIKey(o *Org, s *stamp.APIKeyStamp) (*principal, error) {
+// authenticateAPIKey finds the API key of a stamp whose signature verifyStamp checked, and admits the request by the
+// organization's IP allowlists (allowlists.go).
+func (c *Coordinator) authenticateAPIKey(ctx context.Context, o *Org, s *stamp.APIKeyStamp) (*principal, error) {
 	user, key := o.apiKeyByPublicKey(s.PublicKey)
 	if key == nil {
 		return nil, nil
@@ -236,6 +237,9 @@ func (c *Coordinator) authenticateAPIKey(o *Org, s *stamp.APIKeyStamp) (*princip
 	}
 	if key.Expired(c.now()) {
 		return nil, errExpiredKey
+	}
+	if err := c.admit(ctx, o, key.PublicKey); err != nil {
+		return nil, err
 	}
 	return &principal{
 		Org: o, User: user, CredID: key.ID, CredType: key.Type, PublicKey: key.PublicKey,
@@ -259,6 +263,9 @@ func (c *Coordinator) authenticatePasskey(ctx context.Context, o *Org, s *stamp.
 	assertion, err := s.Verify(body, cred)
 	if err != nil {
 		return nil, apierr.Unauth("SIGNATURE_INVALID", "could not verify passkey signature: %s", err.Error())
+	}
+	if err := c.admit(ctx, o, a.PublicKeyHex); err != nil { // before the counter moves: a refused request stores nothing
+		return nil, err
 	}
 	advanced, err := c.store.AdvanceSignCount(ctx, o.ID, a.CredentialID, assertion.SignCount)
 	if err != nil {

@@ -45,7 +45,7 @@ func (c *Coordinator) authenticateAttested(ctx context.Context, org *Org, s *sta
 	default:
 		return nil, apierr.Unauth("UNAUTHENTICATED", "malformed activity stamp: unknown X-Stamp-Attested scheme %q", s.Scheme)
 	}
-	return p, nil
+	return p, c.admit(ctx, org, s.PublicKey)
 }
 
 func (c *Coordinator) attestedByVerificationToken(ctx context.Context, org *Org, s *stamp.AttestedStamp) (token.VerificationClaims, *User, error) {

@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/internal/send"
 	"github.com/sigil/sigil/internal/store"
 )
 
@@ -40,6 +41,10 @@ import (
 type Network struct {
 	CAIP2  string // eip155:<chain id>, or solana:<genesis hash prefix>
 	RPCURL string
+	// NativeToken is the network's coin (default ETH, or SOL on a Solana cluster), and Tokens the ERC-20 tokens or
+	// SPL mints whose balances chain data reports (chaindata.go).
+	NativeToken send.Token
+	Tokens      []send.Token
 	// Confirmations are the blocks on top of a block before its changes are final (EVM; default 12). A Solana
 	// cluster says itself which slots are confirmed and finalized.
 	Confirmations uint64
@@ -86,6 +91,9 @@ type balanceEvent struct {
 // WatchBalances watches the networks until ctx ends, each on its own: an EVM network (eip155:) by the watcher of this
 // file, a Solana cluster (solana:) by that of balances_solana.go. An unreachable node is retried at the next poll.
 func (c *Coordinator) WatchBalances(ctx context.Context, networks []Network) error {
+	if err := c.FollowChains(networks); err != nil {
+		return err
+	}
 	var wg sync.WaitGroup
 	for _, n := range networks {
 		if strings.HasPrefix(n.CAIP2, solanaNamespace) {
@@ -229,6 +237,11 @@ func (c *Coordinator) rewindOnReorg(ctx context.Context, client *ethclient.Clien
 		if err := tx.ForgetChainBlocks(ctx, n.CAIP2, watcher, from); err != nil {
 			return err
 		}
+		if eventType == api.WebhookBalanceConfirmedUpdates { // the histories it wrote (chainhistory.go) are read again
+			if err := tx.ForgetChainTransactions(ctx, n.CAIP2, from); err != nil {
+				return err
+			}
+		}
 		return tx.SetChainCursor(ctx, n.CAIP2, watcher, store.ChainCursor{Next: from})
 	})
 	if err != nil {
@@ -346,22 +359,29 @@ func enqueueNewEvents(ctx context.Context, tx *store.Tx, ds []store.WebhookDeliv
 	return len(fresh) > 0, tx.EnqueueWebhookDeliveries(ctx, fresh)
 }
 
-// readBlock writes the block's balance events for the watcher's type and moves its cursor past it, in one transaction.
+// readBlock writes the block's balance events for the watcher's type, and for the confirmed watcher its history
+// entries (chainhistory.go), and moves its cursor past it, in one transaction.
 func (c *Coordinator) readBlock(ctx context.Context, client *ethclient.Client, n Network, eventType, watcher string, number uint64) error {
 	block, err := client.BlockByNumber(ctx, new(big.Int).SetUint64(number))
 	if err != nil {
 		return fmt.Errorf("block %d: %w", number, err)
 	}
-	changes, err := blockChanges(ctx, client, block)
+	logs, err := transferLogs(ctx, client, block)
 	if err != nil {
 		return err
 	}
 	ref := blockRef{Number: number, Hash: block.Hash().Hex(), Time: strconv.FormatUint(block.Time(), 10)}
-	ds, err := c.balanceDeliveries(ctx, n, eventType, ref, changes)
+	ds, err := c.balanceDeliveries(ctx, n, eventType, ref, blockChanges(block, logs))
 	if err != nil {
 		return err
 	}
-	return c.commitBalances(ctx, n.CAIP2, watcher, ds, ref, true)
+	var history []store.ChainTransaction
+	if eventType == api.WebhookBalanceConfirmedUpdates {
+		if history, err = c.evmHistory(ctx, client, n, block, logs); err != nil {
+			return err
+		}
+	}
+	return c.commitBalances(ctx, n.CAIP2, watcher, ds, history, ref, true)
 }
 
 // blockRef is what a balance event says of its block: its number (a Solana cluster's slot), hash (blockhash) and
@@ -371,11 +391,15 @@ type blockRef struct {
 	Hash, Time string
 }
 
-// commitBalances writes a block's deliveries and moves the watcher's cursor past it, in one transaction; keepHash
-// also keeps the block's hash, to find the common ancestor after a reorganisation (EVM).
-func (c *Coordinator) commitBalances(ctx context.Context, network, watcher string, ds []store.WebhookDelivery, block blockRef, keepHash bool) error {
+// commitBalances writes a block's deliveries and history entries and moves the watcher's cursor past it, in one
+// transaction; keepHash also keeps the block's hash, to find the common ancestor after a reorganisation (EVM).
+func (c *Coordinator) commitBalances(ctx context.Context, network, watcher string, ds []store.WebhookDelivery, history []store.ChainTransaction,
+	block blockRef, keepHash bool) error {
 	err := c.store.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.EnqueueWebhookDeliveries(ctx, ds); err != nil {
+			return err
+		}
+		if err := tx.RecordChainTransactions(ctx, history); err != nil {
 			return err
 		}
 		if keepHash {
@@ -391,9 +415,19 @@ func (c *Coordinator) commitBalances(ctx context.Context, network, watcher strin
 	return err
 }
 
+// transferLogs are the block's Transfer(address,address,uint256) events (ERC-20, and ERC-721, which blockChanges skips).
+func transferLogs(ctx context.Context, client *ethclient.Client, block *types.Block) ([]types.Log, error) {
+	hash := block.Hash()
+	logs, err := client.FilterLogs(ctx, ethereum.FilterQuery{BlockHash: &hash, Topics: [][]common.Hash{{transferTopic}}})
+	if err != nil {
+		return nil, fmt.Errorf("logs of block %d: %w", block.NumberU64(), err)
+	}
+	return logs, nil
+}
+
 // blockChanges are the block's native transfers (value from sender to recipient) and ERC-20 Transfer events, each seen
 // from both of its addresses.
-func blockChanges(ctx context.Context, client *ethclient.Client, block *types.Block) ([]balanceChange, error) {
+func blockChanges(block *types.Block, logs []types.Log) []balanceChange {
 	var out []balanceChange
 	signer := types.LatestSignerForChainID(nil)
 	for _, tx := range block.Transactions() {
@@ -411,11 +445,6 @@ func blockChanges(ctx context.Context, client *ethclient.Client, block *types.Bl
 		out = append(out, balanceChange{Address: from.Hex(), Direction: "out", Asset: native, Amount: tx.Value().String(), TxHash: tx.Hash().Hex(), Block: block.NumberU64()},
 			balanceChange{Address: tx.To().Hex(), Direction: "in", Asset: native, Amount: tx.Value().String(), TxHash: tx.Hash().Hex(), Block: block.NumberU64()})
 	}
-	hash := block.Hash()
-	logs, err := client.FilterLogs(ctx, ethereum.FilterQuery{BlockHash: &hash, Topics: [][]common.Hash{{transferTopic}}})
-	if err != nil {
-		return nil, fmt.Errorf("logs of block %d: %w", block.NumberU64(), err)
-	}
 	for _, l := range logs {
 		if len(l.Topics) != 3 || len(l.Data) != 32 { // an ERC-721 Transfer has its id as a third topic
 			continue
@@ -427,7 +456,7 @@ func blockChanges(ctx context.Context, client *ethclient.Client, block *types.Bl
 		out = append(out, balanceChange{Address: from.Hex(), Direction: "out", Asset: token, Amount: amount, TxHash: l.TxHash.Hex(), LogIndex: &idx, Block: block.NumberU64()},
 			balanceChange{Address: to.Hex(), Direction: "in", Asset: token, Amount: amount, TxHash: l.TxHash.Hex(), LogIndex: &idx, Block: block.NumberU64()})
 	}
-	return out, nil
+	return out
 }
 
 // balanceDeliveries are the outbox rows of the changes that touch an organization's address: one per endpoint of the

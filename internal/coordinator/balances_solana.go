@@ -2,11 +2,16 @@ package coordinator
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"github.com/sigil/sigil/api"
+	"github.com/sigil/sigil/internal/keys"
+	"github.com/sigil/sigil/internal/solana"
 	"github.com/sigil/sigil/internal/solanarpc"
+	"github.com/sigil/sigil/internal/store"
 )
 
 // Balance webhooks of a Solana cluster: the watcher reads every block the cluster lists (getBlocks; a skipped slot
@@ -56,54 +61,101 @@ func (c *Coordinator) pollSolana(ctx context.Context, rpc *solanarpc.Client, n N
 				return err
 			}
 		}
-		if err := c.commitBalances(ctx, n.CAIP2, watcher, nil, blockRef{Number: end}, false); err != nil {
+		if err := c.commitBalances(ctx, n.CAIP2, watcher, nil, nil, blockRef{Number: end}, false); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// solanaBlock is what the watcher reads of getBlock's answer (encoding json, transactionDetails full).
+// solanaBlock is what the watcher reads of getBlock's answer (encoding base64, transactionDetails full), each
+// transaction parsed (solana.ParseTransaction).
 type solanaBlock struct {
-	Blockhash    string `json:"blockhash"`
-	BlockTime    *int64 `json:"blockTime"`
-	Transactions []struct {
-		Transaction struct {
-			Signatures []string `json:"signatures"`
-			Message    struct {
-				AccountKeys []string `json:"accountKeys"`
-			} `json:"message"`
-		} `json:"transaction"`
-		Meta *struct {
-			Fee             uint64   `json:"fee"`
-			PreBalances     []uint64 `json:"preBalances"`
-			PostBalances    []uint64 `json:"postBalances"`
-			LoadedAddresses struct {
-				Writable []string `json:"writable"`
-				Readonly []string `json:"readonly"`
-			} `json:"loadedAddresses"`
-		} `json:"meta"`
-	} `json:"transactions"`
+	Blockhash    string          `json:"blockhash"`
+	BlockTime    *int64          `json:"blockTime"`
+	Transactions []solanaBlockTx `json:"transactions"`
 }
 
-// readSolanaBlock writes the block's balance events for the watcher's type, moving its cursor past it, when it has
-// any; the caller moves the cursor past blocks without.
+// solanaBlockTx is one transaction of a block: its wire form, its status meta, and the transaction parsed (nil when
+// it does not parse, and then it is not read).
+type solanaBlockTx struct {
+	Transaction []string `json:"transaction"` // [base64, "base64"]
+	Meta        *struct {
+		Err          json.RawMessage `json:"err"`
+		Fee          uint64          `json:"fee"`
+		PreBalances  []uint64        `json:"preBalances"`
+		PostBalances []uint64        `json:"postBalances"`
+		// The token accounts' balances before and after, by owner and mint (chainhistory.go reads SPL transfers there).
+		PreTokenBalances  []solanaTokenBalance `json:"preTokenBalances"`
+		PostTokenBalances []solanaTokenBalance `json:"postTokenBalances"`
+		LoadedAddresses   struct {
+			Writable []string `json:"writable"`
+			Readonly []string `json:"readonly"`
+		} `json:"loadedAddresses"`
+	} `json:"meta"`
+	parsed *solana.Transaction
+}
+
+// parse parses the block's transactions.
+func (b *solanaBlock) parse() {
+	for i := range b.Transactions {
+		tx := &b.Transactions[i]
+		if len(tx.Transaction) != 2 || tx.Transaction[1] != "base64" {
+			continue
+		}
+		raw, err := base64.StdEncoding.DecodeString(tx.Transaction[0])
+		if err != nil {
+			continue
+		}
+		if p, err := solana.ParseTransaction(raw); err == nil && len(p.Signatures) > 0 {
+			tx.parsed = p
+		}
+	}
+}
+
+// accountKeys are the transaction's accounts, as its balances are indexed: the message's keys, then the addresses
+// loaded from lookup tables.
+func (tx *solanaBlockTx) accountKeys() []string {
+	keys := make([]string, 0, len(tx.parsed.Message.AccountKeys)+len(tx.Meta.LoadedAddresses.Writable)+len(tx.Meta.LoadedAddresses.Readonly))
+	for _, k := range tx.parsed.Message.AccountKeys {
+		keys = append(keys, k.String())
+	}
+	keys = append(keys, tx.Meta.LoadedAddresses.Writable...)
+	return append(keys, tx.Meta.LoadedAddresses.Readonly...)
+}
+
+// signature is the transaction's id: its first signature.
+func (tx *solanaBlockTx) signature() string { return keys.Base58Encode(tx.parsed.Signatures[0][:]) }
+
+// readSolanaBlock writes the block's balance events for the watcher's type, and for the confirmed watcher its history
+// entries (chainhistory.go), moving its cursor past it, when it has any; the caller moves the cursor past blocks
+// without.
 func (c *Coordinator) readSolanaBlock(ctx context.Context, rpc *solanarpc.Client, n Network, eventType, watcher string, slot uint64) error {
 	var block solanaBlock
-	err := rpc.Call(ctx, "getBlock", &block, slot, map[string]any{"encoding": "json", "transactionDetails": "full", "rewards": false,
+	err := rpc.Call(ctx, "getBlock", &block, slot, map[string]any{"encoding": "base64", "transactionDetails": "full", "rewards": false,
 		"commitment": solanaCommitments[eventType], "maxSupportedTransactionVersion": 0})
 	if err != nil {
 		return fmt.Errorf("getBlock %d: %w", slot, err)
 	}
+	block.parse()
 	ref := blockRef{Number: slot, Hash: block.Blockhash}
 	if block.BlockTime != nil {
 		ref.Time = strconv.FormatInt(*block.BlockTime, 10)
 	}
 	ds, err := c.balanceDeliveries(ctx, n, eventType, ref, block.changes(slot))
-	if err != nil || len(ds) == 0 {
+	if err != nil {
 		return err
 	}
-	return c.commitBalances(ctx, n.CAIP2, watcher, ds, ref, false)
+	var history []store.ChainTransaction
+	if eventType == api.WebhookBalanceConfirmedUpdates {
+		if history, err = c.solanaHistory(ctx, n, slot, &block); err != nil {
+			return err
+		}
+	}
+	if len(ds) == 0 && len(history) == 0 {
+		return nil
+	}
+	return c.commitBalances(ctx, n.CAIP2, watcher, ds, history, ref, false)
 }
 
 // changes are the native balance changes of the block's transactions, one per account whose balance moved.
@@ -112,16 +164,14 @@ func (b *solanaBlock) changes(slot uint64) []balanceChange {
 	native := asset{Type: "native"}
 	for _, tx := range b.Transactions {
 		m := tx.Meta
-		if m == nil || len(tx.Transaction.Signatures) == 0 {
+		if m == nil || tx.parsed == nil {
 			continue // a node that keeps no status meta: nothing to read the changes from
 		}
-		// The balances are indexed by the message's keys, then the addresses loaded from lookup tables.
-		keys := append(append(append([]string(nil), tx.Transaction.Message.AccountKeys...), m.LoadedAddresses.Writable...), m.LoadedAddresses.Readonly...)
-		for i, key := range keys {
+		for i, key := range tx.accountKeys() {
 			if i >= len(m.PreBalances) || i >= len(m.PostBalances) || m.PreBalances[i] == m.PostBalances[i] {
 				continue
 			}
-			ch := balanceChange{Address: key, Direction: "in", Asset: native, TxHash: tx.Transaction.Signatures[0], Block: slot}
+			ch := balanceChange{Address: key, Direction: "in", Asset: native, TxHash: tx.signature(), Block: slot}
 			if m.PostBalances[i] > m.PreBalances[i] {
 				ch.Amount = strconv.FormatUint(m.PostBalances[i]-m.PreBalances[i], 10)
 			} else {

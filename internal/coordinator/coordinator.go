@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,6 +51,9 @@ type Config struct {
 	StrictPolicyErrors bool
 	// AllowedOrigins lists the browser origins allowed to call the API ("*" allows any).
 	AllowedOrigins []string
+	// TrustedProxies are the proxies whose X-Forwarded-For names a request's client, for the IP allowlists
+	// (allowlists.go); a request from any other peer is judged by the peer's own address.
+	TrustedProxies []netip.Prefix
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Logger receives one line per request (default slog.Default()).
@@ -195,6 +199,9 @@ type Coordinator struct {
 	networks      atomic.Pointer[send.Networks]      // the networks it sends on (Config.Networks, or UseNetworks)
 	swapVenues    atomic.Pointer[swap.Venues]        // the networks it swaps on (Config.SwapVenues, or UseSwapVenues)
 	earn          atomic.Pointer[earn.Catalogue]     // Earn's networks and vaults (UseEarn); nil: Earn is off
+
+	chainData      chainsState         // the networks the balance watchers follow, and the balances read there (chaindata.go)
+	allowlistRules cache[*parsedRules] // IP allowlists' rules parsed, by their stored text (allowlists.go)
 }
 
 // New returns a coordinator over a store.

@@ -128,11 +128,6 @@ func chainClient(nw send.Network) (*rpc.Client, error) {
 // earnReadTimeout bounds what one request reads from a network's node.
 const earnReadTimeout = 10 * time.Second
 
-// chainUnavailable is the answer when a network's node does not answer a read.
-func chainUnavailable(nw send.Network, err error) error {
-	return apierr.New(apierr.Unavailable, "NETWORK_UNAVAILABLE", "%s: the node did not answer: %s", nw.CAIP2, err.Error())
-}
-
 // parentOnly refuses a management operation in a sub-organization, as the reference does.
 func parentOnly(org *Org) error {
 	if org.ParentID != "" {
@@ -312,7 +307,7 @@ func readEarnDeploy(r *reading, p *api.EarnDeployWrapperIntent, plan *earnDeploy
 	defer cancel()
 	predicted, err := en.Predict(ctx, cl, v, plan.clientFeeBps, wallet)
 	if err != nil {
-		return nil, chainUnavailable(nw, err)
+		return nil, chainUnavailable(nw.CAIP2, err)
 	}
 	if total := plan.clientFeeBps + predicted.PlatformFeeBps; total > earn.MaxTotalFeeBps {
 		return nil, apierr.Invalid("parameters.clientFeeBps: %d with the platform's %d is %d bps, over the maximum of %d", plan.clientFeeBps,
@@ -519,7 +514,7 @@ func readEarnDeposit(r *reading, p *api.EarnDepositIntent, _ *earnPlan) (*earnPl
 	reads := earn.NewReads(cl)
 	balance := reads.Add(&abis.ERC20, v.Asset.Address, "balanceOf", from)
 	if err := reads.Do(ctx); err != nil {
-		return nil, chainUnavailable(nw, err)
+		return nil, chainUnavailable(nw.CAIP2, err)
 	}
 	if have := (*balance)[0].(*big.Int); have.Cmp(assets) < 0 {
 		return nil, apierr.New(apierr.FailedPrecondition, "INSUFFICIENT_BALANCE",
@@ -574,7 +569,7 @@ func readEarnWithdraw(r *reading, p *api.EarnWithdrawIntent, _ *earnPlan) (*earn
 	wrapper := common.HexToAddress(w.Wrapper)
 	states, err := earn.ReadWrappers(ctx, cl, []common.Address{wrapper}, nil, nil, from)
 	if err != nil {
-		return nil, chainUnavailable(nw, err)
+		return nil, chainUnavailable(nw.CAIP2, err)
 	}
 	st := states[0]
 	if st.Shares.Sign() == 0 {
@@ -661,7 +656,7 @@ func (c *Coordinator) earnRewards(ctx context.Context, en *earn.Network, nw send
 	}
 	out, err := earn.CheckRewards(ctx, cl, en.Distributor, wallet, rewards)
 	if err != nil {
-		return nil, chainUnavailable(nw, err)
+		return nil, chainUnavailable(nw.CAIP2, err)
 	}
 	return out, nil
 }
@@ -703,7 +698,7 @@ func readClaimEarnFees(r *reading, p *api.ClaimEarnFeesIntent, _ *earnPlan) (*ea
 		wallet, splitter := common.HexToAddress(w.ClientFeeWallet), common.HexToAddress(w.Splitter)
 		states, err := earn.ReadWrappers(ctx, cl, []common.Address{common.HexToAddress(w.Wrapper)}, []common.Address{splitter}, []common.Address{wallet}, common.Address{})
 		if err != nil {
-			return nil, chainUnavailable(nw, err)
+			return nil, chainUnavailable(nw.CAIP2, err)
 		}
 		if states[0].ClaimableClientFee.Sign() == 0 {
 			return nil, apierr.New(apierr.FailedPrecondition, "EARN_NOTHING_TO_CLAIM", "parameters.wrapperAddress: %s has no fee of yours to claim now (%s %s accrued)",

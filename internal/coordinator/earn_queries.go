@@ -153,7 +153,7 @@ func queryListEarnVaults(r *reader, q *api.ListEarnVaultsRequest) (*api.ListEarn
 	defer cancel()
 	states, err := earn.ReadVaults(ctx, cl, vaults)
 	if err != nil {
-		return nil, chainUnavailable(nw, err)
+		return nil, chainUnavailable(nw.CAIP2, err)
 	}
 	enabled, err := r.c.store.EarnWrappers(r.ctx, en.CAIP2, r.org.ID)
 	if err != nil {
@@ -329,7 +329,7 @@ func (r *reader) enabledVaults(en *earn.Network, ws []store.EarnWrapper, vaults 
 	defer cancel()
 	states, err := earn.ReadVaults(ctx, cl, vaults)
 	if err != nil {
-		return nil, chainUnavailable(nw, err)
+		return nil, chainUnavailable(nw.CAIP2, err)
 	}
 	statuses, err := r.deployStatuses(ws)
 	if err != nil {
@@ -351,7 +351,7 @@ func (r *reader) enabledVaults(en *earn.Network, ws []store.EarnWrapper, vaults 
 	}
 	read, err := earn.ReadWrappers(ctx, cl, addrs, splitters, clients, common.Address{})
 	if err != nil {
-		return nil, chainUnavailable(nw, err)
+		return nil, chainUnavailable(nw.CAIP2, err)
 	}
 	wstates := make([]earn.WrapperState, len(ws))
 	for k, i := range deployed {
@@ -490,7 +490,7 @@ func queryListEarnPositions(r *reader, q *api.ListEarnPositionsRequest) (*api.Li
 		states, err := earn.ReadWrappers(ctx, cl, addrs, nil, nil, wallet)
 		cancel()
 		if err != nil {
-			return nil, chainUnavailable(nw, err)
+			return nil, chainUnavailable(nw.CAIP2, err)
 		}
 		for i, w := range ws {
 			if states[i].Shares.Sign() > 0 {

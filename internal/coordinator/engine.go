@@ -58,7 +58,7 @@ func (c *Coordinator) Submit(ctx context.Context, path string, header http.Heade
 		return nil, err
 	}
 	rec, err := c.run(rctx, sub)
-	if err == nil && rec.fresh {
+	if err == nil && (rec.fresh || rec.coSigned) {
 		c.audit.record(rec) // committed
 		c.wakeSends(rec)
 	}
@@ -221,7 +221,7 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 	// starts again with the exclusive one.
 	readOnly := sub.op.Signs && !sub.org.measures(sub.op)
 	rec, err := c.runIn(ctx, sub, readOnly)
-	if errors.Is(err, errNowMeasured) {
+	if errors.Is(err, errNowMeasured) || errors.Is(err, errCoSigning) {
 		rec, err = c.runIn(ctx, sub, false)
 	}
 	return rec, err
@@ -229,6 +229,10 @@ func (c *Coordinator) run(ctx context.Context, sub *submission) (*record, error)
 
 // errNowMeasured ends a transaction that held its organization shared when a velocity control measures the activity.
 var errNowMeasured = errors.New("coordinator: a velocity control now measures the activity")
+
+// errCoSigning ends a transaction that held its organization shared when its body turns out to be another user's
+// activity waiting for votes: the submission is a vote, which needs the organization held exclusively.
+var errCoSigning = errors.New("coordinator: the body is another user's activity waiting for votes")
 
 // runIn decides, executes and records the activity in one transaction, holding the organization shared (readOnly)
 // or exclusively.
@@ -252,7 +256,7 @@ func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool)
 		if !readOnly {
 			// Under the exclusive lock, an identical body recorded by any process (its transaction has ended) is
 			// visible here, and must be found before anything is executed again.
-			if rec, err = c.recorded(ctx, tx, sub); rec != nil || err != nil {
+			if rec, err = c.recorded(ctx, tx, org, who, sub, false); rec != nil || err != nil {
 				return err
 			}
 		}
@@ -279,7 +283,7 @@ func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool)
 		// Only a read-only activity gets here: it holds its organization shared, so another transaction may have
 		// recorded an identical body meanwhile. That record stands; what this one computed, having changed nothing,
 		// is dropped.
-		if rec, err = c.recorded(ctx, tx, sub); rec != nil || err != nil {
+		if rec, err = c.recorded(ctx, tx, org, who, sub, true); rec != nil || err != nil {
 			return err
 		}
 		return fmt.Errorf("coordinator: activity %s was neither recorded nor found recorded", row.ID)
@@ -297,9 +301,11 @@ func (c *Coordinator) runIn(ctx context.Context, sub *submission, readOnly bool)
 }
 
 // recorded is the activity already recorded for the submission's body; nil when there is none. A body is the same
-// activity only for the user who submitted it: another user who sends the identical bytes (a copy of someone else's
+// activity for the user who submitted it. For another user who sends the identical bytes, it is the same activity
+// only while that activity waits for votes: the submission is then the user's approval of it (co-signing, as
+// @turnkey/sdk-server's submitExportSecrets does it; coSign). Otherwise the other user (a copy of someone else's
 // request, or two requests in the same millisecond) is refused, never handed that user's activity and its result.
-func (c *Coordinator) recorded(ctx context.Context, tx *store.Tx, sub *submission) (*record, error) {
+func (c *Coordinator) recorded(ctx context.Context, tx *store.Tx, org *Org, who *principal, sub *submission, shared bool) (*record, error) {
 	existing, err := tx.ActivityByBody(ctx, sub.org.ID, sub.timestampMs, sub.fingerprint)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
@@ -311,11 +317,40 @@ func (c *Coordinator) recorded(ctx context.Context, tx *store.Tx, sub *submissio
 	if err != nil {
 		return nil, err
 	}
-	if len(rec.Votes) == 0 || rec.Votes[0].UserID != sub.who.User.ID {
-		return nil, apierr.New(apierr.AlreadyExists, "REQUEST_INVALID",
-			"another user has submitted an identical request (the same body and timestampMs); send this one with a new timestampMs")
+	if len(rec.Votes) > 0 && rec.Votes[0].UserID == sub.who.User.ID {
+		return rec, nil
 	}
-	return rec, nil
+	if rec.Status == api.StatusConsensusNeeded || rec.Status == api.StatusAuthenticatorsNeeded {
+		if shared { // the organization is held shared (a signing activity): a vote needs it held exclusively
+			return nil, errCoSigning
+		}
+		return c.coSign(ctx, tx, org, who, rec)
+	}
+	return nil, apierr.New(apierr.AlreadyExists, "REQUEST_INVALID",
+		"another user has submitted an identical request (the same body and timestampMs); send this one with a new timestampMs")
+}
+
+// coSign records a submission of the identical body of another user's activity waiting for votes as the submitter's
+// approval of it, when the submitter takes part in its consensus: the activity is decided again, and executed when its
+// consensus is now met, as APPROVE_ACTIVITY by its fingerprint would (votes.go). The approval shows in the activity's
+// votes; the activity is what the co-signer is answered.
+func (c *Coordinator) coSign(ctx context.Context, tx *store.Tx, org *Org, who *principal, target *record) (*record, error) {
+	x := &execution{ctx: ctx, tx: tx, c: c, org: org, who: who, now: c.now(), activityID: target.ID}
+	t, err := x.voteTarget(target.Fingerprint)
+	if err != nil {
+		return nil, err
+	}
+	if !c.inConsensus(t.request(x.org, liveVotes(t.rec.Votes, x.now)), who) && mfaSatisfied(t.rec.MfaStatuses, who.User.ID) {
+		return nil, apierr.Denied("another user submitted this identical request, which waits for the approvals of its consensus; you take no part in it")
+	}
+	if _, err := x.vote(t, api.VoteApproved); err != nil {
+		return nil, err
+	}
+	if err := x.save(); err != nil {
+		return nil, err
+	}
+	t.rec.webhooks, t.rec.coSigned = x.webhooks, true
+	return t.rec, nil
 }
 
 // outcome is an activity decided and executed ahead of its transaction, with the row that records it and the webhook

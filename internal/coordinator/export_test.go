@@ -53,3 +53,10 @@ func (c *Coordinator) CachedOrgVersion(orgID string) int64 {
 func (c *Coordinator) RenderActivityEvent(ctx context.Context, d store.WebhookDelivery) ([]byte, error) {
 	return c.renderActivityEvent(ctx, d)
 }
+
+// ForgetBalances drops the balances kept per block, so that a benchmark can measure reading them from the node.
+func (c *Coordinator) ForgetBalances() {
+	c.chainData.balances.mu.Lock()
+	defer c.chainData.balances.mu.Unlock()
+	c.chainData.balances.m = nil
+}

@@ -42,7 +42,7 @@ func (c *Coordinator) serveSubmit(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), c.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(c.withClientAddr(r), c.cfg.RequestTimeout)
 	defer cancel()
 	res, err := c.Submit(ctx, r.PathValue("name"), r.Header, body)
 	if err != nil {
@@ -57,7 +57,7 @@ func (c *Coordinator) serveQuery(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), c.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(c.withClientAddr(r), c.cfg.RequestTimeout)
 	defer cancel()
 	res, err := c.Query(ctx, r.PathValue("name"), r.Header, body)
 	if err != nil {

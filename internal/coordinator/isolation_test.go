@@ -25,7 +25,7 @@ type victim struct {
 }
 
 // Tenants are isolated: the root user of one organization, who may do anything in it, names another organization's
-// objects (users, keys, wallets, accounts, policies, tags, activities, endpoints, controls …) in the parameters of
+// objects (users, keys, wallets, accounts, policies, tags, activities, endpoints, controls, secrets …) in the parameters of
 // every activity type and query, submitted in its own organization. None succeeds, and nothing of the other
 // organization changes. The same holds between a sub-organization and its parent: the sub-organization's root user
 // reaches none of the parent's objects from the sub-organization, but for its session profiles, which are meant for
@@ -118,6 +118,8 @@ func newVictim(t *testing.T, s *stack, org string, root *client.Client) *victim 
 	must(err)
 	deliveries, err := v.root.ListWebhookDeliveries(bg, api.ListWebhookDeliveriesRequest{OrganizationID: org, EndpointID: hook.EndpointID})
 	must(err)
+	secrets, err := s.importSecrets(t, v.root, org, api.ImportSecretParams{Name: "s", SecretPayload: "victim's"})
+	must(err)
 	for _, name := range []string{"userId", "userIds", "senderUserId", "addUserIds", "removeUserIds"} {
 		v.ids[name] = bobID
 	}
@@ -132,6 +134,7 @@ func newVictim(t *testing.T, s *stack, org string, root *client.Client) *victim 
 		"activityId": wa.ID, "fingerprint": wa.Fingerprint,
 		"smartContractInterfaceId": sci.SmartContractInterfaceID, "endpointId": hook.EndpointID,
 		"sessionProfileId": prof.SessionProfileID, "mfaPolicyId": mfa.MfaPolicyID, "deliveryIds": deliveries.Deliveries[0].DeliveryID,
+		"secretId": secrets[0], "secretIds": secrets[0],
 	} {
 		v.ids[name] = id
 	}
@@ -239,6 +242,8 @@ func (v *victim) snapshot(t *testing.T) string {
 	add(v.root.ListWebhookEndpoints(bg, v.orgID))
 	add(v.root.GetSessionProfiles(bg, v.orgID))
 	add(v.root.ListActivities(bg, api.ListActivitiesRequest{OrganizationID: v.orgID, PaginationOptions: &api.Pagination{Limit: "100"}}))
+	add(v.root.ListSecrets(bg, api.ListSecretsRequest{OrganizationID: v.orgID}))
+	add(v.root.GetIPAllowlist(bg, api.GetIPAllowlistRequest{OrganizationID: v.orgID}))
 	b, _ := json.Marshal(parts)
 	return string(b)
 }

@@ -51,6 +51,10 @@ func activities() []operation {
 		createSwapQuote, createSwapQuoteV2, executeSwapV2, executeSwapV3, upsertSwapConfig, claimSwapFees,
 		// Earn: fee wrappers, deposits, withdrawals, rewards and fees, sent through the send path (earn.go)
 		earnDeployWrapper, earnSetWrapperState, earnDeposit, earnWithdraw, earnClaimRewards, claimEarnFees,
+
+		// secrets (secrets.go) and IP allowlists (allowlists.go)
+		initImportSecrets, importSecrets, exportSecrets, deleteSecrets,
+		setIPAllowlist, removeIPAllowlist,
 	}
 }
 
@@ -72,6 +76,10 @@ func queries() []queryOp {
 		// Earn (earn_queries.go)
 		getEarnDeployStatus, getEarnDepositStatus, getEarnWithdrawStatus, getEarnClaimRewardsStatus, getClaimEarnFeesStatus,
 		listEarnVaults, listEarnEnabledVaults, listEarnPositions, listEarnRewards,
+
+		// secrets (secrets.go), IP allowlists (allowlists.go) and chain data (chaindata.go)
+		listSecrets, getIPAllowlist,
+		getWalletAddressBalances, listSupportedAssets, listEthTransactionHistory, listSolTransactionHistory,
 	}
 }
 

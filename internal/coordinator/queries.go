@@ -51,6 +51,9 @@ func (c *Coordinator) authenticateReadOnly(ctx context.Context, session string, 
 	if err != nil {
 		return nil, err
 	}
+	if err := c.admit(ctx, org, who.PublicKey); err != nil {
+		return nil, err
+	}
 	return &reader{ctx: ctx, c: c, org: org, who: who}, nil
 }
 

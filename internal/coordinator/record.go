@@ -39,6 +39,8 @@ type record struct {
 	spec api.ActivitySpec
 	// fresh: this request recorded it (not found recorded by an earlier one with the same body).
 	fresh bool
+	// coSigned: this request, another user's submission of its body, added that user's approval (engine.go, coSign).
+	coSigned bool
 	// webhooks: this transaction wrote webhook deliveries a claim is to find (a voted activity's update), which the
 	// worker is told of once it commits.
 	webhooks bool

@@ -75,7 +75,7 @@ func queryGetNonces(r *reader, q *api.GetNoncesRequest) (*api.GetNoncesResponse,
 	if q.GasStationNonce != nil && *q.GasStationNonce {
 		slot, err := cl.StorageAt(ctx, common.HexToAddress(from), send.NonceSlot, nil)
 		if err != nil {
-			return nil, apierr.New(apierr.Unavailable, "NETWORK_UNAVAILABLE", "%s: the node did not answer: %s", nw.CAIP2, err.Error())
+			return nil, chainUnavailable(nw.CAIP2, err)
 		}
 		out.GasStationNonce = new(big.Int).SetBytes(slot).String()
 	}
@@ -84,7 +84,7 @@ func queryGetNonces(r *reader, q *api.GetNoncesRequest) (*api.GetNoncesResponse,
 	}
 	chain, err := cl.PendingNonceAt(ctx, common.HexToAddress(from))
 	if err != nil {
-		return nil, apierr.New(apierr.Unavailable, "NETWORK_UNAVAILABLE", "%s: the node did not answer: %s", nw.CAIP2, err.Error())
+		return nil, chainUnavailable(nw.CAIP2, err)
 	}
 	ours, _, err := r.c.store.NextNonce(ctx, nw.CAIP2, strings.ToLower(from))
 	if err != nil {

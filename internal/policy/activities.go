@@ -32,6 +32,9 @@ var (
 	ParamAssets           = Param{"assets", "int"}
 	ParamAmountValue      = Param{"amount_value", "string"}
 	ParamDepositsDisabled = Param{"deposits_disabled", "bool"}
+
+	// secrets (internal/coordinator/secrets.go)
+	ParamSecretIDs = Param{"secret_ids", "list<string>"}
 )
 
 // The parameters of the swap activities (sign_with and sponsor Earn's too): amounts (base units) and fees (basis points) are numbers, so that a policy
@@ -54,7 +57,7 @@ var (
 
 // Params is the whole vocabulary of activity.params.
 var Params = []Param{ParamHashFunction, ParamEncoding, ParamTxType, ParamUserIDs, ParamUserID, ParamAPIKeyIDs,
-	ParamTargetPublicKey, ParamWalletID, ParamOTPLength, ParamSessionProfile,
+	ParamTargetPublicKey, ParamWalletID, ParamOTPLength, ParamSessionProfile, ParamSecretIDs,
 	// Earn
 	ParamVaultAddress, ParamWrapperAddress, ParamChainCAIP2, ParamClientFeeBps, ParamClientFeeWallet, ParamAssets, ParamAmountValue,
 	ParamDepositsDisabled,

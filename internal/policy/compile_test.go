@@ -113,7 +113,7 @@ func TestCompileErrors(t *testing.T) {
 	}
 }
 
-// The reference's policy 29 (Tempo) and secrets need features Sigil lacks.
+// The reference's policy 29 (Tempo) needs a feature Sigil lacks.
 func TestCompileNotSupportedYet(t *testing.T) {
 	tests := []struct {
 		ref   int
@@ -122,7 +122,6 @@ func TestCompileNotSupportedYet(t *testing.T) {
 	}{
 		{29, Condition, "activity.action == 'SIGN' && activity.params.type == 'TRANSACTION_TYPE_TEMPO' && tempo.tx.calls.all(call, call.to == 'C')"},
 		{29, Condition, "tempo.tx.calls[0].input[34..74] == 'ADDR'"},
-		{0, Condition, "secret.static_properties['k'] == 'v'"},
 	}
 	for _, tt := range tests {
 		_, err := Compile(tt.src, tt.field)

@@ -31,8 +31,8 @@ import (
 //     consensus), and @turnkey/http 6.6.0's types, which name velocity controls in policies as controls.<identifier>.
 //
 // Left out, as Sigil deliberately cannot support them: examples/tempo (tempo.tx, and signings of
-// TRANSACTION_TYPE_TEMPO, which Sigil refuses), examples/spark (Spark activities and their activity.params), the
-// Secrets pages (secret.static_properties), and the brale cookbook's `eth.tx.to in ${JSON.stringify(ALLOWLIST)}`,
+// TRANSACTION_TYPE_TEMPO, which Sigil refuses), examples/spark (Spark activities and their activity.params), and the
+// brale cookbook's `eth.tx.to in ${JSON.stringify(ALLOWLIST)}`,
 // which writes double-quoted strings the language refuses. The catch-all condition 'true' (mfa, session profiles) has
 // no input it should not match.
 

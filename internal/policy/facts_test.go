@@ -30,6 +30,8 @@ var testFacts = map[string]Activity{
 	"ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION":     {Kind: "CREATE_READ_ONLY_SESSION", Resource: "AUTH", Action: "CREATE"},
 	"ACTIVITY_TYPE_EXPORT_WALLET":                {Kind: "EXPORT_WALLET", Resource: "WALLET", Action: "EXPORT"},
 	"ACTIVITY_TYPE_EXPORT_PRIVATE_KEY":           {Kind: "EXPORT_PRIVATE_KEY", Resource: "PRIVATE_KEY", Action: "EXPORT"},
+	"ACTIVITY_TYPE_EXPORT_SECRETS":               {Kind: "EXPORT_SECRETS", Resource: "SECRET", Action: "EXPORT"},
+	"ACTIVITY_TYPE_IMPORT_SECRETS":               {Kind: "IMPORT_SECRETS", Resource: "SECRET", Action: "IMPORT"},
 
 	// Types of the reference that Sigil does not implement, with the facts the reference's tables give them, for its
 	// documentation's example policies that name them.

@@ -40,6 +40,7 @@ type Input struct {
 	Wallets              []Wallet              // the wallets an activity acts on; nil when it acts on none
 	WalletAccount        *WalletAccount        // the wallet account that signs or is exported
 	PrivateKey           *PrivateKey           // the private key the request acts on or signs with
+	Secret               *Secret               // the secret (Secrets API) the request imports, exports or deletes
 }
 
 // Activity holds the facts about the activity itself, as its type's definition gives
@@ -149,4 +150,22 @@ type PrivateKey struct {
 	Tags     []string
 	Imported bool
 	Exported bool
+}
+
+// Secret is a secret of the Secrets API as policies see it: what it was imported with, never its value. StaticProperties
+// are read as secret.static_properties['key']; a key it does not have is an evaluation error (MissingField). ID is ""
+// while it is being imported.
+type Secret struct {
+	ID               string
+	Name             string
+	StaticProperties map[string]string
+}
+
+// properties is StaticProperties as the evaluator reads a dynamic map.
+func (s *Secret) properties() map[string]any {
+	m := make(map[string]any, len(s.StaticProperties))
+	for k, v := range s.StaticProperties {
+		m[k] = v
+	}
+	return m
 }

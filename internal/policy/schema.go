@@ -126,6 +126,13 @@ var (
 		"path_indexes":  listField(tInt, func(a *WalletAccount) list { return (*uintList)(&a.PathIndexes) }),
 		"path_hardened": listField(tBool, func(a *WalletAccount) list { return (*boolList)(&a.PathHardened) }),
 	})
+	tSecret = structOf("Secret", map[string]*fieldDef{
+		"id":   strField(func(x *Secret) string { return x.ID }),
+		"name": strField(func(x *Secret) string { return x.Name }),
+		"static_properties": {typ: tDyn, get: func(ref any) (value, error) {
+			return value{k: kindDyn, ref: ref.(*Secret).properties()}, nil
+		}},
+	})
 	tPrivateKey = structOf("PrivateKey", map[string]*fieldDef{
 		"id":       strField(func(k *PrivateKey) string { return k.ID }),
 		"label":    strField(func(k *PrivateKey) string { return k.Label }),
@@ -277,8 +284,7 @@ func paramValue(raw any, t *typ) (value, bool) {
 
 // unsupportedRoots are keywords of the reference that Sigil cannot evaluate yet.
 var unsupportedRoots = map[string]string{
-	"tempo":  "'tempo.tx' is not supported yet: Sigil does not parse Tempo transactions",
-	"secret": "'secret' is not supported yet: Sigil has no secrets",
+	"tempo": "'tempo.tx' is not supported yet: Sigil does not parse Tempo transactions",
 }
 
 var roots = map[string]*rootDef{
@@ -304,6 +310,7 @@ var roots = map[string]*rootDef{
 	}},
 	"wallet_account": structRoot(Condition, tWalletAccount, func(in *Input) (any, error) { return present(in.WalletAccount) }),
 	"private_key":    structRoot(Condition, tPrivateKey, func(in *Input) (any, error) { return present(in.PrivateKey) }),
+	"secret":         structRoot(Condition, tSecret, func(in *Input) (any, error) { return present(in.Secret) }),
 }
 
 func rootNames(f Field) []string {

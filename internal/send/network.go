@@ -42,6 +42,21 @@ type Network struct {
 	MaxTxGas uint64
 	// PollInterval is how often the worker looks for sends to move on (default 500 ms).
 	PollInterval time.Duration
+	// NativeToken and Tokens are the network's assets as the coordinator's chain data reports them (balances,
+	// supported assets, histories): its coin (default ETH, or SOL) and the ERC-20 tokens or SPL mints it lists.
+	NativeToken Token
+	Tokens      []Token
+}
+
+// Token is an asset of a network: an ERC-20 token or SPL mint (Address), or the network's coin (no Address). An ERC-20
+// token given by its address alone has its symbol, name and decimals read from its contract.
+type Token struct {
+	Address  string `json:"address,omitempty"` // an ERC-20 contract, or an SPL mint
+	Symbol   string `json:"symbol,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Decimals int    `json:"decimals,omitempty"`
+	LogoURI  string `json:"logoURI,omitempty"`
+	Stable   bool   `json:"stable,omitempty"`
 }
 
 // DefaultSponsorMaxFeePerGas is the cap on sponsored fees of a network that sets none: 100 gwei, above the base fee
@@ -181,6 +196,9 @@ func LoadNetworks(path string) ([]Network, error) {
 			// The cap on sponsored fees, in gwei (fractions allowed), and the most gas one transaction may use.
 			SponsorMaxFeeGwei float64 `json:"sponsorMaxFeeGwei"`
 			MaxTxGas          uint64  `json:"maxTransactionGas"`
+			// The catalogue's native token, and the tokens chain data reports.
+			NativeToken Token   `json:"nativeToken"`
+			Tokens      []Token `json:"tokens"`
 		} `json:"networks"`
 	}
 	if err := json.Unmarshal(b, &file); err != nil {
@@ -189,7 +207,8 @@ func LoadNetworks(path string) ([]Network, error) {
 	out := make([]Network, 0, len(file.Networks))
 	for _, nw := range file.Networks {
 		if strings.HasPrefix(nw.CAIP2, "solana:") {
-			out = append(out, Network{CAIP2: nw.CAIP2, Name: nw.Name, RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, NativeUSD: nw.NativeUSD})
+			out = append(out, Network{CAIP2: nw.CAIP2, Name: nw.Name, RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, NativeUSD: nw.NativeUSD,
+				NativeToken: nw.NativeToken, Tokens: nw.Tokens})
 			continue
 		}
 		if nw.SponsorMaxFeeGwei < 0 || nw.SponsorMaxFeeGwei > 1e9 {
@@ -201,7 +220,7 @@ func LoadNetworks(path string) ([]Network, error) {
 		}
 		out = append(out, Network{CAIP2: "eip155:" + strconv.FormatInt(nw.ChainID, 10), ChainID: nw.ChainID, Name: nw.Name,
 			RPCURL: nw.RPCURL, ExplorerURL: nw.ExplorerURL, BatchDelegate: nw.BatchDelegate, GasStation: nw.GasStation, NativeUSD: nw.NativeUSD,
-			SponsorMaxFeePerGas: feeCap, MaxTxGas: nw.MaxTxGas})
+			SponsorMaxFeePerGas: feeCap, MaxTxGas: nw.MaxTxGas, NativeToken: nw.NativeToken, Tokens: nw.Tokens})
 	}
 	return out, nil
 }

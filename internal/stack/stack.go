@@ -21,6 +21,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,6 +79,8 @@ type Config struct {
 	// AllowedOrigins are the browser origins allowed to call the coordinator ("*" allows any); the dashboard's own
 	// origins are always added.
 	AllowedOrigins []string
+	// TrustedProxies are the proxies in front of the coordinator whose X-Forwarded-For the IP allowlists believe.
+	TrustedProxies []netip.Prefix
 	// OIDC verifies the ID tokens of the trusted OIDC issuers (nil trusts none). OIDCIssuerURL is the issuer of the
 	// OIDC tokens the coordinator issues (default: the coordinator's URL). OAuth2Providers add OAuth 2.0 providers or
 	// replace built-in ones.
@@ -309,8 +312,8 @@ func (s *Stack) startCoordinator(ctx context.Context, cfg Config, st *store.Stor
 		return nil, nil, err
 	}
 	coord := coordinator.New(st, coordinator.Config{Logger: s.logger, Metrics: m, Audit: cfg.Audit, StrictPolicyErrors: cfg.StrictPolicyErrors,
-		AllowedOrigins: append(slices.Clone(cfg.AllowedOrigins), dashOrigins...),
-		Keyring:        ring, MasterKeyFile: keyPath, Email: email, EmailFrom: cmp.Or(cfg.Delivery.EmailFrom, "sigil@localhost"),
+		AllowedOrigins: append(slices.Clone(cfg.AllowedOrigins), dashOrigins...), TrustedProxies: cfg.TrustedProxies,
+		Keyring: ring, MasterKeyFile: keyPath, Email: email, EmailFrom: cmp.Or(cfg.Delivery.EmailFrom, "sigil@localhost"),
 		EmailSenderDomains: cfg.Delivery.SenderDomains, SMS: sms,
 		OIDC: cfg.OIDC, OIDCIssuerURL: cmp.Or(cfg.OIDCIssuerURL, srv.url), OAuth2Providers: cfg.OAuth2Providers,
 		AuthProxy: &coordinator.AuthProxyService{EncryptionKey: proxyID.EncryptionPublicKey(), ServiceKey: proxyID.ServicePublicKey()},
@@ -369,7 +372,7 @@ func (s *Stack) startNetworks(ctx context.Context, cfg Config, st *store.Store, 
 		// transaction, or per --chain-block-period), and the networks sends go to.
 		for _, c := range s.boot.Chains {
 			caip2 := "eip155:" + strconv.FormatInt(c.ChainID, 10)
-			networks = append(networks, coordinator.Network{CAIP2: caip2, RPCURL: c.RPCURL, Confirmations: 2})
+			networks = append(networks, coordinator.Network{CAIP2: caip2, RPCURL: c.RPCURL, Confirmations: 2, Tokens: devTokens(c)})
 			sendNetworks = append(sendNetworks, send.Network{CAIP2: caip2, Name: c.Name, RPCURL: c.RPCURL,
 				BatchDelegate: common.HexToAddress(c.Contracts[contracts.Delegate7702]), GasStation: common.HexToAddress(c.Contracts[contracts.Station]),
 				NativeUSD: DevChainETHPriceUSD, PollInterval: 100 * time.Millisecond})
@@ -383,6 +386,10 @@ func (s *Stack) startNetworks(ctx context.Context, cfg Config, st *store.Store, 
 		}
 		sendNetworks = append(sendNetworks, sol)
 		networks = append(networks, coordinator.Network{CAIP2: sol.CAIP2, RPCURL: sol.RPCURL}) // its balance webhooks too
+	}
+	networks = withAssets(networks, sendNetworks)
+	if err := s.coord.FollowChains(networks); err != nil {
+		return nil, nil, err
 	}
 	if len(networks) > 0 {
 		s.runWebhooks("balance watcher", func(ctx context.Context) error { return s.coord.WatchBalances(ctx, networks) })
@@ -404,6 +411,31 @@ func (s *Stack) startNetworks(ctx context.Context, cfg Config, st *store.Store, 
 		s.coord.UseEarn(cat)
 	}
 	return networks, servers, nil
+}
+
+// devTokens are the dev chain's test tokens, which chain data reports balances of (their symbols, names and decimals
+// are read from their contracts).
+func devTokens(c chain.Bootstrap) []send.Token {
+	var out []send.Token
+	for _, name := range []string{contracts.USDC, contracts.USDT, contracts.DAI, contracts.WETH, contracts.Incentive} {
+		if addr, ok := c.Contracts[name]; ok {
+			out = append(out, send.Token{Address: addr})
+		}
+	}
+	return out
+}
+
+// withAssets gives each watched network that lists no assets of its own those of the networks file's entry of the
+// same CAIP-2 id (send.LoadNetworks), for chain data.
+func withAssets(watched []coordinator.Network, described []send.Network) []coordinator.Network {
+	for i, w := range watched {
+		for _, d := range described {
+			if d.CAIP2 == w.CAIP2 && len(w.Tokens) == 0 && w.NativeToken.Symbol == "" {
+				watched[i].NativeToken, watched[i].Tokens = d.NativeToken, d.Tokens
+			}
+		}
+	}
+	return watched
 }
 
 // startAuthProxy enables the root organization's auth proxy configuration on the first start, through the

@@ -34,8 +34,11 @@ func (t *Tx) DeleteSecrets(ctx context.Context, ids ...string) error {
 	return nil
 }
 
-// DeleteOrgSecrets removes every sealed blob of an organization.
+// DeleteOrgSecrets removes every sealed blob of an organization, and the Secrets API's rows that name them.
 func (t *Tx) DeleteOrgSecrets(ctx context.Context, orgID string) error {
+	if err := t.deleteOrgSecretRows(ctx, orgID); err != nil {
+		return err
+	}
 	_, err := t.exec(ctx, "DELETE FROM sealed_secrets WHERE org_id = ?", orgID)
 	return err
 }

@@ -90,10 +90,9 @@ test("@turnkey/http surfaces the server's error code and message", async () => {
 
 test("@turnkey/http and @turnkey/sdk-server hear which endpoints Sigil does not implement, and why", async () => {
   for (const [call, want] of [
-    [() => http.getIpAllowlist({ organizationId: boot.organizationId }), /query\/get_ip_allowlist is not implemented by Sigil \(IP allowlists: /],
-    [() => turnkey.apiClient().getWalletAddressBalances({ address: "0x0000000000000000000000000000000000000001", caip2: "eip155:1" }),
-      /query\/get_wallet_address_balances is not implemented by Sigil \(Chain data: /],
-    [() => turnkey.apiClient().setIpAllowlist({ enabled: true, rules: [] }), /submit\/set_ip_allowlist is not implemented by Sigil \(IP allowlists: /],
+    [() => http.getTvcApp({ organizationId: boot.organizationId, tvcAppId: "x" }), /query\/get_tvc_app is not implemented by Sigil \(Turnkey Verifiable Cloud: /],
+    [() => turnkey.apiClient().listFiatOnRampCredentials({}), /query\/list_fiat_on_ramp_credentials is not implemented by Sigil \(Fiat on-ramp: /],
+    [() => turnkey.apiClient().earnDeposit({}), /submit\/earn_deposit is not implemented by Sigil \(Earn: /],
   ]) {
     await assert.rejects(call(), (err) => {
       assert.match(String(err.message), want);
