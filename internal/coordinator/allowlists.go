@@ -11,6 +11,7 @@ import (
 
 	"github.com/sigil/sigil/api"
 	"github.com/sigil/sigil/apierr"
+	"github.com/sigil/sigil/internal/policy"
 	"github.com/sigil/sigil/internal/store"
 )
 
@@ -33,7 +34,7 @@ import (
 
 // The activity types and the query of this file.
 var (
-	setIPAllowlist    = activity(api.SetIPAllowlist, on(resOrganization, actUpdate), validateSetIPAllowlist, execSetIPAllowlist)
+	setIPAllowlist    = activity(api.SetIPAllowlist, on(resOrganization, actUpdate, policy.ParamEnabled, policy.ParamOnEvaluationError), validateSetIPAllowlist, execSetIPAllowlist)
 	removeIPAllowlist = activity(api.RemoveIPAllowlist, on(resOrganization, actUpdate), validateRemoveIPAllowlist, execRemoveIPAllowlist)
 
 	getIPAllowlist = query(api.GetIPAllowlist, queryGetIPAllowlist)

@@ -269,3 +269,34 @@ func userWithKeyBy(t *testing.T, c *client.Client, org, name string) (string, *s
 	}
 	return res.UserIDs[0], key
 }
+
+// Policies see what a list does: a user allowed to manage the organization's list, under a DENY of lists that admit
+// requests whose address cannot be judged and of turning the list off, sets a list that refuses them and is denied
+// the other two, with nothing stored.
+func TestIPAllowlistPolicyParams(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := allowlistStack(t, b)
+		org := s.boot.OrganizationID
+		adminID, admin := s.createUser(org, s.root, "network admin")
+		s.policy("the admin manages the allowlist", api.EffectAllow,
+			"activity.type == 'ACTIVITY_TYPE_SET_IP_ALLOWLIST'", "approvers.any(u, u.id == '"+adminID+"')")
+		s.policy("no fail-open allowlist", api.EffectDeny,
+			"activity.type == 'ACTIVITY_TYPE_SET_IP_ALLOWLIST' && (activity.params.on_evaluation_error == 'ALLOW' || activity.params.enabled == false)", "")
+		local := rules("127.0.0.0/8", "::1/128")
+		off := false
+		for name, intent := range map[string]api.SetIPAllowlistIntent{
+			"failing open": {Rules: local, OnEvaluationError: api.OnEvaluationErrorAllow},
+			"turned off":   {Rules: local, Enabled: &off},
+		} {
+			_, _, err := admin.SetIPAllowlist(bg, org, intent)
+			expectErr(t, name, err, apierr.PermissionDenied, "")
+			if got, err := s.root.GetIPAllowlist(bg, api.GetIPAllowlistRequest{OrganizationID: org}); err == nil && len(got.Allowlist.Rules) > 0 {
+				t.Fatalf("%s: a denied list was stored: %+v", name, got.Allowlist)
+			}
+		}
+		if _, _, err := admin.SetIPAllowlist(bg, org, api.SetIPAllowlistIntent{Rules: local, OnEvaluationError: api.OnEvaluationErrorDeny}); err != nil {
+			t.Fatalf("a list that fails closed: %v", err)
+		}
+	})
+}

@@ -35,6 +35,11 @@ var (
 
 	// secrets (internal/coordinator/secrets.go)
 	ParamSecretIDs = Param{"secret_ids", "list<string>"}
+
+	// IP allowlists (internal/coordinator/allowlists.go): what a list does, not whose key it is (a public key as the
+	// caller wrote it could differ in case from the stored one, and so slip past a DENY naming it).
+	ParamEnabled           = Param{"enabled", "bool"}
+	ParamOnEvaluationError = Param{"on_evaluation_error", "string"}
 )
 
 // The parameters of the swap activities (sign_with and sponsor Earn's too): amounts (base units) and fees (basis points) are numbers, so that a policy
@@ -57,7 +62,7 @@ var (
 
 // Params is the whole vocabulary of activity.params.
 var Params = []Param{ParamHashFunction, ParamEncoding, ParamTxType, ParamUserIDs, ParamUserID, ParamAPIKeyIDs,
-	ParamTargetPublicKey, ParamWalletID, ParamOTPLength, ParamSessionProfile, ParamSecretIDs,
+	ParamTargetPublicKey, ParamWalletID, ParamOTPLength, ParamSessionProfile, ParamSecretIDs, ParamEnabled, ParamOnEvaluationError,
 	// Earn
 	ParamVaultAddress, ParamWrapperAddress, ParamChainCAIP2, ParamClientFeeBps, ParamClientFeeWallet, ParamAssets, ParamAmountValue,
 	ParamDepositsDisabled,
