@@ -84,12 +84,6 @@ func (r *reader) earnStatus(kind, field, id string) (status, hash, reason string
 	return status, hash, reason, nil
 }
 
-// earnCatalogueVault is a vault of the catalogue with its network.
-type earnCatalogueVault struct {
-	network *earn.Network
-	vault   *earn.Vault
-}
-
 // parseCAIP19 reads an EVM token's CAIP-19 id into its network and token address.
 func parseCAIP19(path, id string) (string, common.Address, error) {
 	network, asset, ok := strings.Cut(id, "/erc20:")
@@ -219,7 +213,7 @@ func earnPage(p *api.Pagination) (limit int, before, after string, err error) {
 
 // earnPageOf is the page of a sorted list after (or before) the item whose key is the cursor.
 func earnPageOf[T any](all []T, limit int, before, after string, key func(T) string) ([]T, *api.PageInfo) {
-	start, end := 0, len(all)
+	var start, end int
 	find := func(cursor string) int {
 		return slices.IndexFunc(all, func(v T) bool { return strings.EqualFold(key(v), cursor) })
 	}
