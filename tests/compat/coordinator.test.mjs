@@ -92,7 +92,7 @@ test("@turnkey/http and @turnkey/sdk-server hear which endpoints Sigil does not 
   for (const [call, want] of [
     [() => http.getTvcApp({ organizationId: boot.organizationId, tvcAppId: "x" }), /query\/get_tvc_app is not implemented by Sigil \(Turnkey Verifiable Cloud: /],
     [() => turnkey.apiClient().listFiatOnRampCredentials({}), /query\/list_fiat_on_ramp_credentials is not implemented by Sigil \(Fiat on-ramp: /],
-    [() => turnkey.apiClient().earnDeposit({}), /submit\/earn_deposit is not implemented by Sigil \(Earn: /],
+    [() => turnkey.apiClient().createFiatOnRampCredential({}), /submit\/create_fiat_on_ramp_credential is not implemented by Sigil \(Fiat on-ramp: /],
   ]) {
     await assert.rejects(call(), (err) => {
       assert.match(String(err.message), want);

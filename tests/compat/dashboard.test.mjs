@@ -459,7 +459,7 @@ test("the dashboard names users and policies where the API answers ids, shows a 
     await first.locator("td:nth-child(4)", { hasText: userName }).waitFor();
     assert.equal(await first.locator("td").nth(2).textContent(), "DENIED");
     assert.ok(await first.evaluate((tr) => tr.classList.contains("denied")), "a denial stands out");
-    assert.ok((await first.locator("td").nth(4).textContent()).length > 0, "the reason is in the list");
+    assert.ok((await first.locator("td").nth(5).textContent()).length > 0, "the reason is in the list"); // after When, Type, Status, By, Via
     assert.equal(await page.locator("#activities tr.clickable").count(), 25);
     assert.equal(await page.textContent("#activities-page"), "1–25");
 
