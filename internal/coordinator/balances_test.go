@@ -148,16 +148,7 @@ func TestBalanceWebhooks(t *testing.T) {
 func TestBalanceWebhooksAcrossAReorganisation(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	node, err := chain.Start(ctx, chain.Config{ListenAddr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer node.Close()
-	rpcClient, err := rpc.DialContext(ctx, node.RPCURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rpcClient.Close()
+	node, rpcClient := ownChain(t)
 	s := webhookStack(t, testdb.SQLite(t))
 	rc := newReceiver(t, s, 0)
 	s.subscribe(rc.srv.URL, "", api.WebhookBalanceConfirmedUpdates, api.WebhookBalanceFinalizedUpdates)
@@ -222,16 +213,7 @@ func TestBalanceWebhooksAcrossADeepReorganisation(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		ctx := context.Background()
-		node, err := chain.Start(ctx, chain.Config{ListenAddr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer node.Close()
-		rpcClient, err := rpc.DialContext(ctx, node.RPCURL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rpcClient.Close()
+		node, rpcClient := ownChain(t)
 		s := webhookStack(t, b)
 		rc, off := newReceiver(t, s, 0), newReceiver(t, s, 0)
 		s.subscribe(rc.srv.URL, "", api.WebhookBalanceFinalizedUpdates)
@@ -326,4 +308,21 @@ func TestBalanceWebhooksAcrossADeepReorganisation(t *testing.T) {
 			t.Errorf("withdrawal of %s at %d (found %v), after the event at %d", firstID, i, ok, order[firstID])
 		}
 	})
+}
+
+// ownChain starts a dev chain of the test's own (the reorganisations these tests make would disturb the shared one)
+// and a JSON-RPC client of it, both closed when the test ends.
+func ownChain(t *testing.T) (*chain.Node, *rpc.Client) {
+	t.Helper()
+	node, err := chain.Start(context.Background(), chain.Config{ListenAddr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = node.Close() })
+	rpcClient, err := rpc.DialContext(context.Background(), node.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rpcClient.Close)
+	return node, rpcClient
 }

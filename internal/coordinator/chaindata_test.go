@@ -13,12 +13,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/params"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/sigil/sigil/api"
 	"github.com/sigil/sigil/apierr"
 	"github.com/sigil/sigil/client"
-	"github.com/sigil/sigil/internal/chain"
 	"github.com/sigil/sigil/internal/contracts"
 	"github.com/sigil/sigil/internal/coordinator"
 	"github.com/sigil/sigil/internal/send"
@@ -243,16 +241,7 @@ func TestEVMChainData(t *testing.T) {
 func TestEVMHistoryAcrossAReorganisation(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	node, err := chain.Start(ctx, chain.Config{ListenAddr: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer node.Close()
-	rpcClient, err := rpc.DialContext(ctx, node.RPCURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rpcClient.Close()
+	node, rpcClient := ownChain(t)
 	s := newStack(t, testdb.SQLite(t))
 	network := caip2(node)
 	address := s.ethWallet("reorg")
