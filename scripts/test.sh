@@ -155,8 +155,9 @@ compat() {
   web_port=$(free_port) # sigil demo web's, for the web login test: the coordinator allows its origin
   kit_port=$(free_port) # the wallet-kit example's, on localhost: a passkey's relying party is a host name
   # Every service of the stack listens on a port the system picks; bootstrap.json records where. Earn's reward roots
-  # come every two minutes of chain time, which the Earn test jumps over (a jump of hours would put the chain past the
-  # hour-long deadline of every later sponsored batch, which the server's clock sets).
+  # come every two minutes of chain time, which the Earn test jumps over; the MCP test jumps over a staking cooldown (a
+  # jump of hours would put the chain past the hour-long deadline of every later sponsored batch, which the server's
+  # clock sets).
   "$SIGIL_BIN" up --dir "$dir" --listen "127.0.0.1:$port" --chain-listen 127.0.0.1:0 --yield-listen 127.0.0.1:0 --chain-reward-period 2m \
     --allowed-origins "http://127.0.0.1:$web_port,http://localhost:$kit_port" \
     --authproxy-listen 127.0.0.1:0 --dashboard-listen 127.0.0.1:0 --solana-listen 127.0.0.1:0 --frames-listen 127.0.0.1:0 \

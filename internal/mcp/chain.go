@@ -139,6 +139,19 @@ func (c *chains) call(ctx context.Context, chainID int64, method string, out any
 	return json.Unmarshal(call.Result, out)
 }
 
+// reads sends view calls in one batch; a call the node did not answer is left with its error (or no result), for the
+// caller to skip.
+func (c *chains) reads(ctx context.Context, chainID int64, calls []*rpcCall) {
+	if len(calls) == 0 || !c.has(chainID) {
+		return
+	}
+	if err := c.batch(ctx, chainID, calls); err != nil {
+		for _, call := range calls {
+			call.Result, call.Err = nil, &rpcError{Message: err.Error()}
+		}
+	}
+}
+
 // viewCall is an eth_call of a contract's view function at the latest block.
 func viewCall(to common.Address, data []byte) *rpcCall {
 	return &rpcCall{Method: "eth_call", Params: []any{map[string]string{"to": to.Hex(), "data": hexutil.Encode(data)}, "latest"}}

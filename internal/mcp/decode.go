@@ -10,6 +10,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/common/math"
 
 	"github.com/sigil/sigil/client"
@@ -85,7 +86,7 @@ type effect struct {
 
 // amount is an exact amount: base units, and token units when the token's decimals are known.
 type amount struct {
-	Role      string `json:"role"` // allowance, deposit, shares, transfer, supply, withdrawal, stake, unstake, value
+	Role      string `json:"role"` // allowance, deposit, shares, transfer, supply, withdrawal, stake, unstake, value, payout
 	Amount    string `json:"amount,omitempty"`
 	AmountRaw string `json:"amountRaw"`
 	Token     string `json:"token"` // the token's address, or "native"
@@ -201,8 +202,10 @@ func amountsOf(c *call, to common.Address) ([]tokenRef, string) {
 		return []tokenRef{{role: "deposit", raw: c.num(1), assetOf: &vault}}, "deposits %s through the fee wrapper " + to.Hex() + " into the vault " + vault.Hex() + ", its shares to " + c.addr(2).Hex()
 	case "requestUnstake(uint256)":
 		return []tokenRef{{role: "unstake", raw: c.num(0), token: to}}, "asks the staking contract " + to.Hex() + " to unstake %s"
-	case "stake()", "stakeFor(address)", "stake(address,address)":
+	case "stake()", "stakeFor(address)":
 		return nil, "stakes with " + to.Hex()
+	case "stake(address,address)":
+		return nil, "stakes with " + c.addr(0).Hex() + " through the fee wrapper " + to.Hex() + ", for " + c.addr(1).Hex()
 	case "withdraw()":
 		return nil, "withdraws what the staking contract " + to.Hex() + " holds for the caller after its cooldown"
 	case "claimRewards()":
@@ -215,10 +218,11 @@ func amountsOf(c *call, to common.Address) ([]tokenRef, string) {
 // chain (the token's own contract) when a node is configured, else from the yield's metadata (hints).
 func (s *Server) describeTxs(ctx context.Context, txs []*evmTx, hints *yield) []effect {
 	type pending struct {
-		tx   *evmTx
-		call *call
-		refs []tokenRef
-		desc string
+		tx     *evmTx
+		call   *call
+		refs   []tokenRef
+		desc   string
+		payout *rpcCall // what the call will pay the caller, read from the contract
 	}
 	list := make([]pending, len(txs))
 	byChain := map[int64][]common.Address{}
@@ -228,6 +232,7 @@ func (s *Server) describeTxs(ctx context.Context, txs []*evmTx, hints *yield) []
 		if tx.To != nil {
 			p.call = decodeCall(tx.Data)
 			p.refs, p.desc = amountsOf(p.call, *tx.To)
+			p.payout = payoutRead(p.call, *tx.To, tx.From)
 			for _, r := range p.refs {
 				if r.assetOf != nil {
 					vaultsByChain[tx.ChainID] = append(vaultsByChain[tx.ChainID], *r.assetOf)
@@ -254,11 +259,66 @@ func (s *Server) describeTxs(ctx context.Context, txs []*evmTx, hints *yield) []
 			book.chain[tokenKey{chainID, a}] = m
 		}
 	}
+	payouts := map[int64][]*rpcCall{}
+	for _, p := range list {
+		if p.payout != nil {
+			payouts[p.tx.ChainID] = append(payouts[p.tx.ChainID], p.payout)
+		}
+	}
+	for chainID, calls := range payouts {
+		s.chains.reads(ctx, chainID, calls)
+	}
 	out := make([]effect, len(list))
 	for i, p := range list {
 		out[i] = book.effect(p.tx, p.call, p.refs, p.desc)
+		if v, ok := payoutOf(p.payout); ok {
+			out[i].addPayout(v)
+		}
 	}
 	return out
+}
+
+// payoutRead is the view call that says what a staking contract's claimRewards() or withdraw() will pay the caller
+// (its claimable rewards, its pending unstake), so that the effect states an amount the calldata does not hold. Both
+// staking contracts name the views alike.
+func payoutRead(c *call, to common.Address, from string) *rpcCall {
+	if c == nil || !common.IsHexAddress(from) {
+		return nil
+	}
+	var data []byte
+	switch c.method.Sig {
+	case "claimRewards()":
+		data, _ = abis.NativeStaking.Pack("claimableRewards", common.HexToAddress(from))
+	case "withdraw()":
+		data, _ = abis.NativeStaking.Pack("pendingUnstakeOf", common.HexToAddress(from))
+	default:
+		return nil
+	}
+	return viewCall(to, data)
+}
+
+// payoutOf is the amount a payout read answered: the first value of the answer, in wei.
+func payoutOf(read *rpcCall) (*big.Int, bool) {
+	if read == nil || read.Err != nil || read.Result == nil {
+		return nil, false
+	}
+	var h string
+	if json.Unmarshal(read.Result, &h) != nil {
+		return nil, false
+	}
+	data, err := hexutil.Decode(h)
+	if err != nil || len(data) < 32 {
+		return nil, false
+	}
+	return new(big.Int).SetBytes(data[:32]), true
+}
+
+// addPayout states what the call pays the caller, in the native coin, as the contract answered at the latest block.
+func (e *effect) addPayout(wei *big.Int) {
+	d := uint8(18)
+	v := amount{Role: "payout", AmountRaw: wei.String(), Amount: units.Format(wei, 18), Token: "native", Decimals: &d, DecimalsFrom: "native"}
+	e.Amounts = append(e.Amounts, v)
+	e.Description += ", paying the caller " + v.text() + " (the contract's answer at the latest block)"
 }
 
 // tokenBook is what is known of tokens: from their contracts (chain) and from the yield service (hints).

@@ -4,7 +4,8 @@
 // with evaluate_activity and a simulation, signs the approval and sends it, sends the deposit, reads the balance and
 // exits; a transfer to another contract is denied with the policy engine's reason; a transfer that needs a root user's
 // approval waits for it, and the agent's poll completes once the root user approves: through the API, or (over HTTP) in
-// the dashboard, at the link the tool gave, where the activity shows it came through MCP and which tool.
+// the dashboard, at the link the tool gave, where the activity shows it came through MCP and which tool. A second test
+// walks a staking position's pending actions (claim, then withdraw after the cooldown) through actions_manage.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -64,7 +65,7 @@ async function newAgent(label) {
     policy("approve USDC", token, "0x095ea7b3"), policy("deposit into the vault", vault, "0x6e553f65"),
     policy("withdraw from the vault", vault, "0xba087652"),
     policy("transfer USDC with approval", token, "0xa9059cbb", ` && approvers.any(user, user.id == '${boot.userId}')`)] }));
-  return { userId, keyFile, address, yieldId: vaultYield.id, token, vault };
+  return { userId, keyFile, address, walletId, yieldId: vaultYield.id, token, vault };
 }
 
 // connect starts an MCP session with sigil mcp as the agent, over the transport; close ends it and its process. The
@@ -226,3 +227,66 @@ async function journey(client, agent, approveAsRoot) {
   assert.equal(done.sigil.status, "ACTIVITY_STATUS_COMPLETED", JSON.stringify(done));
   assert.match(done.sigil.signedTransaction, /^0x02/);
 }
+
+// A staking position's pending actions, as the skill walks them: stake ETH through the fee wrapper, let chain time
+// pass (the dev chain pays that time's rewards), exit, claim what yields_get_balances offers with actions_manage, wait
+// out the cooldown, and withdraw with the passthrough the balance then offers. The agent may call only the staking
+// functions its policy names.
+test("a staking position's pending actions through actions_manage, with the official MCP client", async () => {
+  const agent = await newAgent("manage");
+  const { client, close } = await connect(agent, "stdio");
+  const rpc = (method, params) => fetch(boot.chainRpcUrl, { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) }).then((r) => r.json());
+  const increaseTime = async (seconds) => assert.equal((await rpc("evm_increaseTime", [seconds])).error, undefined);
+  const pending = async (yieldId, type) => {
+    const res = await ok(client, "yields_get_balances", { walletAddress: agent.address, yieldId });
+    return res.untrusted.yieldService.items.flatMap((i) => i.balances).flatMap((b) => b.pendingActions).find((p) => p.type === type);
+  };
+  const sendAll = async (action) => {
+    for (const tx of action.untrusted.yieldService.transactions) {
+      const sent = await ok(client, "send_transaction", { unsignedTransaction: tx.unsignedTransaction, transactionId: tx.id });
+      assert.equal(sent.sigil.status, "INCLUDED");
+      await waitConfirmed(client, tx.id);
+    }
+  };
+  try {
+    const found = await ok(client, "yields_get_all", { networks: [boot.network], types: ["staking"] });
+    const yieldId = found.untrusted.yieldService.items.map((y) => y.id).find((id) => id.endsWith("-eth-native-staking"));
+    assert.ok(yieldId, "native ETH staking");
+    const enter = await ok(client, "actions_enter", { yieldId, walletAddress: agent.address, amount: "0.5" });
+    const [stake] = enter.sigil.transactions;
+    assert.equal(stake.function, "stake(address,address)");
+    assert.equal(stake.value.amount, "0.5");
+    const wrapper = stake.contract.toLowerCase(), staking = stake.arguments.staking.toLowerCase();
+    const calls = [[wrapper, "0x808615ac"], [staking, "0x372500ab"], [staking, "0x23095721"], [staking, "0x3ccfd60b"]]; // stake(address,address), claimRewards(), requestUnstake(uint256), withdraw()
+    await root.createPolicies(envelope("ACTIVITY_TYPE_CREATE_POLICIES", { policies: [{ policyName: `staking ${agent.userId.slice(0, 8)}`,
+      effect: "EFFECT_ALLOW", notes: "", consensus: `approvers.any(user, user.id == '${agent.userId}')`,
+      condition: `wallet.id == '${agent.walletId}' && (` + calls.map(([to, sel]) => `(eth.tx.to == '${to}' && eth.tx.data[0..10] == '${sel}')`).join(" || ") + ")" }] }));
+    await sendAll(enter);
+
+    // A minute of chain time pays rewards; the exit books them (the unstaked amount earns nothing more) for the claim.
+    await increaseTime(60);
+    const exit = await ok(client, "actions_exit", { yieldId, walletAddress: agent.address, arguments: { useMaxAmount: true } });
+    assert.equal(exit.sigil.transactions[0].function, "requestUnstake(uint256)");
+    await sendAll(exit);
+    const claim = await pending(yieldId, "CLAIM_REWARDS");
+    assert.ok(claim, "CLAIM_REWARDS is offered once rewards are paid");
+    const claimed = await ok(client, "actions_manage", { yieldId, walletAddress: agent.address, action: "CLAIM_REWARDS", passthrough: claim.passthrough });
+    assert.equal(claimed.sigil.transactions[0].function, "claimRewards()");
+    assert.deepEqual([claimed.sigil.transactions[0].amounts[0].role, claimed.sigil.transactions[0].amounts[0].amount], ["payout", claim.amount]);
+    await sendAll(claimed);
+    assert.equal(await pending(yieldId, "CLAIM_REWARDS"), undefined, "the rewards are claimed");
+    assert.equal(await pending(yieldId, "WITHDRAW"), undefined, "WITHDRAW waits for the cooldown");
+
+    await increaseTime(11 * 60); // the dev staking contract's cooldown is ten minutes
+    const withdraw = await pending(yieldId, "WITHDRAW");
+    assert.ok(withdraw, "WITHDRAW is offered once the cooldown has passed");
+    const withdrawn = await ok(client, "actions_manage", { yieldId, walletAddress: agent.address, action: "WITHDRAW", passthrough: withdraw.passthrough });
+    assert.equal(withdrawn.sigil.transactions[0].function, "withdraw()");
+    assert.match(withdrawn.summary, /paying the caller 0\.\d+ of the native coin/);
+    await sendAll(withdrawn);
+    assert.equal(await pending(yieldId, "WITHDRAW"), undefined, "the unstake is withdrawn");
+  } finally {
+    await close();
+  }
+});
