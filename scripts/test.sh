@@ -22,21 +22,27 @@ tally="$work/tally"
 : >"$tally"
 # record NAME RAN PASSED FAILED SKIPPED
 record() { echo "$1 $2 $3 $4 $5" >>"$tally"; }
+# Each stage's wall-clock seconds, beside the tally, so that a reader sees where the run's time goes.
+times="$work/times"
+: >"$times"
+timed() { echo "$1 $2" >>"$times"; }
 # checks NAME COMMAND...: a stage that is one check, passed when the command exits 0.
 checks() {
-  local name=$1; shift
+  local name=$1 start=$SECONDS; shift
   if "$@"; then record "$name" 1 1 0 0; else echo "--- FAIL: $name"; record "$name" 1 0 1 0; fi
+  timed "$name" $((SECONDS - start))
 }
 # go_tests NAME ARGS...: go test -json ARGS, printed briefly (a line a package, the output of what failed) and counted.
 go_tests() {
-  local name=$1 lines; shift
+  local name=$1 lines start=$SECONDS; shift
   lines=$(wc -l <"$tally")
   go test -json "$@" 2>&1 | python3 "$root/scripts/tally-go-test.py" "$tally" "$name" || true
   [ "$(wc -l <"$tally")" -gt "$lines" ] || record "$name" 1 0 1 0 # the counting itself failed
+  timed "$name" $((SECONDS - start))
 }
 # node_tests NAME COMMAND...: a run of node's test runner, counted from the totals it prints last.
 node_tests() {
-  local name=$1 out="$work/node-$1.log"; shift
+  local name=$1 out="$work/node-$1.log" start=$SECONDS; shift
   local code=0
   "$@" 2>&1 | tee "$out" || code=$?
   python3 - "$out" "$tally" "$name" "$code" <<'PY'
@@ -54,14 +60,16 @@ skipped = n.get("skipped", 0) + n.get("todo", 0)
 passed = n.get("pass", 0)
 open(tally, "a").write(f"{name} {passed + failed + skipped} {passed} {failed} {skipped}\n")
 PY
+  timed "$name" $((SECONDS - start))
 }
 summary() {
   [ -s "$tally" ] || return 0
   echo "==> summary"
-  awk '{ printf "%-34s %6d ran %6d passed %4d failed %4d skipped\n", $1, $2, $3, $4, $5;
+  awk -v times="$times" -v total="$SECONDS" 'FILENAME == times { secs[$1] = $2; next }
+       { printf "%-34s %6d ran %6d passed %4d failed %4d skipped %5ds\n", $1, $2, $3, $4, $5, secs[$1];
          r += $2; p += $3; f += $4; s += $5 }
-       END { printf "%-34s %6d ran %6d passed %4d failed %4d skipped\n", "all stages", r, p, f, s;
-             printf "tests: %d passed, %d failed, %d skipped\n", p, f, s }' "$tally"
+       END { printf "%-34s %6d ran %6d passed %4d failed %4d skipped %5ds\n", "all stages", r, p, f, s, total;
+             printf "tests: %d passed, %d failed, %d skipped\n", p, f, s }' "$times" "$tally"
 }
 # The tally is the last thing printed, after the clean-up's own messages.
 on_exit() {
