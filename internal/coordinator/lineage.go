@@ -17,7 +17,8 @@ import (
 //   - A session profile's limits hold for everything made with its sessions. An API key or a session made with a
 //     credential bound by a profile is bound by the same profile (every request it stamps must satisfy the scope) and
 //     expires when that credential does, at the latest. A passkey or an OIDC identity cannot be bound so (neither
-//     expires, and each logs in afresh), and is not registered with such a credential at all.
+//     expires, and each logs in afresh), and is not registered with such a credential at all; nor is an e-mail
+//     address or phone number set with one, since a login code sent to it opens a session of its own.
 //   - A line counts once toward MFA: of the credentials a user made from one first credential (and from those made
 //     from it), at most one meets a step of an MFA policy (mfaProgress), so a key cannot approve for the second
 //     factor what it approved for the first through a session or a passkey it made.
@@ -127,6 +128,20 @@ func (l lineage) bindFactor(what string, u *User, createdBy, origin *string, now
 	*createdBy = l.by
 	if l.userID == u.ID {
 		*origin = l.origin
+	}
+	return nil
+}
+
+// bindContact refuses an e-mail address or phone number (what names it, field where it is) set with a credential bound by a session
+// profile: a code sent to it logs in afresh, and that session would be bound by neither the profile's scope nor its
+// expiry. Clearing one is allowed.
+func (l lineage) bindContact(field, what string, now time.Time) error {
+	if err := l.usable(now); err != nil {
+		return err
+	}
+	if l.profile != "" {
+		return apierr.Denied("%s: this request was stamped by a session of session profile %s, which cannot set %s: "+
+			"a login code sent to it would open a session the profile does not bind; set it with a credential that no session profile binds", field, l.profile, what)
 	}
 	return nil
 }

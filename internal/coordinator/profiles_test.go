@@ -164,6 +164,41 @@ func TestSessionProfileBindsWhatItsSessionsMake(t *testing.T) {
 			t.Errorf("a passkey registered by the session: %v", err)
 		}
 
+		// An e-mail address or a phone number, for its own user or a new one: refused, since a login code sent to it
+		// would open a session the profile does not bind. Nothing is written.
+		escapes := map[string]func() error{
+			"UPDATE_USER_EMAIL": func() error {
+				_, _, err := session.UpdateUserEmail(bg, org, api.UpdateUserEmailIntent{UserID: root, UserEmail: "escape@example.com"})
+				return err
+			},
+			"UPDATE_USER_PHONE_NUMBER": func() error {
+				_, _, err := session.UpdateUserPhoneNumber(bg, org, api.UpdateUserPhoneNumberIntent{UserID: root, UserPhoneNumber: "+15555550123"})
+				return err
+			},
+			"UPDATE_USER": func() error {
+				email := "escape@example.com"
+				_, _, err := session.UpdateUser(bg, org, api.UpdateUserIntent{UserID: root, UserEmail: &email})
+				return err
+			},
+			"CREATE_USERS": func() error {
+				_, _, err := session.CreateUsers(bg, org, api.CreateUsersIntentV4{Users: []api.UserParamsV4{{UserName: "escapee",
+					UserEmail: "escapee@example.com", APIKeys: []api.APIKeyParamsV2{}, Authenticators: []api.AuthenticatorParamsV2{},
+					OauthProviders: []api.OauthProviderParamsV2{}, UserTags: []string{}}}})
+				return err
+			},
+		}
+		for name, escape := range escapes {
+			if err := escape(); !client.IsCode(err, apierr.PermissionDenied) || !strings.Contains(err.Error(), "login code") {
+				t.Errorf("%s by the session, setting a contact: %v", name, err)
+			}
+		}
+		if u, err := s.root.GetUser(bg, org, root); err != nil || u.User.UserEmail != "" || u.User.UserPhoneNumber != "" {
+			t.Errorf("the root user after the refused changes: %+v %v", u, err)
+		}
+		if users, err := s.root.ListUsers(bg, org); err != nil || len(users.Users) != 1 {
+			t.Errorf("the organization's users after the refused CREATE_USERS: %v %v", users, err)
+		}
+
 		// When the session ends, so does everything it made.
 		clock.Advance(61 * time.Second)
 		for name, key := range map[string]*stamp.APIKey{"API key": apiKey, "session": dayKey} {

@@ -115,6 +115,10 @@ func (x *execution) addUser(org *Org, s userSpec) (*User, error) {
 	if err := checkContactFree(org, u.ID, s.path, s.Email, s.Phone); err != nil {
 		return nil, err
 	}
+	from := x.madeByStamp()
+	if err := x.contactsAllowed(from, s.path, s.Email, s.Phone); err != nil {
+		return nil, err
+	}
 	for i, tagID := range s.Tags {
 		if org.Tag(tagID) == nil {
 			return nil, apierr.NotFoundf("%s.userTags[%d]: tag %s not found", s.path, i, tagID)
@@ -122,7 +126,6 @@ func (x *execution) addUser(org *Org, s userSpec) (*User, error) {
 		u.Tags = append(u.Tags, tagID)
 	}
 	org.Users = append(org.Users, u)
-	from := x.madeByStamp()
 	if _, err := x.addAPIKeys(org, u, s.path+".apiKeys", s.APIKeys, from); err != nil {
 		return nil, err
 	}
@@ -331,11 +334,29 @@ func execUpdateUser(x *execution, p *api.UpdateUserIntent) (*api.UserIDResult, e
 	return &api.UserIDResult{UserID: u.ID}, nil
 }
 
+// contactsAllowed refuses an e-mail address or phone number set by a credential a session profile binds (lineage.go).
+func (x *execution) contactsAllowed(from lineage, path, email, phone string) error {
+	if email != "" {
+		if err := from.bindContact(path+".userEmail", "an e-mail address", x.now); err != nil {
+			return err
+		}
+	}
+	if phone != "" {
+		if err := from.bindContact(path+".userPhoneNumber", "a phone number", x.now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (x *execution) setEmail(u *User, email string) error {
 	if err := checkContactFree(x.org, u.ID, "parameters", email, ""); err != nil {
 		return err
 	}
 	if !strings.EqualFold(u.Email, email) {
+		if err := x.contactsAllowed(x.madeByStamp(), "parameters", email, ""); err != nil {
+			return err
+		}
 		u.EmailVerified = false
 	}
 	u.Email = email
@@ -347,6 +368,9 @@ func (x *execution) setPhone(u *User, phone string) error {
 		return err
 	}
 	if u.Phone != phone {
+		if err := x.contactsAllowed(x.madeByStamp(), "parameters", "", phone); err != nil {
+			return err
+		}
 		u.PhoneVerified = false
 	}
 	u.Phone = phone
