@@ -29,3 +29,7 @@ platform_packages=$(git ls-files '*_linux.go' '*_unix.go' '*_windows.go' '*_darw
 for goos in darwin windows; do
   GOOS=$goos GOARCH=amd64 CGO_ENABLED=0 "$tools/staticcheck" $platform_packages
 done
+# The code that builds only with cgo (libsecp256k1 through go-ethereum), when the test command turned cgo off.
+if [ "$(go env CGO_ENABLED)" = 0 ] && command -v gcc >/dev/null; then
+  CGO_ENABLED=1 "$tools/staticcheck" ./internal/keys ./stamp
+fi

@@ -198,6 +198,7 @@ type Coordinator struct {
 	sendWorker    atomic.Pointer[send.Worker]        // this process's send worker, while RunSends runs
 	networks      atomic.Pointer[send.Networks]      // the networks it sends on (Config.Networks, or UseNetworks)
 	swapVenues    atomic.Pointer[swap.Venues]        // the networks it swaps on (Config.SwapVenues, or UseSwapVenues)
+	swapConfigs   swapConfigCache                    // organizations' swap configurations as last read (swaps.go)
 	earn          atomic.Pointer[earn.Catalogue]     // Earn's networks and vaults (UseEarn); nil: Earn is off
 
 	chainData      chainsState         // the networks the balance watchers follow, and the balances read there (chaindata.go)

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -66,17 +67,27 @@ type quoteWork struct {
 	amount                *big.Int
 	slippageBps           int64
 	config                store.SwapConfig // as the quote was priced with it
+	configured            bool             // config is set
 	quote                 *swap.Quote
 	priced                bool  // price ran (ahead of the transaction, or in it)
 	priceErr              error // and failed so
 }
 
 // price prices the quote once: ahead of the transaction, or in it when nothing ran ahead (an activity executed by
-// votes, a dry run).
+// votes, a dry run). The client fee is the organization's configuration as last read (cached: no round trip ahead of
+// the transaction), which the transaction checks.
 func (w *quoteWork) price(x *execution) error {
-	if !w.priced {
-		w.priced, w.priceErr = true, x.priceQuote(w)
+	if w.priced {
+		return w.priceErr
 	}
+	if !w.configured {
+		if w.config, w.priceErr = x.c.swapConfig(x.ctx, x.org.ID); w.priceErr != nil {
+			w.priced = true
+			return w.priceErr
+		}
+		w.configured = true
+	}
+	w.priced, w.priceErr = true, x.priceQuote(w)
 	return w.priceErr
 }
 
@@ -136,9 +147,6 @@ func (x *execution) priceQuote(w *quoteWork) error {
 	if err != nil {
 		return err
 	}
-	if w.config, err = x.c.swapConfig(x.ctx, x.org.ID); err != nil {
-		return err
-	}
 	recipient := w.destination
 	if recipient == (common.Address{}) {
 		recipient = w.signWith
@@ -151,12 +159,10 @@ func (x *execution) priceQuote(w *quoteWork) error {
 	return swapError(err)
 }
 
-// prepareQuote checks, in the transaction, that the signer is still the organization's and the client fee the one the
-// quote was priced with, and gives the policy engine the signer.
+// prepareQuote checks, in the transaction, that the signer is still the organization's and prices the quote with the
+// client fee the transaction sees (again, if it is not the one the quote was priced with ahead), and gives the policy
+// engine the signer.
 func (x *execution) prepareQuote(w *quoteWork, d *decisionRequest) error {
-	if err := w.price(x); err != nil {
-		return err
-	}
 	s, err := x.swapSigner(w.signWith)
 	if err != nil {
 		return err
@@ -168,8 +174,20 @@ func (x *execution) prepareQuote(w *quoteWork, d *decisionRequest) error {
 	if err != nil {
 		return err
 	}
+	x.c.swapConfigs.put(now)
+	if !w.priced { // nothing ran ahead: price with what the transaction sees
+		w.config, w.configured = now, true
+	}
+	if err := w.price(x); err != nil {
+		return err
+	}
 	if now != w.config {
-		return apierr.New(apierr.Aborted, "REQUEST_INVALID", "the organization's swap configuration changed while the quote was priced; ask for a quote again")
+		// Changed since it was read (by another process, or while the quote was priced): price again with the
+		// configuration the transaction sees. Rare, as the cache is corrected here.
+		w.config, w.priced = now, false
+		if err := w.price(x); err != nil {
+			return err
+		}
 	}
 	d.facts = &policy.Input{}
 	s.facts(d.facts)
@@ -265,13 +283,52 @@ func (x *execution) swapSigner(addr common.Address) (*signer, error) {
 	return s, nil
 }
 
-// swapConfig is the organization's swap configuration (no client fee when it has none).
+// swapConfig is the organization's swap configuration (no client fee when it has none), as last read: a quote's
+// transaction reads it again and prices anew if it changed.
 func (c *Coordinator) swapConfig(ctx context.Context, orgID string) (store.SwapConfig, error) {
+	if cfg, ok := c.swapConfigs.get(orgID); ok {
+		return cfg, nil
+	}
 	cfg, err := c.store.SwapConfigOf(ctx, orgID)
 	if errors.Is(err, store.ErrNotFound) {
-		return defaultSwapConfig(orgID), nil
+		cfg, err = defaultSwapConfig(orgID), nil
 	}
-	return cfg, err
+	if err != nil {
+		return store.SwapConfig{}, err
+	}
+	c.swapConfigs.put(cfg)
+	return cfg, nil
+}
+
+// swapConfigCache holds organizations' swap configurations as last read, so that pricing a quote ahead of its
+// transaction costs no database round trip. It is bounded: when full, it starts over.
+type swapConfigCache struct {
+	mu sync.Mutex
+	m  map[string]store.SwapConfig
+}
+
+const maxCachedSwapConfigs = 10_000
+
+func (c *swapConfigCache) get(orgID string) (store.SwapConfig, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cfg, ok := c.m[orgID]
+	return cfg, ok
+}
+
+func (c *swapConfigCache) put(cfg store.SwapConfig) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCachedSwapConfigs {
+		c.m = make(map[string]store.SwapConfig)
+	}
+	c.m[cfg.OrgID] = cfg
+}
+
+func (c *swapConfigCache) forget(orgID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, orgID)
 }
 
 func defaultSwapConfig(orgID string) store.SwapConfig {
@@ -356,6 +413,7 @@ func execUpsertSwapConfig(x *execution, p *api.UpsertSwapConfigIntent) (*api.Ups
 	if err := x.tx.PutSwapConfig(x.ctx, cfg); err != nil {
 		return nil, err
 	}
+	x.c.swapConfigs.forget(x.org.ID) // read afresh by the next quote (one read before the commit is corrected by its transaction)
 	out := &api.UpsertSwapConfigResult{FeeReceiverWalletAddress: cfg.FeeReceiver, FeeBps: strconv.FormatInt(cfg.FeeBps, 10)}
 	if cfg.StableFeeBps >= 0 {
 		out.StableFeeBps = strconv.FormatInt(cfg.StableFeeBps, 10)

@@ -580,3 +580,29 @@ func TestSwapsAreTheOrganizationsOwn(t *testing.T) {
 		}
 	})
 }
+
+// A process prices a quote ahead of its transaction with the organization's swap configuration as it last read it; one
+// changed meanwhile by another process of the deployment is the one the transaction sees, and the quote is priced
+// anew with it rather than recorded with the old fee or refused.
+func TestSwapQuoteTakesAConfigurationAnotherProcessChanged(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		node := devChain(t)
+		s := swapStack(t, b, nil, node)
+		org := s.boot.OrganizationID
+		from := s.fundedWallet(node, "trader", 1, 5_000_000_000)
+		feeTo := s.fundedWallet(node, "fees", 1, 0)
+		params := api.CreateSwapQuoteIntentV2{SignWith: from, InputToken: asset(node, contracts.USDC), OutputToken: asset(node, contracts.WETH), InputAmount: "1000000000"}
+		if q := mustQuote(t, s.root, org, params); q.ClientFeeBps != "0" {
+			t.Fatalf("a quote with no configuration: fee %s bps", q.ClientFeeBps)
+		}
+		second := (&stack{t: t, srv: secondCoordinator(t, s, b), stamps: s.stamps}).client(s.boot.APIKey)
+		if _, _, err := second.UpsertSwapConfig(bg, org, api.UpsertSwapConfigIntent{FeeReceiverWalletAddress: &feeTo, FeeBps: ptr("30")}); err != nil {
+			t.Fatal(err)
+		}
+		q := mustQuote(t, s.root, org, params)
+		if q.ClientFeeBps != "30" || len(q.Fees) == 0 || q.Fees[0].Amount != "3000000" || q.Fees[0].Recipient != common.HexToAddress(feeTo).Hex() {
+			t.Fatalf("the quote after another process set a 30 bps fee: %+v", q)
+		}
+	})
+}
