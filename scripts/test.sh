@@ -128,10 +128,18 @@ echo "==> go test ./... (SQLite and PostgreSQL)"
 export SIGIL_REQUIRE_SDKS=1
 # go test's default limit of 10 minutes a package is a machine-speed assumption: on a loaded 2-core machine the
 # coordinator's tests alone have taken longer. An hour a package still stops a test that hangs.
-go_tests "go-test" -count=1 -timeout 60m ./...
+#
+# The packages whose goroutines share state (the store's committer, the workers, the engine, the proxy) run under the
+# race detector. The coordinator's tests, the longest, run once on each backend: on PostgreSQL here, on SQLite under
+# the race detector below (SIGIL_TEST_BACKENDS, internal/testdb); the engine's goroutines are the same on both.
+race_packages=(./internal/store ./internal/webhook ./internal/send ./internal/authproxy)
+mapfile -t plain_packages < <(go list ./... | grep -v -x -F -e "$(go list -m)/internal/coordinator" $(printf -- "-e $(go list -m)/%s " "${race_packages[@]#./}"))
+go_tests "go-test" -count=1 -timeout 60m "${plain_packages[@]}"
+SIGIL_TEST_BACKENDS=postgres go_tests "go-test-coordinator-postgres" -count=1 -timeout 60m ./internal/coordinator
 
 echo "==> the race detector over the packages whose goroutines share state (the store's committer, the workers, the engine, the proxy)"
-CGO_ENABLED=1 go_tests "go-test-race" -race -count=1 -timeout 60m ./internal/store ./internal/webhook ./internal/send ./internal/coordinator ./internal/authproxy
+CGO_ENABLED=1 go_tests "go-test-race" -race -count=1 -timeout 60m "${race_packages[@]}"
+SIGIL_TEST_BACKENDS=sqlite CGO_ENABLED=1 go_tests "go-test-race-coordinator-sqlite" -race -count=1 -timeout 60m ./internal/coordinator
 
 echo "==> the packages whose code differs with cgo (signing and verifying secp256k1 through libsecp256k1), built with it"
 CGO_ENABLED=1 go_tests "go-test-cgo" -count=1 ./internal/keys ./stamp

@@ -1,6 +1,10 @@
 // Package testdb gives tests a fresh database of each backend: SQLite always, PostgreSQL when SIGIL_TEST_POSTGRES_URL
 // names a server (the README's test command starts one). Under CI a missing PostgreSQL is a failure, not a skip, so
 // both backends really are tested on every run.
+//
+// SIGIL_TEST_BACKENDS (a comma-separated list: sqlite, postgres; both when unset) limits a run to some backends, so
+// that the test command can run a package's tests on one backend under the race detector and on the other without
+// it, each test once on each backend.
 package testdb
 
 import (
@@ -8,6 +12,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -22,10 +27,35 @@ type Backend struct {
 	Dir  string
 }
 
-// Each runs fn once per backend, each with a database of its own.
+// Each runs fn once per backend, each with a database of its own (the backends SIGIL_TEST_BACKENDS lists).
 func Each(t *testing.T, fn func(t *testing.T, b Backend)) {
-	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite(t)) })
-	t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t)) })
+	if Listed("sqlite") {
+		t.Run("sqlite", func(t *testing.T) { fn(t, SQLite(t)) })
+	}
+	if Listed("postgres") {
+		t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t)) })
+	}
+}
+
+// Listed says whether this run tests the backend: SIGIL_TEST_BACKENDS lists it, or is unset.
+func Listed(backend string) bool {
+	list := os.Getenv("SIGIL_TEST_BACKENDS")
+	if list == "" {
+		return true
+	}
+	for _, name := range strings.Split(list, ",") {
+		if strings.TrimSpace(name) == backend {
+			return true
+		}
+	}
+	return false
+}
+
+// skipUnlisted skips a test of a backend this run does not test.
+func skipUnlisted(t testing.TB, backend string) {
+	if !Listed(backend) {
+		t.Skipf("SIGIL_TEST_BACKENDS=%s: this run does not test %s", os.Getenv("SIGIL_TEST_BACKENDS"), backend)
+	}
 }
 
 // Another returns a fresh database of b's kind, for a second, independent deployment in one test.
@@ -38,12 +68,14 @@ func Another(t testing.TB, b Backend) Backend {
 
 // SQLite returns a fresh SQLite database in a temporary directory.
 func SQLite(t testing.TB) Backend {
+	skipUnlisted(t, "sqlite")
 	dir := t.TempDir()
 	return Backend{Name: "sqlite", URL: filepath.Join(dir, "sigil.db"), Dir: dir}
 }
 
 // Postgres creates a fresh PostgreSQL database (a schema of its own), dropped when the test ends.
 func Postgres(t testing.TB) Backend {
+	skipUnlisted(t, "postgres")
 	admin := os.Getenv("SIGIL_TEST_POSTGRES_URL")
 	if admin == "" {
 		if os.Getenv("CI") != "" {
