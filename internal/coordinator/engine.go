@@ -87,7 +87,7 @@ func (c *Coordinator) votedOn(ctx context.Context, rec *record) (*api.ActivityRe
 	if err := json.Unmarshal(rec.Result, &res); err != nil {
 		return nil, err
 	}
-	row, err := c.store.ActivityByID(ctx, res.ActivityID)
+	row, err := c.store.ActivityByID(ctx, rec.OrganizationID, res.ActivityID) // a vote is on an activity of its own organization
 	if err != nil {
 		return nil, err
 	}

@@ -297,8 +297,8 @@ func queryGetMfaStatus(r *reader, q *api.GetMfaStatusRequest) (*api.GetMfaStatus
 			return nil, err
 		}
 	}
-	row, err := r.c.store.ActivityByID(r.ctx, q.ActivityID)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && row.OrgID != r.org.ID) {
+	row, err := r.c.store.ActivityByID(r.ctx, r.org.ID, q.ActivityID)
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierr.NotFoundf("no activity %s in organization %s", q.ActivityID, r.org.ID)
 	}
 	if err != nil {

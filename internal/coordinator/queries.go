@@ -115,8 +115,8 @@ func (r *reader) activity(id string) (*record, error) {
 	if err := checkID("activityId", id); err != nil {
 		return nil, err
 	}
-	row, err := r.c.store.ActivityByID(r.ctx, id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && row.OrgID != r.org.ID) {
+	row, err := r.c.store.ActivityByID(r.ctx, r.org.ID, id)
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierr.NotFoundf("no activity %s in organization %s", id, r.org.ID)
 	}
 	if err != nil {

@@ -51,7 +51,7 @@ func (x *execution) target(fingerprint string) (*record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if row, err = x.tx.LockActivity(x.ctx, row.ID); err != nil {
+	if row, err = x.tx.LockActivity(x.ctx, x.org.ID, row.ID); err != nil {
 		return nil, err
 	}
 	rec, err := x.c.decodeRecord(row)

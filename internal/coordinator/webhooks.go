@@ -458,7 +458,7 @@ func (c *Coordinator) renderActivityEvent(ctx context.Context, d store.WebhookDe
 	if d.EventType != api.WebhookActivityUpdates {
 		return nil, store.Undeliverable("%s events carry their body", d.EventType)
 	}
-	row, err := c.store.ActivityByID(ctx, d.Subject)
+	row, err := c.store.ActivityByID(ctx, d.OrgID, d.Subject)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, store.Undeliverable("activity %s is gone", d.Subject)
 	}

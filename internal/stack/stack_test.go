@@ -698,7 +698,7 @@ func TestCloseUnderLoadLosesNothingAcknowledged(t *testing.T) {
 	}
 	defer st.Close()
 	for _, id := range acknowledged {
-		if _, err := st.ActivityByID(context.Background(), id); err != nil {
+		if _, err := st.ActivityByID(context.Background(), b.OrganizationID, id); err != nil {
 			t.Errorf("acknowledged activity %s: %v", id, err)
 		}
 	}

@@ -106,25 +106,25 @@ func (t *Tx) ActivityAwaitingVotes(ctx context.Context, orgID, fingerprint strin
 	return scanActivity(t.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE org_id = ? AND fingerprint = ? AND status = '"+StatusAwaitingAuthenticators+"'", orgID, fingerprint))
 }
 
-// LockActivity reads an activity by id and holds it for the rest of the transaction (votes on one activity run one
-// after the other).
-func (t *Tx) LockActivity(ctx context.Context, id string) (Activity, error) {
-	return scanActivity(t.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE id = ?"+t.d.forUpdate, id))
+// LockActivity reads an organization's activity by id and holds it for the rest of the transaction (votes on one
+// activity run one after the other).
+func (t *Tx) LockActivity(ctx context.Context, orgID, id string) (Activity, error) {
+	return scanActivity(t.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE org_id = ? AND id = ?"+t.d.forUpdate, orgID, id))
 }
 
 // UpdateActivity stores an activity's new status, record and evaluations.
 func (t *Tx) UpdateActivity(ctx context.Context, a Activity) error {
-	_, err := t.exec(ctx, "UPDATE activities SET status = ?, record = ?, evaluations = ?, updated_at = ? WHERE id = ?",
-		a.Status, string(a.Record), string(a.evaluations()), a.UpdatedAt, a.ID)
+	_, err := t.exec(ctx, "UPDATE activities SET status = ?, record = ?, evaluations = ?, updated_at = ? WHERE org_id = ? AND id = ?",
+		a.Status, string(a.Record), string(a.evaluations()), a.UpdatedAt, a.OrgID, a.ID)
 	if err != nil {
 		return fmt.Errorf("store: update activity: %w", err)
 	}
 	return nil
 }
 
-// ActivityByID reads an activity.
-func (s *Store) ActivityByID(ctx context.Context, id string) (Activity, error) {
-	return scanActivity(s.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE id = ?", id))
+// ActivityByID reads an organization's activity; ErrNotFound when the organization has none by that id.
+func (s *Store) ActivityByID(ctx context.Context, orgID, id string) (Activity, error) {
+	return scanActivity(s.queryRow(ctx, "SELECT "+activityColumns+" FROM activities WHERE org_id = ? AND id = ?", orgID, id))
 }
 
 // ActivityPage selects an organization's activities, newest first. After and Before are activity ids: After continues

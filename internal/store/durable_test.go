@@ -75,7 +75,7 @@ func killWriters(t *testing.T, b testdb.Backend, writers int) {
 	}
 	s := open(t, b)
 	for _, id := range acked {
-		if _, err := s.ActivityByID(context.Background(), id); err != nil {
+		if _, err := s.ActivityByID(context.Background(), "o", id); err != nil {
 			t.Fatalf("acknowledged write %s is lost after the kill: %v", id, err)
 		}
 	}

@@ -80,7 +80,7 @@ func TestConcurrentWritesShareCommitsAndFailAlone(t *testing.T) {
 			t.Fatalf("%d commits for %d concurrent writes, want 1: those waiting join the group of the one holding the writer", commits, n)
 		}
 		for i := 1; i < n; i++ {
-			_, err := s.ActivityByID(ctx, fmt.Sprintf("a%d", i))
+			_, err := s.ActivityByID(ctx, "o", fmt.Sprintf("a%d", i))
 			switch i % 10 {
 			case 3:
 				if errs[i] == nil || fmt.Sprint(errs[i]) != "refused after writing" || !errors.Is(err, store.ErrNotFound) {
@@ -212,7 +212,7 @@ func TestCloseWaitsForALoneWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = open(t, b)
-	if _, err := s.ActivityByID(ctx, "lone"); err != nil {
+	if _, err := s.ActivityByID(ctx, "o", "lone"); err != nil {
 		t.Fatalf("the write answered before Close is not in the store: %v", err)
 	}
 }

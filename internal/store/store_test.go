@@ -162,7 +162,10 @@ func TestActivitiesAreUniquePerBody(t *testing.T) {
 		if insert("a2", 1000) {
 			t.Fatal("a second activity with the same body was recorded")
 		}
-		if _, err := s.ActivityByID(ctx, "a2"); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.ActivityByID(ctx, "other", "a1"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("an activity read by its id in another organization: %v", err)
+		}
+		if _, err := s.ActivityByID(ctx, "o", "a2"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("the refused activity was stored: %v", err)
 		}
 		err := s.Write(ctx, func(tx *store.Tx) error {
@@ -220,7 +223,7 @@ func TestInsertActivityAtOrgVersion(t *testing.T) {
 			if err != nil || slices.IndexFunc(ds, func(x store.WebhookDelivery) bool { return x.ID == d.ID }) >= 0 != c.recorded {
 				t.Fatalf("%s: deliveries %+v, %v", c.name, ds, err)
 			}
-			got, err := s.ActivityByID(ctx, c.a.ID)
+			got, err := s.ActivityByID(ctx, c.a.OrgID, c.a.ID)
 			if c.recorded && (err != nil || got.TimestampMs != c.a.TimestampMs || got.CreatedAt != 5 || got.UpdatedAt != 6 || string(got.Record) != string(c.a.Record)) {
 				t.Fatalf("%s: stored %+v, %v", c.name, got, err)
 			}
@@ -310,7 +313,7 @@ func TestMigrationFoldsEvaluationsIntoActivities(t *testing.T) {
 			`INSERT INTO activities (id, org_id, fingerprint, type, status, record, created_at, updated_at) VALUES ('b', 'o', 'f2', 'T', 'S', '{}', 2, 2)`,
 			`INSERT INTO policy_evaluations (id, activity_id, org_id, vote_id, evaluations, created_at) VALUES ('e2', 'a', 'o', 'v2', '[{"policyId":"p","outcome":"OUTCOME_ALLOW"}]', 20)`,
 			`INSERT INTO policy_evaluations (id, activity_id, org_id, vote_id, evaluations, created_at) VALUES ('e1', 'a', 'o', 'v1', '[]', 10)`)
-		a, err := s.ActivityByID(ctx, "a")
+		a, err := s.ActivityByID(ctx, "o", "a")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,7 +321,7 @@ func TestMigrationFoldsEvaluationsIntoActivities(t *testing.T) {
 		if string(a.Evaluations) != want {
 			t.Fatalf("folded evaluations\n got %s\nwant %s", a.Evaluations, want)
 		}
-		if b, _ := s.ActivityByID(ctx, "b"); string(b.Evaluations) != "[]" {
+		if b, _ := s.ActivityByID(ctx, "o", "b"); string(b.Evaluations) != "[]" {
 			t.Fatalf("an activity without evaluations has %s", b.Evaluations)
 		}
 	})
@@ -381,7 +384,7 @@ func TestSavepointKeepsEarlierWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.ActivityByID(ctx, "a"); err != nil {
+		if _, err := s.ActivityByID(ctx, "o", "a"); err != nil {
 			t.Fatalf("activity before the savepoint lost: %v", err)
 		}
 		if _, err := s.GetOrg(ctx, "x"); !errors.Is(err, store.ErrNotFound) {
