@@ -228,6 +228,46 @@ test("export-and-sign refuses what it cannot sign, and a key it does not hold", 
   await context.close();
 });
 
+test("export-and-sign decrypts with an embedder's P-256 key once told to (SET_EMBEDDED_KEY_OVERRIDE), and with its own again after RESET_TO_DEFAULT_EMBEDDED_KEY", async () => {
+  const { context, page, problems } = await harness();
+  const framePublicKey = await openFrame(page, "export-and-sign");
+  // The embedder's P-256 key, held by the organization, exported to the frame's own key.
+  const created = await submit("create_private_keys", "ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2", { privateKeys: [{
+    privateKeyName: `frames override ${Date.now()}`, curve: "CURVE_P256", privateKeyTags: [], addressFormats: ["ADDRESS_FORMAT_UNCOMPRESSED"] }] });
+  const [p256] = created.activity.result.createPrivateKeysResultV2.privateKeys;
+  const overridePublicKey = p256.addresses[0].address;
+  assert.match(overridePublicKey, /^04[0-9a-f]{128}$/);
+  const exportKey = async (targetPublicKey) => (await submit("export_private_key", "ACTIVITY_TYPE_EXPORT_PRIVATE_KEY",
+    { privateKeyId: p256.privateKeyId, targetPublicKey })).activity.result.exportPrivateKeyResult.exportBundle;
+  // A Solana account whose key bundles are made for one key or the other.
+  const w = await submit("create_wallet", "ACTIVITY_TYPE_CREATE_WALLET", { walletName: `frames override sol ${Date.now()}`,
+    accounts: [{ curve: "CURVE_ED25519", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/501'/0'/0'", addressFormat: "ADDRESS_FORMAT_SOLANA" }] });
+  const address = w.activity.result.createWalletResult.addresses[0];
+  const accountBundle = async (targetPublicKey) => (await submit("export_wallet_account", "ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT",
+    { address, targetPublicKey })).activity.result.exportWalletAccountResult.exportBundle;
+
+  assert.match((await call(page, "injectKeyExportBundle", await accountBundle(overridePublicKey), organizationId, "SOLANA", address)).error,
+    /does not decrypt with this frame's embedded key/, "a bundle for the embedder's key, before the override");
+  assert.match((await call(page, "setEmbeddedKeyOverride", "4f1b7ad0-0000-4000-8000-000000000004", await exportKey(framePublicKey))).error,
+    /organization id does not match/);
+  assert.deepEqual(await call(page, "setEmbeddedKeyOverride", organizationId, await exportKey(framePublicKey)), { value: true });
+  assert.equal(await call(page, "getEmbeddedPublicKey").then((r) => r.value), framePublicKey, "the frame's own key is still the one it shows");
+
+  assert.deepEqual(await call(page, "injectKeyExportBundle", await accountBundle(overridePublicKey), organizationId, "SOLANA", address), { value: true });
+  assert.match((await call(page, "signMessage", { message: "hi", type: "SOLANA" }, address)).value, /^[0-9a-f]{128}$/);
+  assert.match((await call(page, "injectKeyExportBundle", await accountBundle(framePublicKey), organizationId, "SOLANA", address)).error,
+    /does not decrypt with this frame's embedded key/, "a bundle for the frame's own key, under the override");
+
+  assert.deepEqual(await call(page, "resetToDefaultEmbeddedKey"), { value: true });
+  assert.match((await call(page, "injectKeyExportBundle", await accountBundle(overridePublicKey), organizationId, "SOLANA", address)).error,
+    /does not decrypt with this frame's embedded key/, "a bundle for the embedder's key, after the reset");
+  assert.deepEqual(await call(page, "injectKeyExportBundle", await accountBundle(framePublicKey), organizationId, "SOLANA", address), { value: true });
+  const posted = (await received(page)).map((m) => m.type);
+  assert.ok(posted.includes("EMBEDDED_KEY_OVERRIDE_SET") && posted.includes("RESET_TO_DEFAULT_EMBEDDED_KEY"), posted.join(" "));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test("the frames answer only their embedder: another origin cannot frame them, nor talk to them from a window it opened", async () => {
   // Framed by a page on another origin, the frame does not load: its CSP frame-ancestors names the embedders only.
   const { context, page } = await harness(foreign);

@@ -1,6 +1,7 @@
 // The export-and-sign frame: it opens private keys' export bundles and keeps each key in this page, as a
 // non-extractable WebCrypto key, to sign Solana messages and transactions the embedder asks it to sign. The embedder
-// gets signatures, never a key. Ethereum signing needs secp256k1, which WebCrypto lacks: it is refused.
+// gets signatures, never a key. It can be told to decrypt bundles with a P-256 key of the embedder's instead of its own
+// (SET_EMBEDDED_KEY_OVERRIDE, itself sent in a bundle). Ethereum signing needs secp256k1, which WebCrypto lacks: it is refused.
 "use strict";
 
 (() => {
@@ -93,6 +94,20 @@
     async SIGN_TRANSACTION(m) {
       const k = keyFor(m.address);
       return ["TRANSACTION_SIGNED", await signTransaction(k, parseRequest(m.value, "transaction"))];
+    },
+    // SET_EMBEDDED_KEY_OVERRIDE opens a bundle holding a P-256 private key (exported to this frame's key) and decrypts
+    // later bundles with that key instead; RESET_TO_DEFAULT_EMBEDDED_KEY goes back to the frame's own.
+    async SET_EMBEDDED_KEY_OVERRIDE(m) {
+      await F.openExportBundle(m.value, m.organizationId, async (raw) => {
+        const publicKey = await F.setEmbeddedKeyOverride(raw);
+        F.showStatus(`Bundles are decrypted with the key ${publicKey.slice(0, 18)}… until the default key is restored.`);
+      });
+      return ["EMBEDDED_KEY_OVERRIDE_SET", true];
+    },
+    async RESET_TO_DEFAULT_EMBEDDED_KEY() {
+      F.resetEmbeddedKeyOverride();
+      F.showStatus("Bundles are decrypted with this frame's own key.");
+      return ["RESET_TO_DEFAULT_EMBEDDED_KEY", true];
     },
     async CLEAR_EMBEDDED_PRIVATE_KEY(m) {
       if (!m.address) {

@@ -141,9 +141,14 @@
 
   // The frame's P-256 key: export bundles are encrypted to it. It lives as long as the page, never stored and never
   // extractable; a reload makes a new one, so a bundle made for an earlier page cannot be opened again.
+  //
+  // An override (SET_EMBEDDED_KEY_OVERRIDE, export-and-sign) replaces it for decryption: a P-256 key the embedder had
+  // exported to this frame, so that bundles made for that key (a key the embedder keeps across pages) open here. It is
+  // held in memory only, as the key itself, and dropped by RESET_TO_DEFAULT_EMBEDDED_KEY or RESET_EMBEDDED_KEY.
   const embedded = {
     key: null,
     publicRaw: null,
+    override: null, // {key: {privateKey}, publicRaw}
     async init() {
       if (!this.key) {
         this.key = await crypto.subtle.generateKey({ name: "ECDH", namedCurve: "P-256" }, false, ["deriveBits"]);
@@ -151,11 +156,43 @@
       }
       return toHex(this.publicRaw);
     },
+    // receiver is the key bundles are decrypted with: the override, else the frame's own.
+    receiver() {
+      return this.override ?? (this.key ? { key: this.key, publicRaw: this.publicRaw } : null);
+    },
+    // setOverride makes a 32-byte P-256 private scalar the key bundles are decrypted with.
+    async setOverride(scalar) {
+      if (scalar.length !== 32) throw new Error(`invalid decryption key length: expected 32 bytes, got ${scalar.length}`);
+      const pkcs8 = concat(p256Pkcs8, scalar);
+      try {
+        let exportable;
+        try {
+          exportable = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "ECDH", namedCurve: "P-256" }, true, ["deriveBits"]);
+        } catch {
+          throw new Error("the bundle does not hold a P-256 private key");
+        }
+        const jwk = await crypto.subtle.exportKey("jwk", exportable);
+        const coordinate = (c) => Uint8Array.from(atob(c.replace(/-/g, "+").replace(/_/g, "/")), (ch) => ch.charCodeAt(0));
+        const publicRaw = concat(Uint8Array.of(4), coordinate(jwk.x), coordinate(jwk.y));
+        jwk.d = "";
+        const privateKey = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "ECDH", namedCurve: "P-256" }, false, ["deriveBits"]);
+        this.override = { key: { privateKey }, publicRaw };
+        return toHex(publicRaw);
+      } finally {
+        pkcs8.fill(0);
+      }
+    },
     clear() {
       this.key = null;
       this.publicRaw = null;
+      this.override = null;
     },
   };
+
+  // p256Pkcs8 is the PKCS#8 PrivateKeyInfo of a P-256 key up to its 32-byte scalar (RFC 5958, RFC 5480 §2.1.1,
+  // RFC 5915 §3): version 0, id-ecPublicKey with secp256r1, and an ECPrivateKey of version 1 whose scalar follows.
+  const p256Pkcs8 = new Uint8Array([0x30, 0x41, 0x02, 0x01, 0x00, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02,
+    0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x04, 0x27, 0x30, 0x25, 0x02, 0x01, 0x01, 0x04, 0x20]);
 
   // ---- signed bundles ---------------------------------------------------------------------------------------------
 
@@ -258,7 +295,8 @@
 
   // hpkeOpen decrypts a ciphertext sent to the embedded key.
   async function hpkeOpen(encHex, ciphertextHex) {
-    if (!embedded.key) throw new Error("this frame has no embedded key (it was reset): initialize one and export again");
+    const receiver = embedded.receiver();
+    if (!receiver) throw new Error("this frame has no embedded key (it was reset): initialize one and export again");
     const enc = fromHex(encHex, "encappedPublic");
     const ciphertext = fromHex(ciphertextHex, "ciphertext");
     if (enc.length !== 65 || enc[0] !== 4) throw new Error("encappedPublic is not an uncompressed P-256 key");
@@ -268,8 +306,8 @@
     } catch {
       throw new Error("encappedPublic is not a P-256 point");
     }
-    const dh = new Uint8Array(await crypto.subtle.deriveBits({ name: "ECDH", public: sender }, embedded.key.privateKey, 256));
-    const { aes, nonce, aad } = await aeadKey(dh, enc, embedded.publicRaw);
+    const dh = new Uint8Array(await crypto.subtle.deriveBits({ name: "ECDH", public: sender }, receiver.key.privateKey, 256));
+    const { aes, nonce, aad } = await aeadKey(dh, enc, receiver.publicRaw);
     try {
       return new Uint8Array(await crypto.subtle.decrypt({ name: "AES-GCM", iv: nonce, additionalData: aad }, aes, ciphertext));
     } catch {
@@ -402,6 +440,8 @@
 
   window.SigilFrame = Object.freeze({
     serve, showStatus, showError, verifyBundle, checkId, openExportBundle, hpkeSeal, ed25519Key,
+    setEmbeddedKeyOverride: (scalar) => embedded.setOverride(scalar),
+    resetEmbeddedKeyOverride: () => { embedded.override = null; },
     toHex, fromHex, base58Encode, base58Decode, concat, utf8, element,
   });
 })();
