@@ -604,7 +604,7 @@ func TestWebhookRenderByReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := store.WebhookDelivery{EventType: api.WebhookActivityUpdates, Subject: act.ID, EventID: act.ID + ":" + api.StatusCompleted}
+	d := store.WebhookDelivery{OrgID: org, EventType: api.WebhookActivityUpdates, Subject: act.ID, EventID: act.ID + ":" + api.StatusCompleted}
 	body, err := s.coord.RenderActivityEvent(ctx, d)
 	var got api.Activity
 	if err != nil || json.Unmarshal(body, &got) != nil || got.ID != act.ID || got.Status != api.StatusCompleted ||
@@ -612,9 +612,10 @@ func TestWebhookRenderByReference(t *testing.T) {
 		t.Fatalf("rendered %s, %v", body, err)
 	}
 	for name, bad := range map[string]store.WebhookDelivery{
-		"gone":         {EventType: api.WebhookActivityUpdates, Subject: "01a2193c-74b6-7c49-ade4-197b8f139881", EventID: "01a2193c-74b6-7c49-ade4-197b8f139881:" + api.StatusCompleted},
-		"other status": {EventType: api.WebhookActivityUpdates, Subject: act.ID, EventID: act.ID + ":" + api.StatusConsensusNeeded},
-		"other event":  {EventType: api.WebhookBalanceConfirmedUpdates, Subject: act.ID, EventID: "x"},
+		"gone":                   {OrgID: org, EventType: api.WebhookActivityUpdates, Subject: "01a2193c-74b6-7c49-ade4-197b8f139881", EventID: "01a2193c-74b6-7c49-ade4-197b8f139881:" + api.StatusCompleted},
+		"another organization's": {OrgID: "4f1b7ad0-0000-4000-8000-000000000005", EventType: api.WebhookActivityUpdates, Subject: act.ID, EventID: act.ID + ":" + api.StatusCompleted},
+		"other status":           {OrgID: org, EventType: api.WebhookActivityUpdates, Subject: act.ID, EventID: act.ID + ":" + api.StatusConsensusNeeded},
+		"other event":            {OrgID: org, EventType: api.WebhookBalanceConfirmedUpdates, Subject: act.ID, EventID: "x"},
 	} {
 		if body, err := s.coord.RenderActivityEvent(ctx, bad); !errors.Is(err, store.ErrUndeliverable) {
 			t.Errorf("%s: rendered %s, %v; want an undeliverable error", name, body, err)

@@ -212,7 +212,7 @@ func (w *Worker) changer(ctx context.Context, s store.Send) func(write func() er
 // moved it on since.
 func (w *Worker) claim(ctx context.Context, s store.Send) (bool, error) {
 	now := w.cfg.Now()
-	return w.cfg.Store.ClaimSend(ctx, s.ID, s.UpdatedAt, now.UnixNano(), now.Add(w.cfg.Lease).UnixNano())
+	return w.cfg.Store.ClaimSend(ctx, s.OrgID, s.ID, s.UpdatedAt, now.UnixNano(), now.Add(w.cfg.Lease).UnixNano())
 }
 
 // step moves one send on: a send not yet signed is checked, priced, numbered and signed; a signed one is broadcast,
@@ -259,7 +259,7 @@ func (w *Worker) save(ctx context.Context, s store.Send, first func(tx *store.Tx
 	changed := false
 	err := w.cfg.Store.Write(ctx, func(tx *store.Tx) error {
 		s := s // a transaction the store runs again starts from the same send
-		was, err := tx.SendStatus(ctx, s.ID)
+		was, err := tx.SendStatus(ctx, s.OrgID, s.ID)
 		if err != nil {
 			return err
 		}

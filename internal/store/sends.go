@@ -61,10 +61,10 @@ func (t *Tx) InsertSend(ctx context.Context, s Send) error {
 // ErrSendChanged is the error of an update of a send that changed since the worker read it.
 var ErrSendChanged = errors.New("store: the send changed since it was read")
 
-// SendStatus is a send's stored status, read in the transaction that changes it.
-func (t *Tx) SendStatus(ctx context.Context, id string) (string, error) {
+// SendStatus is an organization's send's stored status, read in the transaction that changes it.
+func (t *Tx) SendStatus(ctx context.Context, orgID, id string) (string, error) {
 	var status string
-	if err := t.queryRow(ctx, "SELECT status FROM send_transactions WHERE id = ?", id).Scan(&status); err != nil {
+	if err := t.queryRow(ctx, "SELECT status FROM send_transactions WHERE org_id = ? AND id = ?", orgID, id).Scan(&status); err != nil {
 		return "", fmt.Errorf("store: send status: %w", notFound(err))
 	}
 	return status, nil
@@ -75,8 +75,8 @@ func (t *Tx) SendStatus(ctx context.Context, id string) (string, error) {
 // ErrSendChanged otherwise, and the caller's transaction must not commit.
 func (t *Tx) UpdateSend(ctx context.Context, s Send, readAt int64) error {
 	res, err := t.exec(ctx, `UPDATE send_transactions SET status = ?, nonce = ?, tx_hash = ?, raw_tx = ?, error = ?, attempts = ?,
-		next_at = ?, lease_until = 0, updated_at = ?, gas_cost_wei = ? WHERE id = ? AND updated_at = ?`,
-		s.Status, s.Nonce, s.TxHash, s.RawTx, string(s.Error), s.Attempts, s.NextAt, s.UpdatedAt, s.GasCostWei, s.ID, readAt)
+		next_at = ?, lease_until = 0, updated_at = ?, gas_cost_wei = ? WHERE org_id = ? AND id = ? AND updated_at = ?`,
+		s.Status, s.Nonce, s.TxHash, s.RawTx, string(s.Error), s.Attempts, s.NextAt, s.UpdatedAt, s.GasCostWei, s.OrgID, s.ID, readAt)
 	if err != nil {
 		return fmt.Errorf("store: update send: %w", err)
 	}
@@ -141,13 +141,13 @@ func (s *Store) SponsoredInFlight(ctx context.Context, network, from string) (bo
 	return true, nil
 }
 
-// ClaimSend gives one worker the send until the lease ends (unix nanoseconds), if no other holds it and it is still
-// as the worker read it (updatedAt): false when another worker got it first, or moved it on since.
-func (s *Store) ClaimSend(ctx context.Context, id string, updatedAt, now, until int64) (bool, error) {
+// ClaimSend gives one worker an organization's send until the lease ends (unix nanoseconds), if no other holds it and
+// it is still as the worker read it (updatedAt): false when another worker got it first, or moved it on since.
+func (s *Store) ClaimSend(ctx context.Context, orgID, id string, updatedAt, now, until int64) (bool, error) {
 	var claimed bool
 	err := s.Write(ctx, func(tx *Tx) error {
-		res, err := tx.exec(ctx, "UPDATE send_transactions SET lease_until = ? WHERE id = ? AND updated_at = ? AND lease_until < ? AND status IN (?, ?)",
-			until, id, updatedAt, now, SendInitialized, SendBroadcasting)
+		res, err := tx.exec(ctx, "UPDATE send_transactions SET lease_until = ? WHERE org_id = ? AND id = ? AND updated_at = ? AND lease_until < ? AND status IN (?, ?)",
+			until, orgID, id, updatedAt, now, SendInitialized, SendBroadcasting)
 		if err != nil {
 			return fmt.Errorf("store: claim send: %w", err)
 		}

@@ -92,13 +92,16 @@ func TestSendClaimsAndLookups(t *testing.T) {
 		if err != nil || len(due) != 1 || due[0].ID != "s1" || string(due[0].Request) != `{}` || due[0].Nonce != -1 {
 			t.Fatalf("due: %+v %v", due, err)
 		}
-		if ok, _ := s.ClaimSend(ctx, "s1", 0, 10, 100); ok {
+		if ok, _ := s.ClaimSend(ctx, "o1", "s1", 0, 10, 100); ok {
 			t.Error("claimed as it was before it changed")
 		}
-		if ok, err := s.ClaimSend(ctx, "s1", 1, 10, 100); !ok || err != nil {
+		if ok, _ := s.ClaimSend(ctx, "o2", "s1", 1, 10, 100); ok {
+			t.Error("claimed by its id as another organization's")
+		}
+		if ok, err := s.ClaimSend(ctx, "o1", "s1", 1, 10, 100); !ok || err != nil {
 			t.Fatalf("first claim: %v %v", ok, err)
 		}
-		if ok, _ := s.ClaimSend(ctx, "s1", 1, 20, 110); ok {
+		if ok, _ := s.ClaimSend(ctx, "o1", "s1", 1, 20, 110); ok {
 			t.Error("claimed twice while leased")
 		}
 		if due, _ := s.DueSends(ctx, "eip155:1", 20, 10); len(due) != 0 {
@@ -111,7 +114,7 @@ func TestSendClaimsAndLookups(t *testing.T) {
 		if err := s.Write(ctx, func(tx *store.Tx) error { return tx.UpdateSend(ctx, sd, 1) }); err != nil {
 			t.Fatal(err)
 		}
-		if ok, _ := s.ClaimSend(ctx, "s1", 30, 200, 300); ok {
+		if ok, _ := s.ClaimSend(ctx, "o1", "s1", 30, 200, 300); ok {
 			t.Error("a final send was claimed")
 		}
 		if got, err := s.SendByHash(ctx, "o1", "0xhash"); err != nil || got.Status != store.SendFailed || string(got.Error) != `{"message":"x"}` {

@@ -314,7 +314,7 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 			return err
 		}
 		for _, d := range claimed {
-			if _, err := t.exec(ctx, "UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?", now.Add(lease).UnixNano(), d.ID); err != nil {
+			if _, err := t.exec(ctx, "UPDATE webhook_deliveries SET lease_until = ? WHERE org_id = ? AND id = ?", now.Add(lease).UnixNano(), d.OrgID, d.ID); err != nil {
 				return fmt.Errorf("store: lease webhook delivery: %w", err)
 			}
 		}
@@ -330,9 +330,9 @@ func (q *WebhookQueue) Claim(ctx context.Context, now time.Time, n int, lease ti
 		switch {
 		case errors.Is(why, ErrUndeliverable):
 			// No attempt can be made: dead at once, with why (never a secret), rather than retried for hours.
-			_ = q.Failed(ctx, d.ID, webhook.Failure{Attempts: d.Attempts, Next: now, Dead: true, Reason: why.Error()})
+			_ = q.Failed(ctx, webhook.Ref{OrgID: d.OrgID, ID: d.ID}, webhook.Failure{Attempts: d.Attempts, Next: now, Dead: true, Reason: why.Error()})
 		case why != nil: // e.g. the store could not be read: claimed again later
-			_ = q.Release(ctx, d.ID, now.Add(renderRetry))
+			_ = q.Release(ctx, webhook.Ref{OrgID: d.OrgID, ID: d.ID}, now.Add(renderRetry))
 		default:
 			out = append(out, wd)
 		}
@@ -449,28 +449,28 @@ func prefixed(p, columns string) string {
 }
 
 // Delivered records a 2xx answer.
-func (q *WebhookQueue) Delivered(_ context.Context, id string, at time.Time, status int) error {
+func (q *WebhookQueue) Delivered(_ context.Context, d webhook.Ref, at time.Time, status int) error {
 	q.s.metrics.Delivery("delivered")
-	q.record("UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, last_status = ?, last_error = '', done_at = ?, lease_until = 0 WHERE id = ?",
-		DeliveryDelivered, status, at.UnixNano(), id)
+	q.record("UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, last_status = ?, last_error = '', done_at = ?, lease_until = 0 WHERE org_id = ? AND id = ?",
+		DeliveryDelivered, status, at.UnixNano(), d.OrgID, d.ID)
 	return nil
 }
 
 // Failed records a failed attempt, and the dead-letter state after the last.
-func (q *WebhookQueue) Failed(_ context.Context, id string, f webhook.Failure) error {
+func (q *WebhookQueue) Failed(_ context.Context, d webhook.Ref, f webhook.Failure) error {
 	state, doneAt, result := DeliveryPending, int64(0), "failed"
 	if f.Dead {
 		state, doneAt, result = DeliveryDead, f.Next.UnixNano(), "dead"
 	}
 	q.s.metrics.Delivery(result)
-	q.record("UPDATE webhook_deliveries SET state = ?, attempts = ?, next_at = ?, last_status = ?, last_error = ?, done_at = ?, lease_until = 0 WHERE id = ?",
-		state, f.Attempts, f.Next.UnixNano(), f.Status, f.Reason, doneAt, id)
+	q.record("UPDATE webhook_deliveries SET state = ?, attempts = ?, next_at = ?, last_status = ?, last_error = ?, done_at = ?, lease_until = 0 WHERE org_id = ? AND id = ?",
+		state, f.Attempts, f.Next.UnixNano(), f.Status, f.Reason, doneAt, d.OrgID, d.ID)
 	return nil
 }
 
 // Release gives a claimed delivery back, due at next.
-func (q *WebhookQueue) Release(_ context.Context, id string, next time.Time) error {
-	q.record("UPDATE webhook_deliveries SET next_at = ?, lease_until = 0 WHERE id = ? AND state = ?", next.UnixNano(), id, DeliveryPending)
+func (q *WebhookQueue) Release(_ context.Context, d webhook.Ref, next time.Time) error {
+	q.record("UPDATE webhook_deliveries SET next_at = ?, lease_until = 0 WHERE org_id = ? AND id = ? AND state = ?", next.UnixNano(), d.OrgID, d.ID, DeliveryPending)
 	return nil
 }
 

@@ -62,10 +62,10 @@ func TestWebhookQueueOrderAndLeases(t *testing.T) {
 		if got := claim(now); got != "" {
 			t.Fatalf("claimed %q again while leased", got)
 		}
-		if err := q.Failed(ctx, "a1", webhook.Failure{Attempts: 1, Status: 503, Next: now.Add(time.Second), Reason: "503"}); err != nil {
+		if err := q.Failed(ctx, webhook.Ref{OrgID: "o", ID: "a1"}, webhook.Failure{Attempts: 1, Status: 503, Next: now.Add(time.Second), Reason: "503"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := q.Delivered(ctx, "b1", now, 200); err != nil {
+		if err := q.Delivered(ctx, webhook.Ref{OrgID: "o", ID: "b1"}, now, 200); err != nil {
 			t.Fatal(err)
 		}
 		if got := claim(now); got != "" {
@@ -74,7 +74,7 @@ func TestWebhookQueueOrderAndLeases(t *testing.T) {
 		if got := claim(now.Add(time.Second)); got != "a1 " {
 			t.Fatalf("claim at the retry %q", got)
 		}
-		if err := q.Failed(ctx, "a1", webhook.Failure{Attempts: 2, Status: 410, Next: now, Reason: "HTTP 410", Dead: true}); err != nil {
+		if err := q.Failed(ctx, webhook.Ref{OrgID: "o", ID: "a1"}, webhook.Failure{Attempts: 2, Status: 410, Next: now, Reason: "HTTP 410", Dead: true}); err != nil {
 			t.Fatal(err)
 		}
 		if got := claim(now.Add(time.Second)); got != "a2 " {
@@ -162,7 +162,7 @@ func TestWebhookQueueMetrics(t *testing.T) {
 	if _, err := q.Claim(ctx, time.Unix(10, 0), 5, time.Minute, webhook.Busy{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Delivered(ctx, "m1", time.Unix(10, 0), 200); err != nil {
+	if err := q.Delivered(ctx, webhook.Ref{OrgID: "o", ID: "m1"}, time.Unix(10, 0), 200); err != nil {
 		t.Fatal(err)
 	}
 	scraped := scrape(m)
@@ -194,9 +194,9 @@ func TestReplayWebhookDeliveries(t *testing.T) {
 		if err != nil || len(claimed) != 3 {
 			t.Fatalf("claim: %v %v", claimed, err)
 		}
-		_ = q.Failed(ctx, "d1", webhook.Failure{Attempts: 10, Status: 500, Next: now, Reason: "HTTP 500", Dead: true})
-		_ = q.Failed(ctx, "d2", webhook.Failure{Attempts: 10, Status: 500, Next: now, Reason: "HTTP 500", Dead: true})
-		_ = q.Delivered(ctx, "ok", now, 200)
+		_ = q.Failed(ctx, webhook.Ref{OrgID: "o", ID: "d1"}, webhook.Failure{Attempts: 10, Status: 500, Next: now, Reason: "HTTP 500", Dead: true})
+		_ = q.Failed(ctx, webhook.Ref{OrgID: "o", ID: "d2"}, webhook.Failure{Attempts: 10, Status: 500, Next: now, Reason: "HTTP 500", Dead: true})
+		_ = q.Delivered(ctx, webhook.Ref{OrgID: "o", ID: "ok"}, now, 200)
 		if err := q.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -60,14 +60,21 @@ type Queue interface {
 	// an endpoint or for a tenant that busy names.
 	Claim(ctx context.Context, now time.Time, n int, lease time.Duration, busy Busy) ([]Delivery, error)
 	// Delivered records a 2xx answer.
-	Delivered(ctx context.Context, id string, at time.Time, status int) error
+	Delivered(ctx context.Context, d Ref, at time.Time, status int) error
 	// Failed records a failed attempt.
-	Failed(ctx context.Context, id string, f Failure) error
+	Failed(ctx context.Context, d Ref, f Failure) error
 	// Release gives a claimed delivery back without attempting it, due at
 	// next: it waited behind one of its subject that failed, or the worker
 	// is stopping.
-	Release(ctx context.Context, id string, next time.Time) error
+	Release(ctx context.Context, d Ref, next time.Time) error
 }
+
+// Ref names a claimed delivery to its Queue: its organization (an outbox
+// is keyed by it) and its id.
+type Ref struct{ OrgID, ID string }
+
+// Ref is the delivery's name for its Queue.
+func (d Delivery) Ref() Ref { return Ref{OrgID: d.OrgID, ID: d.ID} }
 
 // Failure is a failed attempt as the Queue records it.
 type Failure struct {
@@ -636,7 +643,7 @@ func (w *Worker) deliverGroup(ctx context.Context, client *http.Client, s *sched
 
 func (w *Worker) release(ctx context.Context, ds []Delivery, next time.Time) {
 	for _, d := range ds {
-		if err := w.Queue.Release(ctx, d.ID, next); err != nil {
+		if err := w.Queue.Release(ctx, d.Ref(), next); err != nil {
 			w.log().Error("webhook: releasing a delivery", "delivery", d.ID, "err", err)
 		}
 	}
@@ -656,7 +663,7 @@ func (w *Worker) attempt(ctx context.Context, client *http.Client, s *scheduler,
 			"url", d.URL, "for", cooldown)
 	}
 	if reason == "" {
-		if err := w.Queue.Delivered(ctx, d.ID, w.now(), status); err != nil {
+		if err := w.Queue.Delivered(ctx, d.Ref(), w.now(), status); err != nil {
 			w.log().Error("webhook: recording a delivery", "delivery", d.ID, "err", err)
 		}
 		return result{delivered: true}
@@ -680,7 +687,7 @@ func (w *Worker) attempt(ctx context.Context, client *http.Client, s *scheduler,
 	if res.dead {
 		at = w.now() // when it died
 	}
-	if err := w.Queue.Failed(ctx, d.ID, Failure{Attempts: n, Status: status, Reason: reason, Dead: res.dead, Next: at}); err != nil {
+	if err := w.Queue.Failed(ctx, d.Ref(), Failure{Attempts: n, Status: status, Reason: reason, Dead: res.dead, Next: at}); err != nil {
 		w.log().Error("webhook: recording a failed delivery", "delivery", d.ID, "err", err)
 	}
 	return res

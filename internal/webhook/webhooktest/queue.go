@@ -115,10 +115,12 @@ func (q *Queue) Claim(_ context.Context, now time.Time, n int, lease time.Durati
 	return out, nil
 }
 
-func (q *Queue) get(id string) (*Record, error) {
+// get is the pending delivery ref names: its id, in its organization (a store's outbox is keyed by both).
+func (q *Queue) get(ref webhook.Ref) (*Record, error) {
+	id := ref.ID
 	r, ok := q.byID[id]
-	if !ok {
-		return nil, fmt.Errorf("webhooktest: no delivery %q", id)
+	if !ok || r.Delivery.OrgID != ref.OrgID {
+		return nil, fmt.Errorf("webhooktest: no delivery %q in organization %q", id, ref.OrgID)
 	}
 	if r.State != Pending {
 		return nil, fmt.Errorf("webhooktest: delivery %q is already %s", id, r.State)
@@ -127,10 +129,10 @@ func (q *Queue) get(id string) (*Record, error) {
 }
 
 // Delivered implements webhook.Queue.
-func (q *Queue) Delivered(_ context.Context, id string, at time.Time, status int) error {
+func (q *Queue) Delivered(_ context.Context, ref webhook.Ref, at time.Time, status int) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	r, err := q.get(id)
+	r, err := q.get(ref)
 	if err != nil {
 		return err
 	}
@@ -141,9 +143,9 @@ func (q *Queue) Delivered(_ context.Context, id string, at time.Time, status int
 }
 
 // Failed implements webhook.Queue.
-func (q *Queue) Failed(_ context.Context, id string, f webhook.Failure) error {
+func (q *Queue) Failed(_ context.Context, ref webhook.Ref, f webhook.Failure) error {
 	q.mu.Lock()
-	r, err := q.get(id)
+	r, err := q.get(ref)
 	if err != nil {
 		q.mu.Unlock()
 		return err
@@ -163,10 +165,10 @@ func (q *Queue) Failed(_ context.Context, id string, f webhook.Failure) error {
 }
 
 // Release implements webhook.Queue.
-func (q *Queue) Release(_ context.Context, id string, next time.Time) error {
+func (q *Queue) Release(_ context.Context, ref webhook.Ref, next time.Time) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	r, err := q.get(id)
+	r, err := q.get(ref)
 	if err != nil {
 		return err
 	}

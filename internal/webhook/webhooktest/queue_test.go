@@ -39,15 +39,15 @@ func TestClaimKeepsSubjectsInOrder(t *testing.T) {
 		t.Fatalf("claimed leased deliveries %s", ids(got))
 	}
 	for _, id := range []string{"x", "a1-other-endpoint"} {
-		if err := q.Delivered(ctx, id, t0, 204); err != nil {
+		if err := q.Delivered(ctx, webhook.Ref{ID: id}, t0, 204); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// a1 fails and will be retried later: a2, given back, waits behind it.
-	if err := q.Failed(ctx, "a1", webhook.Failure{Attempts: 1, Status: 503, Next: t0.Add(30 * time.Second), Reason: "HTTP 503"}); err != nil {
+	if err := q.Failed(ctx, webhook.Ref{ID: "a1"}, webhook.Failure{Attempts: 1, Status: 503, Next: t0.Add(30 * time.Second), Reason: "HTTP 503"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Release(ctx, "a2", t0.Add(30*time.Second)); err != nil {
+	if err := q.Release(ctx, webhook.Ref{ID: "a2"}, t0.Add(30*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := q.Claim(ctx, t0.Add(10*time.Second), 10, time.Minute, webhook.Busy{}); len(got) != 0 {
@@ -59,7 +59,7 @@ func TestClaimKeepsSubjectsInOrder(t *testing.T) {
 		t.Fatalf("claimed %s", ids(got))
 	}
 	// A dead delivery does not block its subject.
-	if err := q.Failed(ctx, "b1", webhook.Failure{Attempts: 5, Status: 500, Reason: "HTTP 500", Dead: true}); err != nil {
+	if err := q.Failed(ctx, webhook.Ref{ID: "b1"}, webhook.Failure{Attempts: 5, Status: 500, Reason: "HTTP 500", Dead: true}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = q.Claim(ctx, t0.Add(time.Minute), 10, time.Minute, webhook.Busy{})
@@ -67,10 +67,10 @@ func TestClaimKeepsSubjectsInOrder(t *testing.T) {
 		t.Fatalf("claimed %s", ids(got))
 	}
 	// Once settled, a delivery cannot be reported on again.
-	if err := q.Delivered(ctx, "b2", t0, 200); err != nil {
+	if err := q.Delivered(ctx, webhook.Ref{ID: "b2"}, t0, 200); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Delivered(ctx, "b2", t0, 200); err == nil {
+	if err := q.Delivered(ctx, webhook.Ref{ID: "b2"}, t0, 200); err == nil {
 		t.Fatal("delivered twice")
 	}
 	if r, _ := q.Get("b1"); r.State != Dead || r.Delivery.Attempts != 5 || r.LastErr != "HTTP 500" {
