@@ -51,6 +51,8 @@ func Capped(t *testing.T, limit uint64) bool {
 	switch {
 	case err != nil:
 		t.Fatalf("the test failed in a child process capped at %d MiB (%v):\n%s", limit>>20, err, tail(out, 60))
+	case bytes.Contains(out, []byte("--- SKIP: "+t.Name())):
+		t.Skipf("skipped in the child process:\n%s", tail(out, 20))
 	case !bytes.Contains(out, []byte("--- PASS: "+t.Name())):
 		t.Fatalf("the child process did not run %s:\n%s", t.Name(), tail(out, 60))
 	default:
