@@ -30,8 +30,8 @@ export const activityPager = new Pager("activities", () => {
 
 export async function loadActivities() {
   const [{ activities: items }] = await Promise.all([query("list_activities", { paginationOptions: activityPager.options }), loadNames()]);
+  const clients = await clientsOf(activityPager.visible(items).map((a) => a.id));
   const activities = activityPager.page(items, (a) => a.id);
-  const clients = await clientsOf(activities.map((a) => a.id));
   const rows = table($("activities"), ["When", "Type", "Status", "By", "Via", "Reason"], activities.map((a) => [
     when(a.createdAt), short(a.type, "ACTIVITY_TYPE_"), denied(a) ? "DENIED" : short(a.status, "ACTIVITY_STATUS_"),
     submitter(a) || "", via(clients.get(a.id)), a.failure ? named(a.failure.message.replace(/^You don't have sufficient permissions to take this action: /, "")) : "",

@@ -557,8 +557,9 @@ const suborgPager = new Pager("suborgs", () => loadSuborgs());
 async function loadSuborgs() {
   const filter = $("suborg-value").value.trim() ? { filterType: $("suborg-filter-type").value, filterValue: $("suborg-value").value.trim() } : {};
   const { organizationIds } = await query("list_suborgs", { ...filter, paginationOptions: suborgPager.options });
-  const ids = suborgPager.page(organizationIds, (id) => id);
-  const orgs = await Promise.all(ids.map((id) => query("get_organization", { organizationId: id }).then((r) => r.organizationData)));
+  const orgs = await Promise.all(suborgPager.visible(organizationIds)
+    .map((id) => query("get_organization", { organizationId: id }).then((r) => r.organizationData)));
+  suborgPager.page(organizationIds, (id) => id);
   table($("suborgs"), ["Name", "Users", "Wallets", "ID", ""], orgs.map((o) => [
     o.name, o.users.map((u) => u.userName).join(", "), String(o.wallets.length), code(o.organizationId),
     button("Open", async () => enterOrg(o), { mutates: false }),

@@ -191,9 +191,15 @@ export class Pager {
     return { limit: String(PAGE + 1), ...(after && { after }) };
   }
 
+  // visible is the part of a page's items that is shown (the one past it only says there is a next page). A caller
+  // that reads more about them reads it before page sets the range, so that the range never names rows not yet shown.
+  visible(items) {
+    return items.slice(0, PAGE);
+  }
+
   // page keeps a page's items, sets the buttons and the range, and returns the items to show.
   page(items, idOf) {
-    const shown = items.slice(0, PAGE);
+    const shown = this.visible(items);
     const first = (this.cursors.length - 1) * PAGE;
     this.last = shown.length ? idOf(shown[shown.length - 1]) : "";
     this.els.range.textContent = shown.length ? `${first + 1}–${first + shown.length}` : "None";
