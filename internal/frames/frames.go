@@ -44,8 +44,16 @@ type Config struct {
 	EmbedderOrigins []string
 }
 
-// The frames, by path: each is a page and its script.
-var pages = []string{"export", "import", "export-and-sign"}
+// The frames, by path: each is a page and its script, after frame.js and the libraries the script needs (vendor/
+// builds ethereum-crypto.js: secp256k1 and Keccak-256, which WebCrypto lacks).
+var pages = map[string][]string{
+	"export":          {"frame.js", "export.js"},
+	"import":          {"frame.js", "import.js"},
+	"export-and-sign": {"frame.js", "ethereum-crypto.js", "export-and-sign.js"},
+}
+
+// script is a script of a page, with its Subresource Integrity.
+type script struct{ Src, Integrity string }
 
 // Handler serves GET /export, /import and /export-and-sign, and their assets under /assets/.
 func Handler(cfg Config) (http.Handler, error) {
@@ -66,12 +74,15 @@ func Handler(cfg Config) (http.Handler, error) {
 	}
 	origins, _ := json.Marshal(cfg.EmbedderOrigins)
 	mux := http.NewServeMux()
-	for _, name := range pages {
+	for name, files := range pages {
+		var scripts []script
+		for _, f := range files {
+			scripts = append(scripts, script{Src: "/assets/" + f, Integrity: integrity[f]})
+		}
 		var page bytes.Buffer
 		err := tmpl.Execute(&page, map[string]any{
 			"Frame": name, "Signer": strings.ToLower(cfg.SignerPublicKey), "Origins": string(origins),
-			"Script": "/assets/" + name + ".js", "ScriptIntegrity": integrity[name+".js"],
-			"CoreIntegrity": integrity["frame.js"], "StyleIntegrity": integrity["frame.css"],
+			"Scripts": scripts, "StyleIntegrity": integrity["frame.css"],
 		})
 		if err != nil {
 			return nil, err

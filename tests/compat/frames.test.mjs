@@ -15,6 +15,7 @@ import { chromium } from "playwright-core";
 import { TurnkeyClient } from "@turnkey/http";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { english, generateMnemonic, mnemonicToAccount } from "viem/accounts";
+import { getAddress, parseTransaction, recoverMessageAddress, recoverTransactionAddress, serializeTransaction } from "viem";
 
 const boot = JSON.parse(readFileSync(join(process.env.SIGIL_DIR, "bootstrap.json"), "utf8"));
 const organizationId = boot.organizationId;
@@ -218,12 +219,76 @@ test("export-and-sign refuses what it cannot sign, and a key it does not hold", 
 
   assert.match((await call(page, "injectKeyExportBundle", bundle, organizationId, "SOLANA", "11111111111111111111111111111111")).error, /not the key of address/);
   assert.deepEqual(await call(page, "injectKeyExportBundle", bundle, organizationId, "SOLANA", address), { value: true });
-  assert.match((await call(page, "signMessage", { message: "hi", type: "ETHEREUM" }, address)).error, /unsupported message type: ETHEREUM/);
+  assert.match((await call(page, "signMessage", { message: "hi", type: "ETHEREUM" }, address)).error, /not a secp256k1 key: it does not sign ETHEREUM/);
+  assert.match((await call(page, "signMessage", { message: "hi", type: "BITCOIN" }, address)).error, /unsupported message type: BITCOIN/);
   assert.match((await call(page, "signMessage", { message: "hi", type: "SOLANA" }, "So11111111111111111111111111111111111111112")).error, /key bytes not found/);
   const signed = await call(page, "signMessage", { message: "hi", type: "SOLANA" }, address);
   assert.match(signed.value, /^[0-9a-f]{128}$/);
   assert.deepEqual(await call(page, "clearEmbeddedPrivateKey", address), { value: true });
   assert.match((await call(page, "signMessage", { message: "hi", type: "SOLANA" }, address)).error, /key bytes not found/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// The unsigned transactions of every type the frame signs, as viem serializes them.
+function ethereumTransactions(to) {
+  const common = { chainId: 31337, nonce: 7, gas: 21000n, to, value: 10n ** 15n, data: "0x" };
+  const accessList = [{ address: to, storageKeys: ["0x" + "00".repeat(31) + "01"] }];
+  return {
+    "EIP-1559": { ...common, type: "eip1559", maxFeePerGas: 3n * 10n ** 9n, maxPriorityFeePerGas: 10n ** 9n, accessList },
+    "EIP-2930": { ...common, type: "eip2930", gasPrice: 2n * 10n ** 9n, accessList },
+    "legacy, EIP-155": { ...common, type: "legacy", gasPrice: 2n * 10n ** 9n },
+    "legacy, no chain id": { ...common, chainId: undefined, type: "legacy", gasPrice: 2n * 10n ** 9n, data: "0xdeadbeef" },
+    "EIP-7702": { ...common, type: "eip7702", maxFeePerGas: 3n * 10n ** 9n, maxPriorityFeePerGas: 10n ** 9n, authorizationList: [{
+      address: to, chainId: 31337, nonce: 8, r: "0x" + "11".repeat(32), s: "0x" + "22".repeat(32), yParity: 1 }] },
+  };
+}
+
+test("export-and-sign signs Ethereum messages (EIP-191) and transactions of every type with an exported secp256k1 key, as the coordinator signs them", async () => {
+  const { context, page, problems } = await harness();
+  const publicKey = await openFrame(page, "export-and-sign");
+  const { addresses: [address] } = await newWallet();
+  const exportTo = async (targetPublicKey) => (await submit("export_wallet_account", "ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT",
+    { address, targetPublicKey })).activity.result.exportWalletAccountResult.exportBundle;
+  const other = getAddress("0x" + "ab".repeat(20));
+  assert.match((await call(page, "injectKeyExportBundle", await exportTo(publicKey), organizationId, "HEXADECIMAL", other)).error,
+    /not the key of address/, "an address the key is not");
+  assert.deepEqual(await call(page, "injectKeyExportBundle", await exportTo(publicKey), organizationId, "HEXADECIMAL", address), { value: true });
+
+  const message = "Sigil ✓ signs in the frame";
+  const sig = await call(page, "signMessage", { message, type: "ETHEREUM" }, address);
+  assert.match(sig.value, /^0x[0-9a-f]{130}$/);
+  assert.equal(await recoverMessageAddress({ message, signature: sig.value }), address, "EIP-191 over the message's UTF-8 bytes");
+
+  for (const [kind, tx] of Object.entries(ethereumTransactions(other))) {
+    const unsigned = serializeTransaction(tx);
+    const signed = await call(page, "signTransaction", { transaction: unsigned, type: "ETHEREUM" }, address);
+    assert.match(signed.value ?? signed.error, /^0x[0-9a-f]+$/, kind);
+    assert.equal(await recoverTransactionAddress({ serializedTransaction: signed.value }), address, `${kind}: signed by the account`);
+    const { r, s, v, yParity, ...fields } = parseTransaction(signed.value);
+    const { r: _r, s: _s, v: _v, yParity: _y, ...given } = parseTransaction(unsigned);
+    assert.deepEqual(fields, given, `${kind}: the transaction as given`);
+    const resigned = await call(page, "signTransaction", { transaction: signed.value, type: "ETHEREUM" }, address);
+    assert.equal(resigned.value, signed.value, `${kind}: a signed transaction is signed again the same (RFC 6979)`);
+    if (kind === "EIP-1559" || kind === "legacy, EIP-155") {
+      const byCoordinator = await submit("sign_transaction", "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
+        { signWith: address, unsignedTransaction: unsigned.slice(2), type: "TRANSACTION_TYPE_ETHEREUM" });
+      assert.equal(signed.value, "0x" + byCoordinator.activity.result.signTransactionResult.signedTransaction.replace(/^0x/, ""),
+        `${kind}: the frame's signature is the coordinator's`);
+    }
+  }
+
+  const refused = async (transaction) => (await call(page, "signTransaction", { transaction, type: "ETHEREUM" }, address)).error;
+  assert.match(await refused("0x05c0"), /unsupported transaction type 0x05/);
+  assert.match(await refused("0x02c3010203"), /list of 9 fields/);
+  assert.match(await refused("0xc781058080808080"), /non-canonical RLP byte/);
+  assert.match(await refused("0x02f8"), /malformed RLP length|truncated/);
+  assert.match(await refused("nothex"), /not hexadecimal/);
+  assert.match((await call(page, "signTransaction", { transaction: "00", type: "SOLANA" }, address)).error, /Ethereum key: it does not sign SOLANA/);
+  assert.deepEqual(await call(page, "clearEmbeddedPrivateKey", address), { value: true });
+  assert.match((await call(page, "signMessage", { message, type: "ETHEREUM" }, address)).error, /key bytes not found/);
+  const posted = JSON.stringify(await received(page));
+  assert.ok(!/"type":"(?!PUBLIC_KEY_READY|BUNDLE_INJECTED|MESSAGE_SIGNED|TRANSACTION_SIGNED|ERROR|EMBEDDED_PRIVATE_KEY_CLEARED)/.test(posted), "only the protocol's answers");
   assert.deepEqual(problems, []);
   await context.close();
 });
