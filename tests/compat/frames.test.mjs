@@ -7,14 +7,15 @@
 // allow; any localhost port is allowed by sigil up's defaults) and on a foreign one (127.0.0.2, allowed by neither).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createSign, generateKeyPairSync } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, createSign, generateKeyPairSync, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { TurnkeyClient } from "@turnkey/http";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
-import { english, generateMnemonic, mnemonicToAccount } from "viem/accounts";
+import { english, generateMnemonic, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
+import { base58, bech32 } from "@scure/base";
 import { getAddress, parseTransaction, recoverMessageAddress, recoverTransactionAddress, serializeTransaction } from "viem";
 
 const boot = JSON.parse(readFileSync(join(process.env.SIGIL_DIR, "bootstrap.json"), "utf8"));
@@ -204,6 +205,50 @@ test("the import frame checks the organization and user ids, seals to the bundle
   assert.equal(imported.activity.result.importWalletResult.addresses[0], mnemonicToAccount(mnemonic).address);
 
   assertNothingSecret(await received(page), mnemonic);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// A private key in the import frame's other formats: Bitcoin WIF (mainnet and testnet) and Sui's bech32.
+const sha256d = (b) => createHash("sha256").update(createHash("sha256").update(b).digest()).digest();
+const wifOf = (key, version) => { const p = Buffer.concat([Buffer.from([version]), key, Buffer.from([1])]); return base58.encode(Buffer.concat([p, sha256d(p).subarray(0, 4)])); };
+const suiOf = (key, flag = 0) => bech32.encode("suiprivkey", bech32.toWords(Buffer.concat([Buffer.from([flag]), key])));
+function ed25519Address(seed) {
+  const privateKey = createPrivateKey({ key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), seed]), format: "der", type: "pkcs8" });
+  return base58.encode(Buffer.from(createPublicKey(privateKey).export({ format: "jwk" }).x, "base64url"));
+}
+
+test("the import frame reads a private key as Bitcoin WIF (mainnet, testnet) or Sui bech32, refuses a wrong checksum, network or scheme, and the coordinator imports it", async () => {
+  const { context, page, problems } = await harness();
+  await openFrame(page, "import");
+  const secp = randomBytes(32), secpTest = randomBytes(32), ed = randomBytes(32);
+  const cases = [
+    { keyFormat: "BITCOIN_MAINNET_WIF", text: wifOf(secp, 0x80), curve: "CURVE_SECP256K1", format: "ADDRESS_FORMAT_ETHEREUM",
+      address: privateKeyToAccount(`0x${secp.toString("hex")}`).address },
+    { keyFormat: "BITCOIN_TESTNET_WIF", text: wifOf(secpTest, 0xef), curve: "CURVE_SECP256K1", format: "ADDRESS_FORMAT_ETHEREUM",
+      address: privateKeyToAccount(`0x${secpTest.toString("hex")}`).address },
+    { keyFormat: "SUI_BECH32", text: suiOf(ed), curve: "CURVE_ED25519", format: "ADDRESS_FORMAT_SOLANA", address: ed25519Address(ed) },
+  ];
+  const wrong = { BITCOIN_MAINNET_WIF: [[wifOf(secp, 0xef), /not a mainnet key/], [wifOf(secp, 0x80).slice(0, -1) + "1", /checksum does not match|not base58/]],
+    BITCOIN_TESTNET_WIF: [[wifOf(secp, 0x80), /not a testnet key/]],
+    SUI_BECH32: [[suiOf(ed, 1), /not an Ed25519 key/], [suiOf(ed).slice(0, -1) + (suiOf(ed).endsWith("q") ? "p" : "q"), /checksum does not match/],
+      ["suiprivkex1" + suiOf(ed).slice(11), /starts with suiprivkey1/]] };
+  for (const c of cases) {
+    const init = await submit("init_import_private_key", "ACTIVITY_TYPE_INIT_IMPORT_PRIVATE_KEY", { userId: boot.userId });
+    assert.deepEqual(await call(page, "injectImportBundle", init.activity.result.initImportPrivateKeyResult.importBundle, organizationId, boot.userId), { value: true });
+    for (const [text, reason] of wrong[c.keyFormat]) {
+      await frame(page).locator("#plaintext").fill(text);
+      assert.match((await call(page, "extractKeyEncryptedBundle", c.keyFormat)).error, reason, `${c.keyFormat}: ${text}`);
+    }
+    await frame(page).locator("#plaintext").fill(c.text);
+    const sealed = await call(page, "extractKeyEncryptedBundle", c.keyFormat);
+    assert.ok(sealed.value, `${c.keyFormat}: ${sealed.error}`);
+    const imported = await submit("import_private_key", "ACTIVITY_TYPE_IMPORT_PRIVATE_KEY", { userId: boot.userId,
+      privateKeyName: `framed ${c.keyFormat} ${Date.now()}`, encryptedBundle: sealed.value, curve: c.curve, addressFormats: [c.format] });
+    assert.equal(imported.activity.result.importPrivateKeyResult.addresses[0].address, c.address, `${c.keyFormat}: the key imported is the key typed`);
+  }
+  const posted = JSON.stringify(await received(page));
+  for (const secret of [secp.toString("hex"), secpTest.toString("hex"), ed.toString("hex"), ...cases.map((c) => c.text)]) assert.ok(!posted.includes(secret), "no secret posted");
   assert.deepEqual(problems, []);
   await context.close();
 });
