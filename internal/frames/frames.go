@@ -45,10 +45,10 @@ type Config struct {
 }
 
 // The frames, by path: each is a page and its script, after frame.js and the libraries the script needs (vendor/
-// builds ethereum-crypto.js: secp256k1 and Keccak-256, which WebCrypto lacks).
+// builds them: ethereum-crypto.js, secp256k1 and Keccak-256, which WebCrypto lacks; bech32.js, for Sui keys).
 var pages = map[string][]string{
 	"export":          {"frame.js", "export.js"},
-	"import":          {"frame.js", "import.js"},
+	"import":          {"frame.js", "bech32.js", "import.js"},
 	"export-and-sign": {"frame.js", "ethereum-crypto.js", "export-and-sign.js"},
 }
 

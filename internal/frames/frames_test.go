@@ -41,7 +41,7 @@ func TestFramesPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	integrity := regexp.MustCompile(`(?:src|href)="(/assets/[a-z-]+\.(?:js|css))" integrity="(sha384-[^"]+)"`)
+	integrity := regexp.MustCompile(`(?:src|href)="(/assets/[a-z0-9-]+\.(?:js|css))" integrity="(sha384-[^"]+)"`)
 	for _, page := range []string{"export", "import", "export-and-sign"} {
 		res, body := get(t, h, http.MethodGet, "/"+page)
 		if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {

@@ -232,7 +232,7 @@ test("the import frame reads a private key as Bitcoin WIF (mainnet, testnet) or 
   const wrong = { BITCOIN_MAINNET_WIF: [[wifOf(secp, 0xef), /not a mainnet key/], [wifOf(secp, 0x80).slice(0, -1) + "1", /checksum does not match|not base58/]],
     BITCOIN_TESTNET_WIF: [[wifOf(secp, 0x80), /not a testnet key/]],
     SUI_BECH32: [[suiOf(ed, 1), /not an Ed25519 key/], [suiOf(ed).slice(0, -1) + (suiOf(ed).endsWith("q") ? "p" : "q"), /checksum does not match/],
-      ["suiprivkex1" + suiOf(ed).slice(11), /starts with suiprivkey1/]] };
+      ["suiprivkex1" + suiOf(ed).slice(11), /not bech32/], [bech32.encode("suipubkey", bech32.toWords(Buffer.concat([Buffer.from([0]), ed]))), /starts with suiprivkey1/]] };
   for (const c of cases) {
     const init = await submit("init_import_private_key", "ACTIVITY_TYPE_INIT_IMPORT_PRIVATE_KEY", { userId: boot.userId });
     assert.deepEqual(await call(page, "injectImportBundle", init.activity.result.initImportPrivateKeyResult.importBundle, organizationId, boot.userId), { value: true });
@@ -248,7 +248,10 @@ test("the import frame reads a private key as Bitcoin WIF (mainnet, testnet) or 
     assert.equal(imported.activity.result.importPrivateKeyResult.addresses[0].address, c.address, `${c.keyFormat}: the key imported is the key typed`);
   }
   const posted = JSON.stringify(await received(page));
-  for (const secret of [secp.toString("hex"), secpTest.toString("hex"), ed.toString("hex"), ...cases.map((c) => c.text)]) assert.ok(!posted.includes(secret), "no secret posted");
+  const typed = [...cases.map((c) => c.text), ...Object.values(wrong).flat().map(([text]) => text)];
+  for (const secret of [secp.toString("hex"), secpTest.toString("hex"), ed.toString("hex"), ...typed]) {
+    assert.ok(!posted.includes(secret) && !(await shown(page, "error")).includes(secret), "nothing typed is posted or shown in an error");
+  }
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -2837,7 +2837,7 @@
   var genKeccak = (suffix, blockLen, outputLen, info = {}) => createHasher(() => new Keccak(blockLen, suffix, outputLen), info);
   var keccak_256 = /* @__PURE__ */ genKeccak(1, 136, 32);
 
-  // entry.mjs
+  // ethereum-crypto.mjs
   globalThis.SigilEthereumCrypto = Object.freeze({
     keccak256: (bytes) => keccak_256(bytes),
     // publicKey is the uncompressed public key (65 bytes, 0x04 first) of a 32-byte secret; it throws for a secret that

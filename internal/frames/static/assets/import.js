@@ -84,49 +84,25 @@
     }
   }
 
-  // suiKey reads a Sui private key: bech32 (BIP-173) with the prefix suiprivkey of a scheme flag and the key; Sigil,
-  // as the reference, imports Ed25519 keys (flag 0) only.
+  // suiKey reads a Sui private key: bech32 (BIP-173, through bech32.js: @scure/base) with the prefix suiprivkey, of a
+  // scheme flag and the key; Sigil, as the reference, imports Ed25519 keys (flag 0) only.
   function suiKey(text) {
-    const bytes = bech32Decode(text.toLowerCase(), "suiprivkey");
+    let decoded;
     try {
+      decoded = window.SigilBech32.decode(text);
+    } catch {
+      // Not the library's message: it may quote what was typed.
+      throw new Error("enter the Sui private key (suiprivkey1…): what was typed is not bech32, or its checksum does not match");
+    }
+    const bytes = decoded.bytes;
+    try {
+      if (decoded.prefix !== "suiprivkey") throw new Error("enter the Sui private key, which starts with suiprivkey1");
       if (bytes.length !== 33) throw new Error(`a Sui private key is 33 bytes (a scheme flag and the key), not ${bytes.length}`);
       if (bytes[0] !== 0) throw new Error("the Sui key is not an Ed25519 key (scheme flag 0): only Ed25519 keys are imported");
       return bytes.slice(1);
     } finally {
       bytes.fill(0);
     }
-  }
-
-  // bech32Decode reads BIP-173's bech32 with the given prefix and returns its data as bytes.
-  function bech32Decode(text, prefix) {
-    const CHARSET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
-    const at = text.lastIndexOf("1");
-    if (text.slice(0, at) !== prefix) throw new Error(`enter the Sui private key, which starts with ${prefix}1`);
-    const words = [...text.slice(at + 1)].map((c) => CHARSET.indexOf(c));
-    if (words.length < 6 || words.includes(-1)) throw new Error("the Sui private key is not bech32");
-    let chk = 1;
-    const polymod = (v) => {
-      const top = chk >>> 25;
-      chk = ((chk & 0x1ffffff) << 5) ^ v;
-      [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3].forEach((g, i) => { if ((top >>> i) & 1) chk ^= g; });
-    };
-    for (const c of prefix) polymod(c.charCodeAt(0) >> 5);
-    polymod(0);
-    for (const c of prefix) polymod(c.charCodeAt(0) & 31);
-    words.forEach(polymod);
-    if (chk !== 1) throw new Error("the Sui private key's checksum does not match: check what was typed");
-    const out = [];
-    let acc = 0, bits = 0;
-    for (const w of words.slice(0, -6)) {
-      acc = (acc << 5) | w;
-      bits += 5;
-      if (bits >= 8) {
-        bits -= 8;
-        out.push((acc >> bits) & 0xff);
-      }
-    }
-    if (bits >= 5 || (acc & ((1 << bits) - 1))) throw new Error("the Sui private key has non-zero padding");
-    return Uint8Array.from(out);
   }
 
   // seal encrypts the field's secret, read by read, to the injected bundle's key, then forgets both.
